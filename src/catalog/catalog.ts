@@ -1,0 +1,164 @@
+/**
+ * The catalog: every registered tool (core, plugin, MCP) with its id and validator, rebuilt
+ * when a source changes. Client tools are per run and never enter it (see clientEntries).
+ */
+import type { Ajv } from "ajv";
+import { ConfigInvalidError } from "../errors.js";
+import type { SearchDoc } from "../search/types.js";
+import type { CatalogSource } from "./sources.js";
+import { toSearchDoc } from "./search-doc.js";
+import { toolId } from "./tool-id.js";
+import type { CatalogEntry, ToolDefinition, ToolSource } from "./types.js";
+import { checkDefinitionShape, checkInputSchema, lazyValidator } from "./validate-definition.js";
+
+export interface SourceStatus {
+  source: CatalogSource["source"];
+  owner: string;
+  ok: boolean;
+  tools: number;
+  error?: string;
+}
+
+export class Catalog {
+  private entries: CatalogEntry[] = [];
+  private byId = new Map<string, CatalogEntry>();
+  private docList: SearchDoc[] | undefined;
+  private readonly statuses = new Map<CatalogSource, SourceStatus>();
+  private readonly listeners = new Set<() => void>();
+  private readonly lastAttempt = new Map<CatalogSource, number>();
+  /** Bumped whenever the set of tools changes; caches key on it. */
+  version = 0;
+
+  constructor(
+    private readonly sources: readonly CatalogSource[],
+    private readonly ajv: Ajv,
+  ) {}
+
+  /**
+   * Starts every source. A source that fails to start is reported in `sourceStatus()` and
+   * skipped; bad definitions (invalid schema, duplicate id) are configuration errors and throw.
+   */
+  async start(): Promise<void> {
+    await Promise.all(this.sources.map((source) => this.startSource(source)));
+    for (const source of this.sources) source.onChange?.(() => this.rebuildAfterChange());
+    this.rebuild();
+  }
+
+  private async startSource(source: CatalogSource): Promise<void> {
+    this.lastAttempt.set(source, Date.now());
+    try {
+      await source.start?.();
+      this.statuses.set(source, { source: source.source, owner: source.owner, ok: true, tools: 0 });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.statuses.set(source, { source: source.source, owner: source.owner, ok: false, tools: 0, error: message });
+    }
+  }
+
+  /**
+   * Reconnects sources that failed to start or went away (an MCP server that died), at most
+   * once per `retryMs` each, so the next run gets their tools back. Cheap when all are up.
+   */
+  async revive(retryMs = 5_000): Promise<void> {
+    const now = Date.now();
+    const down = this.sources.filter((source) => {
+      const failed = this.statuses.get(source)?.ok === false || source.unavailableReason?.() !== undefined;
+      return failed && now - (this.lastAttempt.get(source) ?? 0) >= retryMs;
+    });
+    if (down.length === 0) return;
+    await Promise.all(down.map((source) => this.startSource(source)));
+    this.rebuildAfterChange();
+  }
+
+  /** A change notified by a live source (MCP list_changed, a server gone): rebuild, never throw. */
+  private rebuildAfterChange(): void {
+    try {
+      this.rebuild();
+    } catch (error) {
+      // A dynamic source that now offers a bad definition keeps the previous catalog.
+      void error;
+    }
+  }
+
+  private rebuild(): void {
+    const entries: CatalogEntry[] = [];
+    const byId = new Map<string, CatalogEntry>();
+    for (const source of this.sources) {
+      const status = this.statuses.get(source);
+      if (status && !status.ok) continue;
+      const defs = source.tools();
+      for (const def of defs) {
+        const entry = this.makeEntry(source.source, source.owner, def, source);
+        if (byId.has(entry.id)) throw new ConfigInvalidError(`Duplicate tool id "${entry.id}": two tools with the same id cannot be registered.`);
+        byId.set(entry.id, entry);
+        entries.push(entry);
+      }
+      if (status) status.tools = defs.length;
+    }
+    this.entries = entries;
+    this.byId = byId;
+    this.docList = undefined;
+    this.version += 1;
+    for (const listener of this.listeners) listener();
+  }
+
+  private makeEntry(source: ToolSource, owner: string, def: unknown, origin?: CatalogSource): CatalogEntry {
+    checkDefinitionShape(def, `${source}${source === "core" || source === "client" ? "" : `:${owner}`}`);
+    const id = toolId(source, owner, def.name);
+    checkInputSchema(this.ajv, id, def.inputSchema);
+    return {
+      id,
+      name: def.name,
+      source,
+      owner,
+      definition: def,
+      ownerOnly: def.ownerOnly === true,
+      validator: lazyValidator(this.ajv, id, def.inputSchema),
+      unavailableReason: origin?.unavailableReason ? () => origin.unavailableReason?.() : undefined,
+    };
+  }
+
+  /** Entries for one run's client tools; ids `client:<name>`, duplicates rejected. */
+  clientEntries(definitions: readonly ToolDefinition[] | undefined): CatalogEntry[] {
+    if (definitions === undefined) return [];
+    if (!Array.isArray(definitions)) throw new ConfigInvalidError("clientTools must be an array of tool definitions");
+    const seen = new Set<string>();
+    return definitions.map((def) => {
+      const entry = this.makeEntry("client", "client", def);
+      if (seen.has(entry.id)) throw new ConfigInvalidError(`Duplicate tool id "${entry.id}" in clientTools.`);
+      seen.add(entry.id);
+      return entry;
+    });
+  }
+
+  all(): readonly CatalogEntry[] {
+    return this.entries;
+  }
+
+  get(id: string): CatalogEntry | undefined {
+    return this.byId.get(id);
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  docs(): readonly SearchDoc[] {
+    this.docList ??= this.entries.map(toSearchDoc);
+    return this.docList;
+  }
+
+  sourceStatus(): SourceStatus[] {
+    return [...this.statuses.values()].map((status) => ({ ...status }));
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    await Promise.allSettled(this.sources.map((source) => source.close?.()));
+  }
+}

@@ -1,0 +1,33 @@
+/** The compact descriptor of a tool that the search index holds. */
+import type { SearchDoc } from "../search/types.js";
+import type { CatalogEntry } from "./types.js";
+
+/** Untrusted text (MCP descriptions) is bounded before it is indexed. */
+const MAX_DESCRIPTION_CHARS = 2000;
+const MAX_PARAMS = 40;
+const MAX_PARAM_DESCRIPTION_CHARS = 300;
+
+export function toSearchDoc(entry: CatalogEntry): SearchDoc {
+  return {
+    id: entry.id,
+    name: entry.name,
+    source: entry.source,
+    owner: entry.owner,
+    description: entry.definition.description.slice(0, MAX_DESCRIPTION_CHARS),
+    params: topLevelParams(entry.definition.inputSchema),
+  };
+}
+
+function topLevelParams(schema: Record<string, unknown>): SearchDoc["params"] {
+  const properties = schema.properties;
+  if (typeof properties !== "object" || properties === null) return [];
+  return Object.entries(properties as Record<string, unknown>)
+    .slice(0, MAX_PARAMS)
+    .map(([name, property]) => ({ name, description: propertyDescription(property) }));
+}
+
+function propertyDescription(property: unknown): string {
+  if (typeof property !== "object" || property === null) return "";
+  const description = (property as Record<string, unknown>).description;
+  return typeof description === "string" ? description.slice(0, MAX_PARAM_DESCRIPTION_CHARS) : "";
+}

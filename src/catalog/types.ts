@@ -1,0 +1,44 @@
+/** Tool definitions as callers register them, and the catalog entries the engine derives. */
+import type { ValidateFunction } from "ajv";
+
+export type ToolSource = "core" | "plugin" | "mcp" | "client";
+
+/** A JSON Schema object, as given by the tool's author (kept exactly as given). */
+export type JsonSchema = Record<string, unknown>;
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface ToolContext {
+  id: string;
+  sessionId: string;
+  agentId?: string;
+  runId: string;
+  owner: boolean;
+  /** Aborted when the run ends, the call times out, or a code-mode body is killed. */
+  signal: AbortSignal;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  execute(args: Record<string, unknown>, ctx: ToolContext): unknown | Promise<unknown>;
+  ownerOnly?: boolean;
+  /** Directory mode shows this tool's schema up front whatever the prompt. */
+  required?: boolean;
+}
+
+/** One tool in the catalog, with its derived id and its compiled validator. */
+export interface CatalogEntry {
+  id: string;
+  name: string;
+  source: ToolSource;
+  owner: string;
+  definition: ToolDefinition;
+  /** From the definition; policy may add more owner-only tools by glob. */
+  ownerOnly: boolean;
+  /** The compiled input-schema validator (compiled on first use, then cached). */
+  validator(): ValidateFunction;
+  /** Why the tool cannot be called right now (its MCP server went away), if so. */
+  unavailableReason?(): string | undefined;
+}

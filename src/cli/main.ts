@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+/** The `toolsearch` command. `--help` works on every command; usage errors exit 2. */
+import { parseArgs } from "node:util";
+import { UsageError, type CommandIo } from "./usage.js";
+
+const USAGE = `Usage: toolsearch <command> [options]
+
+Commands:
+  demo           Compare every mode on one request over a large catalog (npm start).
+  serve          Start the HTTP gateway (POST /v1/runs).
+  mock-provider  Start the scripted OpenAI-compatible provider.
+  config         Read or change tools.toolSearch and the rest of the JSON5 config.
+
+Run "toolsearch <command> --help" for a command's options.`;
+
+const io: CommandIo = { out: (line) => console.log(line), err: (line) => console.error(line) };
+
+type Values = Record<string, string | boolean | undefined>;
+interface Command {
+  usage: string;
+  run(values: Values, positionals: string[]): Promise<number> | number;
+}
+
+/** Commands load on demand, so `config get` does not pay for the engine and its WASM. */
+const COMMANDS: Record<string, { options: Record<string, { type: "string" | "boolean" }>; load(): Promise<Command> }> = {
+  demo: {
+    options: { tools: { type: "string" } },
+    load: async () => {
+      const { DEMO_USAGE, demoCommand } = await import("./demo-command.js");
+      return { usage: DEMO_USAGE, run: (v) => demoCommand({ tools: v.tools as string | undefined }, io) };
+    },
+  },
+  serve: {
+    options: { config: { type: "string" }, port: { type: "string" }, host: { type: "string" } },
+    load: async () => {
+      const { SERVE_USAGE, serveCommand } = await import("./server-commands.js");
+      return { usage: SERVE_USAGE, run: (v) => serveCommand(v as { config?: string; port?: string; host?: string }, io) };
+    },
+  },
+  "mock-provider": {
+    options: { port: { type: "string" }, host: { type: "string" } },
+    load: async () => {
+      const { MOCK_PROVIDER_USAGE, mockProviderCommand } = await import("./server-commands.js");
+      return { usage: MOCK_PROVIDER_USAGE, run: (v) => mockProviderCommand(v as { port?: string; host?: string }, io) };
+    },
+  },
+  config: {
+    options: { config: { type: "string" } },
+    load: async () => {
+      const { CONFIG_USAGE, configCommand } = await import("./config-command.js");
+      return { usage: CONFIG_USAGE, run: (v, p) => configCommand(p, v.config as string | undefined, io) };
+    },
+  },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    (name === undefined ? io.err : io.out)(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  const entry = COMMANDS[name];
+  if (!entry) {
+    io.err(`toolsearch: unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  const command = await entry.load();
+  try {
+    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true, options: { ...entry.options, help: { type: "boolean", short: "h" } } });
+    if (values.help) {
+      io.out(command.usage);
+      return 0;
+    }
+    return await command.run(values, positionals);
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      io.err(`toolsearch ${name}: ${(error as Error).message}\n\n${command.usage}`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,62 @@
+/** `toolsearch serve` and `toolsearch mock-provider`: long-running servers that stop cleanly on SIGINT/SIGTERM. */
+import path from "node:path";
+import { configPath, readConfigFile } from "../config/config-file.js";
+import { resolveGatewayConfig } from "../gateway/gateway-config.js";
+import { startGateway } from "../gateway/gateway-server.js";
+import { startMockProvider } from "../provider/mock-provider.js";
+import { UsageError, type CommandIo } from "./usage.js";
+
+export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [--host HOST]
+
+  Starts the HTTP gateway: POST /v1/runs runs one agent turn, GET /healthz reports status.
+  Provider, catalog (plugins, mcpServers), policy and tools.toolSearch come from the JSON5
+  config (default ./toolsearch.config.json5); OPENAI_BASE_URL, OPENAI_API_KEY and
+  TOOLSEARCH_MODEL fill in a missing provider. Loopback (127.0.0.1:8788) by default.
+  Prints "listening <url>" on stdout once ready.`;
+
+export const MOCK_PROVIDER_USAGE = `Usage: toolsearch mock-provider [--port N] [--host HOST]
+
+  Starts the scripted OpenAI-compatible provider (POST /v1/chat/completions). It records every
+  request body: GET /debug/requests. Prints "listening <url>" on stdout once ready.`;
+
+export function parsePort(value: string | undefined, usage: string): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be an integer from 0 to 65535; got "${value}"`, usage);
+  return port;
+}
+
+export async function serveCommand(options: { config?: string; port?: string; host?: string }, io: CommandIo): Promise<number> {
+  const file = configPath(options.config);
+  const port = parsePort(options.port, SERVE_USAGE);
+  const config = resolveGatewayConfig(readConfigFile(file), path.dirname(file), process.env, {
+    ...(port !== undefined ? { port } : {}),
+    ...(options.host ? { host: options.host } : {}),
+  });
+  const gateway = await startGateway(config);
+  io.out(`listening ${gateway.url}`);
+  await untilSignal();
+  await gateway.close();
+  return 0;
+}
+
+export async function mockProviderCommand(options: { port?: string; host?: string }, io: CommandIo): Promise<number> {
+  const port = parsePort(options.port, MOCK_PROVIDER_USAGE);
+  const provider = await startMockProvider({ ...(port !== undefined ? { port } : {}), ...(options.host ? { host: options.host } : {}) });
+  io.out(`listening ${provider.url}`);
+  await untilSignal();
+  await provider.close();
+  return 0;
+}
+
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}

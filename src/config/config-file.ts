@@ -1,0 +1,66 @@
+/**
+ * The JSON5 config file (`toolsearch.config.json5` by default). Reading validates it; writing
+ * validates first, then writes a temporary file and renames it over the old one, so the file
+ * is never left half-written or invalid. (Comments are not preserved: json5 has no
+ * comment-keeping writer.)
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import JSON5 from "json5";
+import { ConfigInvalidError } from "../errors.js";
+import { validateGatewaySections } from "../gateway/gateway-config.js";
+import { parsePolicy } from "../policy/policy-schema.js";
+import type { JsonObject } from "./dot-path.js";
+import { resolveToolSearchConfig } from "./tool-search-config.js";
+
+export const DEFAULT_CONFIG_FILE = "toolsearch.config.json5";
+
+/** Top-level sections the project knows; others are typos. */
+const SECTIONS = new Set(["tools", "policy", "provider", "gateway", "plugins", "mcpServers", "sessionLog"]);
+
+export function configPath(file: string | undefined): string {
+  return resolve(file ?? DEFAULT_CONFIG_FILE);
+}
+
+/** The parsed file, `{}` when it does not exist; a file that does not parse or validate throws CONFIG_INVALID. */
+export function readConfigFile(file: string): JsonObject {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    throw new ConfigInvalidError(`Cannot read config file ${file}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON5.parse(text);
+  } catch (error) {
+    throw new ConfigInvalidError(`${file} is not valid JSON5: ${(error as Error).message}`);
+  }
+  validateConfig(parsed, file);
+  return parsed;
+}
+
+export function validateConfig(config: unknown, where = "config"): asserts config is JsonObject {
+  if (typeof config !== "object" || config === null || Array.isArray(config)) throw new ConfigInvalidError(`${where}: the config must be an object`);
+  for (const key of Object.keys(config)) {
+    if (!SECTIONS.has(key)) throw new ConfigInvalidError(`${where}: unknown section "${key}"; known: ${[...SECTIONS].join(", ")}`);
+  }
+  const c = config as JsonObject;
+  if (c.tools !== undefined) {
+    if (typeof c.tools !== "object" || c.tools === null || Array.isArray(c.tools)) throw new ConfigInvalidError("tools: must be an object");
+    const tools = c.tools as JsonObject;
+    for (const key of Object.keys(tools)) if (key !== "toolSearch") throw new ConfigInvalidError(`tools: unknown option "${key}"; known: toolSearch`);
+    if (tools.toolSearch !== undefined) resolveToolSearchConfig(tools.toolSearch);
+  }
+  if (c.policy !== undefined) parsePolicy(c.policy);
+  validateGatewaySections(c);
+}
+
+export function writeConfigFile(file: string, config: JsonObject): void {
+  validateConfig(config, file);
+  mkdirSync(dirname(file), { recursive: true });
+  const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
+  writeFileSync(temporary, `${JSON5.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  renameSync(temporary, file);
+}

@@ -1,0 +1,119 @@
+/**
+ * `npm start`, the main job on embedded defaults: the scripted provider and a gateway over a
+ * large built-in catalog (real MCP servers over stdio plus a generated plugin), the same
+ * requests in every mode, compared. Progress on stderr, the table on stdout; leaves nothing running.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pluginTools } from "../catalog/sources.js";
+import type { ToolSearchMode } from "../config/tool-search-config.js";
+import { resolveGatewayConfig } from "../gateway/gateway-config.js";
+import { startGateway } from "../gateway/gateway-server.js";
+import { startMockProvider } from "../provider/mock-provider.js";
+import type { RunTelemetry } from "../telemetry/types.js";
+import { builtinMcpServers } from "./builtin-servers.js";
+import { syntheticTools } from "./synthetic-catalog.js";
+
+export interface DemoOptions {
+  tools: number;
+  modes: readonly ToolSearchMode[];
+  log: (line: string) => void;
+}
+
+export interface ModeReport {
+  request: string;
+  mode: string;
+  declaredTools: number;
+  firstRequestBytes: number;
+  totalRequestBytes: number;
+  roundTrips: number;
+  ms: number;
+  searches: number;
+  describes: number;
+  calls: number;
+  finalTool?: string;
+  finalSource?: string;
+  ok: boolean;
+}
+
+/** One request for a plugin tool, one for a real MCP server's tool. */
+export const DEMO_REQUESTS = ["Get the weather forecast for Paris using the mapping service.", "Get the sum of two numbers."];
+
+export async function runDemo(options: DemoOptions): Promise<ModeReport[]> {
+  const workDir = mkdtempSync(path.join(tmpdir(), "toolsearch-main-"));
+  const provider = await startMockProvider();
+  options.log(`scripted provider on ${provider.url}`);
+  const started = performance.now();
+  const config = resolveGatewayConfig(
+    { tools: { toolSearch: true }, provider: { baseURL: provider.url }, gateway: { port: 0 }, mcpServers: builtinMcpServers(workDir), sessionLog: "session.jsonl" },
+    workDir,
+  );
+  const plugin = pluginTools("acme", syntheticTools(options.tools).map((t) => t.definition));
+  const gateway = await startGateway(config, { sources: [plugin] }).catch(async (error: unknown) => {
+    await provider.close();
+    throw error;
+  });
+  const status = gateway.engine.catalogStatus();
+  options.log(`gateway on ${gateway.url} in ${Math.round(performance.now() - started)} ms; catalog ${status.size} tools:`);
+  for (const s of status.sources) options.log(`  ${s.source}:${s.owner} ${s.ok ? `${s.tools} tools` : `DOWN (${s.error})`}`);
+  const reports: ModeReport[] = [];
+  try {
+    for (const [i, request] of DEMO_REQUESTS.entries()) {
+      for (const mode of options.modes) {
+        options.log(`request ${i + 1}/${DEMO_REQUESTS.length} in ${mode} mode…`);
+        reports.push(await runOnce(gateway.url, provider, request, mode, `main-${i}-${mode}`));
+      }
+    }
+  } finally {
+    await gateway.close();
+    await provider.close();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+  return reports;
+}
+
+async function runOnce(url: string, provider: Awaited<ReturnType<typeof startMockProvider>>, request: string, mode: ToolSearchMode, sessionId: string): Promise<ModeReport> {
+  const before = provider.requests().length;
+  const started = performance.now();
+  const response = await fetch(`${url}/v1/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sessionId, input: request, mode }) });
+  const body = (await response.json()) as { mode?: string; roundTrips?: number; telemetry?: RunTelemetry; error?: { message: string } };
+  const ms = performance.now() - started;
+  const sent = provider.requests().slice(before);
+  const telemetry = body.telemetry;
+  const final = telemetry?.calls.at(-1);
+  return {
+    request,
+    mode: body.mode ?? mode,
+    declaredTools: telemetry?.upfront.declaredTools ?? 0,
+    firstRequestBytes: sent[0]?.bytes ?? 0,
+    totalRequestBytes: sent.reduce((sum, r) => sum + r.bytes, 0),
+    roundTrips: sent.length,
+    ms,
+    searches: telemetry?.counts.search ?? 0,
+    describes: telemetry?.counts.describe ?? 0,
+    calls: telemetry?.counts.call ?? 0,
+    ...(final ? { finalTool: final.id, finalSource: final.source } : {}),
+    ok: response.ok && final?.ok === true,
+  };
+}
+
+export function formatReports(reports: readonly ModeReport[]): string {
+  const header = ["request", "mode", "tools declared", "first request bytes", "total bytes", "round trips", "wall ms", "search/describe/call", "final tool", "source"];
+  const rows = reports.map((r) => [
+    String(DEMO_REQUESTS.indexOf(r.request) + 1),
+    r.mode,
+    String(r.declaredTools),
+    r.firstRequestBytes.toLocaleString("en-US"),
+    r.totalRequestBytes.toLocaleString("en-US"),
+    String(r.roundTrips),
+    r.ms.toFixed(0),
+    `${r.searches}/${r.describes}/${r.calls}`,
+    `${r.finalTool ?? "-"}${r.ok ? "" : " (failed)"}`,
+    r.finalSource ?? "-",
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
+  const legend = DEMO_REQUESTS.map((r, i) => `request ${i + 1}: "${r}"`).join("\n");
+  return [legend, "", line(header), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n");
+}

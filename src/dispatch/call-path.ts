@@ -1,0 +1,151 @@
+/**
+ * The one call path every surface uses (design §4): validate → beforeToolCall hooks →
+ * approve → execute (AbortSignal, timeout) → afterToolCall. Never throws: every failure,
+ * block included, is a `{ ok: false, error: { code, message } }` outcome.
+ */
+import type { CatalogEntry } from "../catalog/types.js";
+import {
+  ApprovalDeniedError,
+  HookBlockedError,
+  InvalidArgsError,
+  ToolFailedError,
+  ToolSearchError,
+  ToolUnavailableError,
+  toErrorPayload,
+} from "../errors.js";
+import { describeArgsErrors } from "./args-error.js";
+import type { HookLists, ToolCallInfo } from "./hooks.js";
+import type { CallOutcome } from "./types.js";
+
+export interface CallEnvironment {
+  hooks: HookLists;
+  sessionId: string;
+  agentId?: string;
+  runId: string;
+  owner: boolean;
+  /** Aborted when the run ends or the code-mode body making the call is killed. */
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+export async function runCallPath(entry: CatalogEntry, rawArgs: unknown, env: CallEnvironment): Promise<{ outcome: CallOutcome; ms: number }> {
+  const started = performance.now();
+  const info: ToolCallInfo = {
+    id: entry.id,
+    name: entry.name,
+    source: entry.source,
+    owner: entry.owner,
+    args: {},
+    sessionId: env.sessionId,
+    ...(env.agentId !== undefined ? { agentId: env.agentId } : {}),
+    runId: env.runId,
+  };
+  let outcome: CallOutcome;
+  try {
+    info.args = validateArgs(entry, rawArgs ?? {});
+    info.args = await runBeforeHooks(entry, info, env);
+    await runApproval(info, env);
+    const result = await execute(entry, info.args, env);
+    outcome = { ok: true, id: entry.id, source: entry.source, result };
+  } catch (error) {
+    outcome = { ok: false, id: entry.id, source: entry.source, error: toErrorPayload(error) };
+  }
+  const ms = performance.now() - started;
+  await runAfterHooks({ ...info, outcome, ms }, env);
+  return { outcome, ms };
+}
+
+function validateArgs(entry: CatalogEntry, args: unknown): Record<string, unknown> {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    throw new InvalidArgsError(`Arguments for "${entry.id}" must be a JSON object; got ${Array.isArray(args) ? "array" : typeof args}.`);
+  }
+  const validate = entry.validator();
+  if (!validate(args)) {
+    throw new InvalidArgsError(`Invalid arguments for "${entry.id}": ${describeArgsErrors(validate.errors)}. Describe the tool to see its schema.`);
+  }
+  return args as Record<string, unknown>;
+}
+
+async function runBeforeHooks(entry: CatalogEntry, info: ToolCallInfo, env: CallEnvironment): Promise<Record<string, unknown>> {
+  let args = info.args;
+  for (const hook of env.hooks.beforeToolCall) {
+    let verdict;
+    try {
+      verdict = await hook({ ...info, args });
+    } catch (error) {
+      throw new HookBlockedError(`A beforeToolCall hook failed, so the call was blocked: ${messageOf(error)}`);
+    }
+    if (verdict && "block" in verdict && verdict.block) {
+      throw new HookBlockedError(`Blocked by a beforeToolCall hook${verdict.reason ? `: ${verdict.reason}` : "."}`);
+    }
+    if (verdict && "args" in verdict) args = validateArgs(entry, verdict.args);
+  }
+  return args;
+}
+
+async function runApproval(info: ToolCallInfo, env: CallEnvironment): Promise<void> {
+  const { owner: _owner, ...request } = info;
+  for (const approve of env.hooks.approve) {
+    let decision;
+    try {
+      decision = await approve(request);
+    } catch (error) {
+      throw new ApprovalDeniedError(`The approval hook failed, so the call was denied: ${messageOf(error)}`);
+    }
+    const approved = typeof decision === "boolean" ? decision : decision?.approved === true;
+    if (!approved) {
+      const reason = typeof decision === "object" && decision?.reason ? `: ${decision.reason}` : ".";
+      throw new ApprovalDeniedError(`Approval denied for "${info.id}"${reason} Do not retry the same call.`);
+    }
+  }
+}
+
+async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: CallEnvironment): Promise<unknown> {
+  const unavailable = entry.unavailableReason?.();
+  if (unavailable) throw new ToolUnavailableError(entry.id, unavailable);
+  if (env.signal.aborted) throw cancelled(entry.id);
+  const controller = new AbortController();
+  let failure: ToolFailedError | undefined;
+  let rejectAborted: (error: ToolFailedError) => void = () => {};
+  const aborted = new Promise<never>((_, reject) => (rejectAborted = reject));
+  const abort = (error: ToolFailedError) => {
+    failure ??= error;
+    controller.abort(failure);
+    rejectAborted(failure);
+  };
+  const timer = setTimeout(() => abort(new ToolFailedError(`Tool "${entry.id}" timed out after ${env.timeoutMs} ms.`)), env.timeoutMs);
+  const onRunAbort = () => abort(cancelled(entry.id));
+  env.signal.addEventListener("abort", onRunAbort, { once: true });
+  try {
+    const ctx = { id: entry.id, sessionId: env.sessionId, agentId: env.agentId, runId: env.runId, owner: env.owner, signal: controller.signal };
+    const running = Promise.resolve().then(() => entry.definition.execute(args, ctx));
+    // The tool may still settle after a timeout won the race; its late rejection is expected, not unhandled.
+    running.catch(() => {});
+    aborted.catch(() => {});
+    return await Promise.race([running, aborted]);
+  } catch (error) {
+    if (error instanceof ToolSearchError) throw error;
+    throw new ToolFailedError(`Tool "${entry.id}" failed: ${messageOf(error)}`, { cause: error });
+  } finally {
+    clearTimeout(timer);
+    env.signal.removeEventListener("abort", onRunAbort);
+  }
+}
+
+function cancelled(id: string): ToolFailedError {
+  return new ToolFailedError(`Tool "${id}" was cancelled because the run ended.`);
+}
+
+async function runAfterHooks(call: Parameters<HookLists["afterToolCall"][number]>[0], env: CallEnvironment): Promise<void> {
+  for (const hook of env.hooks.afterToolCall) {
+    try {
+      await hook(call);
+    } catch {
+      // afterToolCall observes; a failing observer must not change an outcome that already happened.
+    }
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

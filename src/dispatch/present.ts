@@ -1,0 +1,34 @@
+/** What search and describe hand to a model: compact hits and bounded full descriptions. */
+import type { CatalogEntry } from "../catalog/types.js";
+import { bounded, oneLine } from "./prompt-text.js";
+import { signatureOf } from "./signature.js";
+import type { SearchHit, ToolDescription } from "./types.js";
+
+const MAX_SUMMARY_CHARS = 200;
+const MAX_DESCRIPTION_CHARS = 4000;
+
+export function toHit(entry: CatalogEntry, score: number): SearchHit {
+  const signature = signatureOf(entry.definition.inputSchema);
+  return {
+    id: entry.id,
+    name: entry.name,
+    source: entry.source,
+    owner: entry.owner,
+    summary: oneLine(entry.definition.description, MAX_SUMMARY_CHARS),
+    score: Math.round(score * 1000) / 1000,
+    ...(signature !== undefined ? { signature } : {}),
+  };
+}
+
+export function toDescription(entry: CatalogEntry): ToolDescription {
+  const { inputSchema, outputSchema } = entry.definition;
+  return {
+    id: entry.id,
+    name: entry.name,
+    source: entry.source,
+    owner: entry.owner,
+    description: bounded(entry.definition.description, MAX_DESCRIPTION_CHARS),
+    inputSchema,
+    ...(outputSchema !== undefined ? { outputSchema } : {}),
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * Search, describe and call over one run's effective catalog. Whatever is outside it does
+ * not exist here: search never returns it, describe and call answer TOOL_NOT_FOUND exactly as
+ * for an id that never existed.
+ */
+import type { EffectiveCatalog } from "../catalog/effective-catalog.js";
+import type { CatalogEntry } from "../catalog/types.js";
+import { InvalidArgsError, ToolNotFoundError, toErrorPayload } from "../errors.js";
+import { EXACT_SCORE, type ToolIndex } from "../search/tool-index.js";
+import type { BackendHit } from "../search/types.js";
+import type { RunRecorder } from "../telemetry/run-recorder.js";
+import type { CallVia } from "../telemetry/types.js";
+import { runCallPath, type CallEnvironment } from "./call-path.js";
+import { toDescription, toHit } from "./present.js";
+import type { BatchSearchResult, CallOutcome, SearchHit, SearchOptions, ToolDescription } from "./types.js";
+
+export interface RunScope {
+  /** Every tool this run may see: admitted catalog tools and admitted client tools. */
+  catalog: EffectiveCatalog;
+  /** The shared catalog's index, filtered by `catalog.catalogIds` instead of re-indexed. */
+  index: ToolIndex;
+  /** A small index of this run's client tools, when there are any. */
+  clientIndex?: ToolIndex;
+}
+
+export interface SearchLimits {
+  searchDefaultLimit: number;
+  maxSearchLimit: number;
+}
+
+const MAX_BATCH_QUERIES = 10;
+const MAX_QUERY_CHARS = 1000;
+const MAX_SUGGESTIONS = 3;
+
+export class RunDispatcher {
+  constructor(
+    private readonly scope: RunScope,
+    private readonly limits: SearchLimits,
+    private readonly env: CallEnvironment,
+    private readonly recorder: RunRecorder,
+  ) {}
+
+  get catalog(): EffectiveCatalog {
+    return this.scope.catalog;
+  }
+
+  /** One query → its hits; a list of queries → one answer per query inside one hit budget. */
+  search(query: string, options?: SearchOptions, via?: CallVia): SearchHit[];
+  search(query: readonly string[], options?: SearchOptions, via?: CallVia): BatchSearchResult[];
+  search(query: string | readonly string[], options?: SearchOptions, via?: CallVia): SearchHit[] | BatchSearchResult[];
+  search(query: string | readonly string[], options: SearchOptions = {}, via: CallVia = "api"): SearchHit[] | BatchSearchResult[] {
+    const queries = checkQueries(query);
+    const limit = this.limitFor(options.limit, queries.length);
+    const answers = queries.map((q) => ({ query: q, hits: this.searchOne(q, limit) }));
+    this.recorder.search({ type: "search", queries, hits: answers.flatMap((a) => a.hits.map((h) => h.id)), via });
+    return typeof query === "string" ? answers[0]!.hits : answers;
+  }
+
+  private limitFor(requested: unknown, queryCount: number): number {
+    if (requested !== undefined && (typeof requested !== "number" || !Number.isFinite(requested))) {
+      throw new InvalidArgsError(`search limit must be a number from 1 to ${this.limits.maxSearchLimit}; got ${JSON.stringify(requested)}`);
+    }
+    const limit = Math.min(this.limits.maxSearchLimit, Math.max(1, Math.floor(requested ?? this.limits.searchDefaultLimit)));
+    // A batch shares one response budget of maxSearchLimit hits.
+    return queryCount === 1 ? limit : Math.max(1, Math.min(limit, Math.floor(this.limits.maxSearchLimit / queryCount)));
+  }
+
+  /** Ranked hits without counting a search (directory mode's likely-schema pick). */
+  rank(query: string, limit: number): SearchHit[] {
+    return this.searchOne(query.slice(0, MAX_QUERY_CHARS), Math.max(1, Math.min(limit, this.limits.maxSearchLimit)));
+  }
+
+  private searchOne(query: string, limit: number): SearchHit[] {
+    const { catalog } = this.scope;
+    const hits = this.scope.index.search(query, { limit, allowed: catalog.catalogIds });
+    const clientHits = this.scope.clientIndex?.search(query, { limit, allowed: catalog.clientIds }) ?? [];
+    return mergeByRelativeScore(hits, clientHits, limit).flatMap((hit) => {
+      const entry = catalog.get(hit.id);
+      return entry ? [toHit(entry, hit.score)] : [];
+    });
+  }
+
+  describe(id: unknown, via: CallVia = "api"): ToolDescription {
+    try {
+      const description = toDescription(this.lookup(id));
+      this.recorder.describe({ type: "describe", id: String(id), ok: true, via });
+      return description;
+    } catch (error) {
+      this.recorder.describe({ type: "describe", id: String(id), ok: false, code: toErrorPayload(error).code, via });
+      throw error;
+    }
+  }
+
+  /** Runs a call through the one call path; never throws, the outcome says what happened. */
+  async call(id: unknown, args: unknown, via: CallVia = "api", signal?: AbortSignal): Promise<CallOutcome> {
+    let entry: CatalogEntry;
+    try {
+      entry = this.lookup(id);
+    } catch (error) {
+      const outcome: CallOutcome = { ok: false, id: String(id), error: toErrorPayload(error) };
+      this.recorder.call({ id: String(id), source: "unknown", ok: false, code: outcome.error.code, ms: 0, via });
+      return outcome;
+    }
+    const env = signal ? { ...this.env, signal: AbortSignal.any([this.env.signal, signal]) } : this.env;
+    const { outcome, ms } = await runCallPath(entry, args, env);
+    this.recorder.call({
+      id: entry.id,
+      source: entry.source,
+      ok: outcome.ok,
+      ...(outcome.ok ? {} : { code: outcome.error.code }),
+      ms: Math.round(ms * 100) / 100,
+      via,
+    });
+    return outcome;
+  }
+
+  /** The entry for an id in this run, or TOOL_NOT_FOUND with up to three ids it may have meant. */
+  lookup(id: unknown): CatalogEntry {
+    if (typeof id !== "string" || id.length === 0) throw new InvalidArgsError(`A tool id must be a non-empty string; got ${JSON.stringify(id)}`);
+    const entry = this.scope.catalog.get(id);
+    if (entry) return entry;
+    throw new ToolNotFoundError(id.slice(0, 200), this.suggest(id));
+  }
+
+  private suggest(id: string): string[] {
+    const { catalog } = this.scope;
+    const fromCatalog = this.scope.index.suggest(id, catalog.catalogIds, MAX_SUGGESTIONS);
+    const fromClient = this.scope.clientIndex?.suggest(id, catalog.clientIds, MAX_SUGGESTIONS) ?? [];
+    return [...fromClient, ...fromCatalog].slice(0, MAX_SUGGESTIONS);
+  }
+
+}
+
+function checkQueries(query: unknown): string[] {
+  const list = typeof query === "string" ? [query] : query;
+  if (!Array.isArray(list) || list.length === 0 || list.length > MAX_BATCH_QUERIES || !list.every((q) => typeof q === "string")) {
+    throw new InvalidArgsError(`search takes a query string or a list of 1 to ${MAX_BATCH_QUERIES} query strings; got ${JSON.stringify(query)?.slice(0, 100)}`);
+  }
+  return list.map((q: string) => q.slice(0, MAX_QUERY_CHARS));
+}
+
+/**
+ * Scores of two indexes are not comparable, so each list is scaled by its own best score
+ * before they are merged; exact name/id matches (EXACT_SCORE) of either list come first.
+ */
+function mergeByRelativeScore(a: readonly BackendHit[], b: readonly BackendHit[], limit: number): BackendHit[] {
+  if (b.length === 0) return a.slice(0, limit);
+  if (a.length === 0) return b.slice(0, limit);
+  const scale = (hits: readonly BackendHit[]) => {
+    const top = Math.max(...hits.filter((h) => h.score < EXACT_SCORE).map((h) => Math.abs(h.score)), Number.EPSILON);
+    return hits.map((h, rank) => ({ hit: h, relative: (h.score >= EXACT_SCORE ? 2 : h.score / top) - rank * 1e-6 }));
+  };
+  return [...scale(a), ...scale(b)]
+    .sort((x, y) => y.relative - x.relative)
+    .slice(0, limit)
+    .map((x) => x.hit);
+}

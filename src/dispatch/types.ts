@@ -1,0 +1,40 @@
+import type { JsonSchema, ToolSource } from "../catalog/types.js";
+import type { ErrorPayload } from "../errors.js";
+
+/** A compact, prompt-safe search result. */
+export interface SearchHit {
+  id: string;
+  name: string;
+  source: ToolSource;
+  owner: string;
+  /** One line, at most 200 characters, control characters stripped. */
+  summary: string;
+  score: number;
+  /** A bounded TypeScript-like parameter hint, e.g. `(city: string, days?: integer)`. */
+  signature?: string;
+}
+
+/** The answer to a batch search: one entry per query, in order. */
+export interface BatchSearchResult {
+  query: string;
+  hits: SearchHit[];
+}
+
+export interface SearchOptions {
+  limit?: number;
+}
+
+export interface ToolDescription {
+  id: string;
+  name: string;
+  source: ToolSource;
+  owner: string;
+  description: string;
+  /** The tool's input schema exactly as registered. */
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+}
+
+export type CallOutcome =
+  | { ok: true; id: string; source: ToolSource; result: unknown }
+  | { ok: false; id: string; source?: ToolSource; error: ErrorPayload };

@@ -1,0 +1,236 @@
+/**
+ * The engine: built once per process (or per gateway config) by createToolSearch. It owns the
+ * catalog, the index cache and the code-mode pool; prepareRun builds one turn's effective
+ * catalog, surface and telemetry.
+ */
+import { Catalog } from "../catalog/catalog.js";
+import { admittedCatalog, EffectiveCatalog, type AdmittedCatalog } from "../catalog/effective-catalog.js";
+import { toSearchDoc } from "../catalog/search-doc.js";
+import type { CatalogEntry } from "../catalog/types.js";
+import { createToolAjv } from "../config/ajv.js";
+import type { ToolSearchMode } from "../config/tool-search-config.js";
+import { RunDispatcher } from "../dispatch/run-dispatcher.js";
+import { EngineClosedError, NameCollisionError } from "../errors.js";
+import { Policy } from "../policy/policy.js";
+import type { PolicySubject } from "../policy/types.js";
+import { createCodePool } from "../sandbox/index.js";
+import type { CodePool, SandboxReport } from "../sandbox/types.js";
+import { ToolIndexCache } from "../search/index-cache.js";
+import { minisearchBackend } from "../search/minisearch-backend.js";
+import { ToolIndex } from "../search/tool-index.js";
+import { codeSurface } from "../surfaces/code-surface.js";
+import { directSurface } from "../surfaces/direct-surface.js";
+import { directorySurface } from "../surfaces/directory-surface.js";
+import { directoryText } from "../surfaces/directory-text.js";
+import { structuredSurface } from "../surfaces/structured-surface.js";
+import type { Surface } from "../surfaces/surface.js";
+import { RunRecorder } from "../telemetry/run-recorder.js";
+import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type ToolSearchOptions } from "./options.js";
+import { newRunId, ToolSearchRun } from "./run.js";
+
+/** Admitted sets are cached per policy subject; this bounds how many subjects are remembered. */
+const MAX_CACHED_SUBJECTS = 512;
+
+export class ToolSearchEngine {
+  private readonly policy: Policy;
+  private readonly indexes = new ToolIndexCache({ maxEntries: 4 });
+  private readonly admittedCache = new Map<string, AdmittedCatalog>();
+  private readonly directories = new WeakMap<AdmittedCatalog, string>();
+  private catalogIndex: { version: number; promise: Promise<ToolIndex> } | undefined;
+  private pool: Promise<CodePool> | undefined;
+  private readonly runs = new Set<ToolSearchRun>();
+  private closed = false;
+
+  /** @internal use createToolSearch */
+  constructor(
+    private readonly options: ResolvedOptions,
+    private readonly catalog: Catalog,
+  ) {
+    this.policy = new Policy(options.policy);
+    catalog.onChange(() => this.admittedCache.clear());
+  }
+
+  /** @internal */
+  async start(): Promise<void> {
+    await this.catalog.start();
+    const warmups: Promise<unknown>[] = [this.indexForCatalog()];
+    if (this.options.settings.mode === "code") warmups.push(this.codePool());
+    await Promise.all(warmups);
+  }
+
+  get settings(): ResolvedOptions["settings"] {
+    return this.options.settings;
+  }
+
+  /** Builds one agent turn: effective catalog (policy first), index view, surface, telemetry. */
+  async prepareRun(context: RunContext): Promise<ToolSearchRun> {
+    if (this.closed) throw new EngineClosedError();
+    const ctx = checkRunContext(context);
+    await this.catalog.revive();
+    const clientEntries = this.catalog.clientEntries(ctx.clientTools);
+    const admitClient = this.policy.admitter(ctx);
+    const admitted = this.admitted(ctx);
+    const effective = new EffectiveCatalog(admitted, clientEntries.filter(admitClient));
+    const index = await this.indexForCatalog();
+    const clientIndex = await clientIndexFor([...effective.clientEntries()]);
+
+    const requestedMode = ctx.mode ?? this.options.settings.mode;
+    const { mode, fallbackReason, pool } = await this.effectiveMode(requestedMode);
+    if (mode === "directory") rejectNameCollisions(effective);
+    const runId = newRunId();
+    const recorder = new RunRecorder({
+      runId,
+      sessionId: ctx.sessionId,
+      mode,
+      requestedMode,
+      ...(fallbackReason ? { fallbackReason } : {}),
+      bySource: effective.bySource(),
+      ...(this.options.sessionLog ? { sink: this.options.sessionLog } : {}),
+    });
+    const controller = new AbortController();
+    const dispatcher = new RunDispatcher(
+      { catalog: effective, index, ...(clientIndex ? { clientIndex } : {}) },
+      this.options.settings,
+      {
+        hooks: this.options.hooks,
+        sessionId: ctx.sessionId,
+        ...(ctx.agentId !== undefined ? { agentId: ctx.agentId } : {}),
+        runId,
+        owner: ctx.owner === true,
+        signal: controller.signal,
+        timeoutMs: this.options.callTimeoutMs,
+      },
+      recorder,
+    );
+    const surface = this.buildSurface(mode, dispatcher, recorder, pool, { admitted, prompt: ctx.prompt });
+    recorder.setUpfront(
+      {
+        schemas: surface.upfrontIds.length,
+        declaredTools: surface.tools.length,
+        toolsBytes: Buffer.byteLength(JSON.stringify(surface.tools)),
+        instructionsBytes: Buffer.byteLength(surface.instructions),
+      },
+      [...surface.upfrontIds],
+    );
+    const run = new ToolSearchRun(runId, ctx.sessionId, mode, controller, dispatcher, surface, recorder, (r) => this.runs.delete(r));
+    this.runs.add(run);
+    return run;
+  }
+
+  private buildSurface(
+    mode: ToolSearchMode,
+    dispatcher: RunDispatcher,
+    recorder: RunRecorder,
+    pool: CodePool | undefined,
+    run: { admitted: AdmittedCatalog; prompt: string | undefined },
+  ): Surface {
+    const { settings } = this.options;
+    if (mode === "direct") return directSurface(dispatcher);
+    if (mode === "directory") {
+      return directorySurface({ dispatcher, settings, directory: this.directoryFor(run.admitted), ...(run.prompt ? { prompt: run.prompt } : {}) });
+    }
+    if (mode === "code" && pool) return codeSurface(dispatcher, pool, settings.codeTimeoutMs, recorder);
+    return structuredSurface(dispatcher, settings.maxSearchLimit);
+  }
+
+  /** Code mode needs a working sandbox; without one it becomes tools mode, and telemetry says why. */
+  private async effectiveMode(requested: ToolSearchMode): Promise<{ mode: ToolSearchMode; fallbackReason?: string; pool?: CodePool }> {
+    if (requested !== "code") return { mode: requested };
+    const pool = await this.codePool();
+    const report = pool.report();
+    if (report.available) return { mode: "code", pool };
+    return { mode: "tools", fallbackReason: `code sandbox unavailable: ${report.reason ?? "unknown reason"}` };
+  }
+
+  /** The catalog tools this subject may see; computed once per subject and catalog version. */
+  private admitted(subject: PolicySubject): AdmittedCatalog {
+    const key = `${this.catalog.version}|${this.policy.subjectKey(subject)}`;
+    const cached = this.admittedCache.get(key);
+    if (cached) return cached;
+    const admit = this.policy.admitter(subject);
+    const admitted = admittedCatalog(this.catalog.all().filter(admit));
+    if (this.admittedCache.size >= MAX_CACHED_SUBJECTS) this.admittedCache.delete(this.admittedCache.keys().next().value as string);
+    this.admittedCache.set(key, admitted);
+    return admitted;
+  }
+
+  /** One directory text per admitted catalog: stable across runs, whatever the prompt. */
+  private directoryFor(admitted: AdmittedCatalog): string {
+    let text = this.directories.get(admitted);
+    if (text === undefined) {
+      text = directoryText(admitted.entries, this.options.settings.directory);
+      this.directories.set(admitted, text);
+    }
+    return text;
+  }
+
+  /** The shared catalog's index for the current catalog version (re-indexed only when the catalog changes). */
+  private indexForCatalog(): Promise<ToolIndex> {
+    const version = this.catalog.version;
+    if (this.catalogIndex?.version !== version) {
+      this.catalogIndex = { version, promise: this.indexes.get(this.catalog.docs(), this.options.backend) };
+    }
+    return this.catalogIndex.promise;
+  }
+
+  private codePool(): Promise<CodePool> {
+    this.pool ??= createCodePool(this.options.pool);
+    return this.pool;
+  }
+
+  /** Which sandbox layers are active (probed when the pool starts; undefined before code mode was first needed). */
+  async sandboxReport(): Promise<SandboxReport> {
+    return (await this.codePool()).report();
+  }
+
+  catalogStatus(): { size: number; sources: ReturnType<Catalog["sourceStatus"]> } {
+    return { size: this.catalog.size, sources: this.catalog.sourceStatus() };
+  }
+
+  /** Ends every open run, kills every sandbox child, closes sources and indexes. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.runs].map((run) => run.end()));
+    const pool = this.pool;
+    await Promise.allSettled([pool?.then((p) => p.close()), this.catalog.close()]);
+    await this.indexes.close();
+  }
+}
+
+/**
+ * Directory mode shows client tools by name next to a directory of catalog names, so a client
+ * tool may not share a name with a catalog tool this run can see. Only visible tools are
+ * compared: a collision with a hidden tool must not reveal that it exists.
+ */
+function rejectNameCollisions(effective: EffectiveCatalog): void {
+  const clientNames = new Set([...effective.clientEntries()].map((entry) => entry.name));
+  if (clientNames.size === 0) return;
+  const clashes = effective.catalogEntries().filter((entry) => clientNames.has(entry.name));
+  if (clashes.length > 0) {
+    throw new NameCollisionError(
+      `Client tool name${clashes.length > 1 ? "s" : ""} ${[...new Set(clashes.map((c) => `"${c.name}"`))].join(", ")} collide${clashes.length > 1 ? "" : "s"} with catalog tool${clashes.length > 1 ? "s" : ""} ${clashes.map((c) => c.id).join(", ")}; rename the client tool.`,
+    );
+  }
+}
+
+/**
+ * Client tools differ per run and are few, so each run indexes its own with minisearch: pure
+ * JS, garbage-collected with the run, nothing to close if a caller never ends the run.
+ */
+async function clientIndexFor(entries: readonly CatalogEntry[]): Promise<ToolIndex | undefined> {
+  if (entries.length === 0) return undefined;
+  return ToolIndex.build(() => minisearchBackend.create(), entries.map(toSearchDoc));
+}
+
+export async function createToolSearch(options: ToolSearchOptions = {}): Promise<ToolSearchEngine> {
+  const resolved = resolveOptions(options);
+  const engine = new ToolSearchEngine(resolved, new Catalog(resolved.sources, createToolAjv()));
+  try {
+    await engine.start();
+  } catch (error) {
+    await engine.close();
+    throw error;
+  }
+  return engine;
+}

@@ -1,0 +1,130 @@
+/**
+ * createToolSearch's options and the run context: checked once, here, with messages that name
+ * the option, the bad value and what is allowed; defaulted here and nowhere else.
+ */
+import type { CatalogSource } from "../catalog/sources.js";
+import type { ToolDefinition } from "../catalog/types.js";
+import { resolveToolSearchConfig, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchSettings } from "../config/tool-search-config.js";
+import { normalizeHooks, type HookLists, type ToolHooks } from "../dispatch/hooks.js";
+import { ConfigInvalidError } from "../errors.js";
+import { parsePolicy } from "../policy/policy-schema.js";
+import type { PolicyConfig } from "../policy/types.js";
+import type { PoolOptions } from "../sandbox/types.js";
+import type { BackendChoice } from "../search/types.js";
+import type { SessionLogSink } from "../telemetry/types.js";
+
+export interface ToolSearchOptions {
+  /** The `tools.toolSearch` value: true (code mode), false (direct), or settings. */
+  toolSearch?: ToolSearchConfig;
+  sources?: readonly CatalogSource[];
+  policy?: PolicyConfig;
+  hooks?: ToolHooks;
+  /** "fts5" (default), "minisearch", or a SearchBackendFactory. */
+  backend?: BackendChoice;
+  /** Code-mode pool limits. */
+  pool?: PoolOptions;
+  sessionLog?: SessionLogSink;
+  /** Per tool call deadline (default 60000 ms). */
+  callTimeoutMs?: number;
+}
+
+export interface ResolvedOptions {
+  settings: ToolSearchSettings;
+  sources: readonly CatalogSource[];
+  policy: PolicyConfig;
+  hooks: HookLists;
+  backend: BackendChoice;
+  pool: PoolOptions;
+  sessionLog?: SessionLogSink;
+  callTimeoutMs: number;
+}
+
+const KNOWN_OPTIONS = new Set(["toolSearch", "sources", "policy", "hooks", "backend", "pool", "sessionLog", "callTimeoutMs"]);
+
+export function resolveOptions(options: ToolSearchOptions | undefined): ResolvedOptions {
+  const o = options ?? {};
+  if (typeof o !== "object") throw new ConfigInvalidError(`createToolSearch options must be an object; got ${typeof o}`);
+  for (const key of Object.keys(o)) {
+    if (!KNOWN_OPTIONS.has(key)) throw new ConfigInvalidError(`createToolSearch: unknown option "${key}"; known: ${[...KNOWN_OPTIONS].join(", ")}`);
+  }
+  return {
+    settings: resolveToolSearchConfig(o.toolSearch),
+    sources: checkSources(o.sources),
+    policy: parsePolicy(o.policy),
+    hooks: normalizeHooks(o.hooks),
+    backend: checkBackend(o.backend),
+    pool: checkObject(o.pool, "pool") ?? {},
+    ...(o.sessionLog !== undefined ? { sessionLog: checkSink(o.sessionLog) } : {}),
+    callTimeoutMs: checkInteger(o.callTimeoutMs, "callTimeoutMs", 1, 3_600_000) ?? 60_000,
+  };
+}
+
+function checkSources(sources: unknown): readonly CatalogSource[] {
+  if (sources === undefined) return [];
+  if (!Array.isArray(sources)) throw new ConfigInvalidError(`sources must be an array of catalog sources (coreTools, pluginTools, mcpServer); got ${typeof sources}`);
+  sources.forEach((source: unknown, i) => {
+    const s = source as Partial<CatalogSource> | null;
+    if (typeof s !== "object" || s === null || typeof s.tools !== "function" || typeof s.owner !== "string") {
+      throw new ConfigInvalidError(`sources[${i}] is not a catalog source; build one with coreTools([...]), pluginTools(id, [...]) or mcpServer({...})`);
+    }
+  });
+  return sources as CatalogSource[];
+}
+
+function checkBackend(backend: unknown): BackendChoice {
+  if (backend === undefined) return "fts5";
+  if (backend === "fts5" || backend === "minisearch") return backend;
+  if (typeof backend === "object" && backend !== null && typeof (backend as { create?: unknown }).create === "function") return backend as BackendChoice;
+  throw new ConfigInvalidError(`backend must be "fts5", "minisearch" or a SearchBackendFactory; got ${JSON.stringify(backend)}`);
+}
+
+function checkSink(sink: unknown): SessionLogSink {
+  if (typeof sink !== "object" || sink === null || typeof (sink as { write?: unknown }).write !== "function") {
+    throw new ConfigInvalidError("sessionLog must be a sink with a write(event) method, e.g. jsonlSessionLog(file)");
+  }
+  return sink as SessionLogSink;
+}
+
+function checkObject<T>(value: T | undefined, name: string): T | undefined {
+  if (value !== undefined && (typeof value !== "object" || value === null || Array.isArray(value))) {
+    throw new ConfigInvalidError(`${name} must be an object; got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function checkInteger(value: unknown, name: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigInvalidError(`${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** The per-run context a Gateway passes to prepareRun. */
+export interface RunContext {
+  sessionId: string;
+  agentId?: string;
+  profile?: string;
+  sandbox?: string;
+  channel?: string;
+  owner?: boolean;
+  clientTools?: readonly ToolDefinition[];
+  /** The user's prompt (directory mode picks likely schemas from it). */
+  prompt?: string;
+  /** Overrides the configured mode for this run. */
+  mode?: ToolSearchMode;
+}
+
+export function checkRunContext(ctx: unknown): RunContext {
+  if (typeof ctx !== "object" || ctx === null) throw new ConfigInvalidError(`prepareRun needs a run context object { sessionId, ... }; got ${JSON.stringify(ctx)}`);
+  const c = ctx as Record<string, unknown>;
+  if (typeof c.sessionId !== "string" || c.sessionId.length === 0) throw new ConfigInvalidError(`prepareRun: sessionId must be a non-empty string; got ${JSON.stringify(c.sessionId)}`);
+  for (const key of ["agentId", "profile", "sandbox", "channel", "prompt"] as const) {
+    if (c[key] !== undefined && typeof c[key] !== "string") throw new ConfigInvalidError(`prepareRun: ${key} must be a string; got ${JSON.stringify(c[key])}`);
+  }
+  if (c.owner !== undefined && typeof c.owner !== "boolean") throw new ConfigInvalidError(`prepareRun: owner must be a boolean; got ${JSON.stringify(c.owner)}`);
+  if (c.mode !== undefined && !TOOL_SEARCH_MODES.includes(c.mode as ToolSearchMode)) {
+    throw new ConfigInvalidError(`prepareRun: mode must be one of ${TOOL_SEARCH_MODES.join(", ")}; got ${JSON.stringify(c.mode)}`);
+  }
+  return c as unknown as RunContext;
+}

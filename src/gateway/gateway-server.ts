@@ -1,0 +1,177 @@
+/**
+ * The HTTP gateway (`toolsearch serve`): runs agent turns against an OpenAI-compatible provider
+ * with the tool-search engine in front of the tools. Loopback by default. Runs are independent;
+ * the engine (catalog, index, sandbox pool) is shared; a slow tool or provider blocks only its own run.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import OpenAI from "openai";
+import type { CatalogSource } from "../catalog/sources.js";
+import type { ToolDefinition } from "../catalog/types.js";
+import { createToolSearch, type ToolSearchEngine } from "../engine/engine.js";
+import { ToolSearchError } from "../errors.js";
+import { mcpServer } from "../mcp/index.js";
+import type { PoolOptions } from "../sandbox/types.js";
+import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
+import { agentTurn, ProviderError } from "./agent-turn.js";
+import type { GatewayConfig } from "./gateway-config.js";
+import { loadPluginFolder } from "./plugin-loader.js";
+import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
+
+export interface Gateway {
+  readonly url: string;
+  readonly port: number;
+  readonly engine: ToolSearchEngine;
+  close(): Promise<void>;
+}
+
+export interface GatewayExtras {
+  /** Extra catalog sources (tests, embedded defaults). */
+  sources?: CatalogSource[];
+  pool?: PoolOptions;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function startGateway(config: GatewayConfig, extras: GatewayExtras = {}): Promise<Gateway> {
+  const plugins = (await Promise.all(config.plugins.map(loadPluginFolder))).flat();
+  const mcp = config.mcpServers.map((server) => mcpServer(server));
+  const sessionLog: JsonlSessionLog | undefined = config.sessionLog ? jsonlSessionLog(config.sessionLog) : undefined;
+  const engine = await createToolSearch({
+    ...(config.toolSearch !== undefined ? { toolSearch: config.toolSearch } : {}),
+    ...(config.policy ? { policy: config.policy } : {}),
+    sources: [...(extras.sources ?? []), ...plugins, ...mcp],
+    ...(sessionLog ? { sessionLog } : {}),
+    ...(extras.pool ? { pool: extras.pool } : {}),
+  });
+  const client = new OpenAI({ baseURL: config.provider.baseURL, apiKey: config.provider.apiKey, timeout: config.provider.timeoutMs, maxRetries: 0 });
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((error: unknown) => {
+      if (error instanceof HttpError) return send(res, error.status, { error: { code: error.code, message: error.message } });
+      send(res, 500, { error: { code: "INTERNAL", message: error instanceof Error ? error.message : String(error) } });
+    });
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    if (req.method === "GET" && path === "/healthz") return send(res, 200, { ok: true, mode: engine.settings.mode, catalog: engine.catalogStatus() });
+    if (req.method === "POST" && path === "/v1/runs") return send(res, ...(await runTurn(await readJson(req, config.gateway.maxBodyBytes))));
+    throw new HttpError(404, "NOT_FOUND", `No route ${req.method} ${path}; use POST /v1/runs or GET /healthz.`);
+  }
+
+  async function runTurn(body: unknown): Promise<[number, unknown]> {
+    const parsed = parseRunRequest(body);
+    if (!parsed.ok) throw new HttpError(400, "BAD_REQUEST", parsed.message);
+    const request = parsed.request;
+    const clientToolCalls: Array<{ name: string; args: Record<string, unknown> }> = [];
+    let run;
+    try {
+      run = await engine.prepareRun({
+        sessionId: request.sessionId,
+        ...pick(request),
+        prompt: promptOf(request),
+        clientTools: (request.clientTools ?? []).map((spec) => forwardedClientTool(spec, clientToolCalls)),
+      });
+    } catch (error) {
+      if (error instanceof ToolSearchError) throw new HttpError(400, error.code, error.message);
+      throw error;
+    }
+    try {
+      const messages = request.messages ?? [{ role: "user" as const, content: request.input! }];
+      const turn = await agentTurn({ client, model: config.provider.model, run, messages, maxTurns: config.gateway.maxTurns, timeoutMs: config.provider.timeoutMs });
+      await run.end();
+      return [200, { runId: run.runId, sessionId: run.sessionId, mode: run.mode, ...turn, clientToolCalls, telemetry: run.telemetry() }];
+    } catch (error) {
+      await run.end();
+      if (error instanceof ProviderError) {
+        return [502, { runId: run.runId, error: { code: error.code, message: error.message }, telemetry: run.telemetry() }];
+      }
+      throw error;
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.gateway.port, config.gateway.host, resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${config.gateway.host}:${port}`,
+    port,
+    engine,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+      await engine.close();
+      await sessionLog?.close();
+    },
+  };
+}
+
+function pick(request: RunRequest): { agentId?: string; profile?: string; channel?: string; owner?: boolean; mode?: RunRequest["mode"] } {
+  return {
+    ...(request.mode !== undefined ? { mode: request.mode } : {}),
+    ...(request.agentId !== undefined ? { agentId: request.agentId } : {}),
+    ...(request.profile !== undefined ? { profile: request.profile } : {}),
+    ...(request.channel !== undefined ? { channel: request.channel } : {}),
+    ...(request.owner !== undefined ? { owner: request.owner } : {}),
+  };
+}
+
+function promptOf(request: RunRequest): string {
+  if (request.input !== undefined) return request.input;
+  const lastUser = request.messages?.findLast((m) => m.role === "user");
+  return typeof lastUser?.content === "string" ? lastUser.content : "";
+}
+
+/**
+ * Client tools run on the client, not here: a call to one goes through the same call path
+ * (policy, hooks, approval, telemetry), is recorded in the response's `clientToolCalls`, and
+ * the model is told it was forwarded.
+ */
+function forwardedClientTool(spec: ClientToolSpec, calls: Array<{ name: string; args: Record<string, unknown> }>): ToolDefinition {
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputSchema: spec.inputSchema,
+    execute(args) {
+      calls.push({ name: spec.name, args });
+      return { status: "forwarded_to_client", tool: spec.name };
+    },
+  };
+}
+
+async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > maxBytes) throw new HttpError(413, "BODY_TOO_LARGE", `Request body of ${declared} bytes is over the ${maxBytes}-byte limit.`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) throw new HttpError(413, "BODY_TOO_LARGE", `Request body is over the ${maxBytes}-byte limit.`);
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch (error) {
+    throw new HttpError(400, "BAD_REQUEST", `body: not valid JSON (${(error as Error).message})`);
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,61 @@
+/** The public API of toolsearch. Nothing else is promised. */
+export { createToolSearch, ToolSearchEngine } from "./engine/engine.js";
+export type { ToolSearchOptions, RunContext } from "./engine/options.js";
+export { ToolSearchRun, type ModelToolCall } from "./engine/run.js";
+
+export { coreTools, pluginTools, type CatalogSource } from "./catalog/sources.js";
+export {
+  mcpServer,
+  McpServerSource,
+  type McpServerConfig,
+  type McpStdioServerConfig,
+  type McpHttpServerConfig,
+  type McpServerOptions,
+  type McpSourceStatus,
+} from "./mcp/index.js";
+export type { ToolDefinition, ToolContext, ToolSource, JsonSchema } from "./catalog/types.js";
+
+export { resolveToolSearchConfig, DEFAULT_SETTINGS, TOOL_SEARCH_MODES } from "./config/tool-search-config.js";
+export type { ToolSearchConfig, ToolSearchMode, ToolSearchSettings, DirectorySettings } from "./config/tool-search-config.js";
+
+export type { PolicyConfig, PolicyRule } from "./policy/types.js";
+export type {
+  ToolHooks,
+  ToolCallInfo,
+  BeforeToolCallHook,
+  BeforeToolCallResult,
+  ApproveHook,
+  ApprovalDecision,
+  AfterToolCallHook,
+} from "./dispatch/hooks.js";
+export type { SearchHit, BatchSearchResult, SearchOptions, ToolDescription, CallOutcome } from "./dispatch/types.js";
+export type { ProviderTool } from "./surfaces/provider-tool.js";
+
+export type { SearchBackend, SearchBackendFactory, SearchDoc, BackendChoice, BackendHit, BackendSearchOptions } from "./search/types.js";
+export { fts5Backend } from "./search/fts5-backend.js";
+export { minisearchBackend } from "./search/minisearch-backend.js";
+
+export type { RunTelemetry, SessionEvent, SessionLogSink, CallRecord, CallVia } from "./telemetry/types.js";
+export { EVENT_CHANNEL } from "./telemetry/run-recorder.js";
+export { jsonlSessionLog, type JsonlSessionLog } from "./telemetry/jsonl-session-log.js";
+export type { SandboxReport, PoolOptions } from "./sandbox/types.js";
+
+export {
+  ToolSearchError,
+  ConfigInvalidError,
+  ToolNotFoundError,
+  ToolUnavailableError,
+  AmbiguousToolNameError,
+  NameCollisionError,
+  InvalidArgsError,
+  PolicyDeniedError,
+  ApprovalDeniedError,
+  HookBlockedError,
+  ToolFailedError,
+  CodeError,
+  SandboxUnavailableError,
+  PoolSaturatedError,
+  EngineClosedError,
+  type ErrorCode,
+  type ErrorPayload,
+} from "./errors.js";

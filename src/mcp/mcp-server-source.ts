@@ -1,0 +1,400 @@
+/**
+ * An MCP server as a catalog source: ids `mcp:<name>:<tool>`.
+ *
+ * Lifecycle (one state at a time):
+ *   idle ──start()──▶ connecting ──▶ ready ──(server exits / stops answering)──▶ gone
+ *                        │                                                       │
+ *                        └──(down, timeout)──▶ failed ◀──────start() again───────┘
+ *   any ──close()──▶ closed
+ * `start()` from failed or gone reconnects (the catalog's `revive` does this on a later run),
+ * closing the old client and child first. In every state but ready, `tools()` is empty and
+ * `unavailableReason()` says why; calls fail with TOOL_UNAVAILABLE. Listeners hear every
+ * change of `tools()` (a server gone, a re-list after `tools/list_changed`, a reconnect).
+ *
+ * Messages: `unavailableReason()` reaches the model (inside TOOL_UNAVAILABLE), so it is short and
+ * names neither the command's arguments nor the URL's query; the error `start()` throws is for
+ * the operator (the catalog's source status) and carries the child's last stderr lines.
+ */
+import type { CatalogSource } from "../catalog/sources.js";
+import type { ToolContext, ToolDefinition } from "../catalog/types.js";
+import { stripControl, truncate } from "../dispatch/prompt-text.js";
+import { ToolFailedError, ToolUnavailableError } from "../errors.js";
+import { interpretCallResult } from "./call-result.js";
+import { McpConnection, type ConnectionEvents, type ToolListing } from "./connection.js";
+import { describeError, isConnectionError, isTimeoutError } from "./errors.js";
+import { mapTool } from "./map-tool.js";
+import { resolveMcpConfig, resolveMcpOptions, type McpServerConfig, type McpServerOptions, type ResolvedMcpConfig, type ResolvedMcpOptions } from "./options.js";
+import { mapToolNames } from "./tool-names.js";
+
+export type McpSourceState = "idle" | "connecting" | "ready" | "failed" | "gone" | "closed";
+
+/** A snapshot for operators and tests. */
+export interface McpSourceStatus {
+  name: string;
+  transport: "stdio" | "http";
+  state: McpSourceState;
+  /** Why the source is not serving, when it is not. */
+  reason?: string;
+  tools: number;
+  /** The server offered more than `maxTools` tools; the rest were left out. */
+  truncated: boolean;
+  /** stdio: the child's pid while it runs. */
+  pid?: number;
+  /** The last failed re-list after `tools/list_changed` (the previous list was kept). */
+  lastListError?: string;
+  /** stdio with stderr "capture": the child's last stderr lines. */
+  stderr?: string;
+}
+
+const MAX_SERVER_TEXT = 1_000;
+
+export class McpServerSource implements CatalogSource {
+  readonly source = "mcp" as const;
+  readonly owner: string;
+  private readonly config: ResolvedMcpConfig;
+  private readonly options: ResolvedMcpOptions;
+  private state: McpSourceState = "idle";
+  private reason: string | undefined;
+  private connection: McpConnection | undefined;
+  private definitions: readonly ToolDefinition[] = [];
+  private signature = "";
+  private offered = new Set<string>();
+  private truncated = false;
+  private lastListError: string | undefined;
+  private lastStderr = "";
+  private readonly listeners = new Set<() => void>();
+  private starting: Promise<void> | undefined;
+  private startAbort: AbortController | undefined;
+  private health: Promise<boolean> | undefined;
+  private relistTimer: NodeJS.Timeout | undefined;
+  private relisting = false;
+  private relistAgain = false;
+  /** Connections being shut down (a server gone, a reconnect); close() waits for them. */
+  private readonly closing = new Set<Promise<void>>();
+  private readonly events: ConnectionEvents = {
+    closed: (connection) => this.onClosed(connection),
+    error: (connection, error) => this.onError(connection, error),
+    toolsChanged: (connection) => {
+      if (connection === this.connection && this.state === "ready") this.scheduleRelist();
+    },
+  };
+  private readonly callByName = (originalName: string, args: Record<string, unknown>, ctx: ToolContext) => this.call(originalName, args, ctx);
+
+  constructor(config: McpServerConfig, options?: McpServerOptions) {
+    this.config = resolveMcpConfig(config);
+    this.owner = this.config.name;
+    this.options = resolveMcpOptions(options, this.config.name);
+  }
+
+  /** Connects and lists every tool; from failed or gone, reconnects. Throws a clear message when the server is down. */
+  start(): Promise<void> {
+    if (this.state === "closed") return Promise.reject(new Error(`${this.label()} is closed; create a new source.`));
+    if (this.state === "ready") return Promise.resolve();
+    this.starting ??= this.connect().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  tools(): readonly ToolDefinition[] {
+    return this.state === "ready" ? this.definitions : [];
+  }
+
+  /** Listens for changes of `tools()`; returns a function that stops listening. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  unavailableReason(): string | undefined {
+    return this.state === "ready" ? undefined : (this.reason ?? `${this.label()} is not connected`);
+  }
+
+  status(): McpSourceStatus {
+    const pid = this.connection?.pid();
+    return {
+      name: this.owner,
+      transport: this.config.kind,
+      state: this.state,
+      ...(this.unavailableReason() !== undefined ? { reason: this.unavailableReason() } : {}),
+      tools: this.tools().length,
+      truncated: this.truncated,
+      ...(pid !== undefined ? { pid } : {}),
+      ...(this.lastListError !== undefined ? { lastListError: this.lastListError } : {}),
+      ...(this.stderrTail() ? { stderr: this.stderrTail() } : {}),
+    };
+  }
+
+  /** Closes the client and ends a stdio child (stdin closed, then SIGTERM, then SIGKILL). Idempotent. */
+  async close(): Promise<void> {
+    if (this.state !== "closed") {
+      this.state = "closed";
+      this.reason = `${this.label()} is closed`;
+      clearTimeout(this.relistTimer);
+      this.relistTimer = undefined;
+      this.startAbort?.abort(new Error(`${this.label()} was closed while connecting`));
+      this.retire(this.connection);
+      this.connection = undefined;
+      this.definitions = [];
+      this.offered = new Set();
+    }
+    await this.starting?.catch(() => {});
+    while (this.closing.size > 0) await Promise.allSettled([...this.closing]);
+  }
+
+  // ── connecting ─────────────────────────────────────────────────────────────────────────────
+
+  private async connect(): Promise<void> {
+    const previous = this.connection;
+    this.connection = undefined;
+    const wasReady = this.setUnavailable("connecting", `${this.label()} is connecting`);
+    if (wasReady) this.notify();
+    this.retire(previous);
+    await Promise.allSettled([...this.closing]);
+    this.lastStderr = "";
+
+    const ms = this.options.connectTimeoutMs;
+    const abort = new AbortController();
+    this.startAbort = abort;
+    const timer = setTimeout(() => abort.abort(new StartTimeout(`did not connect and list its tools within ${ms} ms`)), ms);
+    const connection = McpConnection.create(this.config, this.options, this.events);
+    let listing: ToolListing;
+    try {
+      if (this.isClosed()) throw abort.signal.reason;
+      await untilAborted(connection.connect(abort.signal), abort.signal);
+      listing = await untilAborted(connection.listAllTools(abort.signal, ms), abort.signal);
+    } catch (error) {
+      this.lastStderr = connection.stderrTail() || this.lastStderr;
+      this.retire(connection);
+      await Promise.allSettled([...this.closing]);
+      const reason = abort.signal.aborted ? abort.signal.reason : error;
+      if (this.isClosed()) throw new Error(`${this.label()} was closed while connecting`);
+      const detail = reason instanceof StartTimeout ? reason.message : `could not start: ${bounded(describeError(reason))}`;
+      this.setUnavailable("failed", `${this.label()} is down (${reason instanceof StartTimeout ? "connect timeout" : "could not connect"})`);
+      const stderr = this.stderrTail();
+      throw new Error(`${this.label()} (${this.target()}) ${detail}${stderr ? `; its stderr ends: ${stderr}` : ""}`, { cause: reason });
+    } finally {
+      clearTimeout(timer);
+      if (this.startAbort === abort) this.startAbort = undefined;
+    }
+    this.connection = connection;
+    this.state = "ready";
+    this.reason = undefined;
+    this.lastListError = undefined;
+    this.applyListing(listing);
+    // Listeners hear a reconnect (the first start has none yet: the catalog subscribes after it).
+    this.notify();
+  }
+
+  // ── the server going away ──────────────────────────────────────────────────────────────────
+
+  private onClosed(connection: McpConnection): void {
+    if (connection !== this.connection || this.state !== "ready") return;
+    this.lastStderr = connection.stderrTail() || this.lastStderr;
+    this.markGone(connection, connection.kind === "stdio" ? `${this.label()} exited` : `the connection to ${this.label()} closed`);
+  }
+
+  private onError(connection: McpConnection, _error: Error): void {
+    // stdio reports a dead child by closing, reliably; its errors (junk on stdout, EPIPE before
+    // the close) do not mean much alone. Over HTTP an error (the notification stream broke, a
+    // request failed) is the only sign of a server gone, so it is checked with a ping.
+    if (connection !== this.connection || this.state !== "ready" || connection.kind !== "http") return;
+    void this.checkHealth(connection);
+  }
+
+  /** Pings once (single flight); a ping that cannot reach the server, or times out, means gone. */
+  private checkHealth(connection: McpConnection): Promise<boolean> {
+    this.health ??= (async () => {
+      try {
+        await connection.ping(this.options.healthCheckTimeoutMs);
+        return true;
+      } catch (error) {
+        if (!isConnectionError(error) && !isTimeoutError(error)) return true; // it answered, with an error
+        this.markGone(connection, `${this.label()} stopped answering (${isTimeoutError(error) ? "ping timed out" : bounded(describeError(error))})`);
+        return false;
+      } finally {
+        this.health = undefined;
+      }
+    })();
+    return this.health;
+  }
+
+  private markGone(connection: McpConnection, reason: string): void {
+    if (connection !== this.connection || this.state !== "ready") return;
+    this.connection = undefined;
+    this.setUnavailable("gone", reason);
+    // Closing rejects whatever is still in flight on it (they become TOOL_UNAVAILABLE) and stops its streams.
+    this.retire(connection);
+    this.notify();
+  }
+
+  // ── listing ────────────────────────────────────────────────────────────────────────────────
+
+  private scheduleRelist(): void {
+    if (this.relistTimer !== undefined) return;
+    this.relistTimer = setTimeout(() => {
+      this.relistTimer = undefined;
+      void this.relist();
+    }, this.options.listChangedDebounceMs);
+  }
+
+  private async relist(): Promise<void> {
+    const connection = this.connection;
+    if (!connection || this.state !== "ready") return;
+    if (this.relisting) {
+      this.relistAgain = true;
+      return;
+    }
+    this.relisting = true;
+    try {
+      const listing = await connection.listAllTools(undefined, this.options.connectTimeoutMs);
+      if (connection === this.connection && this.state === "ready") {
+        this.lastListError = undefined;
+        if (this.applyListing(listing)) this.notify();
+      }
+    } catch (error) {
+      if (connection !== this.connection) return;
+      this.lastListError = bounded(describeError(error));
+      if (connection.kind === "http" && (isConnectionError(error) || isTimeoutError(error))) await this.checkHealth(connection);
+    } finally {
+      this.relisting = false;
+      if (this.relistAgain) {
+        this.relistAgain = false;
+        if (this.state === "ready") this.scheduleRelist();
+      }
+    }
+  }
+
+  /** Maps and bounds the listing; returns whether `tools()` changed. */
+  private applyListing(listing: ToolListing): boolean {
+    this.truncated = listing.truncated;
+    // A tool that requires task-based execution cannot be called with tools/call; it is left out.
+    const seen = new Set<string>();
+    const callable = listing.tools.filter((tool) => {
+      if (tool.execution?.taskSupport === "required" || seen.has(tool.name)) return false;
+      seen.add(tool.name);
+      return true;
+    });
+    const names = mapToolNames(callable.map((tool) => tool.name));
+    const limits = { maxDescriptionChars: this.options.maxDescriptionChars, maxSchemaBytes: this.options.maxSchemaBytes };
+    const definitions = callable.map((tool) => mapTool(tool, names.get(tool.name)!, limits, this.callByName));
+    const signature = JSON.stringify(callable.map((tool, i) => [tool.name, definitions[i]!.name, definitions[i]!.description, definitions[i]!.inputSchema, definitions[i]!.outputSchema ?? null]));
+    if (signature === this.signature && this.definitions.length === definitions.length) return false;
+    this.signature = signature;
+    this.definitions = Object.freeze(definitions);
+    this.offered = new Set(callable.map((tool) => tool.name));
+    return true;
+  }
+
+  // ── calling ────────────────────────────────────────────────────────────────────────────────
+
+  private async call(originalName: string, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+    const connection = this.connection;
+    if (this.state !== "ready" || !connection) throw new ToolUnavailableError(ctx.id, this.unavailableReason() ?? `${this.label()} is not connected`);
+    if (!this.offered.has(originalName)) throw new ToolUnavailableError(ctx.id, `${this.label()} no longer offers the tool "${originalName}"`);
+    let result;
+    try {
+      result = await connection.callTool(originalName, args, ctx.signal, this.options.callTimeoutMs);
+    } catch (error) {
+      throw await this.callFailure(error, connection, originalName, ctx);
+    }
+    return interpretCallResult(result, `MCP tool "${originalName}" of ${this.label()}`);
+  }
+
+  private async callFailure(error: unknown, connection: McpConnection, originalName: string, ctx: ToolContext): Promise<Error> {
+    if (ctx.signal.aborted) {
+      const reason: unknown = ctx.signal.reason;
+      return reason instanceof Error ? reason : new ToolFailedError(`The call of "${originalName}" on ${this.label()} was cancelled.`);
+    }
+    if (connection === this.connection && connection.kind === "http" && isConnectionError(error)) await this.checkHealth(connection);
+    if (connection !== this.connection || this.state !== "ready") {
+      return new ToolUnavailableError(ctx.id, this.state === "ready" ? `${this.label()} reconnected during the call; try again` : (this.unavailableReason() ?? `${this.label()} went away`));
+    }
+    if (isTimeoutError(error)) {
+      return new ToolFailedError(`${this.label()} did not answer the call of "${originalName}" within ${this.options.callTimeoutMs} ms.`, { cause: error });
+    }
+    return new ToolFailedError(`${this.label()} could not run "${originalName}": ${bounded(describeError(error))}`, { cause: error });
+  }
+
+  // ── helpers ────────────────────────────────────────────────────────────────────────────────
+
+  /** Leaves `state`; returns whether it was ready. Empties the tool list. */
+  private setUnavailable(state: "connecting" | "failed" | "gone", reason: string): boolean {
+    const wasReady = this.state === "ready" && this.definitions.length > 0;
+    this.state = state;
+    this.reason = reason;
+    clearTimeout(this.relistTimer);
+    this.relistTimer = undefined;
+    this.definitions = [];
+    this.signature = "";
+    this.offered = new Set();
+    return wasReady;
+  }
+
+  /** Starts closing a connection no longer in use; close() and reconnects wait for it. */
+  private retire(connection: McpConnection | undefined): void {
+    if (!connection) return;
+    const done = connection.close().finally(() => {
+      this.lastStderr = connection.stderrTail() || this.lastStderr;
+      this.closing.delete(done);
+    });
+    this.closing.add(done);
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure is its own; the others still hear the change.
+      }
+    }
+  }
+
+  private isClosed(): boolean {
+    return this.state === "closed";
+  }
+
+  private stderrTail(): string {
+    return this.connection?.stderrTail() || this.lastStderr;
+  }
+
+  private label(): string {
+    return `MCP server "${this.owner}"`;
+  }
+
+  /** For operator messages: the program (not its arguments, which may hold secrets) or the URL without query. */
+  private target(): string {
+    if (this.config.kind === "stdio") return `stdio: ${this.config.command.split(/[\\/]/).pop() ?? this.config.command}`;
+    return `${this.config.url.origin}${this.config.url.pathname}`;
+  }
+}
+
+class StartTimeout extends Error {}
+
+/** Rejects with the signal's reason as soon as it aborts, whether or not `promise` honours it. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function bounded(text: string): string {
+  return truncate(stripControl(text).replace(/\s+/g, " ").trim(), MAX_SERVER_TEXT);
+}
+

@@ -1,0 +1,150 @@
+/**
+ * The two transports of the official SDK, behind one small handle: stdio (a child process the
+ * source owns and must leave nothing of) and Streamable HTTP.
+ */
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { stripControl } from "../dispatch/prompt-text.js";
+import type { ResolvedMcpConfig, ResolvedMcpOptions } from "./options.js";
+
+/** How much of a child's stderr is kept for the message when it dies. */
+const STDERR_TAIL_CHARS = 4_096;
+/** How much of that tail enters a (model-facing) message. */
+const STDERR_IN_MESSAGE_CHARS = 300;
+
+export interface TransportHandle {
+  readonly kind: "stdio" | "http";
+  readonly transport: Transport;
+  /** The child's pid once spawned (stdio), else undefined. */
+  pid(): number | undefined;
+  /** The child's last stderr line(s), bounded and control-free; "" when none or not captured. */
+  stderrTail(): string;
+  /** Resolves when the transport has reported close (for stdio: the child is gone). */
+  readonly closed: Promise<void>;
+  /** Closes the transport; for stdio: stdin closed, then SIGTERM, then SIGKILL, each after `killGraceMs`. */
+  shutdown(): Promise<void>;
+}
+
+export function createTransport(config: ResolvedMcpConfig, options: ResolvedMcpOptions): TransportHandle {
+  return config.kind === "stdio" ? stdioHandle(config, options) : httpHandle(config);
+}
+
+function stdioHandle(config: Extract<ResolvedMcpConfig, { kind: "stdio" }>, options: ResolvedMcpOptions): TransportHandle {
+  const transport = new StdioClientTransport({
+    command: config.command,
+    args: config.args,
+    ...(config.env ? { env: config.env } : {}),
+    ...(config.cwd ? { cwd: config.cwd } : {}),
+    stderr: options.stderr === "capture" ? "pipe" : options.stderr,
+  });
+  let tail = "";
+  // Read it always when piped: an unread pipe fills and blocks the child.
+  transport.stderr?.on("data", (chunk: Buffer | string) => {
+    tail = (tail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
+  });
+  const { closed, markClosed } = closedSignal();
+  let lastPid: number | undefined;
+  let started = false;
+  const originalStart = transport.start.bind(transport);
+  // The SDK's transport drops its pid when the child closes; remember it for the kill sequence.
+  transport.start = async () => {
+    started = true;
+    try {
+      await originalStart();
+    } catch (error) {
+      markClosed();
+      throw error;
+    }
+    lastPid = transport.pid ?? undefined;
+  };
+  chainOnClose(transport, markClosed);
+  return {
+    kind: "stdio",
+    transport,
+    pid: () => transport.pid ?? lastPid,
+    stderrTail: () => lastLines(tail),
+    closed,
+    async shutdown() {
+      if (!started) return;
+      const pid = transport.pid ?? lastPid;
+      // The SDK closes stdin and escalates on its own after 2 s each; we escalate sooner.
+      void transport.close().catch(() => {});
+      if (pid === undefined) return;
+      for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+        if (await settledWithin(closed, options.killGraceMs)) return;
+        try {
+          process.kill(pid, signal);
+        } catch {
+          return; // already gone
+        }
+      }
+      await settledWithin(closed, 2_000);
+    },
+  };
+}
+
+function httpHandle(config: Extract<ResolvedMcpConfig, { kind: "http" }>): TransportHandle {
+  const transport = new StreamableHTTPClientTransport(config.url, {
+    requestInit: { headers: { ...config.headers } },
+  });
+  const { closed, markClosed } = closedSignal();
+  chainOnClose(transport, markClosed);
+  return {
+    kind: "http",
+    transport,
+    pid: () => undefined,
+    stderrTail: () => "",
+    closed,
+    async shutdown() {
+      // Best effort: tell the server the session is over, briefly; then stop every stream.
+      if (transport.sessionId !== undefined) await settledWithin(transport.terminateSession().catch(() => {}), 1_000);
+      await transport.close().catch(() => {});
+    },
+  };
+}
+
+/** The Protocol wraps whatever onclose the transport had when connecting; ours runs first. */
+function chainOnClose(transport: Transport, listener: () => void): void {
+  const previous = transport.onclose;
+  transport.onclose = () => {
+    listener();
+    previous?.();
+  };
+}
+
+function closedSignal(): { closed: Promise<void>; markClosed: () => void } {
+  let markClosed: () => void = () => {};
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  return { closed, markClosed };
+}
+
+/** true if `promise` settled within `ms`. */
+export async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true, () => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function lastLines(text: string): string {
+  const lines = stripControl(text)
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+  let out = "";
+  for (let i = lines.length - 1; i >= 0; i -= 1) {
+    const next = out ? `${lines[i]} | ${out}` : lines[i]!;
+    if (next.length > STDERR_IN_MESSAGE_CHARS) {
+      if (!out) out = `…${next.slice(-(STDERR_IN_MESSAGE_CHARS - 1))}`;
+      break;
+    }
+    out = next;
+  }
+  return out;
+}

@@ -1,0 +1,31 @@
+/** ajv check of the `policy` option, so a typo fails at start instead of silently admitting tools. */
+import { ConfigInvalidError } from "../errors.js";
+import { createOptionsAjv, describeAjvErrors } from "../config/ajv.js";
+import type { PolicyConfig } from "./types.js";
+
+const globs = { type: "array", items: { type: "string", minLength: 1 } };
+const rule = { type: "object", additionalProperties: false, properties: { allow: globs, deny: globs } };
+const layer = { type: "object", additionalProperties: rule };
+
+const schema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    allow: globs,
+    deny: globs,
+    ownerOnly: globs,
+    agents: layer,
+    profiles: layer,
+    sandboxes: layer,
+    sessions: layer,
+    channels: layer,
+  },
+};
+
+const validate = createOptionsAjv().compile<PolicyConfig>(schema);
+
+export function parsePolicy(value: unknown): PolicyConfig {
+  if (value === undefined) return {};
+  if (!validate(value)) throw new ConfigInvalidError(describeAjvErrors("policy", validate.errors, value));
+  return value;
+}

@@ -1,0 +1,337 @@
+/**
+ * The code-mode pool: keeps `prefork` sandbox children started and handshaken, hands each one
+ * exactly one body, kills it with SIGKILL when that body settles and forks a replacement in the
+ * background. Concurrency is bounded (`maxConcurrent`) and so is the wait queue (`maxQueue`;
+ * past it, run() answers POOL_SATURATED at once).
+ *
+ * Why not tinypool, the design card's pool: tinypool 2.2's child-process runtime
+ * (`runtime: "child_process"`, ProcessWorker in node_modules/tinypool/dist/index.js) does not fit
+ * this child:
+ * - it `fork()`s its own entry file (dist/entry/process.js), which then `import()`s the task
+ *   file: the child would need an fs read grant on node_modules and our code, where ours reads
+ *   nothing and gets its whole bootstrap through `--eval`;
+ * - fork() opens a Node IPC channel (announced to the child through the NODE_CHANNEL_FD
+ *   environment variable) and the worker merges TINYPOOL_WORKER_ID into the child's env; ours
+ *   runs with `env: {}`, and its only channel is length-prefixed msgpack over stdin/stdout that
+ *   the parent caps and validates frame by frame;
+ * - it cannot put wrappers in front of node (prlimit, unshare for the user/net/PID namespaces);
+ * - terminate() sends SIGTERM and waits SIGKILL_TIMEOUT = 1000 ms before SIGKILL, where a body
+ *   that hits its deadline must die at once, and it pipes the child's stdout/stderr into the
+ *   parent's own;
+ * - `isolateWorkers` replaces a worker after each task, but only between tasks it schedules
+ *   itself; prefork-then-hand-over-one-body with a handshake frame is not its model.
+ * What is left once those are replaced is a queue and a counter, which is what this file is.
+ * tinypool stays the right tool for CPU work in worker threads (e.g. building large indexes).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { InvalidArgsError } from "../../errors.js";
+import { childSource, type ChildCodecChoice } from "../child/source.js";
+import type { BridgeHandler, CodePool, CodeResult, CodeRunOptions, SandboxReport } from "../types.js";
+import { guardParentInspector } from "./inspector-guard.js";
+import { detectPermissionFlag, launchPlans, type LaunchPlan } from "./launch.js";
+import { resolvePoolOptions, type ResolvedPoolOptions } from "./options.js";
+import { probeFirstChild, type Layers } from "./probe.js";
+import { ChildState, SandboxChild } from "./sandbox-child.js";
+import type { PoolOptions } from "../types.js";
+
+/** After this many children in a row fail to start, the pool reports itself unavailable. */
+const MAX_START_FAILURES = 3;
+
+const NO_LAYERS: Layers = {
+  permissionModel: false,
+  networkNamespace: false,
+  pidNamespace: false,
+  permissionNet: false,
+  noCodeGenFromStrings: false,
+  vmContext: false,
+  parentInspectorGuard: false,
+  memoryLimit: false,
+};
+
+interface Waiter {
+  code: string;
+  bridge: BridgeHandler;
+  options: CodeRunOptions;
+  resolve: (result: CodeResult | Promise<CodeResult>) => void;
+  onAbort: () => void;
+}
+
+/** A CodePool with the extras tests and the bench use. */
+export interface SandboxPool extends CodePool {
+  /** Appears in every child's command line (`toolsearch-sandbox:<tag>`); see pool/processes.ts. */
+  readonly tag: string;
+  /** Children started, handshaken and waiting for a body. */
+  readyCount(): number;
+  /** Resolves when at least `count` children are ready (or the pool is closed/unavailable). */
+  whenReady(count?: number): Promise<void>;
+}
+
+/** Options only the bench uses. */
+export interface InternalPoolOptions {
+  childCodec?: ChildCodecChoice;
+}
+
+function failure(code: "SANDBOX_UNAVAILABLE" | "POOL_SATURATED" | "CODE_TIMEOUT", message: string): CodeResult {
+  return { ok: false, error: { code, message }, logs: [], stats: { ms: 0, bridgeCalls: 0 } };
+}
+
+class Pool implements SandboxPool {
+  readonly tag = randomBytes(6).toString("hex");
+  private readonly source: string;
+  private readonly cwd: string;
+  private plan: LaunchPlan | undefined;
+  private reportValue: SandboxReport;
+  private closing: Promise<void> | undefined;
+  private readonly idle: SandboxChild[] = [];
+  private readonly starting = new Set<SandboxChild>();
+  private readonly running = new Set<SandboxChild>();
+  /** Every child not yet reaped. */
+  private readonly live = new Set<SandboxChild>();
+  private readonly queue: Waiter[] = [];
+  private startFailures = 0;
+  private refillScheduled = false;
+  private readyWaiters: Array<{ count: number; resolve: () => void }> = [];
+
+  constructor(
+    private readonly options: ResolvedPoolOptions,
+    internal: InternalPoolOptions,
+  ) {
+    this.source = childSource(this.tag, internal.childCodec);
+    this.cwd = mkdtempSync(join(tmpdir(), "toolsearch-sandbox-"));
+    this.reportValue = { available: false, reason: "starting", nodeVersion: process.version, layers: { ...NO_LAYERS } };
+  }
+
+  async start(): Promise<void> {
+    const permissionFlag = detectPermissionFlag();
+    if (!permissionFlag) {
+      this.markUnavailable(`Node ${process.version} has no permission model (--permission / --experimental-permission)`);
+      return;
+    }
+    this.reportValue.permissionFlag = permissionFlag;
+    const guard = this.options.guardParentInspector ? guardParentInspector() : false;
+    const probe = await probeFirstChild(launchPlans(this.options, permissionFlag), { source: this.source, cwd: this.cwd, options: this.options }, guard);
+    if (this.closing) {
+      if (probe.ok) probe.child.kill();
+      return;
+    }
+    if (!probe.ok) {
+      this.markUnavailable(probe.reason);
+      return;
+    }
+    this.plan = probe.plan;
+    this.reportValue = {
+      available: true,
+      nodeVersion: process.version,
+      permissionFlag,
+      layers: probe.layers,
+      ...(probe.notes.length > 0 ? { notes: probe.notes } : {}),
+    };
+    this.adopt(probe.child);
+    this.onChildReady(probe.child);
+    this.refill();
+  }
+
+  report(): SandboxReport {
+    return { ...this.reportValue, layers: { ...this.reportValue.layers } };
+  }
+
+  childPids(): number[] {
+    return [...this.live].filter((c) => c.alive && c.pid !== undefined).map((c) => c.pid as number);
+  }
+
+  readyCount(): number {
+    return this.idle.length;
+  }
+
+  whenReady(count = 1): Promise<void> {
+    if (this.idle.length >= count || this.closing || !this.reportValue.available) return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push({ count, resolve }));
+  }
+
+  async run(code: string, bridge: BridgeHandler, options: CodeRunOptions): Promise<CodeResult> {
+    if (typeof code !== "string") throw new InvalidArgsError(`pool.run: code must be a string; got ${typeof code}.`);
+    if (!bridge || typeof bridge.search !== "function" || typeof bridge.describe !== "function" || typeof bridge.call !== "function") {
+      throw new InvalidArgsError("pool.run: bridge must have search, describe and call methods.");
+    }
+    const timeoutMs = options?.timeoutMs;
+    if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw new InvalidArgsError(`pool.run: options.timeoutMs must be a positive number; got ${String(timeoutMs)} (${typeof timeoutMs}).`);
+    }
+    if (this.closing) return failure("SANDBOX_UNAVAILABLE", "The code pool is closed.");
+    if (!this.reportValue.available) return failure("SANDBOX_UNAVAILABLE", `The code sandbox is unavailable: ${this.reportValue.reason ?? "unknown reason"}.`);
+    if (options.signal?.aborted) return failure("CODE_TIMEOUT", "The run was cancelled by the caller before it started.");
+
+    if (this.running.size < this.options.maxConcurrent && this.idle.length > 0) {
+      return this.startOn(this.idle.shift() as SandboxChild, code, bridge, options);
+    }
+    if (this.queue.length >= this.options.maxQueue) {
+      return failure(
+        "POOL_SATURATED",
+        `The code pool is saturated: ${this.running.size} bodies running and ${this.queue.length} waiting (maxConcurrent ${this.options.maxConcurrent}, maxQueue ${this.options.maxQueue}). Try again shortly.`,
+      );
+    }
+    return new Promise<CodeResult>((resolve) => {
+      const waiter: Waiter = {
+        code,
+        bridge,
+        options,
+        resolve,
+        onAbort: () => {
+          const at = this.queue.indexOf(waiter);
+          if (at >= 0) this.queue.splice(at, 1);
+          resolve(failure("CODE_TIMEOUT", "The run was cancelled by the caller while it waited for a sandbox child."));
+        },
+      };
+      options.signal?.addEventListener("abort", waiter.onAbort, { once: true });
+      this.queue.push(waiter);
+      this.refill();
+    });
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    for (const waiter of this.queue.splice(0)) {
+      waiter.options.signal?.removeEventListener("abort", waiter.onAbort);
+      waiter.resolve(failure("SANDBOX_UNAVAILABLE", "The code pool was closed before the code could run."));
+    }
+    for (const child of [...this.live]) child.abort("SANDBOX_UNAVAILABLE", "The code pool was closed while the code ran.");
+    this.flushReadyWaiters(true);
+    await Promise.all([...this.live].map((child) => child.closed));
+    rmSync(this.cwd, { recursive: true, force: true });
+  }
+
+  private markUnavailable(reason: string): void {
+    this.reportValue = { ...this.reportValue, available: false, reason };
+    for (const waiter of this.queue.splice(0)) {
+      waiter.options.signal?.removeEventListener("abort", waiter.onAbort);
+      waiter.resolve(failure("SANDBOX_UNAVAILABLE", `The code sandbox is unavailable: ${reason}.`));
+    }
+    this.flushReadyWaiters(true);
+  }
+
+  private startOn(child: SandboxChild, code: string, bridge: BridgeHandler, options: CodeRunOptions): Promise<CodeResult> {
+    this.running.add(child);
+    // The replacement is forked when this child dies, not now: forking blocks the event loop for
+    // a few ms and a starting child competes for CPU with the body that is running.
+    return child.run(code, bridge, options.timeoutMs, options.signal);
+  }
+
+  /** Tracks a spawned child until it is reaped. */
+  private adopt(child: SandboxChild): void {
+    this.live.add(child);
+    child.onDead = (c) => this.onChildDead(c);
+    void child.closed.then(() => this.live.delete(child));
+  }
+
+  private spawnChild(): void {
+    if (!this.plan) return;
+    const child = new SandboxChild({ plan: this.plan, source: this.source, cwd: this.cwd, options: this.options });
+    this.adopt(child);
+    this.starting.add(child);
+    child.ready.then(
+      () => {
+        this.starting.delete(child);
+        if (child.state !== ChildState.Ready) return;
+        this.startFailures = 0;
+        if (this.closing) {
+          child.kill();
+          return;
+        }
+        this.onChildReady(child);
+      },
+      (error: Error) => {
+        this.starting.delete(child);
+        if (this.closing) return;
+        this.startFailures += 1;
+        if (this.startFailures >= MAX_START_FAILURES) {
+          this.markUnavailable(`${MAX_START_FAILURES} sandbox children in a row failed to start; last: ${error.message}`);
+          return;
+        }
+        this.refill();
+      },
+    );
+  }
+
+  private onChildReady(child: SandboxChild): void {
+    const waiter = this.running.size < this.options.maxConcurrent ? this.queue.shift() : undefined;
+    if (waiter) {
+      waiter.options.signal?.removeEventListener("abort", waiter.onAbort);
+      waiter.resolve(this.startOn(child, waiter.code, waiter.bridge, waiter.options));
+      return;
+    }
+    this.idle.push(child);
+    this.flushReadyWaiters(false);
+  }
+
+  private onChildDead(child: SandboxChild): void {
+    const at = this.idle.indexOf(child);
+    if (at >= 0) this.idle.splice(at, 1);
+    this.starting.delete(child);
+    if (this.running.delete(child)) this.pump();
+    this.scheduleRefill();
+  }
+
+  /**
+   * Refills on the next turn of the event loop: a child dies inside the run's settlement, and
+   * spawn() blocks the loop until the new process has exec'd, which would otherwise delay the
+   * caller's continuation by that much.
+   */
+  private scheduleRefill(): void {
+    if (this.refillScheduled || this.closing) return;
+    this.refillScheduled = true;
+    setImmediate(() => {
+      this.refillScheduled = false;
+      this.refill();
+    });
+  }
+
+  /** Hands ready children to waiting bodies while concurrency allows. */
+  private pump(): void {
+    while (this.queue.length > 0 && this.idle.length > 0 && this.running.size < this.options.maxConcurrent) {
+      const waiter = this.queue.shift() as Waiter;
+      waiter.options.signal?.removeEventListener("abort", waiter.onAbort);
+      waiter.resolve(this.startOn(this.idle.shift() as SandboxChild, waiter.code, waiter.bridge, waiter.options));
+    }
+  }
+
+  /** Keeps `prefork` children ready or starting, plus one per waiting body that could run now. */
+  private refill(): void {
+    if (this.closing || !this.reportValue.available || !this.plan) return;
+    const runnable = Math.min(this.queue.length, this.options.maxConcurrent - this.running.size);
+    const wanted = Math.max(this.options.prefork, runnable);
+    while (this.idle.length + this.starting.size < wanted) this.spawnChild();
+  }
+
+  private flushReadyWaiters(all: boolean): void {
+    this.readyWaiters = this.readyWaiters.filter((w) => {
+      if (all || this.idle.length >= w.count) {
+        w.resolve();
+        return false;
+      }
+      return true;
+    });
+  }
+}
+
+/**
+ * Starts a code-mode pool: probes which isolation layers this host gives a child, then keeps
+ * `prefork` children ready. Never rejects for an unusable host: `report().available` is false with
+ * a reason, and run() answers SANDBOX_UNAVAILABLE. Throws ConfigInvalidError for bad options.
+ */
+export async function startCodePool(options?: PoolOptions, internal: InternalPoolOptions = {}): Promise<SandboxPool> {
+  const pool = new Pool(resolvePoolOptions(options), internal);
+  try {
+    await pool.start();
+  } catch (error) {
+    await pool.close();
+    throw error;
+  }
+  return pool;
+}

@@ -1,0 +1,239 @@
+/**
+ * One body's run, seen from the parent: answers bridge frames through the engine's
+ * BridgeHandler, collects logs, enforces the per-run limits and the deadline, and settles
+ * exactly once — the first reason to fire (result, limit, timeout, cancel, child exit, protocol
+ * breach) is the one reported. Settling always kills the child; in-flight bridge calls see their
+ * AbortSignal fire and their late answers are dropped.
+ */
+import { ToolSearchError, toErrorPayload } from "../../errors.js";
+import { encodeFrame } from "../bridge/codec.js";
+import { PROTOCOL_VERSION, type BridgeFrame, type LogFrame, type ParentFrame, type ResultFrame } from "../bridge/protocol.js";
+import type { BridgeHandler, CodeResult, LogEntry } from "../types.js";
+import type { ResolvedPoolOptions } from "./options.js";
+import { trimBodyStack } from "./stack.js";
+
+export type FailureCode = Extract<CodeResult, { ok: false }>["error"]["code"];
+
+export interface SessionIo {
+  /** Writes a frame to the child's stdin. */
+  write(bytes: Buffer): void;
+  /** SIGKILLs the child (idempotent). */
+  kill(): void;
+}
+
+type BridgeArgs = { op: "search"; query: string | string[]; options: { limit?: number } | undefined } | { op: "describe"; id: string } | { op: "call"; id: string; args: unknown };
+
+const OUT_OF_MEMORY = /out of memory|heap limit|allocation failed/i;
+
+function kindOf(value: unknown): string {
+  return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+}
+
+/** Checks the argument list the body passed to openclaw.tools.<op>; returns a message when wrong. */
+function parseBridgeArgs(op: BridgeFrame["op"], list: unknown[]): BridgeArgs | string {
+  if (op === "search") {
+    const [query, options] = list;
+    const okQuery =
+      (typeof query === "string" && query.trim() !== "") ||
+      (Array.isArray(query) && query.length > 0 && query.every((q) => typeof q === "string"));
+    if (!okQuery) return `openclaw.tools.search(query, { limit }) needs query as a non-empty string or an array of strings; got ${kindOf(query)}.`;
+    if (options === undefined || options === null) return { op, query: query as string | string[], options: undefined };
+    if (typeof options !== "object" || Array.isArray(options)) return `openclaw.tools.search options must be an object like { limit: 5 }; got ${kindOf(options)}.`;
+    const limit = (options as { limit?: unknown }).limit;
+    if (limit !== undefined && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1)) {
+      return `openclaw.tools.search options.limit must be a positive integer; got ${JSON.stringify(limit)}.`;
+    }
+    return { op, query: query as string | string[], options: limit === undefined ? {} : { limit } };
+  }
+  const id = list[0];
+  if (typeof id !== "string" || id === "") return `openclaw.tools.${op}(id${op === "call" ? ", args" : ""}) needs id as a non-empty string; got ${kindOf(id)}.`;
+  return op === "describe" ? { op, id } : { op, id, args: list[1] ?? {} };
+}
+
+export class RunSession {
+  readonly result: Promise<CodeResult>;
+  private resolveResult!: (result: CodeResult) => void;
+  private settled = false;
+  private readonly controller = new AbortController();
+  private readonly logs: LogEntry[] = [];
+  private logBytes = 0;
+  private bridgeCalls = 0;
+  private inflight = 0;
+  private readonly startedAt = performance.now();
+  private readonly timer: NodeJS.Timeout;
+  private readonly onCallerAbort = () => this.fail("CODE_TIMEOUT", "The run was cancelled by the caller; the code was stopped.");
+
+  constructor(
+    private readonly io: SessionIo,
+    private readonly bridge: BridgeHandler,
+    code: string,
+    private readonly timeoutMs: number,
+    private readonly signal: AbortSignal | undefined,
+    private readonly limits: ResolvedPoolOptions,
+  ) {
+    this.result = new Promise((resolve) => (this.resolveResult = resolve));
+    this.timer = setTimeout(
+      () => this.fail("CODE_TIMEOUT", `The code did not finish within ${timeoutMs} ms and was stopped. Make fewer or smaller calls, or return earlier.`),
+      timeoutMs,
+    );
+    signal?.addEventListener("abort", this.onCallerAbort, { once: true });
+    const run: ParentFrame = {
+      v: PROTOCOL_VERSION,
+      type: "run",
+      code,
+      limits: { resultBytes: limits.maxResultBytes, logBytes: limits.maxLogBytes, frameBytes: limits.maxFrameBytes },
+    };
+    io.write(encodeFrame(run));
+  }
+
+  get done(): boolean {
+    return this.settled;
+  }
+
+  onFrame(frame: BridgeFrame | LogFrame | ResultFrame): void {
+    if (this.settled) return;
+    if (frame.type === "bridge") this.onBridge(frame);
+    else if (frame.type === "log") this.onLog(frame);
+    else this.onResult(frame);
+  }
+
+  /** The child's process ended (its pipes are closed) before the run settled. */
+  onExit(code: number | null, signal: NodeJS.Signals | null, stderr: string): void {
+    if (this.settled) return;
+    if (OUT_OF_MEMORY.test(stderr)) {
+      this.fail(
+        "CODE_LIMIT",
+        `The code ran out of memory (limits: maxOldSpaceSizeMb ${this.limits.maxOldSpaceSizeMb}, maxMemoryMb ${this.limits.maxMemoryMb}) and was stopped.`,
+      );
+      return;
+    }
+    const how = signal ? `signal ${signal}` : `exit code ${code}`;
+    const last = stderr.trim().split("\n").pop()?.slice(0, 200);
+    this.fail("SANDBOX_UNAVAILABLE", `The sandbox child exited unexpectedly (${how})${last ? `: ${last}` : ""}.`);
+  }
+
+  /** The child sent something the protocol does not allow: it is killed. */
+  onBreach(reason: string, code: FailureCode = "SANDBOX_UNAVAILABLE"): void {
+    this.fail(code, `The sandbox child broke the bridge protocol (${reason}) and was killed.`);
+  }
+
+  fail(code: FailureCode, message: string, stack?: string): void {
+    this.settle({ ok: false, error: stack ? { code, message, stack } : { code, message }, logs: this.logs, stats: this.stats() });
+  }
+
+  private stats() {
+    return { ms: performance.now() - this.startedAt, bridgeCalls: this.bridgeCalls };
+  }
+
+  private settle(result: CodeResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.signal?.removeEventListener("abort", this.onCallerAbort);
+    this.resolveResult(result);
+    this.io.kill();
+    this.controller.abort(new ToolSearchError("CODE_TIMEOUT", "the code run ended"));
+  }
+
+  private onLog(frame: LogFrame): void {
+    const bytes = Buffer.byteLength(frame.message);
+    const max = this.limits.maxLogBytes;
+    if (this.logBytes + bytes > max) {
+      const room = max - this.logBytes;
+      if (room > 0) this.logs.push({ level: frame.level, message: Buffer.from(frame.message).subarray(0, room).toString() });
+      this.fail("CODE_LIMIT", `The code logged more than ${max} bytes (maxLogBytes) and was stopped.`);
+      return;
+    }
+    this.logBytes += bytes;
+    this.logs.push({ level: frame.level, message: frame.message });
+  }
+
+  private onResult(frame: ResultFrame): void {
+    if (!frame.ok) {
+      const stack = frame.error.stack === undefined ? undefined : trimBodyStack(frame.error.stack);
+      this.fail(frame.error.code, frame.error.message, stack);
+      return;
+    }
+    const bytes = Buffer.byteLength(frame.value);
+    if (bytes > this.limits.maxResultBytes) {
+      this.fail("CODE_LIMIT", `The return value is ${bytes} bytes of JSON, over the ${this.limits.maxResultBytes}-byte limit (maxResultBytes). Return less.`);
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(frame.value);
+    } catch {
+      this.onBreach("result value is not JSON");
+      return;
+    }
+    this.settle({ ok: true, value, logs: this.logs, stats: this.stats() });
+  }
+
+  private onBridge(frame: BridgeFrame): void {
+    this.bridgeCalls += 1;
+    if (this.bridgeCalls > this.limits.maxBridgeCalls) {
+      this.fail("CODE_LIMIT", `The code made more than ${this.limits.maxBridgeCalls} openclaw.tools calls (maxBridgeCalls) and was stopped.`);
+      return;
+    }
+    if (this.inflight >= this.limits.maxConcurrentBridgeCalls) {
+      this.fail(
+        "CODE_LIMIT",
+        `The code had more than ${this.limits.maxConcurrentBridgeCalls} openclaw.tools calls in flight at once (maxConcurrentBridgeCalls) and was stopped. Await calls in smaller batches.`,
+      );
+      return;
+    }
+    let list: unknown;
+    try {
+      list = JSON.parse(frame.args);
+    } catch {
+      this.onBreach("bridge arguments are not JSON");
+      return;
+    }
+    if (!Array.isArray(list)) {
+      this.onBreach("bridge arguments are not a list");
+      return;
+    }
+    const parsed = parseBridgeArgs(frame.op, list);
+    if (typeof parsed === "string") {
+      this.reply(frame.id, { code: "INVALID_ARGS", message: parsed });
+      return;
+    }
+    this.inflight += 1;
+    const call = { signal: this.controller.signal };
+    new Promise<unknown>((resolve) => {
+      if (parsed.op === "search") resolve(this.bridge.search(parsed.query, parsed.options, call));
+      else if (parsed.op === "describe") resolve(this.bridge.describe(parsed.id, call));
+      else resolve(this.bridge.call(parsed.id, parsed.args, call));
+    }).then(
+      (value) => {
+        this.inflight -= 1;
+        let json: string | undefined;
+        try {
+          json = JSON.stringify(value);
+        } catch (error) {
+          this.reply(frame.id, { code: "TOOL_FAILED", message: `The tool's result is not JSON-serializable: ${toErrorPayload(error).message}` });
+          return;
+        }
+        this.reply(frame.id, undefined, json ?? "null");
+      },
+      (error: unknown) => {
+        this.inflight -= 1;
+        this.reply(frame.id, toErrorPayload(error));
+      },
+    );
+  }
+
+  private reply(id: number, error: { code: string; message: string } | undefined, value?: string): void {
+    if (this.settled) return;
+    const bytes = encodeFrame(
+      error === undefined
+        ? { v: PROTOCOL_VERSION, type: "bridge-result", id, ok: true, value: value as string }
+        : { v: PROTOCOL_VERSION, type: "bridge-result", id, ok: false, error: { code: error.code, message: error.message } },
+    );
+    if (bytes.length > this.limits.maxFrameBytes) {
+      this.fail("CODE_LIMIT", `A tool result of ${bytes.length} bytes exceeds the ${this.limits.maxFrameBytes}-byte frame limit (maxFrameBytes). Ask for less.`);
+      return;
+    }
+    this.io.write(bytes);
+  }
+}

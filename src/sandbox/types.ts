@@ -1,0 +1,119 @@
+/**
+ * The code-mode contract between the engine and the sandbox pool. The pool knows nothing of
+ * catalogs or policy: every bridged call is handed to a BridgeHandler that the engine builds
+ * per run over its dispatcher (so policy, hooks, approval and telemetry always apply).
+ */
+import type { CodeErrorCode } from "../errors.js";
+
+export interface BridgeCallOptions {
+  /** Aborted when the body is killed (deadline, limit, protocol breach) or the engine closes. */
+  signal: AbortSignal;
+}
+
+/**
+ * What `openclaw.tools.*` does in the parent. Return values must be plain data
+ * (msgpack-encodable). `call` resolves to the tool's result on success and rejects with a
+ * ToolSearchError on failure; the child turns that rejection into an Error (created inside the
+ * body's context) that carries `code` and `message`.
+ */
+export interface BridgeHandler {
+  search(query: string | string[], options: { limit?: number } | undefined, call: BridgeCallOptions): Promise<unknown>;
+  describe(id: string, call: BridgeCallOptions): Promise<unknown>;
+  call(id: string, args: unknown, call: BridgeCallOptions): Promise<unknown>;
+}
+
+export interface LogEntry {
+  level: "log" | "warn" | "error";
+  message: string;
+}
+
+export interface CodeRunStats {
+  /** Wall time from handing the body to the child until its result (or kill). */
+  ms: number;
+  bridgeCalls: number;
+}
+
+export type CodeResult =
+  | { ok: true; value: unknown; logs: LogEntry[]; stats: CodeRunStats }
+  | {
+      ok: false;
+      error: {
+        code: CodeErrorCode | "SANDBOX_UNAVAILABLE" | "POOL_SATURATED";
+        message: string;
+        /** CODE_THREW only: the body's own stack frames (`at … (code.js:LINE:COL)`), no sandbox internals. */
+        stack?: string;
+      };
+      logs: LogEntry[];
+      stats: CodeRunStats;
+    };
+
+export interface CodeRunOptions {
+  /** Wall-clock deadline; clamped 1000–60000 by the engine's config. */
+  timeoutMs: number;
+  /** Caller-side cancel (e.g. run.end()); kills the child like a deadline. */
+  signal?: AbortSignal;
+}
+
+/** Which isolation layers are in force, probed at pool start. */
+export interface SandboxReport {
+  available: boolean;
+  /** Why not, when `available` is false. */
+  reason?: string;
+  nodeVersion: string;
+  /** "--permission" or "--experimental-permission". */
+  permissionFlag?: string;
+  /** Why stronger launch plans were skipped at the probe (e.g. unshare refused by the host). */
+  notes?: string[];
+  layers: {
+    permissionModel: boolean;
+    networkNamespace: boolean;
+    pidNamespace: boolean;
+    /** Network blocked by the permission model itself (Node >= 25). */
+    permissionNet: boolean;
+    noCodeGenFromStrings: boolean;
+    vmContext: boolean;
+    parentInspectorGuard: boolean;
+    /** The child's data segment is capped (RLIMIT_DATA via prlimit, `maxMemoryMb`), which also bounds ArrayBuffers. */
+    memoryLimit: boolean;
+  };
+}
+
+export interface PoolOptions {
+  /** Children kept started and handshaken (default 2). */
+  prefork?: number;
+  /** Bodies running at once (default: prefork). */
+  maxConcurrent?: number;
+  /** Bodies waiting for a child; past it run() answers POOL_SATURATED (default 64). */
+  maxQueue?: number;
+  /** V8 old-space cap for a child (default 64). */
+  maxOldSpaceSizeMb?: number;
+  /** Whole-child memory cap, RLIMIT_DATA, where prlimit exists (default 512; at least maxOldSpaceSizeMb + 128). */
+  maxMemoryMb?: number;
+  /** UTF-8 bytes of the return value's JSON (default 1 MiB). */
+  maxResultBytes?: number;
+  /** UTF-8 bytes of console output per run (default 64 KiB). */
+  maxLogBytes?: number;
+  /** openclaw.tools.* calls per run (default 256). */
+  maxBridgeCalls?: number;
+  /** openclaw.tools.* calls in flight at once (default 16). */
+  maxConcurrentBridgeCalls?: number;
+  /** Largest bridge frame either way (default max(4 MiB, what the result and log limits need)). */
+  maxFrameBytes?: number;
+  /** Try user+net+pid namespaces with `unshare` (default true on Linux). */
+  namespaces?: boolean;
+  /**
+   * Own SIGUSR1 in this process so a signal cannot open its inspector (default true). Process-wide
+   * and permanent once installed; see src/sandbox/pool/inspector-guard.ts.
+   */
+  guardParentInspector?: boolean;
+  /** How long a child may take to start and handshake before it is killed (default 15000). */
+  startTimeoutMs?: number;
+}
+
+export interface CodePool {
+  run(code: string, bridge: BridgeHandler, options: CodeRunOptions): Promise<CodeResult>;
+  report(): SandboxReport;
+  /** Live child processes (waiting or running); for tests and telemetry. */
+  childPids(): number[];
+  close(): Promise<void>;
+}

@@ -1,0 +1,236 @@
+/**
+ * Tool-aware text analysis shared by every backend, so that FTS5 and minisearch index and
+ * query exactly the same terms. Pure functions only; no backend specifics here.
+ *
+ * Terms are lowercase runs of letters, digits and `_`. Nothing else ever reaches a backend,
+ * which is what keeps FTS5 query syntax (quotes, `*`, `NEAR`, `-`, `:`, parentheses) out of
+ * the engine whatever the user typed.
+ */
+import { STOPWORDS } from "./stopwords.js";
+import { SYNONYM_GROUPS } from "./synonyms.js";
+
+/** A whole identifier plus the words it is made of, as indexed for one field. */
+export type Terms = string[];
+
+/** The analysed fields of one tool, ready for a backend's columns. */
+export interface AnalyzedDoc {
+  /** Words of the tool name (stemmed) plus the whole name as one term. */
+  name: Terms;
+  /** Words of the id and the owner, plus the whole id and owner. */
+  ident: Terms;
+  description: Terms;
+  /** Parameter names (split and whole) and their descriptions. */
+  params: Terms;
+  /** Synonym-group keys of the name and id words (see synonymKeys). */
+  synonyms: Terms;
+}
+
+/**
+ * One query term and the synonym-group keys it belongs to: backends match the term in every
+ * field, OR any of its keys in the synonym field (which holds the keys of name and id words).
+ */
+export interface QueryTerm {
+  term: string;
+  synonymKeys: string[];
+}
+
+// A "chunk" is a run of characters that can belong to one identifier: letters, digits, marks
+// and the separators tool names use (`_ - . : /`). Everything else separates chunks.
+const CHUNK = /[\p{L}\p{N}\p{M}]+(?:[_\-.:/@]+[\p{L}\p{N}\p{M}]+)*/gu;
+// Inside a chunk: camelCase words, acronyms (the `HTTP` of `getHTTPResponse`), digit runs, and
+// runs of scripts without case (CJK, ...). An acronym stops before a capital that starts a word.
+const WORD = /\p{Lu}+(?=\p{Lu}\p{Ll})|[\p{Lu}\p{Lt}]?[\p{Ll}\p{M}]+|\p{Lu}+\p{M}*|\p{N}+|[\p{Lo}\p{Lm}\p{M}]+/gu;
+const SEPARATORS = /[_\-.:/@]+/g;
+const ASCII_WORD = /^[a-z]+$/;
+
+/**
+ * Lowercases, folds Latin diacritics (café → cafe, so either spelling finds the other) and
+ * strips what backends must never see: everything but letters, digits, marks and `_`.
+ * Only the combining-diacritics block is dropped: marks that other scripts need stay.
+ */
+function clean(term: string): string {
+  return term
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .normalize("NFC")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\p{M}_]+/gu, "");
+}
+
+/**
+ * Splits one identifier into its words: `getHTTPResponse` → get, http, response;
+ * `mcp:github:create_issue` → mcp, github, create, issue. Not stemmed, not filtered.
+ */
+export function splitIdentifier(identifier: string): string[] {
+  const words: string[] = [];
+  for (const part of identifier.normalize("NFC").split(SEPARATORS)) {
+    for (const match of part.matchAll(WORD)) {
+      const word = clean(match[0]);
+      if (word !== "") words.push(word);
+    }
+  }
+  return words;
+}
+
+/**
+ * The whole identifier as one canonical term, its words joined by `_`, so that
+ * `getWeatherForecast`, `get-weather-forecast` and `get_weather_forecast` all give
+ * `get_weather_forecast` (and `mcp:github:create_issue` gives `mcp_github_create_issue`).
+ * Undefined when the chunk is a single word.
+ */
+export function wholeTerm(chunk: string): string | undefined {
+  const words = splitIdentifier(chunk);
+  return words.length > 1 ? words.join("_") : undefined;
+}
+
+/**
+ * A small, predictable suffix stripper for English (not Porter): plurals, -ing, -ed, -tion,
+ * and a final -e, so that create/creates/creating/created/creation all become `creat`.
+ * Only plain ASCII words of 4+ letters are touched; other scripts pass through unchanged.
+ */
+export function stem(word: string): string {
+  if (word.length < 4 || !ASCII_WORD.test(word)) return word;
+  let w = word;
+  if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (w.endsWith("sses")) w = w.slice(0, -2);
+  else if (/(?:ch|sh|x|z)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith("s") && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
+
+  if (w.endsWith("ing") && hasVowel(w.slice(0, -3)) && w.length - 3 >= 3) {
+    w = undouble(w.slice(0, -3));
+  } else if (w.endsWith("ied") && w.length > 4) {
+    w = `${w.slice(0, -3)}y`;
+  } else if (w.endsWith("ed") && !w.endsWith("eed") && hasVowel(w.slice(0, -2)) && w.length - 2 >= 3) {
+    w = undouble(w.slice(0, -2));
+  } else if (w.endsWith("tion") && w.length - 3 >= 4) {
+    w = w.slice(0, -3);
+  }
+  if (w.endsWith("e") && w.length >= 4 && !w.endsWith("ee")) w = w.slice(0, -1);
+  return w;
+}
+
+function hasVowel(s: string): boolean {
+  return /[aeiouy]/.test(s);
+}
+
+/** running → run, stopped → stop; but fill, pass, buzz keep their double letter. */
+function undouble(w: string): string {
+  const n = w.length;
+  if (n >= 3 && w[n - 1] === w[n - 2] && !/[lsz]/.test(w[n - 1] ?? "")) return w.slice(0, -1);
+  return w;
+}
+
+/** Single ASCII letters (the `v` of `v2`, the shards of random ids) match everything and mean nothing. */
+function isNoiseWord(word: string): boolean {
+  return word.length === 1 && word >= "a" && word <= "z";
+}
+
+export function isStopword(word: string): boolean {
+  return STOPWORDS.has(word);
+}
+
+/**
+ * Text → index terms: for each identifier-like chunk, the whole identifier (when it has
+ * several words) and each word, stopwords dropped, words stemmed. Order is kept and
+ * duplicates are kept (term frequency matters to BM25).
+ */
+export function analyzeText(text: string): Terms {
+  const terms: string[] = [];
+  for (const match of text.matchAll(CHUNK)) {
+    const chunk = match[0];
+    const whole = wholeTerm(chunk);
+    if (whole !== undefined) terms.push(whole);
+    for (const word of splitIdentifier(chunk)) {
+      if (!STOPWORDS.has(word) && !isNoiseWord(word)) terms.push(stem(word));
+    }
+  }
+  return terms;
+}
+
+/** Identifiers (names, ids): like analyzeText, but a one-word identifier is kept even if it is a stopword. */
+export function analyzeIdentifier(identifier: string): Terms {
+  const terms = analyzeText(identifier);
+  if (terms.length === 0) {
+    const plain = clean(identifier);
+    if (plain !== "") terms.push(plain);
+  }
+  return terms;
+}
+
+/** The minimal shape analyzeDoc reads (a SearchDoc satisfies it). */
+export interface AnalyzableDoc {
+  id: string;
+  name: string;
+  owner: string;
+  description: string;
+  params: ReadonlyArray<{ name: string; description: string }>;
+}
+
+export function analyzeDoc(doc: AnalyzableDoc): AnalyzedDoc {
+  const params: string[] = [];
+  for (const param of doc.params) {
+    params.push(...analyzeIdentifier(param.name), ...analyzeText(param.description));
+  }
+  const name = analyzeIdentifier(doc.name);
+  const ident = [...analyzeIdentifier(doc.id), ...analyzeIdentifier(doc.owner)];
+  const synonyms = new Set<string>();
+  for (const term of [...name, ...ident]) for (const key of synonymKeys(term)) synonyms.add(key);
+  return { name, ident, description: analyzeText(doc.description), params, synonyms: [...synonyms] };
+}
+
+/*
+ * Synonyms are matched through group keys rather than by OR-ing every synonym into the query:
+ * the key sits in its own low-weight field, so "create" still prefers create_issue (name match
+ * plus key match) over add_issue_comment (key match only). With plain OR-groups a rare
+ * synonym ("lookup") outscores the common word the user typed ("search"), and BM25 in FTS5
+ * cannot weigh query terms. Keys contain "__", which analysed words never do.
+ */
+const SYNONYM_KEYS: ReadonlyMap<string, readonly string[]> = buildSynonymKeys(SYNONYM_GROUPS);
+
+function buildSynonymKeys(groups: ReadonlyArray<readonly string[]>): Map<string, string[]> {
+  const map = new Map<string, string[]>();
+  groups.forEach((group, i) => {
+    const key = `syn__${i}`;
+    for (const word of new Set(group.map((w) => stem(w)))) {
+      const keys = map.get(word) ?? [];
+      keys.push(key);
+      map.set(word, keys);
+    }
+  });
+  return map;
+}
+
+/** The synonym-group keys of one analysed (stemmed) term: [] for words in no group. */
+export function synonymKeys(term: string): readonly string[] {
+  return SYNONYM_KEYS.get(term) ?? [];
+}
+
+/** The words of the synonym groups a term belongs to, the term itself excluded (for display and tests). */
+export function synonymsOf(term: string): string[] {
+  const keys = new Set(synonymKeys(term));
+  const out = new Set<string>();
+  SYNONYM_GROUPS.forEach((group, i) => {
+    if (keys.has(`syn__${i}`)) for (const w of group) out.add(stem(w));
+  });
+  out.delete(term);
+  return [...out];
+}
+
+/** Longer queries are cut: beyond this many distinct terms a query only gets slower, not better. */
+export const MAX_QUERY_TERMS = 48;
+
+/**
+ * Raw user text → distinct query terms, each with its synonym-group keys. An empty array
+ * means the query has no usable terms (only stopwords or punctuation): callers return [].
+ */
+export function analyzeQuery(query: string): QueryTerm[] {
+  const seen = new Set<string>();
+  const out: QueryTerm[] = [];
+  for (const term of analyzeText(query)) {
+    if (seen.has(term)) continue;
+    seen.add(term);
+    out.push({ term, synonymKeys: [...synonymKeys(term)] });
+    if (out.length >= MAX_QUERY_TERMS) break;
+  }
+  return out;
+}

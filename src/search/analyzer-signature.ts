@@ -1,0 +1,36 @@
+/**
+ * A short hash of everything that decides which terms land in an index: analyzer output on a
+ * probe text, the stopword and synonym tables, and the FTS5 schema with its weights.
+ * A snapshot built by another copy of this code (the compiled worker in dist/ while tests
+ * run the TypeScript sources, or an old dist/) is only used when the signatures agree;
+ * otherwise queries would be analysed differently from the index, and fail quietly.
+ */
+import { createHash } from "node:crypto";
+import { FTS5_SCHEMA_SQL } from "../../wasm/fts5-schema.js";
+import { analyzeDoc, analyzeQuery } from "./analyze.js";
+import { STOPWORDS } from "./stopwords.js";
+import { SYNONYM_GROUPS } from "./synonyms.js";
+
+const PROBE = {
+  id: "mcp:git-hub:createIssue_v2",
+  name: "getHTTPResponse.parse-JSON",
+  owner: "Café Owner",
+  description: "Creates, lists and deleted the running processes' images; 東京 weather ✓ and naïve users.",
+  params: [{ name: "repoName", description: "Searching tickets for queries" }],
+};
+
+let cached: string | undefined;
+
+export function analyzerSignature(): string {
+  if (cached === undefined) {
+    const material = JSON.stringify([
+      analyzeDoc(PROBE),
+      analyzeQuery("please find and update the repos' mails"),
+      [...STOPWORDS].sort(),
+      SYNONYM_GROUPS,
+      FTS5_SCHEMA_SQL,
+    ]);
+    cached = createHash("sha256").update(material).digest("hex").slice(0, 16);
+  }
+  return cached;
+}

@@ -1,0 +1,249 @@
+/**
+ * Indexes cached by catalog fingerprint, so consecutive runs over the same catalog share one
+ * index and narrow it with `allowed` (the run's policy) instead of re-indexing.
+ * Big catalogs (≥ workerThreshold docs) are built in a tinypool worker thread, which returns
+ * a snapshot the main thread loads: the event loop stays free while 100k tools are analysed.
+ */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import Tinypool from "tinypool";
+import { ConfigInvalidError, EngineClosedError } from "../errors.js";
+import { analyzerSignature } from "./analyzer-signature.js";
+import { fingerprintDocs } from "./fingerprint.js";
+import { fts5Backend } from "./fts5-backend.js";
+import { minisearchBackend } from "./minisearch-backend.js";
+import { ToolIndex } from "./tool-index.js";
+import type { BackendChoice, SearchBackendFactory, SearchDoc } from "./types.js";
+import type { BuildResult, BuildTask } from "../../wasm/index-worker.js";
+
+export { fingerprintDocs };
+
+export interface GetToolIndexOptions {
+  /** Catalogs with at least this many docs are indexed in a worker thread. Default 10,000. */
+  workerThreshold?: number;
+  /** A fingerprint the caller already knows (e.g. a catalog version); skips hashing the docs. */
+  fingerprint?: string;
+}
+
+/** How the last index of a cache was obtained: for telemetry, benchmarks and tests. */
+export interface IndexBuildInfo {
+  fingerprint: string;
+  kind: string;
+  size: number;
+  /** "cache": reused; "worker": built in a worker thread; "thread": built on the calling thread. */
+  via: "cache" | "worker" | "thread";
+  /** Why a big catalog was built on the calling thread after all (no worker file, stale worker, custom backend, worker error). */
+  reason?: string;
+  ms: number;
+}
+
+export interface ToolIndexCacheOptions {
+  /** Indexes kept (least recently used dropped first). Default 4. */
+  maxEntries?: number;
+  /** Override the worker file (tests); default: the compiled wasm/index-worker.js in dist/. */
+  workerFile?: string | null;
+}
+
+const DEFAULT_WORKER_THRESHOLD = 10_000;
+const DEFAULT_MAX_ENTRIES = 4;
+
+/** The built-in factories by name; a custom factory is used as given. */
+export function resolveBackend(choice: BackendChoice | undefined): SearchBackendFactory {
+  if (choice === undefined || choice === "fts5") return fts5Backend;
+  if (choice === "minisearch") return minisearchBackend;
+  if (typeof choice === "object" && choice !== null && typeof choice.create === "function" && typeof choice.kind === "string") {
+    return choice;
+  }
+  const shown = typeof choice === "string" ? `"${choice}"` : String(choice);
+  throw new ConfigInvalidError(
+    `backend: expected "fts5", "minisearch" or a SearchBackendFactory ({ kind, create }), got ${shown} (${typeof choice}).`,
+  );
+}
+
+/**
+ * The compiled worker entry. When this module runs from dist/src/search/ the worker sits in
+ * dist/wasm/; when it runs from the TypeScript sources (vitest), in ../../dist/wasm/ — built
+ * by `npm run build` (`pretest`). A stale build is caught by the analyzer signature.
+ */
+export function defaultWorkerFile(): string | undefined {
+  for (const relative of ["../../wasm/index-worker.js", "../../dist/wasm/index-worker.js"]) {
+    const file = fileURLToPath(new URL(relative, import.meta.url));
+    if (existsSync(file)) return file;
+  }
+  return undefined;
+}
+
+interface Entry {
+  promise: Promise<ToolIndex>;
+  settled: ToolIndex | undefined;
+}
+
+export class ToolIndexCache {
+  readonly #maxEntries: number;
+  readonly #workerFile: string | undefined;
+  /** Map order is recency order: the first key is the least recently used. */
+  readonly #entries = new Map<string, Entry>();
+  readonly #factoryKeys = new WeakMap<SearchBackendFactory, string>();
+  #pool: Tinypool | undefined;
+  #closed = false;
+  #lastBuild: IndexBuildInfo | undefined;
+
+  constructor(options: ToolIndexCacheOptions = {}) {
+    this.#maxEntries = Math.max(1, Math.floor(options.maxEntries ?? DEFAULT_MAX_ENTRIES));
+    this.#workerFile = options.workerFile === null ? undefined : (options.workerFile ?? defaultWorkerFile());
+  }
+
+  get lastBuild(): IndexBuildInfo | undefined {
+    return this.#lastBuild;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * The index for these docs and backend: from the cache when the catalog's fingerprint is
+   * known, else built (and cached). Concurrent calls for one catalog share one build.
+   * An index stays usable until it is evicted (after `maxEntries` newer catalogs) or the
+   * cache is closed; then its search throws ENGINE_CLOSED.
+   */
+  async get(docs: readonly SearchDoc[], choice: BackendChoice | undefined, options: GetToolIndexOptions = {}): Promise<ToolIndex> {
+    if (this.#closed) throw new EngineClosedError();
+    const started = performance.now();
+    const factory = resolveBackend(choice);
+    const fingerprint = options.fingerprint ?? fingerprintDocs(docs);
+    const key = `${this.#factoryKey(factory)}:${fingerprint}`;
+    const hit = this.#entries.get(key);
+    if (hit !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+      const index = await hit.promise;
+      this.#lastBuild = { fingerprint, kind: factory.kind, size: index.size, via: "cache", ms: performance.now() - started };
+      return index;
+    }
+    const entry: Entry = { promise: this.#build(docs, factory, options, fingerprint, started), settled: undefined };
+    this.#entries.set(key, entry);
+    entry.promise.then(
+      (index) => {
+        entry.settled = index;
+        // Closed or evicted while building: nobody else will close it.
+        if (this.#closed || this.#entries.get(key) !== entry) index.close();
+      },
+      () => {
+        if (this.#entries.get(key) === entry) this.#entries.delete(key);
+      },
+    );
+    this.#evict();
+    return entry.promise;
+  }
+
+  async #build(
+    docs: readonly SearchDoc[],
+    factory: SearchBackendFactory,
+    options: GetToolIndexOptions,
+    fingerprint: string,
+    started: number,
+  ): Promise<ToolIndex> {
+    const threshold = options.workerThreshold ?? DEFAULT_WORKER_THRESHOLD;
+    let reason: string | undefined;
+    if (docs.length >= threshold) {
+      const attempt = await this.#buildInWorker(docs, factory);
+      if (attempt.index !== undefined) {
+        this.#record(fingerprint, factory.kind, docs.length, "worker", undefined, started);
+        return attempt.index;
+      }
+      reason = attempt.reason;
+    }
+    const index = await ToolIndex.build(() => factory.create(), docs);
+    this.#record(fingerprint, factory.kind, docs.length, "thread", reason, started);
+    return index;
+  }
+
+  async #buildInWorker(
+    docs: readonly SearchDoc[],
+    factory: SearchBackendFactory,
+  ): Promise<{ index?: ToolIndex; reason?: string }> {
+    if (factory !== fts5Backend && factory !== minisearchBackend) {
+      return { reason: `custom backend "${factory.kind}" cannot be sent to a worker thread` };
+    }
+    if (factory.load === undefined) return { reason: `backend "${factory.kind}" has no load()` };
+    if (this.#workerFile === undefined) {
+      return { reason: "worker file dist/wasm/index-worker.js not found (run `npm run build`)" };
+    }
+    let result: BuildResult;
+    try {
+      this.#pool ??= new Tinypool({ filename: this.#workerFile, minThreads: 0, maxThreads: 1, idleTimeout: 5_000 });
+      const task: BuildTask = { kind: factory === fts5Backend ? "fts5" : "minisearch", docs: [...docs] };
+      result = (await this.#pool.run(task)) as BuildResult;
+    } catch (error) {
+      return { reason: `worker failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    if (result.signature !== analyzerSignature()) {
+      return { reason: "worker build is stale (its analyzer differs from this one; run `npm run build`)" };
+    }
+    const backend = await factory.load(result.snapshot);
+    return { index: new ToolIndex(backend, docs) };
+  }
+
+  #record(fingerprint: string, kind: string, size: number, via: "worker" | "thread", reason: string | undefined, started: number): void {
+    this.#lastBuild = { fingerprint, kind, size, via, ms: performance.now() - started, ...(reason === undefined ? {} : { reason }) };
+  }
+
+  /** Custom factories are told apart by identity, not by their (free-form) kind. */
+  #factoryKey(factory: SearchBackendFactory): string {
+    if (factory === fts5Backend || factory === minisearchBackend) return factory.kind;
+    let key = this.#factoryKeys.get(factory);
+    if (key === undefined) {
+      key = `custom#${customCounter++}:${factory.kind}`;
+      this.#factoryKeys.set(factory, key);
+    }
+    return key;
+  }
+
+  /** Drops least recently used indexes beyond maxEntries; ones still building are skipped. */
+  #evict(): void {
+    for (const [key, entry] of this.#entries) {
+      if (this.#entries.size <= this.#maxEntries) return;
+      if (entry.settled === undefined) continue;
+      this.#entries.delete(key);
+      entry.settled.close();
+    }
+  }
+
+  /** Closes every cached index and the worker pool. The cache cannot be used afterwards. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const entry of this.#entries.values()) entry.settled?.close();
+    this.#entries.clear();
+    const pool = this.#pool;
+    this.#pool = undefined;
+    await pool?.destroy();
+  }
+}
+
+let customCounter = 0;
+
+let shared: ToolIndexCache | undefined;
+
+/** The process-wide cache behind getToolIndex. */
+export function sharedToolIndexCache(): ToolIndexCache {
+  if (shared === undefined) shared = new ToolIndexCache();
+  return shared;
+}
+
+/** The index for a catalog, from the process-wide cache (see ToolIndexCache.get). */
+export function getToolIndex(
+  docs: readonly SearchDoc[],
+  choice: BackendChoice | undefined,
+  options: GetToolIndexOptions = {},
+): Promise<ToolIndex> {
+  return sharedToolIndexCache().get(docs, choice, options);
+}
+
+/** Closes the process-wide cache (its indexes and worker); the next getToolIndex starts a new one. */
+export async function closeToolIndexCache(): Promise<void> {
+  const cache = shared;
+  shared = undefined;
+  await cache?.close();
+}

@@ -1,0 +1,132 @@
+/**
+ * The fallback backend: minisearch (pure JS, no WASM), over the same analysed fields and the
+ * same weights as FTS5. The difference that stays on purpose: minisearch also matches long
+ * terms fuzzily (one typo), which FTS5 cannot do.
+ */
+import MiniSearch from "minisearch";
+import type { Options, Query, SearchOptions } from "minisearch";
+import { ConfigInvalidError, EngineClosedError } from "../errors.js";
+import { FTS5_WEIGHTS } from "../../wasm/fts5-schema.js";
+import { analyzeDoc, analyzeQuery } from "./analyze.js";
+import type { BackendHit, BackendSearchOptions, SearchBackend, SearchBackendFactory, SearchDoc } from "./types.js";
+
+interface IndexedFields {
+  id: string;
+  name: string;
+  ident: string;
+  descr: string;
+  params: string;
+  syn: string;
+}
+
+const FIELDS = ["name", "ident", "descr", "params", "syn"] as const;
+/** Same field weights as the FTS5 columns, so both backends rank by the same idea. */
+const BOOST: Record<(typeof FIELDS)[number], number> = { ...FTS5_WEIGHTS };
+const SNAPSHOT_FORMAT = "toolsearch-minisearch@1";
+
+// Fields hold terms the shared analyzer already produced: minisearch must not re-tokenize them.
+const OPTIONS: Options<IndexedFields> = {
+  fields: [...FIELDS],
+  idField: "id",
+  tokenize: (text) => (text === "" ? [] : text.split(" ")),
+  processTerm: (term) => term,
+  searchOptions: { tokenize: (text) => [text], processTerm: (term) => term },
+};
+
+const FUZZY: SearchOptions["fuzzy"] = (term) => (term.length >= 6 ? 1 : false);
+
+export class MiniSearchBackend implements SearchBackend {
+  readonly kind = "minisearch";
+  #index: MiniSearch<IndexedFields> | undefined;
+
+  constructor(index: MiniSearch<IndexedFields> = new MiniSearch(OPTIONS)) {
+    this.#index = index;
+  }
+
+  get size(): number {
+    return this.#open().documentCount;
+  }
+
+  /** A doc whose id is already indexed replaces it. */
+  add(docs: readonly SearchDoc[]): void {
+    const index = this.#open();
+    for (const doc of docs) {
+      if (index.has(doc.id)) index.discard(doc.id);
+      const a = analyzeDoc(doc);
+      index.add({
+        id: doc.id,
+        name: a.name.join(" "),
+        ident: a.ident.join(" "),
+        descr: a.description.join(" "),
+        params: a.params.join(" "),
+        syn: a.synonyms.join(" "),
+      });
+    }
+  }
+
+  remove(ids: readonly string[]): void {
+    const index = this.#open();
+    for (const id of ids) if (index.has(id)) index.discard(id);
+  }
+
+  search(query: string, options: BackendSearchOptions): BackendHit[] {
+    const index = this.#open();
+    const limit = Math.floor(options.limit);
+    if (!(limit > 0) || index.documentCount === 0) return [];
+    const terms = analyzeQuery(query);
+    if (terms.length === 0) return [];
+    // Synonym keys are matched exactly (never fuzzily) and only exist in the syn field.
+    const keys = [...new Set(terms.flatMap((t) => t.synonymKeys))];
+    const tree: Query = {
+      combineWith: "OR",
+      queries: [...terms.map((t) => t.term), ...(keys.length === 0 ? [] : [{ combineWith: "OR" as const, queries: keys, fuzzy: false }])],
+    };
+    const allowed = options.allowed;
+    // minisearch scores every match before sorting, so filtering here never loses hits to truncation.
+    const results = index.search(tree, {
+      boost: BOOST,
+      fuzzy: FUZZY,
+      ...(allowed === undefined ? {} : { filter: (r) => allowed.has(String(r.id)) }),
+    });
+    return results.slice(0, limit).map((r) => ({ id: String(r.id), score: r.score }));
+  }
+
+  serialize(): Uint8Array {
+    const json = JSON.stringify({ format: SNAPSHOT_FORMAT, index: this.#open() });
+    return new TextEncoder().encode(json);
+  }
+
+  close(): void {
+    this.#index = undefined;
+  }
+
+  #open(): MiniSearch<IndexedFields> {
+    if (this.#index === undefined) throw new EngineClosedError();
+    return this.#index;
+  }
+}
+
+async function load(snapshot: Uint8Array): Promise<MiniSearchBackend> {
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(snapshot);
+    const parsed = JSON.parse(text) as { format?: unknown; index?: unknown };
+    if (parsed.format !== SNAPSHOT_FORMAT || typeof parsed.index !== "object" || parsed.index === null) {
+      throw new Error(`not a ${SNAPSHOT_FORMAT} snapshot`);
+    }
+    // loadJSON takes the index's JSON text; re-stringifying the inner object costs a little
+    // at load and keeps the snapshot one self-describing JSON document.
+    return new MiniSearchBackend(MiniSearch.loadJSON<IndexedFields>(JSON.stringify(parsed.index), OPTIONS));
+  } catch (error) {
+    throw new ConfigInvalidError(
+      `backend "minisearch": the index snapshot could not be loaded (${error instanceof Error ? error.message : String(error)}); rebuild the index.`,
+      { cause: error },
+    );
+  }
+}
+
+/** The pure-JS fallback backend (minisearch). */
+export const minisearchBackend: SearchBackendFactory = {
+  kind: "minisearch",
+  create: () => Promise.resolve(new MiniSearchBackend()),
+  load,
+};

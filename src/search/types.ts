@@ -1,0 +1,58 @@
+/**
+ * The search contract. A SearchBackend is a small full-text engine over compact tool
+ * descriptors; the ToolIndex above it (src/search/tool-index.ts) adds the ranking rules
+ * every backend shares (exact name/id first, `select:`, empty-query => []).
+ */
+import type { ToolSource } from "../catalog/types.js";
+
+/** What gets indexed for one tool. Built from the catalog; never contains executable parts. */
+export interface SearchDoc {
+  /** Stable id: `core:<name>`, `plugin:<pluginId>:<name>`, `mcp:<server>:<tool>`, `client:<name>`. */
+  id: string;
+  /** The tool's name as its owner registered it. */
+  name: string;
+  source: ToolSource;
+  /** "core", the plugin id, the MCP server name, or "client". */
+  owner: string;
+  description: string;
+  /** Top-level parameter names and descriptions from the input schema (indexed with a lower weight). */
+  params: ReadonlyArray<{ name: string; description: string }>;
+}
+
+export interface BackendSearchOptions {
+  /** At most this many hits. */
+  limit: number;
+  /** When given, only ids in this set may be returned (the run's effective catalog). */
+  allowed?: ReadonlySet<string>;
+}
+
+export interface BackendHit {
+  id: string;
+  /** Higher is better. Scales differ between backends; only the order is comparable. */
+  score: number;
+}
+
+/**
+ * A pluggable full-text backend. Implementations: "fts5" (SQLite FTS5 in WASM, default) and
+ * "minisearch". `query` is raw user text; each backend analyses it with the shared analyzer
+ * (src/search/analyze.ts) so that both see the same terms.
+ */
+export interface SearchBackend {
+  readonly kind: string;
+  add(docs: readonly SearchDoc[]): void;
+  remove(ids: readonly string[]): void;
+  search(query: string, options: BackendSearchOptions): BackendHit[];
+  readonly size: number;
+  /** A snapshot that `load` restores (used to build big indexes in a worker thread). */
+  serialize?(): Uint8Array;
+  close?(): void;
+}
+
+/** Creates an empty backend, or one restored from a `serialize()` snapshot. */
+export interface SearchBackendFactory {
+  readonly kind: string;
+  create(): Promise<SearchBackend>;
+  load?(snapshot: Uint8Array): Promise<SearchBackend>;
+}
+
+export type BackendChoice = "fts5" | "minisearch" | SearchBackendFactory;

@@ -1,0 +1,59 @@
+/** tools: `tool_search`, `tool_describe`, `tool_call`, for providers that must not get code. */
+import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
+import { InvalidArgsError } from "../errors.js";
+import { STRUCTURED_INSTRUCTIONS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, structuredControlTools } from "./control-tools.js";
+import { errorResult, type Surface } from "./surface.js";
+
+export interface StructuredHandlers {
+  [TOOL_SEARCH](args: Record<string, unknown>): unknown;
+  [TOOL_DESCRIBE](args: Record<string, unknown>): unknown;
+  [TOOL_CALL](args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+}
+
+/** The three control tools' behaviour, shared by the tools and directory surfaces. */
+export function structuredHandlers(dispatcher: RunDispatcher): StructuredHandlers {
+  return {
+    [TOOL_SEARCH](args) {
+      const limit = args.limit as number | undefined;
+      if (args.queries !== undefined) return { results: dispatcher.search(args.queries as string[], { limit }, "tool_call") };
+      if (typeof args.query !== "string") throw new InvalidArgsError('tool_search needs "query" (a string) or "queries" (a list of strings).');
+      return { hits: dispatcher.search(args.query, { limit }, "tool_call") };
+    },
+    [TOOL_DESCRIBE](args) {
+      return dispatcher.describe(args.id, "tool_call");
+    },
+    async [TOOL_CALL](args, signal) {
+      return dispatcher.call(args.id, parseNestedArgs(args.args), "tool_call", signal);
+    },
+  };
+}
+
+/** Models sometimes send `args` as a JSON string; accept that, and a missing `args` as `{}`. */
+function parseNestedArgs(args: unknown): unknown {
+  if (args === undefined || args === null) return {};
+  if (typeof args !== "string") return args;
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    throw new InvalidArgsError('tool_call "args" must be an object (or a JSON string of one).');
+  }
+}
+
+export function isStructuredControl(name: string): name is keyof StructuredHandlers {
+  return name === TOOL_SEARCH || name === TOOL_DESCRIBE || name === TOOL_CALL;
+}
+
+export function structuredSurface(dispatcher: RunDispatcher, maxSearchLimit: number): Surface {
+  const handlers = structuredHandlers(dispatcher);
+  return {
+    tools: structuredControlTools(maxSearchLimit),
+    instructions: STRUCTURED_INSTRUCTIONS,
+    upfrontIds: [],
+    async handle(name, args, signal) {
+      if (!isStructuredControl(name)) {
+        return errorResult(new InvalidArgsError(`Unknown tool "${name}". Available: ${TOOL_SEARCH}, ${TOOL_DESCRIBE}, ${TOOL_CALL}.`));
+      }
+      return handlers[name](args, signal);
+    },
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * Collects one run's telemetry and forwards every event to the session log and to
+ * `node:diagnostics_channel` ("toolsearch:event"), where tracers can attach at no cost when unused.
+ */
+import diagnostics from "node:diagnostics_channel";
+import type { ToolSearchMode } from "../config/tool-search-config.js";
+import type { ToolSource } from "../catalog/types.js";
+import type { CallRecord, EventBase, RunTelemetry, SessionEvent, SessionLogSink } from "./types.js";
+
+export const EVENT_CHANNEL = "toolsearch:event";
+const channel = diagnostics.channel(EVENT_CHANNEL);
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type EventInput = DistributiveOmit<SessionEvent, keyof EventBase>;
+
+export interface RecorderInit {
+  runId: string;
+  sessionId: string;
+  mode: ToolSearchMode;
+  requestedMode: ToolSearchMode;
+  fallbackReason?: string;
+  bySource: Record<ToolSource, number>;
+  sink?: SessionLogSink;
+}
+
+export class RunRecorder {
+  private readonly data: RunTelemetry;
+  private readonly sink?: SessionLogSink;
+
+  constructor(init: RecorderInit) {
+    const size = Object.values(init.bySource).reduce((a, b) => a + b, 0);
+    this.sink = init.sink;
+    this.data = {
+      runId: init.runId,
+      sessionId: init.sessionId,
+      mode: init.mode,
+      requestedMode: init.requestedMode,
+      ...(init.fallbackReason ? { fallbackReason: init.fallbackReason } : {}),
+      catalog: { size, bySource: { ...init.bySource } },
+      upfront: { schemas: 0, declaredTools: 0, toolsBytes: 0, instructionsBytes: 0 },
+      counts: { search: 0, describe: 0, call: 0, codeRuns: 0 },
+      calls: [],
+    };
+  }
+
+  setUpfront(upfront: RunTelemetry["upfront"], upfrontToolIds: string[]): void {
+    this.data.upfront = upfront;
+    this.emit({
+      type: "run_start",
+      mode: this.data.mode,
+      requestedMode: this.data.requestedMode,
+      ...(this.data.fallbackReason ? { fallbackReason: this.data.fallbackReason } : {}),
+      catalog: this.data.catalog,
+      upfront,
+      upfrontToolIds,
+    });
+  }
+
+  search(event: Extract<EventInput, { type: "search" }>): void {
+    this.data.counts.search += 1;
+    this.emit(event);
+  }
+
+  describe(event: Extract<EventInput, { type: "describe" }>): void {
+    this.data.counts.describe += 1;
+    this.emit(event);
+  }
+
+  call(record: CallRecord): void {
+    this.data.counts.call += 1;
+    this.data.calls.push(record);
+    this.emit({ type: "call", ...record });
+  }
+
+  codeRun(event: Extract<EventInput, { type: "code_run" }>): void {
+    this.data.counts.codeRuns += 1;
+    this.emit(event);
+  }
+
+  end(): void {
+    this.emit({ type: "run_end", telemetry: this.snapshot() });
+  }
+
+  snapshot(): RunTelemetry {
+    return structuredClone(this.data);
+  }
+
+  private emit(input: EventInput): void {
+    const base: EventBase = { sessionId: this.data.sessionId, runId: this.data.runId, time: new Date().toISOString() };
+    const event = { ...base, ...input } as SessionEvent;
+    try {
+      this.sink?.write(event);
+    } catch {
+      // A failing log sink must never fail the run; the sink reports its own errors.
+    }
+    if (channel.hasSubscribers) channel.publish(event);
+  }
+}

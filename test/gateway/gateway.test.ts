@@ -1,0 +1,124 @@
+/** The gateway in-process against real loopback servers: bad input, bad providers, many sessions at once. */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pluginTools } from "../../src/catalog/sources.js";
+import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
+import { resolveGatewayConfig } from "../../src/gateway/gateway-config.js";
+import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
+import { startMockProvider, type MockProvider } from "../../src/provider/mock-provider.js";
+import type { SessionEvent } from "../../src/telemetry/types.js";
+import { childPids, postJson } from "../e2e/processes.js";
+
+const catalog = syntheticTools(300);
+const source = () => pluginTools("acme", catalog.map((t) => t.definition));
+
+async function gatewayFor(baseURL: string, extra: Record<string, unknown> = {}, timeoutMs = 5_000): Promise<Gateway> {
+  const config = resolveGatewayConfig({ provider: { baseURL, timeoutMs }, gateway: { port: 0, maxBodyBytes: 64 * 1024 }, ...extra }, process.cwd());
+  return startGateway(config, { sources: [source()] });
+}
+
+/** A provider that answers with something that is not a chat completion, or never answers. */
+async function brokenProvider(kind: "garbage" | "hang"): Promise<{ url: string; server: Server }> {
+  const server = createServer((_req, res) => {
+    if (kind === "garbage") res.end("<html>definitely not json</html>");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server };
+}
+
+describe("gateway bad input", () => {
+  let provider: MockProvider;
+  let gateway: Gateway;
+  beforeAll(async () => {
+    provider = await startMockProvider();
+    gateway = await gatewayFor(provider.url, { tools: { toolSearch: { mode: "tools" } } });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await provider.close();
+  });
+
+  it("answers malformed JSON, unknown fields, missing input and huge bodies with a clear 4xx, then keeps serving", async () => {
+    const runs = `${gateway.url}/v1/runs`;
+    expect(await postJson(runs, "{not json")).toMatchObject({ status: 400, json: { error: { code: "BAD_REQUEST", message: expect.stringContaining("not valid JSON") } } });
+    expect(await postJson(runs, { sessionId: "s", input: "x", colour: "red" })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('unknown option "colour"') } } });
+    expect(await postJson(runs, { sessionId: "s" })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('exactly one of "input"') } } });
+    expect(await postJson(runs, { sessionId: 5, input: "x" })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining("body.sessionId: must be string") } } });
+    const huge = await fetch(runs, { method: "POST", body: JSON.stringify({ sessionId: "s", input: "x".repeat(200_000) }) }).catch((e: unknown) => e);
+    if (huge instanceof Response) expect(huge.status).toBe(413);
+    expect((await fetch(`${gateway.url}/nope`)).status).toBe(404);
+    const ok = await postJson(runs, { sessionId: "after", input: catalog[5]!.request });
+    expect(ok.status).toBe(200);
+    expect(ok.json.status).toBe("answered");
+  });
+
+  it("forwards client tools to the client through the same call path", async () => {
+    const ask = { name: "ask_user", description: "Ask the user a clarifying question about the weather forecast.", inputSchema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] } };
+    const res = await postJson(`${gateway.url}/v1/runs`, { sessionId: "c", input: "ask_user", clientTools: [ask] });
+    expect(res.status).toBe(200);
+    expect(res.json.clientToolCalls).toEqual([{ name: "ask_user", args: { question: "sample-question" } }]);
+  });
+});
+
+describe("gateway with a broken provider", () => {
+  for (const kind of ["garbage", "hang"] as const) {
+    it(`ends the run with PROVIDER_FAILED when the provider ${kind === "garbage" ? "returns garbage" : "hangs"}, and keeps serving`, async () => {
+      const broken = await brokenProvider(kind);
+      const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-gw-"));
+      const gateway = await gatewayFor(broken.url, { tools: { toolSearch: { mode: "tools" } }, sessionLog: path.join(dir, "log.jsonl") }, 500);
+      try {
+        for (const sessionId of ["first", "second"]) {
+          const res = await postJson(`${gateway.url}/v1/runs`, { sessionId, input: "anything" });
+          expect(res.status).toBe(502);
+          expect(res.json.error).toMatchObject({ code: "PROVIDER_FAILED", message: expect.stringContaining("provider failed") });
+        }
+        expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
+      } finally {
+        await gateway.close();
+        broken.server.closeAllConnections();
+        broken.server.close();
+      }
+      const types = readFileSync(path.join(dir, "log.jsonl"), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as SessionEvent).type);
+      expect(types).toEqual(["run_start", "run_end", "run_start", "run_end"]);
+    });
+  }
+});
+
+describe("many sessions at once", () => {
+  it("50 concurrent code-mode sessions each get their own answer and session log, and no child is left", async () => {
+    const provider = await startMockProvider();
+    const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-gw-"));
+    const before = new Set(await childPids(process.pid));
+    const gateway = await gatewayFor(provider.url, { tools: { toolSearch: { mode: "code", codeTimeoutMs: 30_000 } }, sessionLog: path.join(dir, "log.jsonl") }, 30_000);
+    let answers: Array<{ target: string; status: number; json: Record<string, unknown> }>;
+    try {
+      answers = await Promise.all(
+        Array.from({ length: 50 }, async (_, i) => {
+          const target = catalog[(i * 7) % catalog.length]!;
+          const res = await postJson(`${gateway.url}/v1/runs`, { sessionId: `s${i}`, input: `${target.definition.name}: ${target.request}` });
+          return { target: target.definition.name, ...res };
+        }),
+      );
+    } finally {
+      await gateway.close();
+      await provider.close();
+    }
+    for (const [i, a] of answers.entries()) {
+      expect(a.status, `session ${i}`).toBe(200);
+      expect(a.json.mode).toBe("code");
+      expect(String(a.json.answer), `session ${i}`).toContain(`"tool":"${a.target}"`);
+    }
+    const events = readFileSync(path.join(dir, "log.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as SessionEvent);
+    for (const [i, a] of answers.entries()) {
+      const own = events.filter((e) => e.sessionId === `s${i}`);
+      expect(own.map((e) => e.type), `session ${i}`).toEqual(["run_start", "search", "describe", "call", "code_run", "run_end"]);
+      expect(own.find((e) => e.type === "call")).toMatchObject({ id: `plugin:acme:${a.target}`, ok: true, via: "bridge" });
+    }
+    const after = (await childPids(process.pid)).filter((pid) => !before.has(pid));
+    expect(after).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,204 @@
+/** Real MCP servers for the tests: the reference "everything" server over stdio, and small SDK servers over Streamable HTTP. */
+import { randomUUID } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { dirname, join } from "node:path";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolContext } from "../../src/catalog/types.js";
+
+const require = createRequire(import.meta.url);
+
+/** The everything server's entry (its package bin), run with this Node: no npx, no network. */
+export function everythingEntry(): string {
+  return join(dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js");
+}
+
+export function everythingConfig(name = "everything") {
+  return { name, command: process.execPath, args: [everythingEntry(), "stdio"] };
+}
+
+export function toolContext(id: string, signal: AbortSignal = new AbortController().signal): ToolContext {
+  return { id, sessionId: "s", runId: "r", owner: false, signal };
+}
+
+/** Pids whose parent is this test process (Linux /proc). */
+export function childPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // pid (comm) state ppid ...: comm may hold spaces, so read after the last ")".
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === process.pid) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+export async function waitFor<T>(check: () => T | undefined | false, what: string, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Resolves the next time `listen` fires. */
+export function nextChange(listen: (listener: () => void) => unknown): Promise<void> {
+  return new Promise((resolve) => {
+    let done = false;
+    listen(() => {
+      if (!done) {
+        done = true;
+        resolve();
+      }
+    });
+  });
+}
+
+export type TestTool = Tool & { run?: (args: Record<string, unknown>, signal: AbortSignal) => Promise<CallToolResult> | CallToolResult };
+
+export interface TestHttpServer {
+  url: string;
+  port: number;
+  /** The tools every session lists (mutable: push, then `notifyToolsChanged`). */
+  tools: TestTool[];
+  pageSize: number;
+  listCalls: number;
+  notifyToolsChanged(): Promise<void>;
+  /** Stops listening and drops every connection (the server "dies"). */
+  kill(): Promise<void>;
+  /** Listens again on the same port, with fresh sessions. */
+  revive(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A low-level SDK `Server` per session over Streamable HTTP on 127.0.0.1, listing `tools` in
+ * pages of `pageSize` (cursor = the next offset) and calling each tool's `run`.
+ */
+export async function startHttpServer(tools: TestTool[], pageSize = 1_000): Promise<TestHttpServer> {
+  const sessions = new Map<string, { server: Server; transport: StreamableHTTPServerTransport }>();
+  const state = { listCalls: 0, pageSize };
+
+  const newSession = async (): Promise<StreamableHTTPServerTransport> => {
+    const server = new Server({ name: "test-http", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
+    server.setRequestHandler(ListToolsRequestSchema, (request) => {
+      state.listCalls += 1;
+      const offset = request.params?.cursor === undefined ? 0 : Number(request.params.cursor);
+      const page = tools.slice(offset, offset + state.pageSize).map(({ run: _run, ...tool }) => tool);
+      const next = offset + state.pageSize;
+      return { tools: page, ...(next < tools.length ? { nextCursor: String(next) } : {}) };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const tool = tools.find((t) => t.name === request.params.name);
+      if (!tool?.run) return { isError: true, content: [{ type: "text", text: `unknown tool ${request.params.name}` }] };
+      return tool.run(request.params.arguments ?? {}, extra.signal);
+    });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, { server, transport });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await server.connect(transport);
+    return transport;
+  };
+
+  const handler = async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      const id = req.headers["mcp-session-id"];
+      const existing = typeof id === "string" ? sessions.get(id) : undefined;
+      if (existing) return await existing.transport.handleRequest(req, res);
+      if (typeof id === "string") {
+        res.writeHead(404).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
+        return;
+      }
+      const transport = await newSession();
+      await transport.handleRequest(req, res);
+    } catch (error) {
+      if (!res.headersSent) res.writeHead(500).end(String(error));
+    }
+  };
+
+  let http: HttpServer = createServer((req, res) => void handler(req, res));
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  const port = (http.address() as AddressInfo).port;
+  let alive = true;
+
+  const dropSessions = async () => {
+    const all = [...sessions.values()];
+    sessions.clear();
+    await Promise.allSettled(all.map(({ server }) => server.close()));
+  };
+  const kill = async () => {
+    if (!alive) return;
+    alive = false;
+    const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+    http.closeAllConnections();
+    await dropSessions();
+    await closed;
+  };
+
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    port,
+    tools,
+    get pageSize() {
+      return state.pageSize;
+    },
+    set pageSize(value: number) {
+      state.pageSize = value;
+    },
+    get listCalls() {
+      return state.listCalls;
+    },
+    set listCalls(value: number) {
+      state.listCalls = value;
+    },
+    async notifyToolsChanged() {
+      await Promise.all([...sessions.values()].map(({ server }) => server.sendToolListChanged()));
+    },
+    kill,
+    async revive() {
+      if (alive) return;
+      http = createServer((req, res) => void handler(req, res));
+      await new Promise<void>((resolve, reject) => {
+        http.once("error", reject);
+        http.listen(port, "127.0.0.1", resolve);
+      });
+      alive = true;
+    },
+    close: kill,
+  };
+}
+
+export function textTool(name: string, description = `${name} tool`, run?: TestTool["run"]): TestTool {
+  return {
+    name,
+    description,
+    inputSchema: { type: "object", properties: { text: { type: "string" } } },
+    run: run ?? ((args) => ({ content: [{ type: "text", text: `${name}:${String(args.text ?? "")}` }] })),
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * Test fixtures: a real BridgeHandler over an in-memory tool list (the parent side's input, the
+ * way the engine builds one over its dispatcher) and process accounting for leak checks.
+ */
+import { ApprovalDeniedError, ToolNotFoundError } from "../../src/errors.js";
+import { findSandboxProcesses } from "../../src/sandbox/index.js";
+import type { SandboxPool } from "../../src/sandbox/pool/pool.js";
+import type { BridgeCallOptions, BridgeHandler } from "../../src/sandbox/types.js";
+
+export interface FakeTool {
+  id: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  execute(args: Record<string, unknown>, call: BridgeCallOptions): Promise<unknown> | unknown;
+}
+
+export interface FakeBridge extends BridgeHandler {
+  calls: Array<{ op: string; arg: unknown }>;
+  /** Signals of calls that were in flight, for abort checks. */
+  signals: AbortSignal[];
+}
+
+export const TOOLS: FakeTool[] = [
+  {
+    id: "core:weather",
+    description: "Current weather for a city",
+    inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    execute: (args) => ({ city: args.city, tempC: 21, sky: "clear" }),
+  },
+  {
+    id: "plugin:mail:send",
+    description: "Send an email (needs approval)",
+    inputSchema: { type: "object", properties: { to: { type: "string" } } },
+    execute: () => {
+      throw new ApprovalDeniedError("The user denied sending this email.");
+    },
+  },
+  {
+    id: "core:wait",
+    description: "Waits until the run is aborted",
+    inputSchema: { type: "object" },
+    execute: (_args, { signal }) =>
+      new Promise((_resolve, reject) => {
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+      }),
+  },
+  {
+    id: "core:big",
+    description: "Returns a large text",
+    inputSchema: { type: "object", properties: { bytes: { type: "number" } } },
+    execute: (args) => "x".repeat(Number(args.bytes ?? 1000)),
+  },
+  {
+    id: "core:crash",
+    description: "Throws a plain Error",
+    inputSchema: { type: "object" },
+    execute: () => {
+      throw new Error("disk on fire");
+    },
+  },
+];
+
+/** search/describe/call over TOOLS; `gate` (when given) is awaited by every call before it runs. */
+export function fakeBridge(gate?: () => Promise<void>): FakeBridge {
+  const calls: FakeBridge["calls"] = [];
+  const signals: AbortSignal[] = [];
+  const find = (id: string) => {
+    const tool = TOOLS.find((t) => t.id === id);
+    if (!tool) throw new ToolNotFoundError(id);
+    return tool;
+  };
+  return {
+    calls,
+    signals,
+    async search(query, options, call) {
+      calls.push({ op: "search", arg: query });
+      signals.push(call.signal);
+      if (gate) await gate();
+      const words = (Array.isArray(query) ? query.join(" ") : query).toLowerCase().split(/\s+/);
+      return TOOLS.filter((t) => words.some((w) => t.description.toLowerCase().includes(w) || t.id.includes(w)))
+        .slice(0, options?.limit ?? 8)
+        .map((t) => ({ id: t.id, description: t.description }));
+    },
+    async describe(id, call) {
+      calls.push({ op: "describe", arg: id });
+      signals.push(call.signal);
+      if (gate) await gate();
+      const tool = find(id);
+      return { id: tool.id, description: tool.description, inputSchema: tool.inputSchema };
+    },
+    async call(id, args, call) {
+      calls.push({ op: "call", arg: { id, args } });
+      signals.push(call.signal);
+      if (gate) await gate();
+      return find(id).execute(args as Record<string, unknown>, call);
+    },
+  };
+}
+
+/** A gate the test opens: calls wait until open() is called. */
+export function manualGate(): { gate: () => Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { gate: () => opened, open };
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
+  }
+}
+
+/** Live processes (wrappers and node) belonging to `pool`, found by their command-line marker. */
+export function poolProcesses(pool: SandboxPool): number[] {
+  return findSandboxProcesses(pool.tag).map((p) => p.pid);
+}
+
+export async function waitFor(check: () => boolean, timeoutMs = 5000, what = "condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export const SEARCH_DESCRIBE_CALL = `
+const hits = await openclaw.tools.search("weather");
+const tool = await openclaw.tools.describe(hits[0].id);
+console.log("using", tool.id);
+return await openclaw.tools.call(tool.id, { city: "Paris" });
+`;

@@ -1,0 +1,68 @@
+/** PoolOptions checking and the body-stack trimmer (no children). */
+import { describe, expect, it } from "vitest";
+import { ConfigInvalidError } from "../../src/errors.js";
+import { createCodePool } from "../../src/sandbox/index.js";
+import { resolvePoolOptions } from "../../src/sandbox/pool/options.js";
+import { trimBodyStack } from "../../src/sandbox/pool/stack.js";
+
+describe("pool options", () => {
+  it("fills defaults", () => {
+    const o = resolvePoolOptions(undefined);
+    expect(o).toMatchObject({
+      prefork: 2,
+      maxConcurrent: 2,
+      maxQueue: 64,
+      maxOldSpaceSizeMb: 64,
+      maxMemoryMb: 512,
+      maxResultBytes: 1024 * 1024,
+      maxLogBytes: 64 * 1024,
+      maxBridgeCalls: 256,
+      maxConcurrentBridgeCalls: 16,
+      maxFrameBytes: 4 * 1024 * 1024,
+      guardParentInspector: true,
+    });
+    expect(resolvePoolOptions({ prefork: 0 }).maxConcurrent).toBe(1);
+    expect(resolvePoolOptions({ maxResultBytes: 8 * 1024 * 1024 }).maxFrameBytes).toBe(8 * 1024 * 1024 + 64 * 1024);
+  });
+
+  it.each([
+    [{ prefork: -1 }, /pool\.prefork must be an integer from 0 to 64; got -1 \(number\)/],
+    [{ prefork: "2" }, /pool\.prefork .* got "2" \(string\)/],
+    [{ maxQueue: 1.5 }, /pool\.maxQueue/],
+    [{ namespaces: "yes" }, /pool\.namespaces must be true or false; got "yes" \(string\)/],
+    [{ maxFrames: 1 }, /pool\.maxFrames is not a pool option/],
+    [{ maxFrameBytes: 2048, maxResultBytes: 10_000 }, /pool\.maxFrameBytes \(2048\) must be at least/],
+    [{ maxMemoryMb: 128, maxOldSpaceSizeMb: 64 }, /pool\.maxMemoryMb \(128\) must be at least maxOldSpaceSizeMb \(64\) \+ 128/],
+  ])("rejects %o", (options, message) => {
+    expect(() => resolvePoolOptions(options as never)).toThrow(ConfigInvalidError);
+    expect(() => resolvePoolOptions(options as never)).toThrow(message);
+  });
+
+  it("createCodePool rejects bad options with CONFIG_INVALID before starting anything", async () => {
+    await expect(createCodePool({ maxConcurrent: 0 })).rejects.toMatchObject({ code: "CONFIG_INVALID" });
+  });
+});
+
+describe("body stack trimming", () => {
+  it("keeps only frames in code.js", () => {
+    const stack = [
+      "TypeError: bad",
+      "    at inner (code.js:1:26)",
+      "    at outer (code.js:2:20)",
+      "    at code.js:3:1",
+      "    at start (toolsearch:realm:1:200)",
+      "    at run ([eval]:1:9000)",
+      "    at async Promise.all (index 0)",
+      "    at async code.js:4:2",
+      "    at node:internal/process/task_queues:95:5",
+    ].join("\n");
+    expect(trimBodyStack(stack)).toBe("at inner (code.js:1:26)\nat outer (code.js:2:20)\nat code.js:3:1\nat async code.js:4:2");
+  });
+  it("returns undefined when no frame is the body's", () => {
+    expect(trimBodyStack("Error: x\n    at node:internal/x:1:1")).toBeUndefined();
+  });
+  it("caps the number of frames", () => {
+    const stack = Array.from({ length: 50 }, (_, i) => `    at f${i} (code.js:${i + 1}:1)`).join("\n");
+    expect(trimBodyStack(stack)!.split("\n")).toHaveLength(10);
+  });
+});

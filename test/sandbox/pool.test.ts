@@ -1,0 +1,243 @@
+/** The pool with real children: end to end runs, lifecycle, saturation, cleanup. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCodePool, type SandboxPool } from "../../src/sandbox/index.js";
+import { fakeBridge, isAlive, manualGate, poolProcesses, SEARCH_DESCRIBE_CALL, waitFor } from "./helpers.js";
+
+const RUN = { timeoutMs: 10_000 };
+
+describe("code pool", () => {
+  let pool: SandboxPool;
+  beforeAll(async () => {
+    pool = await createCodePool({ prefork: 2 });
+  });
+  afterAll(async () => {
+    await pool.close();
+  });
+
+  it("reports the sandbox available, with the permission model and the code-generation ban", () => {
+    const report = pool.report();
+    expect(report.available).toBe(true);
+    expect(report.nodeVersion).toBe(process.version);
+    expect(report.permissionFlag).toMatch(/^--(experimental-)?permission$/);
+    expect(report.layers.permissionModel).toBe(true);
+    expect(report.layers.noCodeGenFromStrings).toBe(true);
+    expect(report.layers.vmContext).toBe(true);
+    expect(report.layers.parentInspectorGuard).toBe(process.platform !== "win32");
+  });
+
+  it("runs search → describe → call end to end, with logs and stats", async () => {
+    const bridge = fakeBridge();
+    const result = await pool.run(SEARCH_DESCRIBE_CALL, bridge, RUN);
+    expect(result).toMatchObject({
+      ok: true,
+      value: { city: "Paris", tempC: 21, sky: "clear" },
+      logs: [{ level: "log", message: "using core:weather" }],
+      stats: { bridgeCalls: 3 },
+    });
+    expect(result.stats.ms).toBeGreaterThan(0);
+    expect(bridge.calls.map((c) => c.op)).toEqual(["search", "describe", "call"]);
+    expect(bridge.calls[2]!.arg).toEqual({ id: "core:weather", args: { city: "Paris" } });
+  });
+
+  it("passes search options and query lists through", async () => {
+    const bridge = fakeBridge();
+    const result = await pool.run('return await openclaw.tools.search(["email", "weather"], { limit: 1 });', bridge, RUN);
+    expect(result.ok && Array.isArray(result.value) && result.value.length).toBe(1);
+    expect(bridge.calls[0]!.arg).toEqual(["email", "weather"]);
+  });
+
+  it("delivers a bridge rejection to the body as an Error with the ToolSearchError's code", async () => {
+    const code = `
+      try { await openclaw.tools.call("plugin:mail:send", { to: "a@b.c" }); return "sent"; }
+      catch (e) { return { code: e.code, message: e.message, isError: e instanceof Error }; }`;
+    const result = await pool.run(code, fakeBridge(), RUN);
+    expect(result).toMatchObject({
+      ok: true,
+      value: { code: "APPROVAL_DENIED", message: "The user denied sending this email.", isError: true },
+    });
+  });
+
+  it("gives plain tool errors the TOOL_FAILED code and unknown ids TOOL_NOT_FOUND", async () => {
+    const code = `
+      const out = [];
+      for (const id of ["core:crash", "core:nope"]) {
+        try { await openclaw.tools.call(id, {}); } catch (e) { out.push(e.code); }
+      }
+      return out;`;
+    expect(await pool.run(code, fakeBridge(), RUN)).toMatchObject({ ok: true, value: ["TOOL_FAILED", "TOOL_NOT_FOUND"] });
+  });
+
+  it("answers malformed bridge arguments with INVALID_ARGS in the body", async () => {
+    const code = `
+      const out = [];
+      for (const f of [() => openclaw.tools.search(42), () => openclaw.tools.describe(), () => openclaw.tools.search("x", { limit: -1 })]) {
+        try { await f(); out.push("ok"); } catch (e) { out.push(e.code); }
+      }
+      return out;`;
+    expect(await pool.run(code, fakeBridge(), RUN)).toMatchObject({ ok: true, value: ["INVALID_ARGS", "INVALID_ARGS", "INVALID_ARGS"] });
+  });
+
+  it("converts return values to JSON data (undefined becomes null)", async () => {
+    expect(await pool.run("return;", fakeBridge(), RUN)).toMatchObject({ ok: true, value: null });
+    expect(await pool.run("return { d: new Date(0), u: undefined, n: NaN, a: [1, undefined] };", fakeBridge(), RUN)).toMatchObject({
+      ok: true,
+      value: { d: "1970-01-01T00:00:00.000Z", n: null, a: [1, null] },
+    });
+    const bigint = await pool.run("return 10n;", fakeBridge(), RUN);
+    expect(bigint).toMatchObject({ ok: false, error: { code: "CODE_THREW" } });
+    expect(!bigint.ok && bigint.error.message).toMatch(/not JSON-serializable/);
+  });
+
+  it("reports a body that does not parse as CODE_SYNTAX with the line", async () => {
+    const result = await pool.run("const a = 1;\nreturn a +;", fakeBridge(), RUN);
+    expect(result).toMatchObject({ ok: false, error: { code: "CODE_SYNTAX" } });
+    expect(!result.ok && result.error.message).toMatch(/SyntaxError: .*\(line 2\)/);
+  });
+
+  it("rejects a body that closes its function wrapper early as CODE_SYNTAX", async () => {
+    const result = await pool.run("}); (async function () {", fakeBridge(), RUN);
+    expect(result).toMatchObject({ ok: false, error: { code: "CODE_SYNTAX" } });
+  });
+
+  it("reports a throwing body as CODE_THREW with a stack of body frames only", async () => {
+    const code = "function inner() { throw new TypeError('bad input'); }\nfunction outer() { inner(); }\nouter();";
+    const result = await pool.run(code, fakeBridge(), RUN);
+    expect(result).toMatchObject({ ok: false, error: { code: "CODE_THREW", message: "TypeError: bad input" } });
+    const stack = !result.ok ? (result.error.stack ?? "") : "";
+    expect(stack.split("\n")).toEqual(["at inner (code.js:1:26)", "at outer (code.js:2:20)", "at code.js:3:1"]);
+    expect(stack).not.toMatch(/node:|toolsearch|realm|eval/);
+  });
+
+  it("names the code of an uncaught bridge error in the CODE_THREW message", async () => {
+    const result = await pool.run('await openclaw.tools.call("plugin:mail:send", {});', fakeBridge(), RUN);
+    expect(result).toMatchObject({ ok: false, error: { code: "CODE_THREW", message: "Error [APPROVAL_DENIED]: The user denied sending this email." } });
+  });
+
+  it("reports thrown non-errors readably", async () => {
+    expect(await pool.run('throw "plain";', fakeBridge(), RUN)).toMatchObject({ ok: false, error: { code: "CODE_THREW", message: "Uncaught plain" } });
+  });
+});
+
+describe("pool lifecycle", () => {
+  it("keeps `prefork` children ready and never reuses one", async () => {
+    const pool = await createCodePool({ prefork: 3, maxConcurrent: 1 });
+    try {
+      await pool.whenReady(3);
+      expect(pool.readyCount()).toBe(3);
+      expect(pool.childPids()).toHaveLength(3);
+
+      const used: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        await pool.whenReady(3);
+        const before = new Set(pool.childPids());
+        const result = await pool.run("return 1;", fakeBridge(), RUN);
+        expect(result.ok).toBe(true);
+        // The child that ran is the one no longer among the ready ones.
+        await waitFor(() => pool.childPids().filter((pid) => before.has(pid)).length === 2, 5000, "the used child to be reaped");
+        const gone = [...before].filter((pid) => !pool.childPids().includes(pid));
+        expect(gone).toHaveLength(1);
+        used.push(gone[0]!);
+        expect(isAlive(gone[0]!)).toBe(false);
+      }
+      expect(new Set(used).size).toBe(3);
+      await pool.whenReady(3);
+      expect(pool.readyCount()).toBe(3);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("answers POOL_SATURATED immediately past the queue, and runs queued bodies later", async () => {
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1, maxQueue: 1 });
+    try {
+      await pool.whenReady(1);
+      const { gate, open } = manualGate();
+      const bridge = fakeBridge(gate);
+      const first = pool.run('return await openclaw.tools.describe("core:weather");', bridge, RUN);
+      await waitFor(() => bridge.calls.length === 1, 5000, "the first body to reach the bridge");
+      const second = pool.run("return 2;", fakeBridge(), RUN);
+      const started = performance.now();
+      const third = await pool.run("return 3;", fakeBridge(), RUN);
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(third).toMatchObject({ ok: false, error: { code: "POOL_SATURATED" } });
+      expect(!third.ok && third.error.message).toMatch(/saturated.*maxQueue 1/);
+      open();
+      expect(await first).toMatchObject({ ok: true, value: { id: "core:weather" } });
+      expect(await second).toMatchObject({ ok: true, value: 2 });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("spawns on demand with prefork 0", async () => {
+    const pool = await createCodePool({ prefork: 0, maxConcurrent: 2 });
+    try {
+      const results = await Promise.all([1, 2, 3].map((n) => pool.run(`return ${n};`, fakeBridge(), RUN)));
+      expect(results.map((r) => r.ok && r.value)).toEqual([1, 2, 3]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("close() kills every child, running or waiting, and leaves no process behind", async () => {
+    const pool = await createCodePool({ prefork: 2, maxConcurrent: 2 });
+    await pool.whenReady(2);
+    const bridge = fakeBridge();
+    const running = pool.run('await openclaw.tools.call("core:wait", {});', bridge, RUN);
+    await waitFor(() => bridge.calls.length === 1, 5000, "the body to reach the bridge");
+    const pids = pool.childPids();
+    const processes = poolProcesses(pool);
+    expect(pids.length).toBeGreaterThanOrEqual(2);
+    expect(processes.length).toBeGreaterThanOrEqual(pids.length);
+
+    await pool.close();
+    expect(await running).toMatchObject({ ok: false, error: { code: "SANDBOX_UNAVAILABLE" } });
+    expect(bridge.signals[0]!.aborted).toBe(true);
+    expect(pool.childPids()).toEqual([]);
+    for (const pid of [...pids, ...processes]) expect(isAlive(pid)).toBe(false);
+    expect(poolProcesses(pool)).toEqual([]);
+    expect(await pool.run("return 1;", fakeBridge(), RUN)).toMatchObject({ ok: false, error: { code: "SANDBOX_UNAVAILABLE" } });
+    await pool.close(); // idempotent
+  });
+
+  it("fails queued bodies with SANDBOX_UNAVAILABLE when closed", async () => {
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1 });
+    await pool.whenReady(1);
+    const { gate } = manualGate();
+    const bridge = fakeBridge(gate);
+    const first = pool.run('await openclaw.tools.search("x");', bridge, RUN);
+    const queued = pool.run("return 1;", fakeBridge(), RUN);
+    await waitFor(() => bridge.calls.length === 1);
+    await pool.close();
+    expect(await first).toMatchObject({ ok: false, error: { code: "SANDBOX_UNAVAILABLE" } });
+    expect(await queued).toMatchObject({ ok: false, error: { code: "SANDBOX_UNAVAILABLE" } });
+    expect(poolProcesses(pool)).toEqual([]);
+  });
+
+  it("rejects bad run arguments with INVALID_ARGS", async () => {
+    const pool = await createCodePool({ prefork: 0 });
+    try {
+      await expect(pool.run("return 1", fakeBridge(), { timeoutMs: 0 })).rejects.toMatchObject({ code: "INVALID_ARGS" });
+      await expect(pool.run(42 as unknown as string, fakeBridge(), RUN)).rejects.toMatchObject({ code: "INVALID_ARGS" });
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe("unavailable sandbox", () => {
+  it("reports why and answers SANDBOX_UNAVAILABLE when no child can start", async () => {
+    // A child that cannot finish its handshake in 100 ms under any launch plan stands in for a
+    // host where the sandbox cannot start.
+    const pool = await createCodePool({ prefork: 1, startTimeoutMs: 100 });
+    try {
+      const report = pool.report();
+      expect(report.available).toBe(false);
+      expect(report.reason).toMatch(/no sandbox child could start: .*not ready within 100 ms/);
+      expect(await pool.run("return 1;", fakeBridge(), RUN)).toMatchObject({ ok: false, error: { code: "SANDBOX_UNAVAILABLE" } });
+    } finally {
+      await pool.close();
+    }
+    expect(poolProcesses(pool)).toEqual([]);
+  });
+});

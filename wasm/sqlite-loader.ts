@@ -1,0 +1,26 @@
+/**
+ * Loads the SQLite WASM module once per process (per worker thread). Instantiating the
+ * module costs ~100 ms and several MiB, so every FTS5 index in a thread shares one.
+ */
+import init from "@sqlite.org/sqlite-wasm";
+import type { Sqlite3Static } from "@sqlite.org/sqlite-wasm";
+
+export type { Sqlite3Static };
+
+// The published d.ts hides init's Emscripten options on purpose; the runtime still takes
+// them, and print/printErr silence the module's console chatter.
+type InitWithOptions = (options: { print(): void; printErr(): void }) => Promise<Sqlite3Static>;
+
+let loading: Promise<Sqlite3Static> | undefined;
+
+/** The process-wide SQLite module. A failed load is not memoised, so a later call retries. */
+export function loadSqlite(): Promise<Sqlite3Static> {
+  if (loading === undefined) {
+    const start = init as unknown as InitWithOptions;
+    loading = start({ print() {}, printErr() {} }).catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+  }
+  return loading;
+}
