@@ -15,7 +15,7 @@ export function toHit(entry: CatalogEntry, score: number): SearchHit {
     source: entry.source,
     owner: entry.owner,
     summary: oneLine(entry.definition.description, MAX_SUMMARY_CHARS),
-    score: Math.round(score * 1000) / 1000,
+    score: Math.min(1, Math.round(score * 1000) / 1000),
     ...(signature !== undefined ? { signature } : {}),
   };
 }

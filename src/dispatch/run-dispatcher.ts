@@ -76,7 +76,7 @@ export class RunDispatcher {
     const clientHits = this.scope.clientIndex?.search(query, { limit, allowed: catalog.clientIds }) ?? [];
     return mergeByRelativeScore(hits, clientHits, limit).flatMap((hit) => {
       const entry = catalog.get(hit.id);
-      return entry ? [toHit(entry, hit.score)] : [];
+      return entry ? [toHit(entry, hit.relative)] : [];
     });
   }
 
@@ -143,15 +143,16 @@ function checkQueries(query: unknown): string[] {
  * Scores of two indexes are not comparable, so each list is scaled by its own best score
  * before they are merged; exact name/id matches (EXACT_SCORE) of either list come first.
  */
-function mergeByRelativeScore(a: readonly BackendHit[], b: readonly BackendHit[], limit: number): BackendHit[] {
-  if (b.length === 0) return a.slice(0, limit);
-  if (a.length === 0) return b.slice(0, limit);
-  const scale = (hits: readonly BackendHit[]) => {
-    const top = Math.max(...hits.filter((h) => h.score < EXACT_SCORE).map((h) => Math.abs(h.score)), Number.EPSILON);
-    return hits.map((h, rank) => ({ hit: h, relative: (h.score >= EXACT_SCORE ? 2 : h.score / top) - rank * 1e-6 }));
-  };
-  return [...scale(a), ...scale(b)]
-    .sort((x, y) => y.relative - x.relative)
-    .slice(0, limit)
-    .map((x) => x.hit);
+function mergeByRelativeScore(a: readonly BackendHit[], b: readonly BackendHit[], limit: number): Array<BackendHit & { relative: number }> {
+  return [...relativeScores(a), ...relativeScores(b)].sort((x, y) => y.relative - x.relative).slice(0, limit);
+}
+
+/**
+ * Scores as the model sees them: 1 for an exact name/id match, else relative to the list's
+ * best backend score (0–1], so that hits of different indexes compare and prompts stay small.
+ */
+function relativeScores(hits: readonly BackendHit[]): Array<BackendHit & { relative: number }> {
+  const top = Math.max(...hits.filter((h) => h.score < EXACT_SCORE).map((h) => Math.abs(h.score)), Number.EPSILON);
+  // Exact matches sort above every scored hit; the rank term keeps each list's own order on ties.
+  return hits.map((h, rank) => ({ ...h, relative: (h.score >= EXACT_SCORE ? 2 : h.score / top) - rank * 1e-9 }));
 }

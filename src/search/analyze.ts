@@ -42,6 +42,8 @@ const CHUNK = /[\p{L}\p{N}\p{M}]+(?:[_\-.:/@]+[\p{L}\p{N}\p{M}]+)*/gu;
 const WORD = /\p{Lu}+(?=\p{Lu}\p{Ll})|[\p{Lu}\p{Lt}]?[\p{Ll}\p{M}]+|\p{Lu}+\p{M}*|\p{N}+|[\p{Lo}\p{Lm}\p{M}]+/gu;
 const SEPARATORS = /[_\-.:/@]+/g;
 const ASCII_WORD = /^[a-z]+$/;
+const PLAIN_ASCII = /^[A-Za-z0-9]*$/;
+const SIMPLE_WORD = /^(?:[A-Z]?[a-z]+|[0-9]+)$/;
 
 /**
  * Lowercases, folds Latin diacritics (café → cafe, so either spelling finds the other) and
@@ -49,6 +51,8 @@ const ASCII_WORD = /^[a-z]+$/;
  * Only the combining-diacritics block is dropped: marks that other scripts need stay.
  */
 function clean(term: string): string {
+  // Fast path: most words are plain ASCII, and normalising them is most of the analysis cost.
+  if (PLAIN_ASCII.test(term)) return term.toLowerCase();
   return term
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
@@ -62,8 +66,11 @@ function clean(term: string): string {
  * `mcp:github:create_issue` → mcp, github, create, issue. Not stemmed, not filtered.
  */
 export function splitIdentifier(identifier: string): string[] {
+  // Fast path for the common case, a plain word ("send", "Email", "2024"): no regex iteration.
+  if (SIMPLE_WORD.test(identifier)) return [identifier.toLowerCase()];
   const words: string[] = [];
-  for (const part of identifier.normalize("NFC").split(SEPARATORS)) {
+  const text = PLAIN_ASCII.test(identifier) ? identifier : identifier.normalize("NFC");
+  for (const part of text.split(SEPARATORS)) {
     for (const match of part.matchAll(WORD)) {
       const word = clean(match[0]);
       if (word !== "") words.push(word);
@@ -137,10 +144,9 @@ export function isStopword(word: string): boolean {
 export function analyzeText(text: string): Terms {
   const terms: string[] = [];
   for (const match of text.matchAll(CHUNK)) {
-    const chunk = match[0];
-    const whole = wholeTerm(chunk);
-    if (whole !== undefined) terms.push(whole);
-    for (const word of splitIdentifier(chunk)) {
+    const words = splitIdentifier(match[0]);
+    if (words.length > 1) terms.push(words.join("_")); // the whole identifier (see wholeTerm)
+    for (const word of words) {
       if (!STOPWORDS.has(word) && !isNoiseWord(word)) terms.push(stem(word));
     }
   }

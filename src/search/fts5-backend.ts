@@ -104,7 +104,7 @@ export class Fts5Backend implements SearchBackend {
     if (!(limit > 0) || this.size === 0) return [];
     const terms = analyzeQuery(query).flatMap((t) => [t.term, ...t.synonymKeys]);
     if (terms.length === 0) return [];
-    const plan = planQuery(terms, (term) => this.#stats.get(term));
+    const plan = planQuery(terms, (term) => this.#stats.get(term), this.size);
     return collectAllowed(limit, this.size, options.allowed, (n) => {
       const hits = this.#topN(plan.planned, n);
       // Too few rows from the bounded expression: the full one decides (see fts5-query-plan.ts).

@@ -17,6 +17,13 @@ import { quoteFtsTerm } from "../../wasm/fts5-schema.js";
 
 /** A term in more docs than this is "common" (see above). */
 export const COMMON_TERM_DOCS = 400;
+/**
+ * A common term is still matched in names and ids while it is in at most this share of the
+ * catalog's names: in a 10,000-tool catalog "create" names ~1,250 tools and still tells
+ * `crm_create_contact` from `crm_list_contact`; a word in a quarter of all names says little.
+ * (An absolute cap alone dropped such verbs as catalogs grew.)
+ */
+export const NAMED_SHARE = 0.25;
 
 export interface TermStats {
   /** Docs holding the term in any column. */
@@ -45,8 +52,10 @@ function isSynonymKey(term: string): boolean {
 export function planQuery(
   terms: readonly string[],
   stats: (term: string) => TermStats,
+  docCount = 0,
   commonTermDocs = COMMON_TERM_DOCS,
 ): QueryPlan {
+  const namedLimit = Math.max(commonTermDocs, Math.floor(docCount * NAMED_SHARE));
   const unique = [...new Set(terms)];
   const full = unique.map(quoteFtsTerm).join(" OR ");
   const ranked = unique.map((term) => ({ term, ...stats(term) })).sort((a, b) => a.all - b.all);
@@ -59,6 +68,7 @@ export function planQuery(
       continue;
     }
     const filterable = !isSynonymKey(term) && named > 0 && named < all;
+    const onlyNamed = !isSynonymKey(term) && named === all;
     if (parts.length === 0) {
       // Only common terms: keep the rarest, in its cheapest form.
       parts.push(filterable ? `${NAMED_COLUMNS} : ${quoteFtsTerm(term)}` : quoteFtsTerm(term));
@@ -66,7 +76,9 @@ export function planQuery(
       continue;
     }
     pruned = true;
-    if (filterable && named <= commonTermDocs) parts.push(`${NAMED_COLUMNS} : ${quoteFtsTerm(term)}`);
+    if (named > namedLimit) continue;
+    if (filterable) parts.push(`${NAMED_COLUMNS} : ${quoteFtsTerm(term)}`);
+    else if (onlyNamed) parts.push(quoteFtsTerm(term));
   }
   if (!pruned || parts.length === 0) return { planned: full, full, pruned: false };
   return { planned: parts.join(" OR "), full, pruned: true };

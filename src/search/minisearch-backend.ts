@@ -33,7 +33,8 @@ const OPTIONS: Options<IndexedFields> = {
   searchOptions: { tokenize: (text) => [text], processTerm: (term) => term },
 };
 
-const FUZZY: SearchOptions["fuzzy"] = (term) => (term.length >= 6 ? 1 : false);
+/** One typo for words of 6–24 letters; longer "words" are identifiers or junk, and fuzzy-matching them is slow. */
+const FUZZY: SearchOptions["fuzzy"] = (term) => (term.length >= 6 && term.length <= 24 ? 1 : false);
 
 export class MiniSearchBackend implements SearchBackend {
   readonly kind = "minisearch";

@@ -2,6 +2,7 @@
  * Test fixtures: a real BridgeHandler over an in-memory tool list (the parent side's input, the
  * way the engine builds one over its dispatcher) and process accounting for leak checks.
  */
+import { readFileSync } from "node:fs";
 import { ApprovalDeniedError, ToolNotFoundError } from "../../src/errors.js";
 import { findSandboxProcesses } from "../../src/sandbox/index.js";
 import type { SandboxPool } from "../../src/sandbox/pool/pool.js";
@@ -116,6 +117,30 @@ export function isAlive(pid: number): boolean {
 /** Live processes (wrappers and node) belonging to `pool`, found by their command-line marker. */
 export function poolProcesses(pool: SandboxPool): number[] {
   return findSandboxProcesses(pool.tag).map((p) => p.pid);
+}
+
+/** Parent pid of `pid` from /proc (undefined when it is gone). */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Sandbox processes of `pool` that the pool does not account for: every live process with the
+ * pool's marker must be one of its tracked children or the node process under one of them
+ * (unshare's child). Anything else is an orphan that escaped reaping.
+ */
+export function unaccountedProcesses(pool: SandboxPool): number[] {
+  const tracked = new Set(pool.childPids());
+  return poolProcesses(pool).filter((pid) => {
+    if (tracked.has(pid)) return false;
+    const parent = parentOf(pid);
+    return parent === undefined ? false : !tracked.has(parent);
+  });
 }
 
 export async function waitFor(check: () => boolean, timeoutMs = 5000, what = "condition"): Promise<void> {

@@ -7,9 +7,10 @@
  * Why not msgpackr itself in the child: the child runs from `--eval` with no fs grant, so whatever
  * it needs must be inlined into the bootstrap string. msgpackr's no-eval build
  * (dist/index-no-eval.min.js, 35 KB) does work there (no code generation when `useRecords` is
- * false), but compiling and initialising it costs every child ~4–5 ms of wall time and ~10 ms of
- * CPU (measured on this machine; `node dist/bench/code-mode/main.js` prints the comparison as
- * "spawn→ready, msgpackr inlined"). Child startup CPU is what bounds sustained throughput, and the
+ * false, so `--disallow-code-generation-from-strings` does not break it), but compiling and
+ * initialising it costs every child about 8–16 ms more CPU before `ready` (measured on this
+ * 2-core machine: ~95 → ~104 ms; `node dist/bench/code-mode/main.js` prints the comparison in the
+ * "… with msgpackr inlined" row). Child startup CPU is what bounds sustained throughput, and the
  * frames only carry flat envelopes (payloads travel as JSON text, see bridge/protocol.ts), so this
  * ~2 KB codec serves the child and msgpackr stays on the parent side, where it decodes and
  * validates every frame.

@@ -34,9 +34,9 @@ export function childMain(require: Require, codec: ChildCodec, realmSource: stri
   const WRAP_TAIL = "\n})";
   const MAX_TEXT = 4000;
   const WARMUP_BODY = 'const r = await openclaw.tools.describe("warmup"); console.log("w", r); return { r };';
+  const fs = require("node:fs");
   const functionToString = Function.prototype.toString;
-  const stdout = process.stdout;
-  const stdin = process.stdin;
+  const READ_CHUNK = 64 * 1024;
 
   // warming → waiting → running → done
   const WARMING = -1;
@@ -54,8 +54,24 @@ export function childMain(require: Require, codec: ChildCodec, realmSource: stri
     return out;
   }
 
+  /**
+   * Frames go out with blocking writes to fd 1, never through process.stdout (which would load
+   * the net and stream modules and make the pipe non-blocking). A body that logs in a tight loop
+   * then waits on the pipe until the parent has read and counted what it sent, instead of piling
+   * frames up in memory while the event loop never runs to flush them; a result sent while the
+   * body keeps the microtask queue busy still gets out.
+   */
+  function writeOut(bytes: Buffer): void {
+    try {
+      let offset = 0;
+      while (offset < bytes.length) offset += fs.writeSync(1, bytes, offset);
+    } catch {
+      process.exit(0); // the parent is gone (EPIPE)
+    }
+  }
+
   function write(frame: Record<string, unknown>): void {
-    stdout.write(withLength(codec.encode(frame)));
+    writeOut(withLength(codec.encode(frame)));
   }
 
   function finishWith(error: Failure | null, value?: string): void {
@@ -87,12 +103,16 @@ export function childMain(require: Require, codec: ChildCodec, realmSource: stri
     if (state !== RUNNING && state !== WARMING) return 1;
     if (kind === 1) {
       if (state === WARMING) warmupCallId = a;
+      // A string has at least as many UTF-8 bytes as characters: refuse the hopeless before encoding.
+      if (state === RUNNING && s2.length > limits.frameBytes) {
+        return limit(`An openclaw.tools call's arguments take over ${limits.frameBytes} bytes, the frame limit (maxFrameBytes). Pass less.`);
+      }
       const body = codec.encode({ v: V, type: "bridge", id: a, op: s1, args: s2 });
       if (state === WARMING) return 0;
       if (body.length + 4 > limits.frameBytes) {
-        return limit(`a bridge call's arguments (${body.length} bytes) exceed the frame limit of ${limits.frameBytes} bytes (maxFrameBytes)`);
+        return limit(`An openclaw.tools call's arguments take ${body.length} bytes, over the ${limits.frameBytes}-byte frame limit (maxFrameBytes). Pass less.`);
       }
-      stdout.write(withLength(body));
+      writeOut(withLength(body));
       return 0;
     }
     if (kind === 2) {
@@ -105,7 +125,7 @@ export function childMain(require: Require, codec: ChildCodec, realmSource: stri
     if (kind === 3) {
       const bytes = Buffer.byteLength(s1);
       if (state !== WARMING && bytes > limits.resultBytes) {
-        return limit(`the return value is ${bytes} bytes of JSON, over the result limit of ${limits.resultBytes} bytes (maxResultBytes)`);
+        return limit(`The return value is ${bytes} bytes of JSON, over the ${limits.resultBytes}-byte limit (maxResultBytes). Return less.`);
       }
       finishWith(null, s1);
       return 0;
@@ -228,10 +248,31 @@ export function childMain(require: Require, codec: ChildCodec, realmSource: stri
       onFrame(frame);
     }
   }
-  stdin.on("data", onData);
-  // The parent is gone: nobody will kill us, so leave.
-  stdin.on("end", () => process.exit(0));
-  stdout.on("error", () => process.exit(0));
+  /**
+   * Frames come in through blocking reads of fd 0, one per turn of the event loop, not through
+   * process.stdin: creating process.stdin loads the net and stream modules, which cost a child
+   * 10–25 ms of startup CPU (measured), and an async fs.read would start libuv's thread pool
+   * (another ~3 ms). Blocking is fine: nothing else in this process has work to do until the
+   * parent writes, and each turn ends with the microtask queue drained, so a body awaiting a
+   * bridge result runs before the next read.
+   */
+  function readTurn(): void {
+    if (pendingReady !== undefined) {
+      write(pendingReady);
+      pendingReady = undefined;
+    }
+    const chunk = Buffer.allocUnsafe(READ_CHUNK);
+    let bytes = 0;
+    try {
+      bytes = fs.readSync(0, chunk, 0, READ_CHUNK, null);
+    } catch {
+      bytes = 0;
+    }
+    // EOF or a broken pipe: the parent is gone and nobody will kill us, so leave.
+    if (bytes === 0) process.exit(0);
+    setImmediate(readTurn);
+    onData(chunk.subarray(0, bytes));
+  }
 
   /**
    * The warm-up run: before `ready`, one small body goes through every path a real one takes
@@ -246,8 +287,16 @@ export function childMain(require: Require, codec: ChildCodec, realmSource: stri
     deliver(warmupCallId, true, '{"id":"warmup"}');
   }
 
+  /**
+   * `ready` goes out from the first read turn, not from the startup script: Node still has
+   * bootstrap work to finish after the script (and the warm-up's microtasks) returns, and a run
+   * frame sent before that would wait behind it. From the read turn, ready means idle. The read
+   * loop starts only here, since its blocking reads would stall the probe's socket callbacks.
+   */
+  let pendingReady: Record<string, unknown> | undefined;
   function ready(probe?: Record<string, unknown>): void {
-    write(probe === undefined ? { v: V, type: "ready" } : { v: V, type: "ready", probe });
+    pendingReady = probe === undefined ? { v: V, type: "ready" } : { v: V, type: "ready", probe };
+    setImmediate(readTurn);
   }
 
   function afterWarmup(): void {

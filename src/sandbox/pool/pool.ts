@@ -14,7 +14,8 @@
  *   environment variable) and the worker merges TINYPOOL_WORKER_ID into the child's env; ours
  *   runs with `env: {}`, and its only channel is length-prefixed msgpack over stdin/stdout that
  *   the parent caps and validates frame by frame;
- * - it cannot put wrappers in front of node (prlimit, unshare for the user/net/PID namespaces);
+ * - its fork() takes node's path and flags (execPath/execArgv) with no slot for a wrapper in
+ *   front of node, where ours starts as `prlimit … unshare … node` (memory cap, namespaces);
  * - terminate() sends SIGTERM and waits SIGKILL_TIMEOUT = 1000 ms before SIGKILL, where a body
  *   that hits its deadline must die at once, and it pipes the child's stdout/stderr into the
  *   parent's own;
@@ -23,19 +24,18 @@
  * What is left once those are replaced is a queue and a counter, which is what this file is.
  * tinypool stays the right tool for CPU work in worker threads (e.g. building large indexes).
  */
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import { InvalidArgsError } from "../../errors.js";
 import { childSource, type ChildCodecChoice } from "../child/source.js";
-import type { BridgeHandler, CodePool, CodeResult, CodeRunOptions, SandboxReport } from "../types.js";
+import type { BridgeHandler, CodePool, CodeResult, CodeRunOptions, PoolOptions, SandboxReport } from "../types.js";
 import { guardParentInspector } from "./inspector-guard.js";
 import { detectPermissionFlag, launchPlans, type LaunchPlan } from "./launch.js";
 import { resolvePoolOptions, type ResolvedPoolOptions } from "./options.js";
 import { probeFirstChild, type Layers } from "./probe.js";
 import { ChildState, SandboxChild } from "./sandbox-child.js";
-import type { PoolOptions } from "../types.js";
 
 /** After this many children in a row fail to start, the pool reports itself unavailable. */
 const MAX_START_FAILURES = 3;
@@ -67,11 +67,15 @@ export interface SandboxPool extends CodePool {
   readyCount(): number;
   /** Resolves when at least `count` children are ready (or the pool is closed/unavailable). */
   whenReady(count?: number): Promise<void>;
+  /** How this pool starts children (undefined when unavailable); the bench reuses it. */
+  launchPlan(): LaunchPlan | undefined;
 }
 
-/** Options only the bench uses. */
+/** Options only the bench and the tests use. */
 export interface InternalPoolOptions {
   childCodec?: ChildCodecChoice;
+  /** Rewrites the launch plans the probe tries (tests use it to simulate a host that refuses them). */
+  launchPlans?: (plans: LaunchPlan[]) => LaunchPlan[];
 }
 
 function failure(code: "SANDBOX_UNAVAILABLE" | "POOL_SATURATED" | "CODE_TIMEOUT", message: string): CodeResult {
@@ -81,7 +85,7 @@ function failure(code: "SANDBOX_UNAVAILABLE" | "POOL_SATURATED" | "CODE_TIMEOUT"
 class Pool implements SandboxPool {
   readonly tag = randomBytes(6).toString("hex");
   private readonly source: string;
-  private readonly cwd: string;
+  private cwd = "";
   private plan: LaunchPlan | undefined;
   private reportValue: SandboxReport;
   private closing: Promise<void> | undefined;
@@ -97,10 +101,9 @@ class Pool implements SandboxPool {
 
   constructor(
     private readonly options: ResolvedPoolOptions,
-    internal: InternalPoolOptions,
+    private readonly internal: InternalPoolOptions,
   ) {
     this.source = childSource(this.tag, internal.childCodec);
-    this.cwd = mkdtempSync(join(tmpdir(), "toolsearch-sandbox-"));
     this.reportValue = { available: false, reason: "starting", nodeVersion: process.version, layers: { ...NO_LAYERS } };
   }
 
@@ -111,8 +114,15 @@ class Pool implements SandboxPool {
       return;
     }
     this.reportValue.permissionFlag = permissionFlag;
+    try {
+      this.cwd = mkdtempSync(join(tmpdir(), "toolsearch-sandbox-"));
+    } catch (error) {
+      this.markUnavailable(`cannot create the children's empty working directory: ${(error as Error).message}`);
+      return;
+    }
     const guard = this.options.guardParentInspector ? guardParentInspector() : false;
-    const probe = await probeFirstChild(launchPlans(this.options, permissionFlag), { source: this.source, cwd: this.cwd, options: this.options }, guard);
+    const plans = launchPlans(this.options, permissionFlag);
+    const probe = await probeFirstChild(this.internal.launchPlans?.(plans) ?? plans, { source: this.source, cwd: this.cwd, options: this.options }, guard);
     if (this.closing) {
       if (probe.ok) probe.child.kill();
       return;
@@ -140,6 +150,10 @@ class Pool implements SandboxPool {
 
   childPids(): number[] {
     return [...this.live].filter((c) => c.alive && c.pid !== undefined).map((c) => c.pid as number);
+  }
+
+  launchPlan(): LaunchPlan | undefined {
+    return this.plan;
   }
 
   readyCount(): number {
@@ -204,7 +218,7 @@ class Pool implements SandboxPool {
     for (const child of [...this.live]) child.abort("SANDBOX_UNAVAILABLE", "The code pool was closed while the code ran.");
     this.flushReadyWaiters(true);
     await Promise.all([...this.live].map((child) => child.closed));
-    rmSync(this.cwd, { recursive: true, force: true });
+    if (this.cwd) rmSync(this.cwd, { recursive: true, force: true });
   }
 
   private markUnavailable(reason: string): void {
@@ -232,7 +246,14 @@ class Pool implements SandboxPool {
 
   private spawnChild(): void {
     if (!this.plan) return;
-    const child = new SandboxChild({ plan: this.plan, source: this.source, cwd: this.cwd, options: this.options });
+    let child: SandboxChild;
+    try {
+      child = new SandboxChild({ plan: this.plan, source: this.source, cwd: this.cwd, options: this.options });
+    } catch (error) {
+      // spawn() throws synchronously for some errno values; count it like any failed start.
+      this.onStartFailure(error as Error);
+      return;
+    }
     this.adopt(child);
     this.starting.add(child);
     child.ready.then(
@@ -248,15 +269,19 @@ class Pool implements SandboxPool {
       },
       (error: Error) => {
         this.starting.delete(child);
-        if (this.closing) return;
-        this.startFailures += 1;
-        if (this.startFailures >= MAX_START_FAILURES) {
-          this.markUnavailable(`${MAX_START_FAILURES} sandbox children in a row failed to start; last: ${error.message}`);
-          return;
-        }
-        this.refill();
+        this.onStartFailure(error);
       },
     );
+  }
+
+  private onStartFailure(error: Error): void {
+    if (this.closing) return;
+    this.startFailures += 1;
+    if (this.startFailures >= MAX_START_FAILURES) {
+      this.markUnavailable(`${MAX_START_FAILURES} sandbox children in a row failed to start; last: ${error.message}`);
+      return;
+    }
+    this.scheduleRefill();
   }
 
   private onChildReady(child: SandboxChild): void {

@@ -83,7 +83,13 @@ export async function probeFirstChild(
   const notes: string[] = [];
   try {
     for (const plan of plans) {
-      const child = new SandboxChild({ ...base, plan, extraArgs: ["probe", String(loopback.port)] });
+      let child: SandboxChild;
+      try {
+        child = new SandboxChild({ ...base, plan, extraArgs: ["probe", String(loopback.port)] });
+      } catch (error) {
+        notes.push(`${planName(plan)}: ${(error as Error).message}`);
+        continue;
+      }
       let facts: ProbeFacts | undefined;
       try {
         facts = await child.ready;

@@ -25,6 +25,9 @@ type BridgeArgs = { op: "search"; query: string | string[]; options: { limit?: n
 
 const OUT_OF_MEMORY = /out of memory|heap limit|allocation failed/i;
 
+/** The abort reason in-flight bridge calls see when their run has ended. */
+const RUN_ENDED = new ToolSearchError("CODE_TIMEOUT", "The code run ended before this call finished.");
+
 function kindOf(value: unknown): string {
   return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
 }
@@ -67,7 +70,7 @@ export class RunSession {
     private readonly io: SessionIo,
     private readonly bridge: BridgeHandler,
     code: string,
-    private readonly timeoutMs: number,
+    timeoutMs: number,
     private readonly signal: AbortSignal | undefined,
     private readonly limits: ResolvedPoolOptions,
   ) {
@@ -117,22 +120,33 @@ export class RunSession {
     this.fail(code, `The sandbox child broke the bridge protocol (${reason}) and was killed.`);
   }
 
-  fail(code: FailureCode, message: string, stack?: string): void {
-    this.settle({ ok: false, error: stack ? { code, message, stack } : { code, message }, logs: this.logs, stats: this.stats() });
+  fail(code: FailureCode, message: string, stack?: string, childFinished = false): void {
+    this.settle({ ok: false, error: stack ? { code, message, stack } : { code, message }, logs: this.logs, stats: this.stats() }, childFinished);
   }
 
   private stats() {
     return { ms: performance.now() - this.startedAt, bridgeCalls: this.bridgeCalls };
   }
 
-  private settle(result: CodeResult): void {
+  /**
+   * `childFinished`: the child itself reported the outcome, so it has nothing left to do that
+   * matters. Its SIGKILL then waits for the next turn of the event loop, after the caller has
+   * been handed the result: kill(2) on a process whose threads sit on another CPU can take a few
+   * milliseconds on a VM, and that wait would otherwise land in every run's latency. Any other
+   * ending (deadline, limit, cancel, breach) kills at once.
+   */
+  private settle(result: CodeResult, childFinished = false): void {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.timer);
     this.signal?.removeEventListener("abort", this.onCallerAbort);
     this.resolveResult(result);
-    this.io.kill();
-    this.controller.abort(new ToolSearchError("CODE_TIMEOUT", "the code run ended"));
+    const end = () => {
+      this.io.kill();
+      this.controller.abort(RUN_ENDED);
+    };
+    if (childFinished) setImmediate(end);
+    else end();
   }
 
   private onLog(frame: LogFrame): void {
@@ -151,12 +165,12 @@ export class RunSession {
   private onResult(frame: ResultFrame): void {
     if (!frame.ok) {
       const stack = frame.error.stack === undefined ? undefined : trimBodyStack(frame.error.stack);
-      this.fail(frame.error.code, frame.error.message, stack);
+      this.fail(frame.error.code, frame.error.message, stack, true);
       return;
     }
     const bytes = Buffer.byteLength(frame.value);
     if (bytes > this.limits.maxResultBytes) {
-      this.fail("CODE_LIMIT", `The return value is ${bytes} bytes of JSON, over the ${this.limits.maxResultBytes}-byte limit (maxResultBytes). Return less.`);
+      this.fail("CODE_LIMIT", `The return value is ${bytes} bytes of JSON, over the ${this.limits.maxResultBytes}-byte limit (maxResultBytes). Return less.`, undefined, true);
       return;
     }
     let value: unknown;
@@ -166,7 +180,7 @@ export class RunSession {
       this.onBreach("result value is not JSON");
       return;
     }
-    this.settle({ ok: true, value, logs: this.logs, stats: this.stats() });
+    this.settle({ ok: true, value, logs: this.logs, stats: this.stats() }, true);
   }
 
   private onBridge(frame: BridgeFrame): void {

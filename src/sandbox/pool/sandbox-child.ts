@@ -218,7 +218,14 @@ export class SandboxChild {
         clearTimeout(this.startTimer);
         this.resolveReady(frame.probe);
       } else if (this.stateValue === ChildState.Running && frame.type !== "ready" && this.session) {
-        this.session.onFrame(frame);
+        try {
+          this.session.onFrame(frame);
+        } catch (error) {
+          // A bug on this side must cost one run, never the parent process.
+          this.session.fail("SANDBOX_UNAVAILABLE", `Internal error while handling a "${frame.type}" frame: ${(error as Error).message}`);
+          this.kill();
+          return;
+        }
       } else {
         this.breach(`unexpected "${frame.type}" frame while ${this.stateValue}`);
         return;

@@ -1,0 +1,161 @@
+/**
+ * Gateway throughput: whole agent turns (provider round trips, tool discovery, the call) per
+ * second, and turn latency, with 1, 10 and 100 sessions each running turns back to back, in
+ * direct, code and tools mode, against the scripted provider over a generated catalog.
+ * Direct mode is the baseline each ratio divides by. Everything runs in this process and on
+ * this machine's cores (gateway, provider, sandbox children), so the figures are an upper
+ * bound for the engine's own overhead, not a model's speed.
+ */
+import { pluginTools } from "../../src/catalog/sources.js";
+import type { ToolSearchMode } from "../../src/config/tool-search-config.js";
+import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
+import type { PoolOptions } from "../../src/sandbox/types.js";
+import { isExpectedTool } from "../harness/expected.js";
+import type { Progress } from "../harness/progress.js";
+import { startScriptedStack, type ScriptedStack } from "../harness/stack.js";
+import { distribution, ratio, round, roundDistribution, type Distribution } from "../harness/stats.js";
+
+export interface GatewayOptions {
+  /** Generated catalog size (default 1,000). */
+  tools: number;
+  modes: readonly ToolSearchMode[];
+  /** Concurrent sessions per configuration. */
+  sessions: readonly number[];
+  /** Turns each configuration runs in all (spread over its sessions; at least one per session). */
+  turns: (sessions: number) => number;
+  /** Distinct requests in rotation, each checked in a warm-up turn per mode (default 12, one per domain). */
+  warmUpRequests?: number;
+  log: Progress;
+}
+
+export interface GatewayRun {
+  mode: ToolSearchMode;
+  /** The mode the runs used (code falls back to tools without a sandbox). */
+  effectiveMode: ToolSearchMode;
+  sessions: number;
+  turns: number;
+  failed: number;
+  wallMs: number;
+  turnsPerSecond: number;
+  /** Turn latency in ms, as the client saw it (POST /v1/runs to response). */
+  latency: Distribution;
+  /**
+   * The scripted provider's time per turn (its request handling, mostly the scripted model
+   * scoring every declared tool against the request), summed over the turn's round trips and
+   * averaged; with several sessions it includes waiting for this process's event loop.
+   */
+  providerMsPerTurn: number;
+  /** Mean turn latency less providerMsPerTurn: the gateway's and engine's share. */
+  gatewayMsPerTurn: number;
+  /** turnsPerSecond / direct's at the same concurrency. */
+  throughputRatio: number;
+  /** p50 / direct's p50 at the same concurrency. */
+  p50Ratio: number;
+}
+
+export interface GatewayResult {
+  catalogTools: number;
+  requests: string[];
+  pool: PoolOptions;
+  runs: GatewayRun[];
+}
+
+/**
+ * The pool as configured for this benchmark: the default two pre-forked children (one per core
+ * here), with a queue long enough that 100 concurrent code-mode sessions wait instead of being
+ * refused with POOL_SATURATED (the default queue is 64).
+ */
+export const GATEWAY_POOL: PoolOptions = { prefork: 2, maxQueue: 256 };
+
+export async function runGatewayBench(options: GatewayOptions): Promise<GatewayResult> {
+  const { log } = options;
+  const synthetic = syntheticTools(options.tools);
+  // One request per domain, each naming a tool of the catalog; the warm-up checks that every mode resolves each to its tool.
+  const cases = synthetic.slice(0, Math.min(options.warmUpRequests ?? 12, 12, synthetic.length)).map((t) => ({ input: `${t.request}.`, expected: `plugin:acme:${t.definition.name}` }));
+  const stack = await startScriptedStack({ sources: [pluginTools("acme", synthetic.map((t) => t.definition))], pool: GATEWAY_POOL });
+  const runs: Omit<GatewayRun, "throughputRatio" | "p50Ratio">[] = [];
+  try {
+    for (const mode of options.modes) {
+      const effective = await warmUp(stack, mode, cases);
+      for (const sessions of options.sessions) {
+        const turns = Math.max(sessions, options.turns(sessions));
+        const run = await measure(stack, mode, sessions, turns, cases);
+        runs.push({ mode, effectiveMode: effective, ...run });
+        log(
+          `${mode} ×${sessions} sessions: ${run.turns} turns, ${run.turnsPerSecond.toFixed(1)} turns/s, ` +
+            `p50 ${run.latency.p50.toFixed(1)} ms, p99 ${run.latency.p99.toFixed(1)} ms, ` +
+            `provider ${run.providerMsPerTurn.toFixed(1)} ms/turn, gateway ${run.gatewayMsPerTurn.toFixed(1)} ms/turn${run.failed ? `, ${run.failed} FAILED` : ""}`,
+        );
+      }
+    }
+  } finally {
+    await stack.close();
+  }
+  const withRatios = runs.map((r) => {
+    const direct = runs.find((d) => d.mode === "direct" && d.sessions === r.sessions);
+    return {
+      ...r,
+      throughputRatio: direct ? ratio(r.turnsPerSecond, direct.turnsPerSecond, 3) : Number.NaN,
+      p50Ratio: direct ? ratio(r.latency.p50, direct.latency.p50, 3) : Number.NaN,
+    };
+  });
+  return { catalogTools: options.tools, requests: cases.map((c) => c.input), pool: GATEWAY_POOL, runs: withRatios };
+}
+
+/** One turn per request, unmeasured: warms the index, the pool and the JIT, and checks every answer. */
+async function warmUp(stack: ScriptedStack, mode: ToolSearchMode, cases: ReadonlyArray<{ input: string; expected: string }>): Promise<ToolSearchMode> {
+  let effective: ToolSearchMode = mode;
+  for (const [i, c] of cases.entries()) {
+    const turn = await stack.turn(c.input, mode, `gw-warm-${mode}-${i}`);
+    if (!turn.ok) throw new Error(`gateway ${mode}: warm-up turn "${c.input}" failed: ${turn.error}`);
+    if (!isExpectedTool(turn.finalTool, c.expected)) throw new Error(`gateway ${mode}: "${c.input}" called ${turn.finalTool}, expected ${c.expected}`);
+    effective = turn.mode;
+  }
+  await stack.clearRecorded();
+  return effective;
+}
+
+async function measure(
+  stack: ScriptedStack,
+  mode: ToolSearchMode,
+  sessions: number,
+  turns: number,
+  cases: ReadonlyArray<{ input: string; expected: string }>,
+): Promise<Pick<GatewayRun, "sessions" | "turns" | "failed" | "wallMs" | "turnsPerSecond" | "latency" | "providerMsPerTurn" | "gatewayMsPerTurn">> {
+  const latencies: number[] = [];
+  let failed = 0;
+  let next = 0;
+  let sinceClear = 0;
+  stack.resetProviderTimes();
+  const started = performance.now();
+  const session = async (s: number): Promise<void> => {
+    for (let t = 0; ; t += 1) {
+      const index = next++;
+      if (index >= turns) return;
+      const c = cases[index % cases.length]!;
+      const turn = await stack.turn(c.input, mode, `gw-${mode}-${sessions}-${s}`);
+      latencies.push(turn.ms);
+      if (!turn.ok || !isExpectedTool(turn.finalTool, c.expected)) failed += 1;
+      // The provider keeps every request body it got; drop them before they add up to gigabytes.
+      if (++sinceClear >= 40) {
+        sinceClear = 0;
+        await stack.clearRecorded();
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: sessions }, (_, s) => session(s)));
+  const wallMs = performance.now() - started;
+  await stack.clearRecorded();
+  const providerMsPerTurn = stack.providerTimes().reduce((a, b) => a + b, 0) / turns;
+  const latency = distribution(latencies);
+  return {
+    sessions,
+    turns,
+    failed,
+    wallMs: round(wallMs, 1),
+    turnsPerSecond: round((turns / wallMs) * 1000, 2),
+    latency: roundDistribution(latency, 2),
+    providerMsPerTurn: round(providerMsPerTurn, 2),
+    gatewayMsPerTurn: round(latency.mean - providerMsPerTurn, 2),
+  };
+}

@@ -1,0 +1,224 @@
+/**
+ * `npm run bench`: every benchmark in one run, each figure beside the baseline it replaces,
+ * measured in the same run. Writes <out>/<name>.json (every figure, the machine, the command),
+ * <out>/SUMMARY.md and <out>/charts/*.svg, prints the summary on stdout and progress on stderr.
+ *
+ *   npm run bench                    full run → bench/results/full.json
+ *   npm run bench -- --quick         the CI variant (small sizes) → bench/results/quick/quick.json
+ *   npm run bench -- --only payload,relevance    some suites only (→ partial.json unless --name)
+ *   npm run bench -- --update-readme also rewrite README.md between <!-- bench:start/end -->
+ *   options: --out DIR, --name NAME
+ *
+ * Exit status 1 only for a broken benchmark (a suite threw, or a result failed its checks);
+ * a slow machine changes figures, never the status. Suites whose data is absent are skipped
+ * with the reason printed.
+ */
+import { execFileSync } from "node:child_process";
+import { loadavg } from "node:os";
+import path from "node:path";
+import { probeSandbox } from "../src/sandbox/index.js";
+import { runGatewayBench } from "./gateway/gateway-bench.js";
+import { machineInfo, packageVersion } from "./harness/machine.js";
+import { progress, type Progress } from "./harness/progress.js";
+import { SUITE_NAMES, type BenchResults, type SuiteName, type SuiteOutcome, type SuiteResults } from "./harness/results.js";
+import { repoRoot, sharedDataDir } from "./lib/shared-data.js";
+import { runPayloadBench } from "./payload/payload.js";
+import { runRelevanceBench } from "./relevance/relevance-bench.js";
+import { writeReport } from "./report/write.js";
+import { runCodeModeSuite } from "./suites/code-mode-suite.js";
+import { runSearchSuite } from "./suites/search-suite.js";
+
+export interface BenchArgs {
+  quick: boolean;
+  only: SuiteName[];
+  out: string;
+  name: string;
+  updateReadme: boolean;
+}
+
+export function parseArgs(argv: readonly string[], root: string): BenchArgs {
+  let quick = false;
+  let only: SuiteName[] | undefined;
+  let out: string | undefined;
+  let name: string | undefined;
+  let updateReadme = false;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith("--")) throw new Error(`${arg} needs a value`);
+      return v;
+    };
+    if (arg === "--quick") quick = true;
+    else if (arg === "--update-readme") updateReadme = true;
+    else if (arg === "--only") {
+      only = value().split(",").map((s) => s.trim()) as SuiteName[];
+      const unknown = only.filter((s) => !SUITE_NAMES.includes(s));
+      if (unknown.length > 0) throw new Error(`--only: unknown suite ${unknown.join(", ")}; known: ${SUITE_NAMES.join(", ")}`);
+    } else if (arg === "--out") out = path.resolve(value());
+    else if (arg === "--name") {
+      name = value();
+      if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) throw new Error(`--name: letters, digits, ".", "_", "-" only; got ${JSON.stringify(name)}`);
+    } else throw new Error(`unknown option ${arg}; see bench/main.ts for usage`);
+  }
+  return {
+    quick,
+    only: only ?? [...SUITE_NAMES],
+    out: out ?? path.join(root, "bench/results", quick ? "quick" : ""),
+    name: name ?? (only ? "partial" : quick ? "quick" : "full"),
+    updateReadme,
+  };
+}
+
+/** Sizes and counts: the full run, and the quick one CI runs (a few seconds a suite). */
+export function plan(quick: boolean) {
+  return quick
+    ? {
+        payloadSizes: [10, 100, 1_000],
+        relevanceStride: 10,
+        gateway: { tools: 1_000, sessions: [1, 10], turns: (s: number) => (s === 1 ? 6 : 20), warmUpRequests: 3 },
+      }
+    : {
+        payloadSizes: [10, 100, 1_000, 10_000],
+        relevanceStride: 1,
+        gateway: { tools: 1_000, sessions: [1, 10, 100], turns: (s: number) => (s === 1 ? 30 : s === 10 ? 150 : 300), warmUpRequests: 12 },
+      };
+}
+
+async function suite<T>(name: SuiteName, log: Progress, body: () => Promise<T | { skipped: string }>, check?: (result: T) => string | undefined): Promise<SuiteOutcome<T>> {
+  const started = performance.now();
+  log(`${name}: start`);
+  try {
+    const result = await body();
+    const ms = Math.round(performance.now() - started);
+    if (typeof result === "object" && result !== null && "skipped" in result) {
+      log(`${name}: skipped (${(result as { skipped: string }).skipped})`);
+      return { status: "skipped", reason: (result as { skipped: string }).skipped };
+    }
+    const problem = check?.(result as T);
+    if (problem) {
+      log(`${name}: FAILED: ${problem}`);
+      return { status: "failed", ms, error: problem, result: result as T };
+    }
+    log(`${name}: done in ${(ms / 1000).toFixed(1)} s`);
+    return { status: "ok", ms, result: result as T };
+  } catch (error) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    log(`${name}: FAILED: ${message}`);
+    return { status: "failed", ms: Math.round(performance.now() - started), error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function gitInfo(root: string): { commit?: string; dirty?: boolean } {
+  try {
+    const commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() !== "";
+    return { commit, dirty };
+  } catch {
+    return {};
+  }
+}
+
+export async function runBench(args: BenchArgs, root: string, log: Progress, argv: readonly string[] = []): Promise<BenchResults> {
+  const started = performance.now();
+  const date = new Date().toISOString();
+  const loadBefore = loadavg()[0] ?? 0;
+  const p = plan(args.quick);
+  const dataDir = sharedDataDir();
+  const noData = "../shared/data not found (set TOOLSEARCH_DATA to its folder)";
+  if (!dataDir) log(`shared data: ${noData}; the suites that need it are skipped`);
+  const wanted = new Set(args.only);
+  const suites: SuiteResults = {};
+
+  if (wanted.has("payload")) {
+    suites.payload = await suite(
+      "payload",
+      log,
+      () => runPayloadBench({ sizes: p.payloadSizes, data: dataDir ? { dir: dataDir } : { skipped: noData }, log: log.scope("payload") }),
+      (r) => (r.problems.length > 0 ? `wrong results: ${r.problems.join("; ")}` : undefined),
+    );
+  }
+  if (wanted.has("code-mode")) {
+    suites["code-mode"] = await suite("code-mode", log, async () => {
+      const report = await probeSandbox();
+      if (!report.available) return { skipped: `the code-mode sandbox cannot start here: ${report.reason ?? "unknown reason"}` };
+      return runCodeModeSuite({ root, quick: args.quick, log: log.scope("code-mode") });
+    });
+  }
+  if (wanted.has("search")) {
+    suites.search = await suite("search", log, async () => (dataDir ? runSearchSuite({ root, quick: args.quick, log: log.scope("search") }) : { skipped: `${noData}; bench/search needs toolsdk-registry` }));
+  }
+  if (wanted.has("relevance")) {
+    suites.relevance = await suite("relevance", log, async () =>
+      dataDir ? runRelevanceBench({ dataDir, stride: p.relevanceStride, log: log.scope("relevance") }) : { skipped: `${noData}; relevance needs Seal-Tools` },
+    );
+  }
+  if (wanted.has("gateway")) {
+    suites.gateway = await suite(
+      "gateway",
+      log,
+      () =>
+        runGatewayBench({
+          tools: p.gateway.tools,
+          modes: ["direct", "code", "tools"],
+          sessions: p.gateway.sessions,
+          turns: p.gateway.turns,
+          warmUpRequests: p.gateway.warmUpRequests,
+          log: log.scope("gateway"),
+        }),
+      (r) => {
+        const failed = r.runs.filter((run) => run.failed > 0);
+        return failed.length > 0 ? `turns failed or called the wrong tool: ${failed.map((f) => `${f.mode} ×${f.sessions}: ${f.failed}`).join(", ")}` : undefined;
+      },
+    );
+  }
+
+  const npm = process.env["npm_lifecycle_event"] === "bench";
+  return {
+    schema: 1,
+    name: args.name,
+    quick: args.quick,
+    command: npm ? `npm run bench${argv.length ? ` -- ${argv.join(" ")}` : ""}` : `node dist/bench/main.js${argv.length ? ` ${argv.join(" ")}` : ""}`,
+    date,
+    durationMs: Math.round(performance.now() - started),
+    toolsearch: { version: packageVersion(root), ...gitInfo(root) },
+    machine: machineInfo(),
+    load: { before: Math.round(loadBefore * 100) / 100, after: Math.round((loadavg()[0] ?? 0) * 100) / 100 },
+    suites,
+  };
+}
+
+/**
+ * The command line: parses `argv` (without node and the script), runs, writes, prints the
+ * summary; resolves to the exit status (0 ok, 1 a broken benchmark, 2 bad arguments). A
+ * `toolsearch bench` CLI alias can call this with its own argv.
+ */
+export async function benchMain(argv: readonly string[]): Promise<number> {
+  const root = repoRoot();
+  let args: BenchArgs;
+  try {
+    args = parseArgs(argv, root);
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const log = progress();
+  log(`toolsearch bench${args.quick ? " (quick)" : ""}: suites ${args.only.join(", ")} → ${path.relative(root, args.out) || "."}/${args.name}.json`);
+  const results = await runBench(args, root, log, argv);
+  const written = writeReport(results, { root, out: args.out, updateReadme: args.updateReadme, log });
+  process.stdout.write(`${written.summary}\n`);
+  const failed = SUITE_NAMES.filter((n) => results.suites[n]?.status === "failed");
+  if (failed.length > 0) {
+    log(`broken benchmark(s): ${failed.join(", ")}`);
+    return 1;
+  }
+  return 0;
+}
+
+const entry = process.argv[1] ? path.resolve(process.argv[1]) : "";
+if (entry.endsWith(`${path.sep}bench${path.sep}main.js`)) {
+  const status = await benchMain(process.argv.slice(2));
+  // Every suite closes what it started (gateways, sandbox children, index workers); exit now
+  // rather than wait on anything left referenced, such as an idle keep-alive socket.
+  process.exit(status);
+}

@@ -1,0 +1,58 @@
+/** Writes a run's files: <out>/<name>.json, <out>/SUMMARY.md, <out>/charts/*.svg, and optionally the README section. */
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { chartsFor } from "../charts/charts.js";
+import type { Progress } from "../harness/progress.js";
+import type { BenchResults } from "../harness/results.js";
+import { updateReadmeFile, README_START } from "./readme.js";
+import { summaryMarkdown } from "./summary.js";
+
+export interface Written {
+  json: string;
+  summaryFile: string;
+  charts: string[];
+  summary: string;
+  readmeUpdated: boolean;
+}
+
+export function writeReport(results: BenchResults, options: { root: string; out: string; updateReadme: boolean; log: Progress; writeJson?: boolean }): Written {
+  const { root, out, log } = options;
+  mkdirSync(out, { recursive: true });
+  const json = path.join(out, `${results.name}.json`);
+  if (options.writeJson !== false) writeFileSync(json, `${JSON.stringify(results, null, 2)}\n`);
+
+  const chartsDir = path.join(out, "charts");
+  mkdirSync(chartsDir, { recursive: true });
+  const charts = chartsFor(results);
+  // Charts of suites that did not run this time would describe another run: drop them.
+  for (const file of readdirSync(chartsDir)) if (file.endsWith(".svg") && !charts.some((c) => c.file === file)) rmSync(path.join(chartsDir, file));
+  for (const chart of charts) writeFileSync(path.join(chartsDir, chart.file), chart.svg);
+
+  const summary = summaryMarkdown(results, { chartsDir: "charts" });
+  const summaryFile = path.join(out, "SUMMARY.md");
+  writeFileSync(summaryFile, summary);
+  log(`wrote ${options.writeJson !== false ? `${rel(root, json)}, ` : ""}${rel(root, summaryFile)} and ${charts.length} charts in ${rel(root, chartsDir)}/`);
+
+  let readmeUpdated = false;
+  if (options.updateReadme) {
+    const readme = path.join(root, "README.md");
+    if (!existsSync(readme)) log("README.md not found; section not written");
+    else {
+      try {
+        readmeUpdated = updateReadmeFile(readme, results, {
+          chartsDir: rel(root, chartsDir),
+          charts: charts.map((c) => c.file),
+          summaryPath: rel(root, summaryFile),
+        });
+        log(readmeUpdated ? "README.md section rewritten" : "README.md section already up to date");
+      } catch (error) {
+        log(`README.md not updated: ${(error as Error).message} (add ${README_START} … markers)`);
+      }
+    }
+  }
+  return { json, summaryFile, charts: charts.map((c) => path.join(chartsDir, c.file)), summary, readmeUpdated };
+}
+
+function rel(root: string, file: string): string {
+  return path.relative(root, file).split(path.sep).join("/");
+}

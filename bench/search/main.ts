@@ -1,0 +1,246 @@
+/**
+ * Search benchmark: index build time, query latency (p50/p99, with and without a policy
+ * filter), memory, for both backends side by side at 1k, 10k and 100k tools; plus the cost of
+ * preparing a run over an already-cached catalog. Prints a table, writes
+ * bench/results/search.json.
+ *
+ *   npm run build && node dist/bench/search/main.js [--quick]
+ *
+ * Catalog: toolsdk-registry (8,010 MCP tools with name and description), copied with suffixed
+ * ids and names past 8k. Queries: 30 written like an agent's tool_search queries, plus 70 made
+ * of 2–4 words of random tools' descriptions (seeded, so every run asks the same).
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadSqlite } from "../../wasm/sqlite-loader.js";
+import { ToolIndexCache } from "../../src/search/index-cache.js";
+import { fts5Backend } from "../../src/search/fts5-backend.js";
+import { minisearchBackend } from "../../src/search/minisearch-backend.js";
+import { ToolIndex } from "../../src/search/tool-index.js";
+import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
+import { loadRegistryTools, repoRoot, sharedDataDir } from "../lib/shared-data.js";
+import { MiB, memory, percentile, seededRandom } from "../lib/stats.js";
+
+const QUICK = process.argv.includes("--quick");
+const SIZES = QUICK ? [1_000, 10_000] : [1_000, 10_000, 100_000];
+const ROUNDS = QUICK ? 3 : 5;
+const LIMIT = 8;
+const FACTORIES: SearchBackendFactory[] = [fts5Backend, minisearchBackend];
+
+const WRITTEN_QUERIES = [
+  "send email", "create github issue", "search the web", "read file", "weather forecast",
+  "list database tables", "get stock price", "translate text", "take screenshot", "query postgres",
+  "slack message channel", "calendar event", "upload image", "run sql query", "git commit",
+  "kubernetes pods", "crypto price", "summarize youtube video", "notion page", "browser navigate url",
+  "create pull request", "delete file", "list files in directory", "generate image from prompt",
+  "get current time", "convert currency", "search arxiv papers", "send slack message", "fetch webpage content",
+  "jira ticket",
+];
+
+export interface SizeResult {
+  backend: string;
+  tools: number;
+  buildMs: number;
+  p50Ms: number;
+  p99Ms: number;
+  filteredP50Ms: number;
+  filteredP99Ms: number;
+  /** Growth of the JS heap, of memory outside it (ArrayBuffers, the SQLite WASM heap) and of RSS. */
+  heapMiB: number;
+  externalMiB: number;
+  rssMiB: number;
+  /** Size of serialize()'s snapshot: what a worker hands back, and a fair measure of index size. */
+  snapshotMiB: number;
+}
+
+export interface CachedRunResult {
+  backend: string;
+  tools: number;
+  /** getToolIndex on a cached catalog, passing the same docs array again (fingerprint memoised). */
+  sameArrayMs: number;
+  /** Same, with a fresh array of the same doc objects (per-doc digests memoised). */
+  freshArrayMs: number;
+  /** Same, with fresh doc objects (every doc hashed again). */
+  freshDocsMs: number;
+  /** Building the run's allowed-id set (every tool allowed but one owner). */
+  allowedSetMs: number;
+}
+
+function scaleCatalog(base: readonly SearchDoc[], n: number): SearchDoc[] {
+  const docs: SearchDoc[] = [];
+  for (let i = 0; docs.length < n; i++) {
+    const d = base[i % base.length]!;
+    const copy = Math.floor(i / base.length);
+    docs.push(copy === 0 ? d : { ...d, id: `${d.id}~${copy}`, name: `${d.name}_${copy}` });
+  }
+  return docs;
+}
+
+function makeQueries(base: readonly SearchDoc[]): string[] {
+  const random = seededRandom(42);
+  const derived: string[] = [];
+  while (derived.length < 70) {
+    const d = base[Math.floor(random() * base.length)]!;
+    const words = d.description.split(/\s+/).filter((w) => /^[a-z]{3,}$/i.test(w));
+    if (words.length < 4) continue;
+    const count = 2 + Math.floor(random() * 3);
+    const start = Math.floor(random() * (words.length - count));
+    derived.push(words.slice(start, start + count).join(" "));
+  }
+  return [...WRITTEN_QUERIES, ...derived];
+}
+
+function timeQueries(index: ToolIndex, queries: readonly string[], allowed?: ReadonlySet<string>): number[] {
+  for (const q of queries) index.search(q, { limit: LIMIT, ...(allowed ? { allowed } : {}) }); // warm up
+  const samples: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const q of queries) {
+      const t0 = performance.now();
+      index.search(q, { limit: LIMIT, ...(allowed ? { allowed } : {}) });
+      samples.push(performance.now() - t0);
+    }
+  }
+  return samples;
+}
+
+async function measureSize(factory: SearchBackendFactory, docs: SearchDoc[], queries: readonly string[]): Promise<SizeResult> {
+  await loadSqlite(); // the WASM module itself is not the index: load it before the baseline
+  const before = memory();
+  const t0 = performance.now();
+  const index = await ToolIndex.build(() => factory.create(), docs);
+  const buildMs = performance.now() - t0;
+  const after = memory();
+  const plain = timeQueries(index, queries);
+  // A run's policy admits every other tool: the backend must dig past filtered hits.
+  const allowed = new Set(docs.filter((_, i) => i % 2 === 0).map((d) => d.id));
+  const filtered = timeQueries(index, queries, allowed);
+  const snapshotMiB = (index.backend.serialize?.().byteLength ?? Number.NaN) / MiB;
+  index.close();
+  return {
+    backend: factory.kind,
+    tools: docs.length,
+    buildMs,
+    p50Ms: percentile(plain, 50),
+    p99Ms: percentile(plain, 99),
+    filteredP50Ms: percentile(filtered, 50),
+    filteredP99Ms: percentile(filtered, 99),
+    heapMiB: (after.heapUsed - before.heapUsed) / MiB,
+    externalMiB: (after.external - before.external) / MiB,
+    rssMiB: (after.rss - before.rss) / MiB,
+    snapshotMiB,
+  };
+}
+
+/**
+ * Each backend × size runs in a fresh process: memory deltas then belong to that index alone
+ * (the WASM heap never shrinks, and one index's garbage would blur the next one's numbers).
+ */
+function measureInChild(kind: string, n: number): SizeResult {
+  const self = fileURLToPath(import.meta.url);
+  const args = [self, "--one", kind, String(n), ...(QUICK ? ["--quick"] : [])];
+  const out = execFileSync(process.execPath, args, { encoding: "utf8", maxBuffer: 1 << 20, stdio: ["ignore", "pipe", "inherit"] });
+  return JSON.parse(out.trim().split("\n").pop() ?? "") as SizeResult;
+}
+
+async function measureCachedRun(factory: SearchBackendFactory, docs: SearchDoc[]): Promise<CachedRunResult> {
+  const cache = new ToolIndexCache();
+  try {
+    await cache.get(docs, factory, { workerThreshold: Number.POSITIVE_INFINITY });
+    const time = async (catalog: () => readonly SearchDoc[]): Promise<number> => {
+      const samples: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const input = catalog();
+        const t0 = performance.now();
+        await cache.get(input, factory);
+        samples.push(performance.now() - t0);
+        if (cache.lastBuild?.via !== "cache") throw new Error("bench: expected a cache hit");
+      }
+      return percentile(samples, 50);
+    };
+    const allowedSamples: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now();
+      const allowed = new Set<string>();
+      for (const d of docs) if (d.owner !== "@denied/owner") allowed.add(d.id);
+      allowedSamples.push(performance.now() - t0);
+    }
+    return {
+      backend: factory.kind,
+      tools: docs.length,
+      sameArrayMs: await time(() => docs),
+      freshArrayMs: await time(() => [...docs]),
+      freshDocsMs: await time(() => docs.map((d) => ({ ...d }))),
+      allowedSetMs: percentile(allowedSamples, 50),
+    };
+  } finally {
+    await cache.close();
+  }
+}
+
+function table(rows: readonly SizeResult[]): string {
+  const head = "backend     tools     build ms   p50 ms   p99 ms   filt p50  filt p99   heap MiB  ext MiB  rss MiB  snap MiB";
+  const f = (x: number, w: number, d = 2): string => x.toFixed(d).padStart(w);
+  const lines = rows.map(
+    (r) =>
+      `${r.backend.padEnd(10)} ${String(r.tools).padStart(6)} ${f(r.buildMs, 11, 0)} ${f(r.p50Ms, 8, 3)} ${f(r.p99Ms, 8, 3)} ${f(r.filteredP50Ms, 9, 3)} ${f(r.filteredP99Ms, 9, 3)} ${f(r.heapMiB, 10, 1)} ${f(r.externalMiB, 8, 1)} ${f(r.rssMiB, 8, 1)} ${f(r.snapshotMiB, 9, 1)}`,
+  );
+  return [head, ...lines].join("\n");
+}
+
+async function main(): Promise<void> {
+  const dataDir = sharedDataDir();
+  if (dataDir === undefined) {
+    console.error("bench/search: ../shared/data (toolsdk-registry) not found; set TOOLSEARCH_DATA");
+    process.exitCode = 1;
+    return;
+  }
+  const base = loadRegistryTools(dataDir);
+  const queries = makeQueries(base);
+  const one = process.argv.indexOf("--one");
+  if (one !== -1) {
+    const factory = FACTORIES.find((f) => f.kind === process.argv[one + 1]);
+    if (factory === undefined) throw new Error(`bench: unknown backend ${process.argv[one + 1]}`);
+    const r = await measureSize(factory, scaleCatalog(base, Number(process.argv[one + 2])), queries);
+    process.stdout.write(`${JSON.stringify(r)}\n`);
+    return;
+  }
+  console.log(`search bench: ${base.length} registry tools, ${queries.length} queries × ${ROUNDS} rounds, limit ${LIMIT}${QUICK ? " (quick)" : ""}`);
+  const sizes: SizeResult[] = [];
+  for (const n of SIZES) {
+    for (const factory of FACTORIES) {
+      const r = measureInChild(factory.kind, n);
+      sizes.push(r);
+      console.log(table([r]).split("\n")[1]);
+    }
+  }
+  const cachedDocs = scaleCatalog(base, 10_000);
+  const cached: CachedRunResult[] = [];
+  for (const factory of FACTORIES) cached.push(await measureCachedRun(factory, cachedDocs));
+
+  console.log(`\n${table(sizes)}\n`);
+  console.log("run preparation over a cached 10k catalog, p50 ms (getToolIndex when the catalog is passed as ...):");
+  for (const c of cached) {
+    console.log(
+      `  ${c.backend.padEnd(10)} same array ${c.sameArrayMs.toFixed(3)}   new array, same docs ${c.freshArrayMs.toFixed(3)}   new doc objects ${c.freshDocsMs.toFixed(3)}   + allowed set ${c.allowedSetMs.toFixed(3)}`,
+    );
+  }
+  const out = path.join(repoRoot(), "bench/results/search.json");
+  mkdirSync(path.dirname(out), { recursive: true });
+  const result = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: (await import("node:os")).cpus().length,
+    quick: QUICK,
+    queries: queries.length,
+    rounds: ROUNDS,
+    limit: LIMIT,
+    sizes,
+    cachedRun: cached,
+  };
+  writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(`\nwrote ${path.relative(process.cwd(), out)}`);
+}
+
+await main();

@@ -1,0 +1,70 @@
+/**
+ * Code-mode sandbox latency and throughput, from bench/code-mode: spawn→ready, warm
+ * search→describe→call, sustained bodies/s with a pre-forked pool, with a child forked per body
+ * (no pool) and for a bare `node -e 0` spawn (the floor), with the ratios the summary shows.
+ */
+import type { Progress } from "../harness/progress.js";
+import { ratio } from "../harness/stats.js";
+import { runForeignBench } from "./foreign.js";
+
+export interface Percentiles {
+  p50: number;
+  /** Not measured by bench/code-mode yet (see bench/README.md). */
+  p90?: number;
+  p99: number;
+  n: number;
+}
+
+export interface Rate {
+  perSecond: number;
+  cpuMsPer: number;
+}
+
+/** What bench/code-mode/main.ts writes to bench/results/code-mode.json. */
+export interface CodeModeBenchOutput {
+  date: string;
+  quick: boolean;
+  layers: Record<string, boolean>;
+  spawnToReadyMs: Percentiles;
+  spawnToReadyMsgpackrMs?: Percentiles;
+  bareSpawnMs: Percentiles;
+  warmSearchDescribeCallMs: Percentiles;
+  /** A body run on a child forked for it (no prefork), if measured. */
+  spawnPerCallMs?: Percentiles;
+  throughput: Array<{ size: number; pool: Rate; noPrefork: Rate; bare: Rate }>;
+}
+
+export interface CodeModeSuiteResult {
+  command: string;
+  ms: number;
+  output: CodeModeBenchOutput;
+  /** Per pool size: the pool's and the fork-per-body rate as shares of the bare-spawn floor, and pool over fork-per-body. */
+  ratios: Array<{ size: number; poolVsFloor: number; noPreforkVsFloor: number; poolVsNoPrefork: number }>;
+  /** Pool sizes the brief asks for that bench/code-mode did not measure. */
+  missingSizes: number[];
+}
+
+export const WANTED_POOL_SIZES = [1, 2, 4, 8];
+
+export async function runCodeModeSuite(options: { root: string; quick: boolean; log: Progress }): Promise<CodeModeSuiteResult> {
+  const run = await runForeignBench<CodeModeBenchOutput>({
+    root: options.root,
+    script: "dist/bench/code-mode/main.js",
+    args: options.quick ? ["--quick"] : [],
+    output: "bench/results/code-mode.json",
+    restore: options.quick,
+    timeoutMs: options.quick ? 180_000 : 1_200_000,
+    log: options.log,
+  });
+  const out = run.result;
+  if (!out.warmSearchDescribeCallMs || !(out.warmSearchDescribeCallMs.p50 > 0)) throw new Error("bench/code-mode wrote no warm latency");
+  if (!Array.isArray(out.throughput) || out.throughput.length === 0) throw new Error("bench/code-mode wrote no throughput");
+  const ratios = out.throughput.map((t) => ({
+    size: t.size,
+    poolVsFloor: ratio(t.pool.perSecond, t.bare.perSecond, 3),
+    noPreforkVsFloor: ratio(t.noPrefork.perSecond, t.bare.perSecond, 3),
+    poolVsNoPrefork: ratio(t.pool.perSecond, t.noPrefork.perSecond, 3),
+  }));
+  const measured = new Set(out.throughput.map((t) => t.size));
+  return { command: run.command, ms: run.ms, output: out, ratios, missingSizes: WANTED_POOL_SIZES.filter((s) => !measured.has(s)) };
+}

@@ -1,0 +1,135 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ToolIndexCache, defaultWorkerFile, fingerprintDocs, resolveBackend } from "../../src/search/index-cache.js";
+import { fts5Backend } from "../../src/search/fts5-backend.js";
+import { minisearchBackend } from "../../src/search/minisearch-backend.js";
+import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
+import { CATALOG, doc, widgets } from "../contract/backend-contract.js";
+
+const caches: ToolIndexCache[] = [];
+function cache(options?: ConstructorParameters<typeof ToolIndexCache>[0]): ToolIndexCache {
+  const c = new ToolIndexCache(options);
+  caches.push(c);
+  return c;
+}
+afterEach(async () => {
+  for (const c of caches.splice(0)) await c.close();
+});
+
+describe("fingerprintDocs", () => {
+  it("ignores order and sees any change of content", () => {
+    const a = fingerprintDocs(CATALOG);
+    expect(fingerprintDocs([...CATALOG].reverse())).toBe(a);
+    expect(fingerprintDocs(CATALOG.map((d) => ({ ...d })))).toBe(a);
+    const changed = CATALOG.map((d, i) => (i === 3 ? { ...d, description: `${d.description}!` } : d));
+    expect(fingerprintDocs(changed)).not.toBe(a);
+    const param = CATALOG.map((d, i) => (i === 0 ? { ...d, params: [{ name: "town", description: "City name" }] } : d));
+    expect(fingerprintDocs(param)).not.toBe(a);
+    expect(fingerprintDocs(CATALOG.slice(1))).not.toBe(a);
+  });
+});
+
+describe("resolveBackend", () => {
+  it("maps names to the built-in factories and passes factories through", () => {
+    expect(resolveBackend(undefined)).toBe(fts5Backend);
+    expect(resolveBackend("fts5")).toBe(fts5Backend);
+    expect(resolveBackend("minisearch")).toBe(minisearchBackend);
+    const custom: SearchBackendFactory = { kind: "mine", create: () => minisearchBackend.create() };
+    expect(resolveBackend(custom)).toBe(custom);
+  });
+  it("rejects anything else with CONFIG_INVALID naming the value", () => {
+    expect(() => resolveBackend("tantivy" as "fts5")).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining('"tantivy"') }));
+    expect(() => resolveBackend(42 as unknown as "fts5")).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+  });
+});
+
+describe("ToolIndexCache", () => {
+  it("reuses the index for the same catalog and backend, whatever the order of docs", async () => {
+    const c = cache();
+    const first = await c.get(CATALOG, "fts5");
+    expect(c.lastBuild?.via).toBe("thread");
+    const again = await c.get([...CATALOG].reverse(), "fts5");
+    expect(again).toBe(first);
+    expect(c.lastBuild?.via).toBe("cache");
+    const other = await c.get(CATALOG, "minisearch");
+    expect(other).not.toBe(first);
+    expect(other.kind).toBe("minisearch");
+  });
+
+  it("filters per run with allowed instead of re-indexing", async () => {
+    const c = cache();
+    const index = await c.get(CATALOG, "fts5");
+    const hits = index.search("issue", { limit: 5, allowed: new Set(["mcp:gitlab:create_issue"]) });
+    expect(hits.map((h) => h.id)).toEqual(["mcp:gitlab:create_issue"]);
+    expect(await c.get(CATALOG, "fts5")).toBe(index);
+  });
+
+  it("shares one build between concurrent calls", async () => {
+    const c = cache();
+    const [a, b] = await Promise.all([c.get(CATALOG, "fts5"), c.get(CATALOG, "fts5")]);
+    expect(a).toBe(b);
+  });
+
+  it("evicts the least recently used index and closes it", async () => {
+    const c = cache({ maxEntries: 2 });
+    const a = await c.get([doc("core:a", "alpha")], "fts5");
+    const b = await c.get([doc("core:b", "beta")], "fts5");
+    await c.get([doc("core:a", "alpha")], "fts5"); // a is now the most recent
+    await c.get([doc("core:c", "gamma")], "fts5");
+    expect(c.size).toBe(2);
+    expect(b.closed).toBe(true);
+    expect(a.closed).toBe(false);
+    expect(() => b.search("beta", { limit: 1 })).toThrow(expect.objectContaining({ code: "ENGINE_CLOSED" }));
+  });
+
+  it("tells custom factories apart even with the same kind", async () => {
+    const c = cache();
+    const one: SearchBackendFactory = { kind: "same", create: () => minisearchBackend.create() };
+    const two: SearchBackendFactory = { kind: "same", create: () => fts5Backend.create() };
+    expect(await c.get(CATALOG, one)).not.toBe(await c.get(CATALOG, two));
+  });
+
+  it("close() closes every index and refuses further use", async () => {
+    const c = cache();
+    const index = await c.get(CATALOG, "fts5");
+    await c.close();
+    expect(index.closed).toBe(true);
+    await expect(c.get(CATALOG, "fts5")).rejects.toMatchObject({ code: "ENGINE_CLOSED" });
+  });
+
+  it("does not cache a failed build", async () => {
+    const c = cache();
+    let calls = 0;
+    const flaky: SearchBackendFactory = {
+      kind: "flaky",
+      create: () => (++calls === 1 ? Promise.reject(new Error("boom")) : minisearchBackend.create()),
+    };
+    await expect(c.get(CATALOG, flaky)).rejects.toThrow("boom");
+    expect((await c.get(CATALOG, flaky)).size).toBe(CATALOG.length);
+  });
+
+  it("builds big catalogs in a worker thread and answers like an in-thread build", async () => {
+    const docs: SearchDoc[] = [...CATALOG, ...widgets(300)];
+    const c = cache();
+    const viaWorker = await c.get(docs, "fts5", { workerThreshold: 100 });
+    const info = c.lastBuild;
+    if (defaultWorkerFile() === undefined) {
+      console.warn("dist/wasm/index-worker.js missing (run `npm run build`): worker path not exercised");
+    }
+    // A stale or missing build falls back to this thread, and says why.
+    if (info?.via === "thread") expect(info.reason).toMatch(/worker/);
+    else expect(info?.via).toBe("worker");
+    const inThread = await cache().get(docs, "fts5", { workerThreshold: Number.POSITIVE_INFINITY });
+    for (const q of ["weather", "widget 17", "github issue"]) {
+      expect(viaWorker.search(q, { limit: 5 })).toEqual(inThread.search(q, { limit: 5 }));
+    }
+  });
+
+  it("falls back to this thread with a reason when there is no worker file or the backend is custom", async () => {
+    const docs = widgets(50);
+    const c = cache({ workerFile: null });
+    await c.get(docs, "minisearch", { workerThreshold: 10 });
+    expect(c.lastBuild).toMatchObject({ via: "thread", reason: expect.stringContaining("not found") });
+    const custom: SearchBackendFactory = { kind: "mine", create: () => minisearchBackend.create() };
+    await cache().get(docs, custom, { workerThreshold: 10 });
+  });
+});
