@@ -38,7 +38,8 @@ export { minisearchBackend } from "./search/minisearch-backend.js";
 export type { RunTelemetry, SessionEvent, SessionLogSink, CallRecord, CallVia } from "./telemetry/types.js";
 export { EVENT_CHANNEL } from "./telemetry/run-recorder.js";
 export { jsonlSessionLog, type JsonlSessionLog } from "./telemetry/jsonl-session-log.js";
-export type { SandboxReport, PoolOptions } from "./sandbox/types.js";
+export type { SandboxReport, PoolOptions, CodePool, CodeResult } from "./sandbox/types.js";
+export { createCodePool } from "./sandbox/index.js";
 
 export {
   ToolSearchError,

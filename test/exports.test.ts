@@ -27,6 +27,7 @@ describe("public exports", () => {
         "ToolSearchRun",
         "ToolUnavailableError",
         "coreTools",
+        "createCodePool",
         "createToolSearch",
         "fts5Backend",
         "jsonlSessionLog",

@@ -23,6 +23,7 @@ import { startCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js"
 import { resolvePoolOptions } from "../../src/sandbox/pool/options.js";
 import { SandboxChild } from "../../src/sandbox/pool/sandbox-child.js";
 import type { BridgeHandler } from "../../src/sandbox/types.js";
+import { percentile } from "../harness/stats.js";
 
 const QUICK = process.argv.includes("--quick");
 const SIZES = [1, 2, 4];
@@ -55,10 +56,6 @@ const bridge: BridgeHandler = {
   },
 };
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 /** CPU seconds of all reaped descendants (cutime + cstime). */
 function childrenCpuMs(): number {

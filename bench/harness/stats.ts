@@ -14,7 +14,12 @@ export interface Distribution {
   mean: number;
 }
 
-export function percentile(sorted: readonly number[], p: number): number {
+/** The p-th percentile (0–100) of samples in any order, nearest-rank. */
+export function percentile(samples: readonly number[], p: number): number {
+  return nearestRank([...samples].sort((a, b) => a - b), p);
+}
+
+function nearestRank(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
@@ -26,9 +31,9 @@ export function distribution(samples: readonly number[]): Distribution {
   return {
     n: sorted.length,
     min: sorted[0] ?? Number.NaN,
-    p50: percentile(sorted, 50),
-    p90: percentile(sorted, 90),
-    p99: percentile(sorted, 99),
+    p50: nearestRank(sorted, 50),
+    p90: nearestRank(sorted, 90),
+    p99: nearestRank(sorted, 99),
     max: sorted.at(-1) ?? Number.NaN,
     mean: sorted.length === 0 ? Number.NaN : sum / sorted.length,
   };

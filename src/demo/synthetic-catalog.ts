@@ -44,8 +44,8 @@ function words(identifier: string): string {
   return identifier.replace(/_/g, " ");
 }
 
-/** A small seeded PRNG (mulberry32) so generated catalogs are reproducible. */
-function random(seed: number): () => number {
+/** A small seeded PRNG (mulberry32) so generated catalogs (and benchmark queries) are reproducible. */
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -64,7 +64,7 @@ export interface SyntheticTool {
 
 /** `count` distinct tools; past the 480 base combinations, names get a numbered variant suffix. */
 export function syntheticTools(count: number, seed = 7): SyntheticTool[] {
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const tools: SyntheticTool[] = [];
   for (let i = 0; tools.length < count; i += 1) {
     const domain = DOMAINS[i % DOMAINS.length]!;

@@ -174,7 +174,7 @@ export class ToolSearchEngine {
   }
 
   private codePool(): Promise<CodePool> {
-    this.pool ??= createCodePool(this.options.pool);
+    this.pool ??= this.options.codePool ? Promise.resolve(this.options.codePool) : createCodePool(this.options.pool);
     return this.pool;
   }
 
@@ -192,8 +192,9 @@ export class ToolSearchEngine {
     if (this.closed) return;
     this.closed = true;
     await Promise.allSettled([...this.runs].map((run) => run.end()));
-    const pool = this.pool;
-    await Promise.allSettled([pool?.then((p) => p.close()), this.catalog.close()]);
+    // A pool handed in by the caller is the caller's to close.
+    const ownPool = this.options.codePool ? undefined : this.pool;
+    await Promise.allSettled([ownPool?.then((p) => p.close()), this.catalog.close()]);
     await this.indexes.close();
   }
 }

@@ -9,7 +9,7 @@ import { normalizeHooks, type HookLists, type ToolHooks } from "../dispatch/hook
 import { ConfigInvalidError } from "../errors.js";
 import { parsePolicy } from "../policy/policy-schema.js";
 import type { PolicyConfig } from "../policy/types.js";
-import type { PoolOptions } from "../sandbox/types.js";
+import type { CodePool, PoolOptions } from "../sandbox/types.js";
 import type { BackendChoice } from "../search/types.js";
 import type { SessionLogSink } from "../telemetry/types.js";
 
@@ -23,6 +23,11 @@ export interface ToolSearchOptions {
   backend?: BackendChoice;
   /** Code-mode pool limits. */
   pool?: PoolOptions;
+  /**
+   * A code-mode pool to use instead of starting one (from `createCodePool`), e.g. one pool of
+   * children shared by several engines. The engine does not close it.
+   */
+  codePool?: CodePool;
   sessionLog?: SessionLogSink;
   /** Per tool call deadline (default 60000 ms). */
   callTimeoutMs?: number;
@@ -35,11 +40,12 @@ export interface ResolvedOptions {
   hooks: HookLists;
   backend: BackendChoice;
   pool: PoolOptions;
+  codePool?: CodePool;
   sessionLog?: SessionLogSink;
   callTimeoutMs: number;
 }
 
-const KNOWN_OPTIONS = new Set(["toolSearch", "sources", "policy", "hooks", "backend", "pool", "sessionLog", "callTimeoutMs"]);
+const KNOWN_OPTIONS = new Set(["toolSearch", "sources", "policy", "hooks", "backend", "pool", "codePool", "sessionLog", "callTimeoutMs"]);
 
 export function resolveOptions(options: ToolSearchOptions | undefined): ResolvedOptions {
   const o = options ?? {};
@@ -54,6 +60,7 @@ export function resolveOptions(options: ToolSearchOptions | undefined): Resolved
     hooks: normalizeHooks(o.hooks),
     backend: checkBackend(o.backend),
     pool: checkObject(o.pool, "pool") ?? {},
+    ...(o.codePool !== undefined ? { codePool: checkCodePool(o.codePool) } : {}),
     ...(o.sessionLog !== undefined ? { sessionLog: checkSink(o.sessionLog) } : {}),
     callTimeoutMs: checkInteger(o.callTimeoutMs, "callTimeoutMs", 1, 3_600_000) ?? 60_000,
   };
@@ -76,6 +83,14 @@ function checkBackend(backend: unknown): BackendChoice {
   if (backend === "fts5" || backend === "minisearch") return backend;
   if (typeof backend === "object" && backend !== null && typeof (backend as { create?: unknown }).create === "function") return backend as BackendChoice;
   throw new ConfigInvalidError(`backend must be "fts5", "minisearch" or a SearchBackendFactory; got ${JSON.stringify(backend)}`);
+}
+
+function checkCodePool(pool: unknown): CodePool {
+  const p = pool as Partial<CodePool> | null;
+  if (typeof p !== "object" || p === null || typeof p.run !== "function" || typeof p.report !== "function") {
+    throw new ConfigInvalidError("codePool must be a pool from createCodePool (with run and report)");
+  }
+  return p as CodePool;
 }
 
 function checkSink(sink: unknown): SessionLogSink {

@@ -59,20 +59,3 @@ export async function postJson(url: string, body: unknown): Promise<{ status: nu
   const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }
-
-/** Pids of live processes whose parent is `pid` (Linux /proc). */
-export async function childPids(pid: number): Promise<number[]> {
-  const { readdirSync, readFileSync } = await import("node:fs");
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === pid) out.push(Number(entry));
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return out;
-}

@@ -11,7 +11,8 @@ import { resolveGatewayConfig } from "../../src/gateway/gateway-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import { startMockProvider, type MockProvider } from "../../src/provider/mock-provider.js";
 import type { SessionEvent } from "../../src/telemetry/types.js";
-import { childPids, postJson } from "../e2e/processes.js";
+import { postJson } from "../e2e/processes.js";
+import { childPids } from "../support/proc.js";
 
 const catalog = syntheticTools(300);
 const source = () => pluginTools("acme", catalog.map((t) => t.definition));
@@ -92,7 +93,7 @@ describe("many sessions at once", () => {
   it("50 concurrent code-mode sessions each get their own answer and session log, and no child is left", async () => {
     const provider = await startMockProvider();
     const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-gw-"));
-    const before = new Set(await childPids(process.pid));
+    const before = new Set(childPids());
     const gateway = await gatewayFor(provider.url, { tools: { toolSearch: { mode: "code", codeTimeoutMs: 30_000 } }, sessionLog: path.join(dir, "log.jsonl") }, 30_000);
     let answers: Array<{ target: string; status: number; json: Record<string, unknown> }>;
     try {
@@ -118,7 +119,7 @@ describe("many sessions at once", () => {
       expect(own.map((e) => e.type), `session ${i}`).toEqual(["run_start", "search", "describe", "call", "code_run", "run_end"]);
       expect(own.find((e) => e.type === "call")).toMatchObject({ id: `plugin:acme:${a.target}`, ok: true, via: "bridge" });
     }
-    const after = (await childPids(process.pid)).filter((pid) => !before.has(pid));
+    const after = (childPids()).filter((pid) => !before.has(pid));
     expect(after).toEqual([]);
   }, 120_000);
 });

@@ -1,6 +1,5 @@
 /** Real MCP servers for the tests: the reference "everything" server over stdio, and small SDK servers over Streamable HTTP. */
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -25,31 +24,7 @@ export function toolContext(id: string, signal: AbortSignal = new AbortControlle
   return { id, sessionId: "s", runId: "r", owner: false, signal };
 }
 
-/** Pids whose parent is this test process (Linux /proc). */
-export function childPids(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      // pid (comm) state ppid ...: comm may hold spaces, so read after the last ")".
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === process.pid) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}
-
-export function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
+export { childPids, isRunning } from "../support/proc.js";
 
 export async function waitFor<T>(check: () => T | undefined | false, what: string, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
