@@ -3,7 +3,7 @@
  * figures (no timing assertions: this machine may be slow or busy), the chart writer produces
  * SVG that an XML parser accepts, and the README section is replaced between its markers only.
  */
-import { DOMParser } from "@xmldom/xmldom";
+import { DOMParser, type Document as XmlDocument } from "@xmldom/xmldom";
 import { describe, expect, it } from "vitest";
 import { chartsFor } from "../../bench/charts/charts.js";
 import { barChart, lineChart } from "../../bench/charts/svg.js";
@@ -16,13 +16,13 @@ import { README_END, README_START, readmeSection, replaceReadmeSection } from ".
 import { summaryMarkdown } from "../../bench/report/summary.js";
 
 /** Parses SVG text strictly: any XML warning or error fails the test. */
-function parseSvg(svg: string): Document {
+function parseSvg(svg: string): XmlDocument {
   const problems: string[] = [];
   const doc = new DOMParser({ onError: (level, message) => void problems.push(`${level}: ${message}`) }).parseFromString(svg, "image/svg+xml");
   expect(problems).toEqual([]);
   expect(doc.documentElement?.nodeName).toBe("svg");
   expect(doc.documentElement?.getAttribute("xmlns")).toBe("http://www.w3.org/2000/svg");
-  return doc as unknown as Document;
+  return doc;
 }
 
 function fakeResults(payload: PayloadResult): BenchResults {

@@ -80,7 +80,7 @@ describe("mcpServer over stdio (server-everything)", () => {
     await s.start();
     const pid = s.status().pid!;
     const changed = nextChange((l) => s.onChange(l));
-    const inFlight = tool(s, "trigger-long-running-operation").execute({ duration: 30, steps: 3 }, toolContext("mcp:everything:trigger-long-running-operation"));
+    const inFlight = Promise.resolve(tool(s, "trigger-long-running-operation").execute({ duration: 30, steps: 3 }, toolContext("mcp:everything:trigger-long-running-operation")));
     const echo = tool(s, "echo");
     await new Promise((resolve) => setTimeout(resolve, 200));
     process.kill(pid, "SIGKILL");
