@@ -189,13 +189,15 @@ function axes(
   return out;
 }
 
-export function lineChart(spec: LineChartSpec): string {
+/** The chart's size and its plotting rectangle (x0..x1 left to right, y0 bottom to y1 top). */
+function plotArea(spec: { width?: number; height?: number }) {
   const width = spec.width ?? 720;
   const height = spec.height ?? 420;
-  const x0 = MARGIN.left;
-  const x1 = width - MARGIN.right;
-  const y0 = height - MARGIN.bottom;
-  const y1 = MARGIN.top + 8;
+  return { width, height, x0: MARGIN.left, x1: width - MARGIN.right, y0: height - MARGIN.bottom, y1: MARGIN.top + 8 };
+}
+
+export function lineChart(spec: LineChartSpec): string {
+  const { width, height, x0, x1, y0, y1 } = plotArea(spec);
   const points = spec.series.flatMap((s) => s.points).filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y));
   if (points.length === 0) throw new Error(`lineChart "${spec.title}": no finite points`);
   const xs = points.map(([x]) => x);
@@ -231,12 +233,7 @@ export function lineChart(spec: LineChartSpec): string {
 }
 
 export function barChart(spec: BarChartSpec): string {
-  const width = spec.width ?? 720;
-  const height = spec.height ?? 420;
-  const x0 = MARGIN.left;
-  const x1 = width - MARGIN.right;
-  const y0 = height - MARGIN.bottom;
-  const y1 = MARGIN.top + 8;
+  const { width, height, x0, x1, y0, y1 } = plotArea(spec);
   const values = spec.series.flatMap((s) => s.values).filter((v): v is number => v !== undefined && Number.isFinite(v));
   if (values.length === 0) throw new Error(`barChart "${spec.title}": no finite values`);
   const max = spec.yMax ?? Math.max(...values);

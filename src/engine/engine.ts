@@ -9,6 +9,7 @@ import { toSearchDoc } from "../catalog/search-doc.js";
 import type { CatalogEntry } from "../catalog/types.js";
 import { createToolAjv } from "../config/ajv.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
+import type { CallEnvironment } from "../dispatch/call-path.js";
 import { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import { EngineClosedError, NameCollisionError } from "../errors.js";
 import { Policy } from "../policy/policy.js";
@@ -19,12 +20,13 @@ import { ToolIndexCache } from "../search/index-cache.js";
 import { minisearchBackend } from "../search/minisearch-backend.js";
 import { ToolIndex } from "../search/tool-index.js";
 import { codeSurface } from "../surfaces/code-surface.js";
-import { directSurface } from "../surfaces/direct-surface.js";
+import { declareDirect, directSurface, type DirectDeclaration } from "../surfaces/direct-surface.js";
 import { directorySurface } from "../surfaces/directory-surface.js";
 import { directoryText } from "../surfaces/directory-text.js";
 import { structuredSurface } from "../surfaces/structured-surface.js";
 import type { Surface } from "../surfaces/surface.js";
 import { RunRecorder } from "../telemetry/run-recorder.js";
+import type { RunTelemetry } from "../telemetry/types.js";
 import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type ToolSearchOptions } from "./options.js";
 import { newRunId, ToolSearchRun } from "./run.js";
 
@@ -36,6 +38,8 @@ export class ToolSearchEngine {
   private readonly indexes = new ToolIndexCache({ maxEntries: 4 });
   private readonly admittedCache = new Map<string, AdmittedCatalog>();
   private readonly directories = new WeakMap<AdmittedCatalog, string>();
+  /** Direct-mode declarations (and their byte size) per admitted catalog: 10k schemas are not rebuilt per run. */
+  private readonly directDeclarations = new WeakMap<AdmittedCatalog, DirectDeclaration & { bytes: number }>();
   private catalogIndex: { version: number; promise: Promise<ToolIndex> } | undefined;
   private pool: Promise<CodePool> | undefined;
   private readonly runs = new Set<ToolSearchRun>();
@@ -67,17 +71,15 @@ export class ToolSearchEngine {
     if (this.closed) throw new EngineClosedError();
     const ctx = checkRunContext(context);
     await this.catalog.revive();
-    const clientEntries = this.catalog.clientEntries(ctx.clientTools);
-    const admitClient = this.policy.admitter(ctx);
     const admitted = this.admitted(ctx);
-    const effective = new EffectiveCatalog(admitted, clientEntries.filter(admitClient));
-    const index = await this.indexForCatalog();
-    const clientIndex = await clientIndexFor([...effective.clientEntries()]);
-
+    const effective = new EffectiveCatalog(admitted, this.catalog.clientEntries(ctx.clientTools).filter(this.policy.admitter(ctx)));
+    const [index, clientIndex] = await Promise.all([this.indexForCatalog(), clientIndexFor([...effective.clientEntries()])]);
     const requestedMode = ctx.mode ?? this.options.settings.mode;
     const { mode, fallbackReason, pool } = await this.effectiveMode(requestedMode);
     if (mode === "directory") rejectNameCollisions(effective);
+
     const runId = newRunId();
+    const controller = new AbortController();
     const recorder = new RunRecorder({
       runId,
       sessionId: ctx.sessionId,
@@ -87,34 +89,52 @@ export class ToolSearchEngine {
       bySource: effective.bySource(),
       ...(this.options.sessionLog ? { sink: this.options.sessionLog } : {}),
     });
-    const controller = new AbortController();
     const dispatcher = new RunDispatcher(
       { catalog: effective, index, ...(clientIndex ? { clientIndex } : {}) },
       this.options.settings,
-      {
-        hooks: this.options.hooks,
-        sessionId: ctx.sessionId,
-        ...(ctx.agentId !== undefined ? { agentId: ctx.agentId } : {}),
-        runId,
-        owner: ctx.owner === true,
-        signal: controller.signal,
-        timeoutMs: this.options.callTimeoutMs,
-      },
+      this.callEnvironment(ctx, runId, controller.signal),
       recorder,
     );
     const surface = this.buildSurface(mode, dispatcher, recorder, pool, { admitted, prompt: ctx.prompt });
-    recorder.setUpfront(
-      {
-        schemas: surface.upfrontIds.length,
-        declaredTools: surface.tools.length,
-        toolsBytes: Buffer.byteLength(JSON.stringify(surface.tools)),
-        instructionsBytes: Buffer.byteLength(surface.instructions),
-      },
-      [...surface.upfrontIds],
-    );
+    recorder.setUpfront(this.upfront(surface, mode, admitted, effective), [...surface.upfrontIds]);
     const run = new ToolSearchRun(runId, ctx.sessionId, mode, controller, dispatcher, surface, recorder, (r) => this.runs.delete(r));
     this.runs.add(run);
     return run;
+  }
+
+  private callEnvironment(ctx: RunContext, runId: string, signal: AbortSignal): CallEnvironment {
+    return {
+      hooks: this.options.hooks,
+      sessionId: ctx.sessionId,
+      ...(ctx.agentId !== undefined ? { agentId: ctx.agentId } : {}),
+      runId,
+      owner: ctx.owner === true,
+      signal,
+      timeoutMs: this.options.callTimeoutMs,
+    };
+  }
+
+  /** What the model is shown up front; the byte size of a cached direct declaration is reused. */
+  private upfront(surface: Surface, mode: ToolSearchMode, admitted: AdmittedCatalog, effective: EffectiveCatalog): RunTelemetry["upfront"] {
+    const cached = mode === "direct" && effective.clientIds.size === 0 ? this.directDeclarations.get(admitted) : undefined;
+    return {
+      schemas: surface.upfrontIds.length,
+      declaredTools: surface.tools.length,
+      toolsBytes: cached?.bytes ?? Buffer.byteLength(JSON.stringify(surface.tools)),
+      instructionsBytes: Buffer.byteLength(surface.instructions),
+    };
+  }
+
+  /** Runs without client tools share one direct declaration per admitted catalog. */
+  private directDeclaration(admitted: AdmittedCatalog, effective: EffectiveCatalog): DirectDeclaration {
+    if (effective.clientIds.size > 0) return declareDirect(effective.entries());
+    let declaration = this.directDeclarations.get(admitted);
+    if (!declaration) {
+      const declared = declareDirect(admitted.entries);
+      declaration = { ...declared, bytes: Buffer.byteLength(JSON.stringify(declared.tools)) };
+      this.directDeclarations.set(admitted, declaration);
+    }
+    return declaration;
   }
 
   private buildSurface(
@@ -125,7 +145,7 @@ export class ToolSearchEngine {
     run: { admitted: AdmittedCatalog; prompt: string | undefined },
   ): Surface {
     const { settings } = this.options;
-    if (mode === "direct") return directSurface(dispatcher);
+    if (mode === "direct") return directSurface(dispatcher, this.directDeclaration(run.admitted, dispatcher.catalog));
     if (mode === "directory") {
       return directorySurface({ dispatcher, settings, directory: this.directoryFor(run.admitted), ...(run.prompt ? { prompt: run.prompt } : {}) });
     }

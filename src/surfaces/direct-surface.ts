@@ -2,16 +2,33 @@
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import type { CallOutcome } from "../dispatch/types.js";
 import { ToolNotFoundError } from "../errors.js";
-import { assignFunctionNames, toProviderTool } from "./provider-tool.js";
+import type { CatalogEntry } from "../catalog/types.js";
+import { assignFunctionNames, toProviderTool, type ProviderTool } from "./provider-tool.js";
 import { errorResult, type Surface } from "./surface.js";
 
-export function directSurface(dispatcher: RunDispatcher): Surface {
-  const byFunction = assignFunctionNames(dispatcher.catalog.entries());
-  const tools = [...byFunction].map(([functionName, entry]) => toProviderTool(functionName, entry));
+/** The declared tools of a direct surface; the same for every run over one effective catalog. */
+export interface DirectDeclaration {
+  byFunction: ReadonlyMap<string, CatalogEntry>;
+  tools: ProviderTool[];
+  upfrontIds: string[];
+}
+
+export function declareDirect(entries: Iterable<CatalogEntry>): DirectDeclaration {
+  const byFunction = assignFunctionNames(entries);
+  return {
+    byFunction,
+    tools: [...byFunction].map(([functionName, entry]) => toProviderTool(functionName, entry)),
+    upfrontIds: [...byFunction.values()].map((entry) => entry.id),
+  };
+}
+
+/** `declaration` may come from a cache (runs without client tools share one per policy subject). */
+export function directSurface(dispatcher: RunDispatcher, declaration: DirectDeclaration = declareDirect(dispatcher.catalog.entries())): Surface {
+  const { byFunction, tools, upfrontIds } = declaration;
   return {
     tools,
     instructions: "",
-    upfrontIds: [...byFunction.values()].map((entry) => entry.id),
+    upfrontIds,
     async handle(name, args, signal) {
       const entry = byFunction.get(name);
       if (!entry) return errorResult(new ToolNotFoundError(name));
