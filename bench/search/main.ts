@@ -58,7 +58,7 @@ export interface SizeResult {
 export interface CachedRunResult {
   backend: string;
   tools: number;
-  /** getToolIndex on a cached catalog, passing the same docs array again (fingerprint memoised). */
+  /** ToolIndexCache.get on a cached catalog, passing the same docs array again (fingerprint memoised). */
   sameArrayMs: number;
   /** Same, with a fresh array of the same doc objects (per-doc digests memoised). */
   freshArrayMs: number;
@@ -220,7 +220,7 @@ async function main(): Promise<void> {
   for (const factory of FACTORIES) cached.push(await measureCachedRun(factory, cachedDocs));
 
   console.log(`\n${table(sizes)}\n`);
-  console.log("run preparation over a cached 10k catalog, p50 ms (getToolIndex when the catalog is passed as ...):");
+  console.log("run preparation over a cached 10k catalog, p50 ms (ToolIndexCache.get when the catalog is passed as ...):");
   for (const c of cached) {
     console.log(
       `  ${c.backend.padEnd(10)} same array ${c.sameArrayMs.toFixed(3)}   new array, same docs ${c.freshArrayMs.toFixed(3)}   new doc objects ${c.freshDocsMs.toFixed(3)}   + allowed set ${c.allowedSetMs.toFixed(3)}`,

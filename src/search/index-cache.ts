@@ -223,27 +223,3 @@ export class ToolIndexCache {
 }
 
 let customCounter = 0;
-
-let shared: ToolIndexCache | undefined;
-
-/** The process-wide cache behind getToolIndex. */
-export function sharedToolIndexCache(): ToolIndexCache {
-  if (shared === undefined) shared = new ToolIndexCache();
-  return shared;
-}
-
-/** The index for a catalog, from the process-wide cache (see ToolIndexCache.get). */
-export function getToolIndex(
-  docs: readonly SearchDoc[],
-  choice: BackendChoice | undefined,
-  options: GetToolIndexOptions = {},
-): Promise<ToolIndex> {
-  return sharedToolIndexCache().get(docs, choice, options);
-}
-
-/** Closes the process-wide cache (its indexes and worker); the next getToolIndex starts a new one. */
-export async function closeToolIndexCache(): Promise<void> {
-  const cache = shared;
-  shared = undefined;
-  await cache?.close();
-}
