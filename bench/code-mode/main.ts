@@ -7,8 +7,9 @@
  * - spawn → ready of one sandbox child (all layers), and the same child with msgpackr's no-eval
  *   build inlined instead of the small codec (the evidence for child/codec.ts's choice), next to
  *   a bare `node -e 0`, with the CPU each start costs;
- * - warm latency of a search → describe → call body against an in-memory bridge (p50/p99);
- * - sustained bodies per second at pool sizes 1, 2, 4, against a pool that forks a fresh child
+ * - latency of a search → describe → call body against an in-memory bridge (p50/p90/p99), on a
+ *   warm pool and on a child spawned for the call (no prefork);
+ * - sustained bodies per second at pool sizes 1, 2, 4, 8 (quick: 1, 2, 4), against a pool that forks a fresh child
  *   per body (no prefork) and against a bare `node -e 0` spawn (the floor), with the CPU each
  *   costs (user+sys of reaped children, from /proc/self/stat).
  * Prints a table and writes bench/results/code-mode.json. Targets: warm p50 ≤ 5 ms; pool
@@ -26,12 +27,12 @@ import type { BridgeHandler } from "../../src/sandbox/types.js";
 import { percentile } from "../harness/stats.js";
 
 const QUICK = process.argv.includes("--quick");
-const SIZES = [1, 2, 4];
+const SIZES = QUICK ? [1, 2, 4] : [1, 2, 4, 8];
 // Throughput runs `rounds` short rounds per mode, alternating modes, so that load from other
 // processes on a shared machine falls on every mode alike.
 const N = QUICK
-  ? { spawn: 8, warm: 25, bodies: 8, rounds: 3 }
-  : { spawn: 20, warm: 80, bodies: 12, rounds: 6 };
+  ? { spawn: 8, warm: 25, perCall: 8, bodies: 8, rounds: 3 }
+  : { spawn: 20, warm: 80, perCall: 20, bodies: 12, rounds: 6 };
 const CLK_TCK = 100;
 
 const BODY = `
@@ -148,6 +149,25 @@ async function warmLatency(): Promise<number[]> {
   return times;
 }
 
+/** One body at a time on a pool that keeps no child ready: every call pays for a spawn. */
+async function spawnPerCallLatency(): Promise<number[]> {
+  const pool = await startCodePool({ prefork: 0, maxConcurrent: 1 });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < N.perCall; i++) {
+      const t0 = performance.now();
+      const result = await pool.run(BODY, bridge, { timeoutMs: 10_000 });
+      times.push(performance.now() - t0);
+      if (!result.ok) throw new Error(`spawn-per-call run failed: ${result.error.code} ${result.error.message}`);
+    }
+  } finally {
+    await pool.close();
+  }
+  return times;
+}
+
+const latency = (samples: number[]) => ({ p50: percentile(samples, 50), p90: percentile(samples, 90), p99: percentile(samples, 99), n: samples.length });
+
 interface Rate {
   perSecond: number;
   cpuMsPer: number;
@@ -202,16 +222,22 @@ async function main(): Promise<void> {
   const starts = await startups(probePool);
   await probePool.close();
   const warm = await warmLatency();
+  const perCall = await spawnPerCallLatency();
   const rates = [];
   for (const size of SIZES) rates.push(await throughput(size));
 
-  const startRow = (name: string, s: Startup) => [name, fmt(percentile(s.ms, 50)), fmt(percentile(s.ms, 99)), fmt(s.cpuMs), String(s.ms.length)];
+  const row = (name: string, samples: number[], cpu: string, digits = 1) => {
+    const d = latency(samples);
+    return [name, fmt(d.p50, digits), fmt(d.p90, digits), fmt(d.p99, digits), cpu, String(d.n)];
+  };
+  const startRow = (name: string, s: Startup) => row(name, s.ms, fmt(s.cpuMs));
   const rows: string[][] = [
-    ["measure", "p50 ms", "p99 ms", "CPU ms", "n"],
+    ["measure", "p50 ms", "p90 ms", "p99 ms", "CPU ms", "n"],
     startRow("bare `node -e 0` spawn → exit", starts.bare),
     startRow("sandbox child spawn → ready", starts.mini),
     startRow("  … with msgpackr inlined", starts.msgpackr),
-    ["warm search→describe→call", fmt(percentile(warm, 50), 2), fmt(percentile(warm, 99), 2), "", String(warm.length)],
+    row("warm search→describe→call", warm, "", 2),
+    row("spawn-per-call search→describe→call", perCall, "", 2),
   ];
   const table = (data: string[][]) => {
     const widths = data[0]!.map((_, i) => Math.max(...data.map((r) => r[i]!.length)));
@@ -247,15 +273,11 @@ async function main(): Promise<void> {
     quick: QUICK,
     machine: { node: process.version, cpus: cpus().length, loadavg1: load },
     layers: report.layers,
-    spawnToReadyMs: { p50: percentile(starts.mini.ms, 50), p99: percentile(starts.mini.ms, 99), cpuMs: starts.mini.cpuMs, n: starts.mini.ms.length },
-    spawnToReadyMsgpackrMs: {
-      p50: percentile(starts.msgpackr.ms, 50),
-      p99: percentile(starts.msgpackr.ms, 99),
-      cpuMs: starts.msgpackr.cpuMs,
-      n: starts.msgpackr.ms.length,
-    },
-    bareSpawnMs: { p50: percentile(starts.bare.ms, 50), p99: percentile(starts.bare.ms, 99), cpuMs: starts.bare.cpuMs, n: starts.bare.ms.length },
-    warmSearchDescribeCallMs: { p50: warmP50, p99: percentile(warm, 99), n: warm.length },
+    spawnToReadyMs: { ...latency(starts.mini.ms), cpuMs: starts.mini.cpuMs },
+    spawnToReadyMsgpackrMs: { ...latency(starts.msgpackr.ms), cpuMs: starts.msgpackr.cpuMs },
+    bareSpawnMs: { ...latency(starts.bare.ms), cpuMs: starts.bare.cpuMs },
+    warmSearchDescribeCallMs: latency(warm),
+    spawnPerCallMs: latency(perCall),
     throughput: rates,
     targets: { warmP50Ms: 5, warmMet: warmP50 <= 5, minThroughputRatio: 0.8, worstRatio, throughputMet: worstRatio >= 0.8 },
   };

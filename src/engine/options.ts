@@ -9,6 +9,7 @@ import { normalizeHooks, type HookLists, type ToolHooks } from "../dispatch/hook
 import { ConfigInvalidError } from "../errors.js";
 import { parsePolicy } from "../policy/policy-schema.js";
 import type { PolicyConfig } from "../policy/types.js";
+import { resolvePoolOptions } from "../sandbox/pool/options.js";
 import type { CodePool, PoolOptions } from "../sandbox/types.js";
 import type { BackendChoice } from "../search/types.js";
 import type { SessionLogSink } from "../telemetry/types.js";
@@ -59,7 +60,7 @@ export function resolveOptions(options: ToolSearchOptions | undefined): Resolved
     policy: parsePolicy(o.policy),
     hooks: normalizeHooks(o.hooks),
     backend: checkBackend(o.backend),
-    pool: checkObject(o.pool, "pool") ?? {},
+    pool: checkPoolOptions(o.pool),
     ...(o.codePool !== undefined ? { codePool: checkCodePool(o.codePool) } : {}),
     ...(o.sessionLog !== undefined ? { sessionLog: checkSink(o.sessionLog) } : {}),
     callTimeoutMs: checkInteger(o.callTimeoutMs, "callTimeoutMs", 1, 3_600_000) ?? 60_000,
@@ -85,6 +86,12 @@ function checkBackend(backend: unknown): BackendChoice {
   throw new ConfigInvalidError(`backend must be "fts5", "minisearch" or a SearchBackendFactory; got ${JSON.stringify(backend)}`);
 }
 
+/** Checked here even when no run uses code mode yet, so a typo fails at start. */
+function checkPoolOptions(pool: PoolOptions | undefined): PoolOptions {
+  resolvePoolOptions(pool);
+  return pool ?? {};
+}
+
 function checkCodePool(pool: unknown): CodePool {
   const p = pool as Partial<CodePool> | null;
   if (typeof p !== "object" || p === null || typeof p.run !== "function" || typeof p.report !== "function") {
@@ -98,13 +105,6 @@ function checkSink(sink: unknown): SessionLogSink {
     throw new ConfigInvalidError("sessionLog must be a sink with a write(event) method, e.g. jsonlSessionLog(file)");
   }
   return sink as SessionLogSink;
-}
-
-function checkObject<T>(value: T | undefined, name: string): T | undefined {
-  if (value !== undefined && (typeof value !== "object" || value === null || Array.isArray(value))) {
-    throw new ConfigInvalidError(`${name} must be an object; got ${JSON.stringify(value)}`);
-  }
-  return value;
 }
 
 function checkInteger(value: unknown, name: string, min: number, max: number): number | undefined {

@@ -117,6 +117,7 @@ describe("options", () => {
     await expect(createToolSearch({ toolSearch: { mode: "fast" as "code" } })).rejects.toThrow(/tools\.toolSearch\.mode: must be one of "direct", "code", "tools", "directory"; got "fast"/);
     await expect(createToolSearch({ backend: "tantivy" as "fts5" })).rejects.toThrow(/backend must be "fts5", "minisearch"/);
     await expect(createToolSearch({ nope: 1 } as never)).rejects.toThrow(/unknown option "nope"/);
+    await expect(createToolSearch({ toolSearch: false, pool: { prefork: -1 } })).rejects.toThrow(/pool\.prefork must be an integer from 0 to 64; got -1/);
     engine = await fixtureEngine();
     await expect(engine.prepareRun({} as never)).rejects.toThrow(/sessionId must be a non-empty string/);
     await expect(engine.prepareRun({ sessionId: "s", mode: "fast" } as never)).rejects.toMatchObject({ code: "CONFIG_INVALID" });
