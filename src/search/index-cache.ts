@@ -13,7 +13,7 @@ import { fingerprintDocs } from "./fingerprint.js";
 import { fts5Backend } from "./fts5-backend.js";
 import { minisearchBackend } from "./minisearch-backend.js";
 import { ToolIndex } from "./tool-index.js";
-import type { BackendChoice, SearchBackendFactory, SearchDoc } from "./types.js";
+import type { BackendChoice, SearchBackend, SearchBackendFactory, SearchDoc } from "./types.js";
 import type { BuildResult, BuildTask } from "../../wasm/index-worker.js";
 
 export { fingerprintDocs };
@@ -85,6 +85,8 @@ export class ToolIndexCache {
   readonly #entries = new Map<string, Entry>();
   readonly #factoryKeys = new WeakMap<SearchBackendFactory, string>();
   #pool: Tinypool | undefined;
+  /** Evicted indexes that may still be in use (see #retire). */
+  readonly #retired = new Set<WeakRef<ToolIndex>>();
   #closed = false;
   #lastBuild: IndexBuildInfo | undefined;
 
@@ -126,8 +128,9 @@ export class ToolIndexCache {
     entry.promise.then(
       (index) => {
         entry.settled = index;
-        // Closed or evicted while building: nobody else will close it.
-        if (this.#closed || this.#entries.get(key) !== entry) index.close();
+        // Closed while building: nobody else will close it. Evicted while building: the caller still gets it.
+        if (this.#closed) index.close();
+        else if (this.#entries.get(key) !== entry) this.#retire(index);
       },
       () => {
         if (this.#entries.get(key) === entry) this.#entries.delete(key);
@@ -206,8 +209,19 @@ export class ToolIndexCache {
       if (this.#entries.size <= this.#maxEntries) return;
       if (entry.settled === undefined) continue;
       this.#entries.delete(key);
-      entry.settled.close();
+      this.#retire(entry.settled);
     }
+  }
+
+  /**
+   * An evicted index may still serve runs that were prepared with it (a catalog that changed
+   * under a long turn), so it is not closed at eviction: its backend (a SQLite database in the
+   * WASM heap) is closed once nothing holds the index any more, or at close().
+   */
+  #retire(index: ToolIndex): void {
+    const ref = new WeakRef(index);
+    this.#retired.add(ref);
+    retiredIndexes.register(index, { backend: index.backend, retired: this.#retired, ref }, ref);
   }
 
   /** Closes every cached index and the worker pool. The cache cannot be used afterwards. */
@@ -215,6 +229,11 @@ export class ToolIndexCache {
     if (this.#closed) return;
     this.#closed = true;
     for (const entry of this.#entries.values()) entry.settled?.close();
+    for (const ref of this.#retired) {
+      retiredIndexes.unregister(ref);
+      ref.deref()?.close();
+    }
+    this.#retired.clear();
     this.#entries.clear();
     const pool = this.#pool;
     this.#pool = undefined;
@@ -223,3 +242,11 @@ export class ToolIndexCache {
 }
 
 let customCounter = 0;
+
+/** Closes the backend of a retired index once the index is garbage-collected. */
+const retiredIndexes = new FinalizationRegistry<{ backend: SearchBackend; retired: Set<WeakRef<ToolIndex>>; ref: WeakRef<ToolIndex> }>(
+  ({ backend, retired, ref }) => {
+    retired.delete(ref);
+    backend.close?.();
+  },
+);

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ToolIndexCache, defaultWorkerFile, fingerprintDocs, resolveBackend } from "../../src/search/index-cache.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/minisearch-backend.js";
-import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
+import type { ToolIndex } from "../../src/search/tool-index.js";
+import type { SearchBackend, SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
+import { collectGarbage } from "../../bench/lib/stats.js";
 import { CATALOG, doc, widgets } from "../contract/backend-contract.js";
 
 const caches: ToolIndexCache[] = [];
@@ -14,6 +16,16 @@ function cache(options?: ConstructorParameters<typeof ToolIndexCache>[0]): ToolI
 afterEach(async () => {
   for (const c of caches.splice(0)) await c.close();
 });
+
+/** Whether a backend still answers (a closed one throws ENGINE_CLOSED). */
+function isOpen(backend: SearchBackend): boolean {
+  try {
+    backend.search("xylophone", { limit: 1 });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe("fingerprintDocs", () => {
   it("ignores order and sees any change of content", () => {
@@ -69,16 +81,39 @@ describe("ToolIndexCache", () => {
     expect(a).toBe(b);
   });
 
-  it("evicts the least recently used index and closes it", async () => {
+  it("evicts the least recently used index, which keeps serving whoever still holds it until close()", async () => {
     const c = cache({ maxEntries: 2 });
     const a = await c.get([doc("core:a", "alpha")], "fts5");
     const b = await c.get([doc("core:b", "beta")], "fts5");
     await c.get([doc("core:a", "alpha")], "fts5"); // a is now the most recent
     await c.get([doc("core:c", "gamma")], "fts5");
     expect(c.size).toBe(2);
+    expect(c.lastBuild?.via).toBe("thread");
+    // A run prepared with b before the eviction can still search it.
+    expect(b.closed).toBe(false);
+    expect(b.search("beta", { limit: 1 }).map((h) => h.id)).toEqual(["core:b"]);
+    // The cache no longer has it: asking again builds a new index.
+    const b2 = await c.get([doc("core:b", "beta")], "fts5");
+    expect(b2).not.toBe(b);
+    await c.close();
     expect(b.closed).toBe(true);
-    expect(a.closed).toBe(false);
+    expect(a.closed).toBe(true);
     expect(() => b.search("beta", { limit: 1 })).toThrow(expect.objectContaining({ code: "ENGINE_CLOSED" }));
+  });
+
+  it("closes an evicted index's database once nothing holds the index", async () => {
+    const c = cache({ maxEntries: 1 });
+    let evicted: ToolIndex | undefined = await c.get([doc("core:x", "xylophone")], "fts5");
+    const backend = evicted.backend;
+    await c.get([doc("core:y", "yodel")], "fts5");
+    expect(backend.size).toBe(1); // still open: someone holds the index
+    evicted = undefined;
+    for (let i = 0; i < 20 && isOpen(backend); i++) {
+      collectGarbage();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(isOpen(backend)).toBe(false);
+    await c.close();
   });
 
   it("tells custom factories apart even with the same kind", async () => {
