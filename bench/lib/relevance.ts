@@ -12,12 +12,15 @@ export interface JudgedQuery {
 
 export interface RelevanceReport {
   queries: number;
+  recallAt1: number;
   recallAt5: number;
   recallAt10: number;
   mrr: number;
   ndcgAt10: number;
   /** Share of queries whose first hit is relevant. */
   top1: number;
+  /** Mean wall time of one `search` call, ms. */
+  queryMs: number;
 }
 
 /** Share of the relevant ids found in the first k results. */
@@ -50,13 +53,18 @@ export function ndcgAtK(ranked: readonly string[], relevant: readonly string[], 
 
 /** Runs `search` (best first, at least 10 ids wanted) over every query and averages the metrics. */
 export function evaluate(queries: readonly JudgedQuery[], search: (query: string) => readonly string[]): RelevanceReport {
+  let r1 = 0;
   let r5 = 0;
   let r10 = 0;
   let mrr = 0;
   let ndcg = 0;
   let top1 = 0;
+  let ms = 0;
   for (const q of queries) {
+    const t0 = performance.now();
     const ranked = search(q.query);
+    ms += performance.now() - t0;
+    r1 += recallAtK(ranked, q.relevant, 1);
     r5 += recallAtK(ranked, q.relevant, 5);
     r10 += recallAtK(ranked, q.relevant, 10);
     mrr += reciprocalRank(ranked, q.relevant);
@@ -64,7 +72,16 @@ export function evaluate(queries: readonly JudgedQuery[], search: (query: string
     if (ranked.length > 0 && q.relevant.includes(ranked[0] ?? "")) top1++;
   }
   const n = Math.max(1, queries.length);
-  return { queries: queries.length, recallAt5: r5 / n, recallAt10: r10 / n, mrr: mrr / n, ndcgAt10: ndcg / n, top1: top1 / n };
+  return {
+    queries: queries.length,
+    recallAt1: r1 / n,
+    recallAt5: r5 / n,
+    recallAt10: r10 / n,
+    mrr: mrr / n,
+    ndcgAt10: ndcg / n,
+    top1: top1 / n,
+    queryMs: ms / n,
+  };
 }
 
 export function formatReport(name: string, r: RelevanceReport): string {

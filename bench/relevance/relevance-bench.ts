@@ -6,7 +6,7 @@
  * from top-1, the share of queries whose first hit is one of them).
  */
 import { plainBm25 } from "../lib/baseline-bm25.js";
-import { ndcgAtK, recallAtK, reciprocalRank, type JudgedQuery } from "../lib/relevance.js";
+import { evaluate, type JudgedQuery } from "../lib/relevance.js";
 import { loadSealQueries, loadSealTools } from "../lib/shared-data.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/minisearch-backend.js";
@@ -113,27 +113,22 @@ export async function runRelevanceBench(options: RelevanceOptions): Promise<Rele
   }
 }
 
+/** The shared metrics (bench/lib/relevance.ts), rounded for JSON; a ranker over its limit is a broken benchmark. */
 function score(queries: readonly JudgedQuery[], search: (q: string) => readonly string[]): Metrics {
-  let r1 = 0;
-  let r5 = 0;
-  let r10 = 0;
-  let mrr = 0;
-  let ndcg = 0;
-  let top1 = 0;
-  let ms = 0;
-  for (const q of queries) {
-    const t0 = performance.now();
-    const ranked = search(q.query);
-    ms += performance.now() - t0;
+  const r = evaluate(queries, (query) => {
+    const ranked = search(query);
     if (ranked.length > 10) throw new Error(`a ranker returned ${ranked.length} hits for limit 10`);
-    r1 += recallAtK(ranked, q.relevant, 1);
-    r5 += recallAtK(ranked, q.relevant, 5);
-    r10 += recallAtK(ranked, q.relevant, 10);
-    mrr += reciprocalRank(ranked, q.relevant);
-    ndcg += ndcgAtK(ranked, q.relevant, 10);
-    if (ranked[0] !== undefined && q.relevant.includes(ranked[0])) top1 += 1;
-  }
-  const n = Math.max(1, queries.length);
-  const f = (x: number) => round(x / n, 4);
-  return { queries: queries.length, recallAt1: f(r1), recallAt5: f(r5), recallAt10: f(r10), mrr: f(mrr), ndcgAt10: f(ndcg), top1: f(top1), queryMs: round(ms / n, 3) };
+    return ranked;
+  });
+  const f = (x: number) => round(x, 4);
+  return {
+    queries: r.queries,
+    recallAt1: f(r.recallAt1),
+    recallAt5: f(r.recallAt5),
+    recallAt10: f(r.recallAt10),
+    mrr: f(r.mrr),
+    ndcgAt10: f(r.ndcgAt10),
+    top1: f(r.top1),
+    queryMs: round(r.queryMs, 3),
+  };
 }

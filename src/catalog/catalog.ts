@@ -26,6 +26,13 @@ export class Catalog {
   private readonly statuses = new Map<CatalogSource, SourceStatus>();
   private readonly listeners = new Set<() => void>();
   private readonly lastAttempt = new Map<CatalogSource, number>();
+  /**
+   * Entries and search docs already built, by definition object: when one MCP server's list
+   * changes, the other sources' tools (10k static ones, say) are neither re-checked nor
+   * re-described, and their unchanged doc objects keep the index fingerprint cheap.
+   */
+  private readonly builtEntries = new WeakMap<CatalogSource, WeakMap<object, CatalogEntry>>();
+  private readonly builtDocs = new WeakMap<CatalogEntry, SearchDoc>();
   /** Bumped whenever the set of tools changes; caches key on it. */
   version = 0;
 
@@ -88,7 +95,7 @@ export class Catalog {
       if (status && !status.ok) continue;
       const defs = source.tools();
       for (const def of defs) {
-        const entry = this.makeEntry(source.source, source.owner, def, source);
+        const entry = this.entryFor(source, def);
         if (byId.has(entry.id)) throw new ConfigInvalidError(`Duplicate tool id "${entry.id}": two tools with the same id cannot be registered.`);
         byId.set(entry.id, entry);
         entries.push(entry);
@@ -100,6 +107,16 @@ export class Catalog {
     this.docList = undefined;
     this.version += 1;
     for (const listener of this.listeners) listener();
+  }
+
+  private entryFor(source: CatalogSource, def: ToolDefinition): CatalogEntry {
+    let built = this.builtEntries.get(source);
+    if (!built) this.builtEntries.set(source, (built = new WeakMap()));
+    const known = typeof def === "object" && def !== null ? built.get(def) : undefined;
+    if (known) return known;
+    const entry = this.makeEntry(source.source, source.owner, def, source);
+    built.set(def, entry);
+    return entry;
   }
 
   private makeEntry(source: ToolSource, owner: string, def: unknown, origin?: CatalogSource): CatalogEntry {
@@ -144,7 +161,11 @@ export class Catalog {
   }
 
   docs(): readonly SearchDoc[] {
-    this.docList ??= this.entries.map(toSearchDoc);
+    this.docList ??= this.entries.map((entry) => {
+      let doc = this.builtDocs.get(entry);
+      if (!doc) this.builtDocs.set(entry, (doc = toSearchDoc(entry)));
+      return doc;
+    });
     return this.docList;
   }
 

@@ -12,6 +12,7 @@ import { createToolSearch, type ToolSearchEngine } from "../engine/engine.js";
 import { ToolSearchError } from "../errors.js";
 import { mcpServer } from "../mcp/index.js";
 import type { PoolOptions } from "../sandbox/types.js";
+import { BodyTooLargeError, readBody, sendJson } from "../http/json-http.js";
 import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
 import { agentTurn, ProviderError } from "./agent-turn.js";
 import type { GatewayConfig } from "./gateway-config.js";
@@ -56,15 +57,15 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
 
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
-      if (error instanceof HttpError) return send(res, error.status, { error: { code: error.code, message: error.message } });
-      send(res, 500, { error: { code: "INTERNAL", message: error instanceof Error ? error.message : String(error) } });
+      if (error instanceof HttpError) return sendJson(res, error.status, { error: { code: error.code, message: error.message } });
+      sendJson(res, 500, { error: { code: "INTERNAL", message: error instanceof Error ? error.message : String(error) } });
     });
   });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    if (req.method === "GET" && path === "/healthz") return send(res, 200, { ok: true, mode: engine.settings.mode, catalog: engine.catalogStatus() });
-    if (req.method === "POST" && path === "/v1/runs") return send(res, ...(await runTurn(await readJson(req, config.gateway.maxBodyBytes))));
+    if (req.method === "GET" && path === "/healthz") return sendJson(res, 200, { ok: true, mode: engine.settings.mode, catalog: engine.catalogStatus() });
+    if (req.method === "POST" && path === "/v1/runs") return sendJson(res, ...(await runTurn(await readJson(req, config.gateway.maxBodyBytes))));
     throw new HttpError(404, "NOT_FOUND", `No route ${req.method} ${path}; use POST /v1/runs or GET /healthz.`);
   }
 
@@ -153,25 +154,16 @@ function forwardedClientTool(spec: ClientToolSpec, calls: Array<{ name: string; 
 }
 
 async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > maxBytes) throw new HttpError(413, "BODY_TOO_LARGE", `Request body of ${declared} bytes is over the ${maxBytes}-byte limit.`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) throw new HttpError(413, "BODY_TOO_LARGE", `Request body is over the ${maxBytes}-byte limit.`);
-    chunks.push(chunk as Buffer);
+  let body: Buffer;
+  try {
+    body = await readBody(req, maxBytes);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new HttpError(413, "BODY_TOO_LARGE", error.message);
+    throw error;
   }
   try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    return JSON.parse(body.toString("utf8"));
   } catch (error) {
     throw new HttpError(400, "BAD_REQUEST", `body: not valid JSON (${(error as Error).message})`);
   }
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent) return;
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  res.end(text);
 }

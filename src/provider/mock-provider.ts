@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ChatRequest } from "./chat-types.js";
+import { readBody, sendJson } from "../http/json-http.js";
 import { plan } from "./planner.js";
 
 export interface RecordedRequest {
@@ -28,23 +29,23 @@ export async function startMockProvider(options: { port?: number; host?: string 
   const recorded: RecordedRequest[] = [];
   let counter = 0;
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => send(res, 500, { error: { message: String(error) } }));
+    handle(req, res).catch((error: unknown) => sendJson(res, 500, { error: { message: String(error) } }));
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://localhost");
-    if (req.method === "GET" && url.pathname === "/healthz") return send(res, 200, { ok: true });
+    if (req.method === "GET" && url.pathname === "/healthz") return sendJson(res, 200, { ok: true });
     if (url.pathname === "/debug/requests") {
       if (req.method === "DELETE") recorded.length = 0;
-      return send(res, 200, { requests: recorded });
+      return sendJson(res, 200, { requests: recorded });
     }
-    if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) return send(res, 404, { error: { message: `no route ${req.method} ${url.pathname}` } });
-    const raw = await readBody(req);
+    if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) return sendJson(res, 404, { error: { message: `no route ${req.method} ${url.pathname}` } });
+    const raw = await readBody(req, MAX_BODY_BYTES);
     let body: ChatRequest;
     try {
       body = JSON.parse(raw.toString("utf8")) as ChatRequest;
     } catch {
-      return send(res, 400, { error: { message: "request body is not JSON" } });
+      return sendJson(res, 400, { error: { message: "request body is not JSON" } });
     }
     recorded.push({ bytes: raw.length, body });
     if (recorded.length > MAX_RECORDED) recorded.shift();
@@ -58,7 +59,7 @@ export async function startMockProvider(options: { port?: number; host?: string 
             content: null,
             tool_calls: [{ id: `call_${counter}`, type: "function", function: { name: next.toolCall.name, arguments: JSON.stringify(next.toolCall.arguments) } }],
           };
-    send(res, 200, {
+    sendJson(res, 200, {
       id: `chatcmpl-${counter}`,
       object: "chat.completion",
       created: Math.floor(Date.now() / 1000),
@@ -83,21 +84,4 @@ export async function startMockProvider(options: { port?: number; host?: string 
         server.close(() => resolve());
       }),
   };
-}
-
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new Error("request body too large");
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  res.end(text);
 }

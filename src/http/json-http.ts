@@ -1,0 +1,28 @@
+/** The little HTTP plumbing the gateway and the scripted provider share: capped bodies, JSON answers. */
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+export class BodyTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`Request body is over the ${maxBytes}-byte limit.`);
+  }
+}
+
+/** The whole request body; rejects with BodyTooLargeError as soon as it (or its declared length) passes maxBytes. */
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  if (Number(req.headers["content-length"] ?? 0) > maxBytes) throw new BodyTooLargeError(maxBytes);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) throw new BodyTooLargeError(maxBytes);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
