@@ -6,7 +6,7 @@
  * from top-1, the share of queries whose first hit is one of them).
  */
 import { plainBm25 } from "../lib/baseline-bm25.js";
-import { evaluate, type JudgedQuery } from "../lib/relevance.js";
+import { evaluate, type JudgedQuery, type RelevanceReport } from "../lib/relevance.js";
 import { loadSealQueries, loadSealTools } from "../lib/shared-data.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/minisearch-backend.js";
@@ -18,17 +18,8 @@ import { ratio, round } from "../harness/stats.js";
 export const SEAL_SPLITS = ["dev", "test_in_domain"] as const;
 export type SealSplit = (typeof SEAL_SPLITS)[number];
 
-export interface Metrics {
-  queries: number;
-  recallAt1: number;
-  recallAt5: number;
-  recallAt10: number;
-  mrr: number;
-  ndcgAt10: number;
-  top1: number;
-  /** Mean wall time of one query, ms (10 hits). */
-  queryMs: number;
-}
+/** The shared metrics of bench/lib/relevance.ts, rounded for JSON. */
+export type Metrics = RelevanceReport;
 
 export interface RankerResult {
   ranker: string;
