@@ -8,8 +8,7 @@
  * `allowed` is the run's effective catalog: nothing outside it is ever returned or suggested.
  */
 import { EngineClosedError } from "../errors.js";
-import { splitIdentifier } from "./analyze.js";
-import { editDistance } from "./edit-distance.js";
+import { IdSuggester } from "./id-suggester.js";
 import type { BackendHit, SearchBackend, SearchDoc } from "./types.js";
 
 export interface ToolIndexSearchOptions {
@@ -29,6 +28,7 @@ export class ToolIndex {
   /** lowercase name → ids, in catalog order */
   readonly #byLowerName = new Map<string, string[]>();
   #closed = false;
+  #suggester: IdSuggester | undefined;
 
   /** `docs` must be what the backend indexes (ToolIndex.build adds them for you). */
   constructor(backend: SearchBackend, docs: readonly SearchDoc[]) {
@@ -105,23 +105,12 @@ export class ToolIndex {
     return allowed === undefined ? out : out.filter((id) => allowed.has(id));
   }
 
-  /**
-   * "Did you mean" ids for an unknown id or name: the closest allowed ids, by edit distance
-   * on the id and on the name, helped by shared words (`create-issue` vs `create_issue`).
-   */
+  /** "Did you mean" ids for an unknown id or name: the closest allowed ids (see IdSuggester). */
   suggest(idOrName: string, allowed?: ReadonlySet<string>, n = 3): string[] {
     this.#assertOpen();
-    const wanted = idOrName.trim().toLowerCase();
-    if (wanted === "" || n <= 0) return [];
-    const wantedWords = new Set(splitIdentifier(idOrName));
-    const scored: Array<{ id: string; score: number }> = [];
-    for (const doc of this.#docs.values()) {
-      if (allowed !== undefined && !allowed.has(doc.id)) continue;
-      const score = similarity(wanted, wantedWords, doc);
-      if (score > 0) scored.push({ id: doc.id, score });
-    }
-    scored.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
-    return scored.slice(0, n).map((s) => s.id);
+    // Built on first use: most indexes never see an unknown id.
+    this.#suggester ??= new IdSuggester(this.#docs.values());
+    return this.#suggester.suggest(idOrName, allowed, n);
   }
 
   close(): void {
@@ -137,26 +126,6 @@ export class ToolIndex {
   #assertOpen(): void {
     if (this.#closed) throw new EngineClosedError();
   }
-}
-
-/** 0..1: the best of id and name string similarity, plus a share for overlapping words. */
-function similarity(wanted: string, wantedWords: ReadonlySet<string>, doc: SearchDoc): number {
-  const id = doc.id.toLowerCase();
-  const name = doc.name.toLowerCase();
-  const chars = Math.max(ratio(wanted, id), ratio(wanted, name));
-  let shared = 0;
-  const docWords = new Set(splitIdentifier(doc.id));
-  for (const w of wantedWords) if (docWords.has(w)) shared++;
-  const words = wantedWords.size === 0 ? 0 : shared / Math.max(wantedWords.size, docWords.size);
-  const score = 0.7 * chars + 0.3 * words;
-  // Below this a suggestion is noise ("did you mean" a random tool helps nobody).
-  return score >= 0.45 ? score : 0;
-}
-
-function ratio(a: string, b: string): number {
-  const longest = Math.max(a.length, b.length);
-  if (longest === 0) return 0;
-  return 1 - editDistance(a, b, longest) / longest;
 }
 
 function dedupe(ids: readonly string[]): string[] {
