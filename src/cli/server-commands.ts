@@ -16,8 +16,9 @@ export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [
 
 export const MOCK_PROVIDER_USAGE = `Usage: toolsearch mock-provider [--port N] [--host HOST]
 
-  Starts the scripted OpenAI-compatible provider (POST /v1/chat/completions). It records every
-  request body: GET /debug/requests. Prints "listening <url>" on stdout once ready.`;
+  Starts the scripted OpenAI-compatible provider (POST /v1/chat/completions). It keeps the last
+  200 request bodies (16 MiB at most, oldest dropped first): GET /debug/requests.
+  Prints "listening <url>" on stdout once ready.`;
 
 export function parsePort(value: string | undefined, usage: string): number | undefined {
   if (value === undefined) return undefined;
