@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { pluginTools } from "../../src/catalog/sources.js";
 import type { ToolDefinition } from "../../src/catalog/types.js";
 import { isLoopbackHost } from "../../src/gateway/gateway-auth.js";
@@ -160,6 +160,21 @@ describe("gateway with gateway.auth", () => {
     expect(calledTools(answer)).toEqual(["tool_search", "tool_describe", "tool_call"]);
   });
 
+  it("answers an internal failure with a generic 500 and keeps the detail on stderr", async () => {
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const failing = vi.spyOn(gateway.engine, "prepareRun").mockRejectedValueOnce(new Error("cannot open /srv/secret/index.db"));
+    try {
+      const answer = await run(GUEST, { input: "weather forecast for a city" });
+      expect(answer.status).toBe(500);
+      expect(answer.json).toEqual({ error: { code: "INTERNAL", message: "internal error" } });
+      expect(logged).toHaveBeenCalledWith(expect.stringContaining("cannot open /srv/secret/index.db"));
+    } finally {
+      failing.mockRestore();
+      logged.mockRestore();
+    }
+    expect((await run(GUEST, { input: "weather forecast for a city" })).status).toBe(200);
+  });
+
   it("answers /healthz with only { ok: true } without a valid token, and in full with one", async () => {
     expect(await (await fetch(`${gateway.url}/healthz`)).json()).toEqual({ ok: true });
     expect(await (await fetch(`${gateway.url}/healthz`, { headers: { authorization: "Bearer not-a-token-at-all-xx" } })).json()).toEqual({ ok: true });
@@ -170,7 +185,7 @@ describe("gateway with gateway.auth", () => {
 });
 
 describe("gateway.auth config", () => {
-  const resolve = (auth: unknown, env: NodeJS.ProcessEnv = {}) => () => resolveGatewayConfig({ gateway: { auth } } as Record<string, never>, process.cwd(), env);
+  const resolve = (auth: unknown, env: NodeJS.ProcessEnv = {}) => () => resolveGatewayConfig({ gateway: { auth } }, process.cwd(), env);
 
   it("rejects short tokens without printing them", () => {
     expect(resolve({ tokens: [{ token: "tiny-secret" }] })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining("gateway.auth.tokens.0.token: must NOT have fewer than 16 characters") }));
