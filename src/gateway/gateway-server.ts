@@ -79,12 +79,13 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     route(req, res).catch((error: unknown) => {
       if (error instanceof HttpError) return sendJson(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
       // The detail may hold paths, hosts or secrets: it goes to the operator's stderr, not the client.
-      console.error(`toolsearch gateway: internal error on ${req.method} ${req.url}: ${error instanceof Error ? error.message : String(error)}`);
+      const detail = error instanceof Error ? error.message : String(error);
+      console.error(`toolsearch gateway: internal error on ${req.method} ${req.url}: ${detail.replace(/\s+/g, " ")}`);
       sendJson(res, 500, { error: { code: "INTERNAL", message: "internal error" } });
     });
   });
 
-  /** The caller's token identity; `null` when the gateway has no auth (the body's identity is trusted). */
+  /** The caller's token identity; undefined without a valid token; `null` when the gateway has no auth (the body's identity is trusted). */
   function identityOf(req: IncomingMessage): TokenIdentity | null | undefined {
     return tokens ? tokens.match(req.headers.authorization) : null;
   }
