@@ -152,8 +152,11 @@ function withoutTokens(config: JsonObject): JsonObject {
   const entries = authEntries(config);
   if (!Array.isArray(entries) || entries.length === 0) return config;
   const copy = structuredClone(config);
-  for (const entry of authEntries(copy)) {
-    if (typeof entry === "object" && entry !== null && "token" in entry) entry.token = "<redacted>";
+  const copied = authEntries(copy) as unknown[];
+  for (const [i, entry] of copied.entries()) {
+    // An entry written as a bare string is most likely the token itself.
+    if (typeof entry !== "object" || entry === null) copied[i] = "<redacted>";
+    else if ("token" in entry) (entry as AuthTokenEntry).token = "<redacted>";
   }
   return copy;
 }

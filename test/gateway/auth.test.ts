@@ -190,6 +190,7 @@ describe("gateway.auth config", () => {
   it("rejects short tokens without printing them", () => {
     expect(resolve({ tokens: [{ token: "tiny-secret" }] })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining("gateway.auth.tokens.0.token: must NOT have fewer than 16 characters") }));
     expect(resolve({ tokens: [{ token: "tiny-secret" }] })).not.toThrow(/tiny-secret/);
+    expect(resolve({ tokens: ["a-bare-secret-string-0123"] })).toThrow(/gateway\.auth\.tokens\.0: must be object; got "<redacted>"/);
   });
 
   it("needs exactly one of token or tokenEnv, distinct tokens, and at least one entry", () => {
