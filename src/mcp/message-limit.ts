@@ -114,7 +114,8 @@ export class BoundedLineBuffer {
       return;
     }
     const parts = [...this.parts, piece];
-    this.dropping = { head: Buffer.concat(parts).subarray(0, SAMPLE_BYTES), tail: lastBytes(parts) };
+    // Buffer.concat with a length copies only that much: the head, not the megabytes before the cap.
+    this.dropping = { head: Buffer.concat(parts, Math.min(SAMPLE_BYTES, this.size + piece.length)), tail: lastBytes(parts) };
     this.parts = [];
     this.size = 0;
   }
