@@ -267,9 +267,12 @@ export class McpServerSource implements CatalogSource {
     try {
       // One deadline for every page: a server handing out endless cursors cannot keep it going.
       const listing = await connection.listAllTools(AbortSignal.timeout(this.options.connectTimeoutMs), this.options.connectTimeoutMs);
+      // Mapped a slice at a time, off the task that parsed the message: thousands of tools must
+      // not hold the event loop every session shares. The source may change meanwhile: checked after.
+      const mapped = await this.mapListing(listing);
       if (connection === this.connection && this.state === "ready") {
         this.lastListError = undefined;
-        if (this.applyListing(listing)) this.notify();
+        if (this.commitListing(mapped)) this.notify();
       }
     } catch (error) {
       if (connection !== this.connection) return;
@@ -295,6 +298,21 @@ export class McpServerSource implements CatalogSource {
    * An unchanged listing is then one JSON.stringify per tool, and no notification.
    */
   private applyListing(listing: ToolListing): boolean {
+    return this.commitListing(mapListingNow(this.mapListingPlan(listing)));
+  }
+
+  /** The same mapping as applyListing, giving the event loop back every MAP_SLICE tools. */
+  private async mapListing(listing: ToolListing): Promise<MappedListing> {
+    const plan = this.mapListingPlan(listing);
+    const definitions: ToolDefinition[] = [];
+    for (let start = 0; start < plan.callable.length; start += MAP_SLICE) {
+      await new Promise((resolve) => setImmediate(resolve));
+      for (let i = start; i < Math.min(start + MAP_SLICE, plan.callable.length); i++) definitions.push(plan.map(i));
+    }
+    return { callable: plan.callable, definitions, known: plan.known };
+  }
+
+  private mapListingPlan(listing: ToolListing): ListingPlan {
     this.truncated = listing.truncated;
     // A tool that requires task-based execution cannot be called with tools/call; it is left out.
     const seen = new Set<string>();
@@ -306,16 +324,22 @@ export class McpServerSource implements CatalogSource {
     const names = mapToolNames(callable.map((tool) => tool.name));
     const limits = { maxDescriptionChars: this.options.maxDescriptionChars, maxSchemaBytes: this.options.maxSchemaBytes };
     const known = new Map<string, ToolDefinition>();
-    let changed = callable.length !== this.definitions.length;
-    const definitions = callable.map((tool, i) => {
+    const previous = this.mapped;
+    const map = (i: number): ToolDefinition => {
+      const tool = callable[i]!;
       const name = names.get(tool.name)!;
       const key = listingKey(tool, name);
-      const definition = this.mapped.get(key) ?? mapTool(tool, name, limits, this.callByName);
+      const definition = previous.get(key) ?? mapTool(tool, name, limits, this.callByName);
       known.set(key, definition);
-      if (definition !== this.definitions[i]) changed = true;
       return definition;
-    });
+    };
+    return { callable, known, map };
+  }
+
+  /** Installs a mapped listing; returns whether `tools()` changed. */
+  private commitListing({ callable, definitions, known }: MappedListing): boolean {
     this.mapped = known;
+    const changed = definitions.length !== this.definitions.length || definitions.some((definition, i) => definition !== this.definitions[i]);
     if (!changed) return false;
     this.definitions = Object.freeze(definitions);
     this.offered = new Set(callable.map((tool) => tool.name));
@@ -416,6 +440,26 @@ export class McpServerSource implements CatalogSource {
 }
 
 class StartTimeout extends Error {}
+
+/** Tools mapped between two yields of a re-list (a few milliseconds of work). */
+const MAP_SLICE = 250;
+
+interface ListingPlan {
+  callable: Tool[];
+  known: Map<string, ToolDefinition>;
+  /** Maps the i-th callable tool (reusing the definition of a tool sent exactly as before). */
+  map(i: number): ToolDefinition;
+}
+
+interface MappedListing {
+  callable: Tool[];
+  definitions: ToolDefinition[];
+  known: Map<string, ToolDefinition>;
+}
+
+function mapListingNow(plan: ListingPlan): MappedListing {
+  return { callable: plan.callable, definitions: plan.callable.map((_, i) => plan.map(i)), known: plan.known };
+}
 
 /** Everything mapTool reads from a tool, and the catalog name it gets: equal keys, equal definitions. */
 function listingKey(tool: Tool, catalogName: string): string {

@@ -17,6 +17,8 @@ export interface ToolIndexSearchOptions {
 }
 
 const SELECT_PREFIX = "select:";
+/** Docs indexed between two yields of a build on the calling thread (~20 ms of work). */
+const BUILD_SLICE = 200;
 /** Score given to exact and selected hits: above anything a backend returns. */
 export const EXACT_SCORE = Number.MAX_SAFE_INTEGER;
 
@@ -43,10 +45,22 @@ export class ToolIndex {
     }
   }
 
-  /** Indexes `docs` in a new backend created by `create`. */
+  /**
+   * Indexes `docs` in a new backend created by `create`, a slice at a time with the event loop
+   * given back between slices: a catalog that an MCP server changes at run time is re-indexed
+   * on the thread every session shares, and must not hold it for the whole build.
+   */
   static async build(create: () => Promise<SearchBackend>, docs: readonly SearchDoc[]): Promise<ToolIndex> {
     const backend = await create();
-    backend.add(docs);
+    try {
+      for (let start = 0; start < docs.length; start += BUILD_SLICE) {
+        if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+        backend.add(docs.slice(start, start + BUILD_SLICE));
+      }
+    } catch (error) {
+      backend.close?.();
+      throw error;
+    }
     return new ToolIndex(backend, docs);
   }
 
