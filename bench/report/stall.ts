@@ -89,16 +89,18 @@ function floodLines(r: StallResult): string[] {
   return [
     "",
     `MCP flood: a gateway connected to an MCP server (official SDK \`McpServer\`, Streamable HTTP, its own process) with ${int(f.tools)} tools; ` +
-      `prepareRun + search back to back for ${int(f.windowMs)} ms, first quiet, then with tools/list_changed every ${f.intervalMs} ms. CPU is the gateway process's.`,
+      `${int(f.windowMs)} ms windows: prepareRun + search back to back with the server quiet; the server sending tools/list_changed every ${f.intervalMs} ms and no runs ` +
+      `(CPU of relisting alone); then both. CPU is the gateway process's. "tools listed" is the catalog size the gateway ended with.`,
     "",
     table(
       ["phase", "runs", "run p50 ms", "run p99 ms", "loop max ms", "loop p99 ms", "healthz max ms", "healthz p99 ms", "CPU ms / wall ms", "tools listed", `max ≤ ${goal} ms`],
       (
         [
           ["quiet (baseline)", f.quiet],
+          [`list_changed every ${f.intervalMs} ms, no runs`, f.floodIdle],
           [`list_changed every ${f.intervalMs} ms`, f.flood],
         ] as const
-      ).map(([name, p]) => [name, int(p.runs), msf(p.runMs.p50), msf(p.runMs.p99), ...windowCells(p.window), `${int(p.cpuMs)} / ${int(p.window.wallMs)}`, int(p.catalogTools), verdict(p.window.loopMaxMs, goal)]),
+      ).map(([name, p]) => [name, int(p.runs), p.runs ? msf(p.runMs.p50) : "–", p.runs ? msf(p.runMs.p99) : "–", ...windowCells(p.window), `${int(p.cpuMs)} / ${int(p.window.wallMs)}`, int(p.catalogTools), verdict(p.window.loopMaxMs, goal)]),
     ),
   ];
 }

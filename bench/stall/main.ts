@@ -6,8 +6,8 @@
  * Prints progress on stderr and the stall tables on stdout; `--json FILE` also writes the
  * result. Sizes default to the hostile sizes of the hardening issue (quick: small ones); each
  * can be set: --tools N, --id-chars N, --regex-chars N, --schema-properties N, --unique-items N,
- * --memory-runs N, --window-ms N, --deadline-ms N, --flood-tools N, --no-flood, --no-code,
- * --kinds a,b. Exit status 1 when the benchmark broke (not when a figure misses its target),
+ * --memory-runs N, --window-ms N, --deadline-ms N, --flood-tools N, --flood-ms N, --no-flood,
+ * --no-code, --kinds a,b ("" for none). Exit status 1 when the benchmark broke (not when a figure misses its target),
  * 2 for bad arguments.
  */
 import { writeFileSync } from "node:fs";
@@ -28,6 +28,7 @@ const NUMERIC: Record<string, (plan: StallPlan, n: number) => void> = {
   "--window-ms": (p, n) => void (p.windowMs = n),
   "--deadline-ms": (p, n) => void (p.stepDeadlineMs = n),
   "--flood-tools": (p, n) => void (p.flood ? (p.flood.tools = n) : undefined),
+  "--flood-ms": (p, n) => void (p.flood ? (p.flood.windowMs = n) : undefined),
 };
 
 export function parseStallArgs(argv: readonly string[]): { plan: StallPlan; json?: string } {

@@ -27,7 +27,7 @@ export interface FloodPhase {
   /** prepareRun + one search + end, ms. */
   runMs: Distribution;
   runs: number;
-  /** CPU this process used in the window, ms (user + system). */
+  /** CPU this process used in the window, ms (user + system; the poller thread's share is small). */
   cpuMs: number;
   /** Catalog size seen at the end of the window (the MCP tools). */
   catalogTools: number;
@@ -35,6 +35,8 @@ export interface FloodPhase {
 
 export interface FloodResult extends FloodOptions {
   quiet: FloodPhase;
+  /** The flood with no runs: CPU and stalls of relisting alone. */
+  floodIdle: FloodPhase;
   flood: FloodPhase;
   /** The flood window's figures, for the checks every window gets. */
   window: WindowFigures;
@@ -58,29 +60,33 @@ export async function runFloodRow(probes: Probes, options: FloodOptions, log: Pr
     );
     gateway = await startGateway(config);
     const healthz = `${gateway.url}/healthz`;
+    // The first run builds the index over the listed tools; that belongs to neither window.
+    for (let i = 0; i < 3; i += 1) await oneRun(gateway.engine, i);
     const quiet = await phase(probes, gateway.engine, options.windowMs, healthz);
     log(`mcp quiet: run p50 ${quiet.runMs.p50} ms, p99 ${quiet.runMs.p99} ms, loop max ${quiet.window.loopMaxMs} ms, ${quiet.catalogTools} tools`);
     server.send(`flood ${options.intervalMs}`);
+    const floodIdle = await phase(probes, gateway.engine, options.windowMs, healthz, false);
+    log(`mcp flood, no runs: CPU ${floodIdle.cpuMs} ms in ${floodIdle.window.wallMs} ms, loop max ${floodIdle.window.loopMaxMs} ms`);
     const flood = await phase(probes, gateway.engine, options.windowMs, healthz);
     server.send("quiet");
     log(`mcp flood every ${options.intervalMs} ms: run p50 ${flood.runMs.p50} ms, p99 ${flood.runMs.p99} ms, loop max ${flood.window.loopMaxMs} ms, CPU ${flood.cpuMs} ms in ${flood.window.wallMs} ms`);
-    return { ...options, quiet, flood, window: flood.window };
+    return { ...options, quiet, floodIdle, flood, window: flood.window };
   } finally {
     await gateway?.close();
     await server.close();
   }
 }
 
-async function phase(probes: Probes, engine: ToolSearchEngine, windowMs: number, healthz: string): Promise<FloodPhase> {
+/** One window: prepareRun + search back to back (or, with `runs` false, nothing but the gateway's own work). */
+async function phase(probes: Probes, engine: ToolSearchEngine, windowMs: number, healthz: string, runs = true): Promise<FloodPhase> {
   const cpu = process.cpuUsage();
   const { figures, value: times } = await probes.measure(async () => {
     const samples: number[] = [];
     const started = performance.now();
+    if (!runs) await new Promise((resolve) => setTimeout(resolve, windowMs));
     for (let i = 0; performance.now() - started < windowMs; i += 1) {
       const t0 = performance.now();
-      const run = await engine.prepareRun({ sessionId: `stall-flood-${i % 16}`, mode: "tools" });
-      await run.search("flood tool number");
-      await run.end();
+      await oneRun(engine, i);
       samples.push(performance.now() - t0);
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -94,6 +100,13 @@ async function phase(probes: Probes, engine: ToolSearchEngine, windowMs: number,
     cpuMs: round((used.user + used.system) / 1000, 0),
     catalogTools: engine.catalogStatus().size,
   };
+}
+
+/** What a session does on every turn: prepare a run over the (relisted) catalog, search it, end it. */
+async function oneRun(engine: ToolSearchEngine, i: number): Promise<void> {
+  const run = await engine.prepareRun({ sessionId: `stall-flood-${i % 16}`, mode: "tools" });
+  await run.search("flood tool number");
+  await run.end();
 }
 
 interface FloodServer {

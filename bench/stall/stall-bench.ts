@@ -139,6 +139,8 @@ async function warmUp(engine: ToolSearchEngine): Promise<void> {
     await run.search("create a contact");
     await run.end();
   }
+  // Let start-up work still queued (sockets, timers, sweeps of the warm-up's garbage) settle before the idle window.
+  await sleep(250);
 }
 
 async function sandboxState(engine: ToolSearchEngine): Promise<{ available: boolean; reason?: string }> {
@@ -175,7 +177,7 @@ async function measureKind(engine: ToolSearchEngine, probes: Probes, kind: Hosti
  * is not sent when the last took longer than the deadline or when the growth between the last
  * two steps predicts it would (a synchronous block cannot be interrupted once it has started).
  */
-async function climb(engine: ToolSearchEngine, kind: HostileKind, deadlineMs: number): Promise<{ steps: RampStep[]; cappedReason?: string }> {
+export async function climb(engine: ToolSearchEngine, kind: HostileKind, deadlineMs: number): Promise<{ steps: RampStep[]; cappedReason?: string }> {
   const steps: RampStep[] = [];
   for (const [index, size] of kind.ladder.entries()) {
     const last = steps.at(-1);
@@ -196,7 +198,7 @@ async function climb(engine: ToolSearchEngine, kind: HostileKind, deadlineMs: nu
  * keeps one GC pause or JIT hiccup from turning into a wild exponent). Growth is taken as at
  * least linear (power) or flat (exponential), so noise never predicts a bigger input cheaper.
  */
-function predictMs(kind: HostileKind, steps: readonly RampStep[], size: number): number {
+export function predictMs(kind: HostileKind, steps: readonly RampStep[], size: number): number {
   const b = steps.at(-1)!;
   const a = steps.slice(0, -1).find((s) => s.ms >= FIT_FLOOR_MS) ?? steps.at(-2);
   if (!a || a.ms <= 0 || b.size === a.size) return kind.growth === "power" ? b.ms * Math.max(1, size / b.size) : b.ms;
