@@ -28,7 +28,8 @@ function outcomesCell(outcomes: Record<string, number>): string {
 }
 
 function windowCells(w: WindowFigures): string[] {
-  return [msf(w.loopMaxMs), msf(w.loopP99Ms), msf(w.healthzMaxMs), msf(w.healthzP99Ms)];
+  const failed = w.healthzErrors > 0 ? ` (${w.healthzErrors} failed)` : "";
+  return [msf(w.loopMaxMs), msf(w.loopP99Ms), `${msf(w.healthzMaxMs)}${failed}`, msf(w.healthzP99Ms)];
 }
 
 /** The suite's section: `level` is the heading level of its title. */
@@ -39,7 +40,7 @@ export function stallMarkdown(r: StallResult, level: string): string[] {
     `A gateway in this process over a ${int(r.catalogTools)}-tool generated catalog; each hostile input runs back to back for ${int(r.settings.windowMs)} ms ` +
       `through the engine the gateway holds, while \`monitorEventLoopDelay\` (1 ms resolution) watches the loop and a worker thread polls GET /healthz over loopback. ` +
       `Each kind climbs from small sizes to its target and stops where one request took or was predicted to take over ${int(r.settings.stepDeadlineMs)} ms ` +
-      `("capped": the projection extrapolates the last two steps). Goal: max stall ≤ ${goal} ms.` +
+      `("capped": the time at the target extrapolates the ladder's growth, taken as at most quadratic in the size, or doubling per character for the regex). A "failed" poll is one the gateway dropped (its keep-alive timer fired late, after a block). Goal: max stall ≤ ${goal} ms.` +
       (r.sandbox.available ? "" : ` Code mode: not measured (${r.sandbox.reason ?? "sandbox unavailable"}).`),
     "",
   );
@@ -65,11 +66,19 @@ export function stallMarkdown(r: StallResult, level: string): string[] {
   return out;
 }
 
+/** The heap goal's verdict; below the goal's run count, on a linear projection (said so). */
+function memoryVerdict(r: StallResult): string {
+  const m = r.memory!;
+  const { heapGrowthMB, heapGrowthRuns } = r.goals;
+  if (m.runs >= heapGrowthRuns) return verdict(m.growthMB, heapGrowthMB);
+  const projected = (m.perRunKB * heapGrowthRuns) / 1000;
+  return `${verdict(projected, heapGrowthMB)} (linear projection to ${int(heapGrowthRuns)} runs: ${msf(projected)} MB)`;
+}
+
 function memoryLines(r: StallResult): string[] {
   const m = r.memory!;
   const { heapGrowthMB, heapGrowthRuns } = r.goals;
-  const projected = (m.perRunKB * heapGrowthRuns) / 1000;
-  const judged = m.runs >= heapGrowthRuns ? verdict(m.growthMB, heapGrowthMB) : `${verdict(projected, heapGrowthMB)} (linear projection to ${int(heapGrowthRuns)} runs: ${msf(projected)} MB)`;
+  const judged = memoryVerdict(r);
   return [
     "",
     `Memory: ${int(m.runs)} runs, each declaring a client tool with a schema of its own and calling it once; heap used after forced full GC (MB = 10⁶ bytes). ` +
@@ -114,7 +123,7 @@ export function stallSummaryRows(r: StallResult): string[][] {
     `${msf(r.idle.loopMaxMs)} ms idle; goal ≤ ${goal} ms`,
     verdict(k.window.loopMaxMs, goal),
   ]);
-  if (r.memory) rows.push([`heap growth over ${int(r.memory.runs)} runs with distinct client schemas`, `${msf(r.memory.growthMB)} MB`, `goal ≤ ${r.goals.heapGrowthMB} MB over ${int(r.goals.heapGrowthRuns)} runs`, r.memory.runs >= r.goals.heapGrowthRuns ? verdict(r.memory.growthMB, r.goals.heapGrowthMB) : "–"]);
+  if (r.memory) rows.push([`heap growth over ${int(r.memory.runs)} runs with distinct client schemas`, `${msf(r.memory.growthMB)} MB`, `goal ≤ ${r.goals.heapGrowthMB} MB over ${int(r.goals.heapGrowthRuns)} runs`, memoryVerdict(r)]);
   if (r.flood && !("skipped" in r.flood)) {
     rows.push([`prepareRun + search p99 under list_changed every ${r.flood.intervalMs} ms`, `${msf(r.flood.flood.runMs.p99)} ms`, `${msf(r.flood.quiet.runMs.p99)} ms quiet`, `${(r.flood.flood.runMs.p99 / r.flood.quiet.runMs.p99).toFixed(1)}×`]);
   }

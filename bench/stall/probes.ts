@@ -18,7 +18,10 @@ export interface WindowFigures {
   healthzMaxMs: number;
   healthzP99Ms: number;
   healthzN: number;
-  /** Requests that failed (connection refused, non-200): a broken benchmark unless zero. */
+  /**
+   * Polls that failed (reset, refused, non-200). After a long block the gateway's keep-alive
+   * timer fires late and drops the socket a poll is waiting on, so a stall can fail requests.
+   */
   healthzErrors: number;
 }
 
@@ -50,10 +53,13 @@ function once() {
   });
 }
 async function loop() {
+  let first = true;
   while (polling) {
     inFlight = once();
     await inFlight;
     inFlight = null;
+    if (first) parentPort.postMessage({ type: "polling" });
+    first = false;
     await new Promise((r) => setTimeout(r, workerData.intervalMs));
   }
 }
@@ -63,7 +69,7 @@ parentPort.on("message", async (msg) => {
   } else if (msg.type === "stop") {
     polling = false;
     if (inFlight) await inFlight;
-    parentPort.postMessage({ samples, errors });
+    parentPort.postMessage({ type: "stopped", samples, errors });
   } else if (msg.type === "close") {
     polling = false; agent.destroy(); parentPort.close();
   }
@@ -89,10 +95,14 @@ export class Probes {
    * `healthzUrl` points the poller at another gateway for this window (the MCP flood row).
    */
   async measure<T>(body: () => Promise<T>, healthzUrl?: string): Promise<{ figures: WindowFigures; value: T }> {
+    // The poller must be answering (the worker booted, its socket open) before the body can block the loop.
+    const polling = this.next("polling");
     this.poller.postMessage({ type: "start", ...(healthzUrl ? { url: healthzUrl } : {}) });
-    // Let the poller's first request land before the body can block the loop.
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await polling;
     this.histogram.reset();
+    // reset() forgets the time of the last sample, and the delay is measured between samples:
+    // a block that starts before the histogram's timer has fired once after reset is not seen.
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const started = performance.now();
     const value = await body();
     const wallMs = performance.now() - started;
@@ -117,10 +127,23 @@ export class Probes {
     };
   }
 
-  private stopPoller(): Promise<PollerReply> {
-    return new Promise((resolve) => {
-      this.poller.once("message", (reply: PollerReply) => resolve(reply));
-      this.poller.postMessage({ type: "stop" });
+  private async stopPoller(): Promise<PollerReply> {
+    const stopped = this.next("stopped");
+    this.poller.postMessage({ type: "stop" });
+    return (await stopped) as PollerReply;
+  }
+
+  /** The poller's next message of this type (it sends "polling" once per window, then "stopped"). */
+  private next(type: "polling" | "stopped"): Promise<Partial<PollerReply>> {
+    return new Promise((resolve, reject) => {
+      const onMessage = (message: { type: string } & Partial<PollerReply>): void => {
+        if (message.type !== type) return;
+        this.poller.off("message", onMessage);
+        this.poller.off("error", reject);
+        resolve(message);
+      };
+      this.poller.on("message", onMessage);
+      this.poller.once("error", reject);
     });
   }
 
