@@ -99,7 +99,7 @@ function floodLines(r: StallResult): string[] {
     "",
     `MCP flood: a gateway connected to an MCP server (official SDK \`McpServer\`, Streamable HTTP, its own process) with ${int(f.tools)} tools; ` +
       `${int(f.windowMs)} ms windows: prepareRun + search back to back with the server quiet; the server sending tools/list_changed every ${f.intervalMs} ms and no runs ` +
-      `(CPU of relisting alone); then both. CPU is the gateway process's. "tools listed" is the catalog size the gateway ended with.`,
+      `(CPU of relisting alone); then both. CPU is the gateway process's. "tools listed" is the catalog size the gateway ended with (an MCP source keeps at most its \`maxTools\`, 5,000 by default).`,
     "",
     table(
       ["phase", "runs", "run p50 ms", "run p99 ms", "loop max ms", "loop p99 ms", "healthz max ms", "healthz p99 ms", "CPU ms / wall ms", "tools listed", `max ≤ ${goal} ms`],

@@ -4,8 +4,8 @@
  * A real gateway runs in this process over a generated catalog; an idle window is measured
  * first, then one window per hostile kind, each running that input in a loop through the engine
  * the gateway holds, while the loop-delay histogram and a /healthz poller on another thread
- * watch. A memory row runs many client tools with distinct schemas and compares the heap after
- * forced GC; an optional MCP row floods the gateway with tools/list_changed.
+ * watch. An optional MCP row floods another gateway with tools/list_changed; last, a memory row
+ * runs many client tools with distinct schemas and compares the heap after forced GC.
  *
  * On code where a hostile input blocks for seconds per request, each kind climbs a ladder of
  * sizes and stops when one request would pass the per-step deadline, so the run completes and
@@ -106,8 +106,10 @@ export async function runStallBench(options: StallOptions): Promise<StallResult>
       kinds.push(result);
       log(describeKind(result));
     }
-    const memory = options.memoryRuns > 0 ? await runMemoryRow(gateway.engine, options.memoryRuns, log) : undefined;
+    // The flood row before the memory row: the memory row leaves hundreds of MB behind on code
+    // whose validator cache has no bound, and collecting that heap would show up as flood stalls.
     const flood = options.flood ? await runFloodRow(probes, options.flood, log) : undefined;
+    const memory = options.memoryRuns > 0 ? await runMemoryRow(gateway.engine, options.memoryRuns, log) : undefined;
     return {
       catalogTools: options.tools,
       targets: options.targets,
