@@ -218,7 +218,7 @@ function clamp(x: number, min: number, max: number): number {
 /** Steps faster than this are mostly timer and call overhead, not the input's cost. */
 const FIT_FLOOR_MS = 2;
 
-/** The window's body: the kind's request back to back at `size`, with a turn of the loop between (as a busy gateway would). */
+/** The window's body: the kind's request back to back at `size`, with a turn of the loop between. */
 async function loop(engine: ToolSearchEngine, kind: HostileKind, size: number, options: StallOptions): Promise<{ times: number[]; outcomes: Record<string, number> }> {
   const times: number[] = [];
   const outcomes: Record<string, number> = {};
@@ -261,6 +261,11 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * Between two requests, a pass through the timers phase (setImmediate would start the next
+ * request before it): the histogram's timer then samples each request's block on its own, and
+ * the gateway's own timers (keep-alive, deadlines) get their turn as they would between requests.
+ */
 function yieldToLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
