@@ -10,7 +10,8 @@ import type { ToolSearchEngine } from "../../src/engine/engine.js";
 import type { ModelToolCall, ToolSearchRun } from "../../src/engine/run.js";
 import { ToolSearchError } from "../../src/errors.js";
 
-export type HostileKindName = "long-id-describe" | "long-id-call" | "long-id-code" | "regex-backtrack" | "schema-compile" | "unique-items";
+export const HOSTILE_KIND_NAMES = ["long-id-describe", "long-id-call", "long-id-code", "regex-backtrack", "schema-compile", "unique-items"] as const;
+export type HostileKindName = (typeof HOSTILE_KIND_NAMES)[number];
 
 export interface HostileKind {
   name: HostileKindName;

@@ -14,7 +14,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { progress } from "../harness/progress.js";
 import { stallMarkdown } from "../report/stall.js";
-import type { HostileKindName } from "./hostile.js";
+import { HOSTILE_KIND_NAMES, type HostileKindName } from "./hostile.js";
 import { stallPlan, type StallPlan } from "./plan.js";
 import { runStallBench, stallProblems } from "./stall-bench.js";
 
@@ -49,11 +49,19 @@ export function parseStallArgs(argv: readonly string[]): { plan: StallPlan; json
     } else if (arg === "--quick") continue;
     else if (arg === "--no-flood") plan.flood = false;
     else if (arg === "--no-code") plan.code = false;
-    else if (arg === "--kinds") plan.kinds = value().split(",") as HostileKindName[];
+    else if (arg === "--kinds") plan.kinds = parseKinds(argv[++i] ?? "");
     else if (arg === "--json") json = path.resolve(value());
     else throw new Error(`unknown option ${arg}; see bench/stall/main.ts for usage`);
   }
   return { plan, ...(json ? { json } : {}) };
+}
+
+/** A comma list of kind names; "" for none (the memory or MCP row alone). */
+function parseKinds(list: string): HostileKindName[] {
+  const names = list.split(",").map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(HOSTILE_KIND_NAMES as readonly string[]).includes(n));
+  if (unknown.length > 0) throw new Error(`--kinds: unknown ${unknown.join(", ")}; known: ${HOSTILE_KIND_NAMES.join(", ")}`);
+  return names as HostileKindName[];
 }
 
 async function main(argv: readonly string[]): Promise<number> {
