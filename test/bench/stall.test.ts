@@ -12,22 +12,12 @@ import type { BenchResults } from "../../bench/harness/results.js";
 import { summaryMarkdown, summaryTable } from "../../bench/report/summary.js";
 import { doublingLadder, linearLadder, type HostileKind } from "../../bench/stall/hostile.js";
 import { stallPlan } from "../../bench/stall/plan.js";
+import { fakeResults as fakeResultsOf } from "./fake-results.js";
 import { Probes } from "../../bench/stall/probes.js";
 import { climb, predictMs, runStallBench, stallProblems, type StallResult } from "../../bench/stall/stall-bench.js";
 
 function fakeResults(stall: StallResult): BenchResults {
-  return {
-    schema: 1,
-    name: "test",
-    quick: true,
-    command: "vitest",
-    date: new Date().toISOString(),
-    durationMs: 1,
-    toolsearch: { version: "0.0.0" },
-    machine: { cpuModel: "test", cores: 2, memoryGiB: 1, platform: "linux", arch: "x64", osRelease: "", node: process.version, v8: "" },
-    load: { before: 0, after: 0 },
-    suites: { stall: { status: "ok", ms: 1, result: stall } },
-  };
+  return fakeResultsOf({ stall: { status: "ok", ms: 1, result: stall } });
 }
 
 /** A kind whose request busy-waits `size` ms: a synchronous block of known length. */

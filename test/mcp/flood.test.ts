@@ -5,26 +5,11 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { createToolSearch, type ToolSearchEngine } from "../../src/index.js";
-import { mcpServer, type McpServerSource } from "../../src/mcp/index.js";
+import type { McpServerSource } from "../../src/mcp/index.js";
 import { answeredId, BoundedLineBuffer, boundedFetch, boundStdioReads, MessageTooLargeError } from "../../src/mcp/message-limit.js";
-import { childPids, isRunning, nextChange, startHttpServer, textTool, toolContext, waitFor, type TestHttpServer } from "./helpers.js";
+import { childPids, closedAfterEach, isRunning, nextChange, textTool, toolContext, waitFor } from "./helpers.js";
 
-const cleanup: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.allSettled(cleanup.splice(0).map((fn) => fn()));
-});
-
-async function server(...args: Parameters<typeof startHttpServer>): Promise<TestHttpServer> {
-  const s = await startHttpServer(...args);
-  cleanup.push(() => s.close());
-  return s;
-}
-
-function source(...args: Parameters<typeof mcpServer>): McpServerSource {
-  const s = mcpServer(...args);
-  cleanup.push(() => s.close());
-  return s;
-}
+const { cleanup, server, source } = closedAfterEach();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const LIMIT = 65_536;
