@@ -30,6 +30,7 @@ export type {
 } from "./dispatch/hooks.js";
 export type { SearchHit, BatchSearchResult, SearchOptions, ToolDescription, CallOutcome } from "./dispatch/types.js";
 export type { ProviderTool } from "./surfaces/provider-tool.js";
+export { TOOL_FORMATS, type ToolFormat, type FormatTools, type OpenAIChatTool, type OpenAIResponsesTool, type AnthropicTool } from "./surfaces/formats.js";
 
 export type { SearchBackend, SearchBackendFactory, SearchDoc, BackendChoice, BackendHit, BackendSearchOptions } from "./search/types.js";
 export { fts5Backend } from "./search/fts5-backend.js";

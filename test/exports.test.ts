@@ -20,6 +20,7 @@ describe("public exports", () => {
         "PoolSaturatedError",
         "SandboxUnavailableError",
         "TOOL_SEARCH_MODES",
+        "TOOL_FORMATS",
         "ToolFailedError",
         "ToolNotFoundError",
         "ToolSearchEngine",
