@@ -30,6 +30,16 @@ export type {
 } from "./dispatch/hooks.js";
 export type { SearchHit, BatchSearchResult, SearchOptions, ToolDescription, CallOutcome } from "./dispatch/types.js";
 export type { ProviderTool } from "./surfaces/provider-tool.js";
+export {
+  runAgentTurn,
+  MAX_CALLS_PER_RESPONSE,
+  type AgentProvider,
+  type AgentMessage,
+  type AgentTurnInput,
+  type AgentTurnResult,
+  type AgentToolCall,
+} from "./agent/agent-turn.js";
+export type { ProviderApi } from "./provider/wire-types.js";
 export { TOOL_FORMATS, type ToolFormat, type FormatTools, type OpenAIChatTool, type OpenAIResponsesTool, type AnthropicTool } from "./surfaces/formats.js";
 
 export type { SearchBackend, SearchBackendFactory, SearchDoc, BackendChoice, BackendHit, BackendSearchOptions } from "./search/types.js";
@@ -58,6 +68,7 @@ export {
   SandboxUnavailableError,
   PoolSaturatedError,
   EngineClosedError,
+  ProviderFailedError,
   type ErrorCode,
   type ErrorPayload,
 } from "./errors.js";

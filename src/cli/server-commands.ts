@@ -12,15 +12,18 @@ export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [
 
   Starts the HTTP gateway: POST /v1/runs runs one agent turn, GET /healthz reports status.
   Provider, catalog (plugins, mcpServers), policy and tools.toolSearch come from the JSON5
-  config (default ./toolsearch.config.json5); OPENAI_BASE_URL, OPENAI_API_KEY and
-  TOOLSEARCH_MODEL fill in a missing provider. Loopback (127.0.0.1:8788) by default; a
+  config (default ./toolsearch.config.json5); provider.api picks the API ("chat", "responses",
+  "anthropic"); OPENAI_BASE_URL, OPENAI_API_KEY (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY for
+  "anthropic") and TOOLSEARCH_MODEL fill in a missing provider. Loopback (127.0.0.1:8788) by default; a
   non-loopback --host needs gateway.auth.tokens (bearer tokens, each with its identity).
   Prints "listening <url>" on stdout once ready; a bad config exits 2.`;
 
 export const MOCK_PROVIDER_USAGE = `Usage: toolsearch mock-provider [--port N] [--host HOST]
 
-  Starts the scripted OpenAI-compatible provider (POST /v1/chat/completions). It keeps the last
-  200 request bodies (16 MiB at most, oldest dropped first): GET /debug/requests.
+  Starts the scripted provider: POST /v1/chat/completions (OpenAI Chat Completions),
+  /v1/responses (OpenAI Responses) and /v1/messages (Anthropic Messages), planned the same way.
+  It keeps the last 200 request bodies (16 MiB at most, oldest dropped first):
+  GET /debug/requests.
   Prints "listening <url>" on stdout once ready.`;
 
 export function parsePort(value: string | undefined, usage: string): number | undefined {
