@@ -2,9 +2,12 @@
  * End-to-end: the scripted provider and one gateway process per provider API (OpenAI Chat
  * Completions, OpenAI Responses, Anthropic Messages) over a fake plugin of 600 tools; the same
  * request in each of the four modes (chosen per request), payloads and session logs compared.
- * The same six assertions hold for every API.
+ * The same six assertions hold for every API. The Anthropic gateway also exports its spans over
+ * OTLP (OTEL_EXPORTER_OTLP_ENDPOINT) to a collector the test runs.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -29,8 +32,31 @@ const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-e2e-"));
 const processes: ServerProcess[] = [];
 const results = new Map<`${Api}/${Mode}`, ModeResult>();
 const TARGET_ID = `plugin:acme:${TARGET}`;
+/** Span names the OTLP collector received, with their attributes. */
+const exported: Array<{ name: string; attributes: Record<string, unknown> }> = [];
+let collector: Server;
+
+/** A minimal OTLP/HTTP JSON collector: POST /v1/traces. */
+async function startCollector(): Promise<string> {
+  collector = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: Array<{ name: string; attributes?: Array<{ key: string; value: Record<string, unknown> }> }> }> }>;
+      };
+      for (const rs of body.resourceSpans ?? [])
+        for (const ss of rs.scopeSpans ?? [])
+          for (const span of ss.spans ?? []) exported.push({ name: span.name, attributes: Object.fromEntries((span.attributes ?? []).map((a) => [a.key, Object.values(a.value)[0]])) });
+      res.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+}
 
 beforeAll(async () => {
+  const otlp = await startCollector();
   const plugins = writeFakePlugin(path.join(dir, "plugins"));
   const provider = await startCli(["mock-provider", "--port", "0"]);
   processes.push(provider);
@@ -44,7 +70,8 @@ beforeAll(async () => {
         plugins: [plugins],
         sessionLog: "session.jsonl",
       });
-      const gateway = await startCli(["serve", "--config", config, "--port", "0"]);
+      const env = api === "anthropic" ? { OTEL_EXPORTER_OTLP_ENDPOINT: otlp, OTEL_BSP_SCHEDULE_DELAY: "50" } : {};
+      const gateway = await startCli(["serve", "--config", config, "--port", "0"], env);
       processes.push(gateway);
       return { api, gateway };
     }),
@@ -68,6 +95,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(processes.map((p) => p.stop()));
+  await new Promise((resolve) => collector.close(resolve));
 });
 
 /** The declared tool names of a recorded request, in whichever API's format it came. */
@@ -141,5 +169,17 @@ describe.each(APIS)("gateway end to end, provider.api %s", (api) => {
     const start = result("direct").log[0] as Extract<SessionEvent, { type: "run_start" }>;
     expect(start.upfront.schemas).toBe(FAKE_PLUGIN_TOOLS);
     expect((result("code").log[0] as Extract<SessionEvent, { type: "run_start" }>).upfront.schemas).toBe(0);
+  });
+});
+
+describe("serve with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
+  it("exports the runs' spans over OTLP", async () => {
+    const deadline = Date.now() + 15_000;
+    const runs = () => exported.filter((s) => s.name === "toolsearch.run");
+    while (runs().length < MODES.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(runs().map((s) => s.attributes["toolsearch.mode"]).sort()).toEqual([...MODES].sort());
+    const names = new Set(exported.map((s) => s.name));
+    for (const name of ["toolsearch.code_run", "toolsearch.search", `execute_tool ${TARGET}`]) expect(names).toContain(name);
+    expect(exported.find((s) => s.name === `execute_tool ${TARGET}`)!.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "toolsearch.tool.id": TARGET_ID });
   });
 });
