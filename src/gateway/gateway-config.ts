@@ -23,6 +23,8 @@ export interface ProviderSettings {
   timeoutMs: number;
   /** Anthropic's required max_tokens (default 4096). */
   maxTokens?: number;
+  /** A provider answer over this many bytes fails the turn (PROVIDER_FAILED) instead of being read whole (default 16 MiB). */
+  maxResponseBytes: number;
 }
 
 export interface GatewaySettings {
@@ -93,6 +95,7 @@ const sectionsSchema = {
         model: { type: "string", minLength: 1 },
         timeoutMs: { type: "integer", minimum: 100, maximum: 600_000 },
         maxTokens: { type: "integer", minimum: 1, maximum: 1_000_000 },
+        maxResponseBytes: { type: "integer", minimum: 1024, maximum: 1024 * 1024 * 1024 },
       },
     },
     gateway: {
@@ -193,6 +196,7 @@ function providerSettings(provider: Partial<ProviderSettings>, env: NodeJS.Proce
     apiKey: provider.apiKey ?? (anthropic ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY) ?? "not-needed-for-local",
     model: provider.model ?? env.TOOLSEARCH_MODEL ?? "scripted",
     timeoutMs: provider.timeoutMs ?? 60_000,
+    maxResponseBytes: provider.maxResponseBytes ?? 16 * 1024 * 1024,
     ...(provider.maxTokens !== undefined ? { maxTokens: provider.maxTokens } : {}),
   };
 }

@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
 import { runAgentTurn, type AgentProvider } from "../agent/agent-turn.js";
+import { boundedFetch } from "../agent/bounded-fetch.js";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolDefinition } from "../catalog/types.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
@@ -104,11 +105,11 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     if (req.method === "GET" && path === "/healthz") return sendJson(res, 200, identity === undefined ? { ok: true } : { ok: true, mode: engine.settings.mode, catalog: engine.catalogStatus() });
     // Before the body is read: a caller without a token costs a header check, not a 1 MiB parse.
     if (identity === undefined) throw UNAUTHORIZED();
-    if (req.method === "POST" && path === "/v1/runs") return sendJson(res, ...(await runTurn(await readJson(req, config.gateway.maxBodyBytes), identity)));
+    if (req.method === "POST" && path === "/v1/runs") return sendJson(res, ...(await runTurn(await readJson(req, config.gateway.maxBodyBytes), identity, res)));
     throw new HttpError(404, "NOT_FOUND", `No route ${req.method} ${path}; use POST /v1/runs or GET /healthz.`);
   }
 
-  async function runTurn(body: unknown, identity: TokenIdentity | null): Promise<[number, unknown]> {
+  async function runTurn(body: unknown, identity: TokenIdentity | null, res: ServerResponse): Promise<[number, unknown]> {
     const parsed = parseRunRequest(body);
     if (!parsed.ok) throw new HttpError(400, "BAD_REQUEST", parsed.message);
     const request = identity ? withTokenIdentity(parsed.request, identity, engine.settings.mode) : parsed.request;
@@ -125,9 +126,15 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
       if (error instanceof ToolSearchError) throw new HttpError(400, error.code, error.message);
       throw error;
     }
+    // A caller that hangs up stops its turn: no more provider requests or tool calls for nobody.
+    const hangUp = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) hangUp.abort(new ToolSearchError("TOOL_FAILED", "The caller closed the connection."));
+    };
+    res.once("close", onClose);
     try {
       const messages = request.messages ?? [{ role: "user" as const, content: request.input! }];
-      const { telemetry: _during, ...turn } = await runAgentTurn({ run, provider, messages, maxTurns: config.gateway.maxTurns, timeoutMs: config.provider.timeoutMs });
+      const { telemetry: _during, ...turn } = await runAgentTurn({ run, provider, messages, maxTurns: config.gateway.maxTurns, timeoutMs: config.provider.timeoutMs, signal: hangUp.signal });
       await run.end();
       return [200, { runId: run.runId, sessionId: run.sessionId, mode: run.mode, ...turn, clientToolCalls, telemetry: run.telemetry() }];
     } catch (error) {
@@ -135,7 +142,11 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
       if (error instanceof ProviderFailedError) {
         return [502, { runId: run.runId, error: { code: error.code, message: error.message }, telemetry: run.telemetry() }];
       }
+      // Nobody is left to read an answer.
+      if (hangUp.signal.aborted) return [499, { runId: run.runId, error: { code: "CLIENT_CLOSED", message: "The caller closed the connection." } }];
       throw error;
+    } finally {
+      res.off("close", onClose);
     }
   }
 
@@ -161,7 +172,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
 
 /** The official client of the configured API; the Anthropic SDK is loaded only when it is used. */
 async function providerFor(settings: GatewayConfig["provider"]): Promise<AgentProvider> {
-  const common = { baseURL: settings.baseURL, apiKey: settings.apiKey, timeout: settings.timeoutMs, maxRetries: 0 };
+  const common = { baseURL: settings.baseURL, apiKey: settings.apiKey, timeout: settings.timeoutMs, maxRetries: 0, fetch: boundedFetch(settings.maxResponseBytes) };
   if (settings.api === "anthropic") {
     const { default: Anthropic } = await import("@anthropic-ai/sdk");
     return { api: "anthropic", client: new Anthropic(common), model: settings.model, ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}) };
