@@ -138,5 +138,20 @@ describe("OpenTelemetry spans", () => {
       expect(children[1]!.attributes).toMatchObject({ "gen_ai.tool.call.id": "c2", "toolsearch.via": "tool_call" });
       expect(children[2]!.attributes).toMatchObject({ "toolsearch.outcome": "TOOL_NOT_FOUND", "toolsearch.source": "unknown" });
     });
+
+    it("puts query text on search spans only when tracing.recordQueryText is set", async () => {
+      await expect(fixtureEngine({ tracing: { recordQueries: true } as never })).rejects.toMatchObject({ code: "CONFIG_INVALID" });
+      const recording = await fixtureEngine({ tracing: { recordQueryText: true } });
+      try {
+        exporter.reset();
+        const run = await recording.prepareRun({ sessionId: "otel-query" });
+        await run.search(["weather forecast", "open a pull request"]);
+        await run.end();
+        const search = exporter.getFinishedSpans().find((s) => s.name === "toolsearch.search")!;
+        expect(search.attributes).toMatchObject({ "toolsearch.search.query": "weather forecast\nopen a pull request", "toolsearch.search.queries": 2, "toolsearch.via": "api" });
+      } finally {
+        await recording.close();
+      }
+    });
   });
 });
