@@ -25,6 +25,7 @@ describe("public exports", () => {
         "ToolSearchEngine",
         "ToolSearchError",
         "ToolSearchRun",
+        "ToolTimeoutError",
         "ToolUnavailableError",
         "coreTools",
         "createCodePool",

@@ -3,16 +3,26 @@ import { randomUUID } from "node:crypto";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import type { BatchSearchResult, CallOutcome, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
-import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, ToolSearchError } from "../errors.js";
+import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, ToolSearchError, type ErrorPayload } from "../errors.js";
 import type { ProviderTool } from "../surfaces/provider-tool.js";
 import { errorResult, toToolMessage, type Surface } from "../surfaces/surface.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
 import type { RunTelemetry } from "../telemetry/types.js";
+import { DEFAULT_MAX_RESULT_BYTES } from "../config/tool-search-config.js";
 
 /** A tool call as a provider sends it: `arguments` is usually a JSON string. */
 export interface ModelToolCall {
   name: string;
   arguments?: string | Record<string, unknown> | null;
+}
+
+/** A model tool call answered: the tool-message text, and whether (and with which code) it failed. */
+export interface ToolCallAnswer {
+  text: string;
+  /** Set when the answer is a failure `{ ok: false, error }`. */
+  error?: ErrorPayload;
+  /** The text was cut to `maxResultBytes`. */
+  truncated: boolean;
 }
 
 export function newRunId(): string {
@@ -34,6 +44,8 @@ export class ToolSearchRun {
     private readonly surface: Surface,
     private readonly recorder: RunRecorder,
     private readonly onEnd: (run: ToolSearchRun) => void,
+    /** Tool-message text past this many UTF-8 bytes is cut (not in code mode). */
+    private readonly maxResultBytes: number = DEFAULT_MAX_RESULT_BYTES,
   ) {
     this.tools = surface.tools;
     this.instructions = surface.instructions;
@@ -62,6 +74,15 @@ export class ToolSearchRun {
    * `{ ok: false, error: { code, message } }` text the model can read.
    */
   async handleToolCall(call: ModelToolCall): Promise<string> {
+    return (await this.answerToolCall(call)).text;
+  }
+
+  /**
+   * handleToolCall with the outcome spelled out (for MCP's `isError`). Never throws. Outside
+   * code mode (whose sandbox caps its own result) the text is cut to `maxResultBytes` with a marker.
+   */
+  async answerToolCall(call: ModelToolCall): Promise<ToolCallAnswer> {
+    let value: unknown;
     try {
       this.assertActive();
       if (typeof call !== "object" || call === null || typeof call.name !== "string") {
@@ -69,10 +90,31 @@ export class ToolSearchRun {
       }
       // No tool or control tool has a name this long: answered at once, arguments unread.
       if (call.name.length > MAX_ID_CHARS) throw new ToolNotFoundError(call.name);
-      return toToolMessage(await this.surface.handle(call.name, parseArguments(call.name, call.arguments), this.controller.signal));
+      value = await this.surface.handle(call.name, parseArguments(call.name, call.arguments), this.controller.signal);
     } catch (error) {
-      return toToolMessage(errorResult(error));
+      value = errorResult(error);
     }
+    const error = failureOf(value);
+    const full = toToolMessage(value);
+    const { text, truncated } = this.mode === "code" ? { text: full, truncated: false } : boundResult(full, this.maxResultBytes);
+    return { text, truncated, ...(error ? { error } : {}) };
+  }
+
+  /** Whether a catalog tool id is in this run's effective catalog (ended runs answer too). */
+  hasTool(id: string): boolean {
+    return this.dispatcher.catalog.get(id) !== undefined;
+  }
+
+  /** The catalog tools this run declares by name (direct mode, directory's up-front schemas): name → id. */
+  declaredTools(): Map<string, string> {
+    const ids = this.surface.upfrontIds;
+    const declared = this.tools.slice(this.tools.length - ids.length);
+    return new Map(declared.map((tool, i) => [tool.function.name, ids[i]!]));
+  }
+
+  /** Every catalog tool id this run may see. */
+  visibleToolIds(): ReadonlySet<string> {
+    return this.dispatcher.catalog.catalogIds;
   }
 
   telemetry(): RunTelemetry {
@@ -107,4 +149,31 @@ function parseArguments(name: string, raw: ModelToolCall["arguments"]): Record<s
     throw new InvalidArgsError(`Arguments of "${name}" must be a JSON object; got ${Array.isArray(value) ? "an array" : typeof value}.`);
   }
   return value as Record<string, unknown>;
+}
+
+/** The `{ ok: false, error: { code, message } }` a surface answers a failure with. */
+function failureOf(value: unknown): ErrorPayload | undefined {
+  if (typeof value !== "object" || value === null || (value as { ok?: unknown }).ok !== false) return undefined;
+  const error = (value as { error?: unknown }).error;
+  if (typeof error !== "object" || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return typeof code === "string" ? ({ code, message: typeof message === "string" ? message : "" } as ErrorPayload) : undefined;
+}
+
+/**
+ * Text past `maxBytes` UTF-8 bytes is cut at a character boundary and ends with a marker the
+ * model can read, so a 5 MB tool result costs the model 1 MiB at most.
+ */
+export function boundResult(text: string, maxBytes: number): { text: string; truncated: boolean } {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: short text needs no counting.
+  if (text.length * 3 <= maxBytes) return { text, truncated: false };
+  const total = Buffer.byteLength(text);
+  if (total <= maxBytes) return { text, truncated: false };
+  const marker = `\n[toolsearch: result cut to ${maxBytes} of ${total} bytes (tools.toolSearch.maxResultBytes); ask the tool for less]`;
+  const keep = Math.max(0, maxBytes - Buffer.byteLength(marker));
+  const bytes = Buffer.from(text.slice(0, keep), "utf8");
+  // Back up to the start of a character: a continuation byte (10xxxxxx) at the cut means one was split.
+  let end = Math.min(keep, bytes.length);
+  while (end > 0 && end < bytes.length && (bytes[end]! & 0xc0) === 0x80) end -= 1;
+  return { text: `${bytes.subarray(0, end).toString("utf8")}${marker}`, truncated: true };
 }
