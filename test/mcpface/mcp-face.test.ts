@@ -114,6 +114,50 @@ describe("toolsearch mcp over stdio (tools mode)", () => {
   });
 });
 
+describe("toolsearch mcp in directory mode, and its bounds", () => {
+  it("puts the directory of allowed tools in the server instructions, never a denied one", { timeout: 60_000 }, async () => {
+    const fixture = faceFixture({ tools: { toolSearch: { mode: "directory" } }, mcpServers: {} });
+    const { client } = await stdioClient(fixture.configFile, {});
+    const instructions = client.getInstructions() ?? "";
+    expect(instructions).toContain("echo_text");
+    expect(instructions).not.toContain("secret_admin");
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(["tool_search", "tool_describe", "tool_call"]));
+    expect(text(await client.callTool({ name: "echo_text", arguments: { text: "by name" } }))).toContain("by name");
+  });
+
+  it("stdio: a line past gateway.maxBodyBytes ends the session instead of growing the buffer; the process exits", { timeout: 30_000 }, async () => {
+    const fixture = faceFixture({ mcpServers: {}, gateway: { maxBodyBytes: 65_536 } });
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, [CLI, "mcp", "--config", fixture.configFile], { stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    cleanups.push(async () => {
+      child.kill("SIGKILL");
+    });
+    await waitFor(() => stderr.includes("sandbox:") || undefined, "startup summary");
+    child.stdin.write("x".repeat(200_000));
+    expect(await exited).toBe(0);
+    expect(stderr).toMatch(/exceeded maximum size of 65536/);
+  });
+});
+
+describe("toolsearch mcp in code mode", () => {
+  it("shows tool_search_code, whose body searches and calls through the same policy", { timeout: 60_000 }, async () => {
+    const fixture = faceFixture({ tools: { toolSearch: { mode: "code" } }, mcpServers: {} });
+    const { client } = await stdioClient(fixture.configFile, {});
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["tool_search_code"]);
+    expect(client.getInstructions()).toContain("openclaw.tools.search");
+    const code = 'const [hit] = await openclaw.tools.search("echo the text back"); return await openclaw.tools.call(hit.id, { text: "from code" });';
+    const result = await client.callTool({ name: "tool_search_code", arguments: { code } });
+    expect(result.isError).toBeFalsy();
+    expect(text(result)).toContain("from code");
+    const denied = await client.callTool({ name: "tool_search_code", arguments: { code: 'return await openclaw.tools.call("plugin:acme:secret_admin", {});' } });
+    expect(denied.isError).toBe(true);
+    expect(text(denied)).toContain("TOOL_NOT_FOUND");
+  });
+});
+
 describe("toolsearch mcp over Streamable HTTP", () => {
   it("tools mode: search, describe, call; sessions are separate runs; the denied tool never appears", { timeout: 60_000 }, async () => {
     const fixture = faceFixture();
