@@ -81,8 +81,9 @@ export class ToolSearchRun {
    * handleToolCall with the outcome spelled out (for MCP's `isError`). Never throws. Outside
    * code mode (whose sandbox caps its own result) the text is cut to `maxResultBytes` with a marker.
    */
-  async answerToolCall(call: ModelToolCall): Promise<ToolCallAnswer> {
+  async answerToolCall(call: ModelToolCall, signal?: AbortSignal): Promise<ToolCallAnswer> {
     let value: unknown;
+    const cancel = signal ? this.callCanceller(signal) : undefined;
     try {
       this.assertActive();
       if (typeof call !== "object" || call === null || typeof call.name !== "string") {
@@ -90,14 +91,35 @@ export class ToolSearchRun {
       }
       // No tool or control tool has a name this long: answered at once, arguments unread.
       if (call.name.length > MAX_ID_CHARS) throw new ToolNotFoundError(call.name);
-      value = await this.surface.handle(call.name, parseArguments(call.name, call.arguments), this.controller.signal);
+      value = await this.surface.handle(call.name, parseArguments(call.name, call.arguments), cancel?.signal ?? this.controller.signal);
     } catch (error) {
       value = errorResult(error);
+    } finally {
+      cancel?.release();
     }
     const error = failureOf(value);
     const full = toToolMessage(value);
     const { text, truncated } = this.mode === "code" ? { text: full, truncated: false } : boundResult(full, this.maxResultBytes);
     return { text, truncated, ...(error ? { error } : {}) };
+  }
+
+  /**
+   * A signal aborted when the run ends or the caller's `signal` aborts (an MCP client cancelled
+   * the request). Both are listened to directly and released after the call: `AbortSignal.any`
+   * keeps combined signals alive on Node 20 (see call-path.ts).
+   */
+  private callCanceller(signal: AbortSignal): { signal: AbortSignal; release(): void } {
+    const controller = new AbortController();
+    const sources = [this.controller.signal, signal];
+    const abort = () => controller.abort(new ToolSearchError("TOOL_FAILED", "The call was cancelled by the client."));
+    if (sources.some((s) => s.aborted)) abort();
+    else for (const s of sources) s.addEventListener("abort", abort, { once: true });
+    return {
+      signal: controller.signal,
+      release: () => {
+        for (const s of sources) s.removeEventListener("abort", abort);
+      },
+    };
   }
 
   /** Whether a catalog tool id is in this run's effective catalog (ended runs answer too). */

@@ -68,12 +68,13 @@ export class FaceSession {
     }));
   }
 
-  async callTool(name: string, args: Record<string, unknown> | undefined): Promise<CallToolResult> {
+  /** `signal`: the client's cancel of this request (`notifications/cancelled`, or the HTTP request closed). */
+  async callTool(name: string, args: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<CallToolResult> {
     const run = await this.current();
     this.inFlight.set(run, (this.inFlight.get(run) ?? 0) + 1);
     let answer: ToolCallAnswer;
     try {
-      answer = await run.answerToolCall({ name, arguments: args ?? {} });
+      answer = await run.answerToolCall({ name, arguments: args ?? {} }, signal);
     } finally {
       const left = (this.inFlight.get(run) ?? 1) - 1;
       if (left > 0) this.inFlight.set(run, left);

@@ -127,9 +127,9 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       log?.(`mcp tools/list ${tools.length} tools ${ms(started)} session=${label}`);
       return { tools };
     });
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const started = performance.now();
-      const result = await session.callTool(request.params.name, request.params.arguments);
+      const result = await session.callTool(request.params.name, request.params.arguments, extra.signal);
       log?.(`mcp tools/call ${request.params.name.slice(0, 128)} ${result.isError ? "error" : "ok"} ${ms(started)} session=${label}`);
       return result;
     });

@@ -69,7 +69,7 @@ describe("toolsearch serve: startup summary and --verbose", () => {
     const server = await startCli(["serve", "--config", fixture.configFile, "--port", "0", "--verbose"], { ...memoryFileEnv(fixture.dir) });
     servers.push(server);
     const stderr = server.stderr();
-    expect(stderr).toMatch(/toolsearch serve: catalog \d+ tools \(plugin:acme 3, mcp:memory 9, mcp:broken down\); mode tools/);
+    expect(stderr).toMatch(/toolsearch serve: catalog \d+ tools \(plugin:acme 4, mcp:memory 9, mcp:broken down\); mode tools/);
     expect(stderr).toContain("toolsearch serve: sandbox: not used (mode tools)");
     expect(stderr).toMatch(/warning: MCP server "broken" is down: .*Cannot find package 'surely-not-an-installed-package'/);
     expect(stderr).not.toMatch(/\bat ModuleLoader/);

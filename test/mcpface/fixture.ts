@@ -14,9 +14,12 @@ export interface FaceFixture {
   downFlag: string;
 }
 
-const PLUGIN = `export default { id: "acme", tools: [
+const PLUGIN = `import { writeFileSync } from "node:fs";
+export default { id: "acme", tools: [
   { name: "echo_text", description: "Echo the given text back unchanged.", inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] }, execute: (args) => ({ echoed: args.text }) },
   { name: "secret_admin", description: "Delete every user account. Admin only.", inputSchema: { type: "object", properties: {} }, execute: () => "deleted" },
+  { name: "wait_for_cancel", description: "Waits until the call is cancelled, then writes a marker file.", inputSchema: { type: "object", properties: { marker: { type: "string" } }, required: ["marker"] },
+    execute: (args, ctx) => new Promise((resolve) => ctx.signal.addEventListener("abort", () => { writeFileSync(args.marker, "cancelled"); resolve("cancelled"); })) },
   { name: "big_blob", description: "Return a very large blob of text.", inputSchema: { type: "object", properties: {} }, execute: () => "x".repeat(3 * 1024 * 1024) },
 ] };
 `;

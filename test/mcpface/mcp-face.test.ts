@@ -2,7 +2,8 @@
  * `toolsearch mcp` as a real process, driven by the official SDK client over stdio and over
  * Streamable HTTP, in front of a real registry MCP server (server-memory) and a plugin.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -110,7 +111,7 @@ describe("toolsearch mcp over stdio (tools mode)", () => {
     expect(text(gone)).toContain("TOOL_UNAVAILABLE");
     // Plugin tools still work.
     expect(text(await client.callTool({ name: "tool_call", arguments: { id: "plugin:acme:echo_text", args: { text: "hi" } } }))).toContain("hi");
-    expect(stderr()).toMatch(/catalog \d+ tools \(plugin:acme 3, mcp:memory \d+\); mode tools/);
+    expect(stderr()).toMatch(/catalog \d+ tools \(plugin:acme 4, mcp:memory \d+\); mode tools/);
   });
 });
 
@@ -171,6 +172,13 @@ describe("toolsearch mcp over Streamable HTTP", () => {
     const echoed = await client.callTool({ name: "tool_call", arguments: { id: "plugin:acme:echo_text", args: { text: "over http" } } });
     expect(echoed.isError).toBeFalsy();
     expect(text(echoed)).toContain("over http");
+    // A request the client cancels cancels the tool call (its AbortSignal fires).
+    const marker = path.join(fixture.dir, "cancelled.txt");
+    const controller = new AbortController();
+    const pending = client.callTool({ name: "tool_call", arguments: { id: "plugin:acme:wait_for_cancel", args: { marker } } }, undefined, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    await expect(pending).rejects.toThrow();
+    await waitFor(() => existsSync(marker), "the tool to see the cancel");
     const second = await httpClient(server.url);
     expect(text(await second.callTool({ name: "tool_call", arguments: { id: "mcp:memory:read_graph", args: {} } }))).toContain("entities");
     await waitFor(() => /POST \/mcp 200 \d+ms session=[0-9a-f-]{36}/.test(server.stderr()) || undefined, "a request log line");
