@@ -16,6 +16,7 @@ export type ErrorCode =
   | "APPROVAL_DENIED"
   | "HOOK_BLOCKED"
   | "TOOL_FAILED"
+  | "TOOL_TIMEOUT"
   | "CODE_SYNTAX"
   | "CODE_THREW"
   | "CODE_TIMEOUT"
@@ -105,6 +106,13 @@ export class HookBlockedError extends ToolSearchError {
 export class ToolFailedError extends ToolSearchError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("TOOL_FAILED", message, options);
+  }
+}
+
+/** A tool call ran past its deadline (`callTimeoutMs`, or the MCP server's `callTimeoutMs`); it was cancelled. */
+export class ToolTimeoutError extends ToolSearchError {
+  constructor(message: string) {
+    super("TOOL_TIMEOUT", message);
   }
 }
 

@@ -1,7 +1,7 @@
 /** The public API of toolsearch. Nothing else is promised. */
 export { createToolSearch, ToolSearchEngine } from "./engine/engine.js";
 export type { ToolSearchOptions, RunContext } from "./engine/options.js";
-export { ToolSearchRun, type ModelToolCall } from "./engine/run.js";
+export { ToolSearchRun, type ModelToolCall, type ToolCallAnswer } from "./engine/run.js";
 
 export { coreTools, pluginTools, type CatalogSource } from "./catalog/sources.js";
 export {
@@ -65,6 +65,7 @@ export {
   ApprovalDeniedError,
   HookBlockedError,
   ToolFailedError,
+  ToolTimeoutError,
   CodeError,
   SandboxUnavailableError,
   PoolSaturatedError,

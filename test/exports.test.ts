@@ -32,6 +32,7 @@ describe("public exports", () => {
         "ToolSearchEngine",
         "ToolSearchError",
         "ToolSearchRun",
+        "ToolTimeoutError",
         "ToolUnavailableError",
         "coreTools",
         "createCodePool",

@@ -199,7 +199,11 @@ export class Catalog {
   }
 
   sourceStatus(): SourceStatus[] {
-    return [...this.statuses.values()].map((status) => ({ ...status }));
+    // In the order the sources were given, not the order they finished starting.
+    return this.sources.flatMap((source) => {
+      const status = this.statuses.get(source);
+      return status ? [{ ...status }] : [];
+    });
   }
 
   onChange(listener: () => void): () => void {

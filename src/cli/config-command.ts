@@ -1,6 +1,6 @@
 /** `toolsearch config get|set|unset`: reads and edits the JSON5 config file, keeping it valid. */
 import JSON5 from "json5";
-import { configPath, readConfigFile, writeConfigFile } from "../config/config-file.js";
+import { configPath, loadConfig, readConfigFile, writeConfigFile } from "../config/config-file.js";
 import { getPath, parsePath, setPath, unsetPath } from "../config/dot-path.js";
 import { ToolSearchError } from "../errors.js";
 import { UsageError, type CommandIo } from "./usage.js";
@@ -27,7 +27,7 @@ export function configCommand(positionals: readonly string[], configFile: string
   const file = configPath(configFile);
   try {
     if (action === "get" && values.length === 0) {
-      const config = readConfigFile(file);
+      const { config } = loadConfig(configFile);
       const value = path === undefined ? config : getPath(config, parsePath(path));
       if (value === undefined) {
         io.err(`toolsearch config: ${path} is not set in ${file}`);
@@ -42,7 +42,7 @@ export function configCommand(positionals: readonly string[], configFile: string
       return 0;
     }
     if (action === "unset" && path !== undefined && values.length === 0) {
-      const { result, removed } = unsetPath(readConfigFile(file), parsePath(path));
+      const { result, removed } = unsetPath(loadConfig(configFile).config, parsePath(path));
       if (removed) writeConfigFile(file, result);
       io.err(removed ? `unset ${path} in ${file}` : `${path} was not set in ${file}`);
       return 0;

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 /** The `toolsearch` command. `--help` works on every command; usage errors exit 2. */
 import { parseArgs } from "node:util";
+import { ToolSearchError } from "../errors.js";
+import { packageVersion } from "../version.js";
 import { UsageError, type CommandIo } from "./usage.js";
 
 const USAGE = `Usage: toolsearch <command> [options]
@@ -8,10 +10,11 @@ const USAGE = `Usage: toolsearch <command> [options]
 Commands:
   demo           Compare every mode on one request over a large catalog (npm start).
   serve          Start the HTTP gateway (POST /v1/runs).
+  mcp            Serve the catalog to an MCP client (stdio, or Streamable HTTP with --http).
   mock-provider  Start the scripted provider (OpenAI Chat, Responses, Anthropic).
   config         Read or change tools.toolSearch and the rest of the JSON5 config.
 
-Run "toolsearch <command> --help" for a command's options.`;
+Run "toolsearch <command> --help" for a command's options; "toolsearch --version" prints the version.`;
 
 const io: CommandIo = { out: (line) => console.log(line), err: (line) => console.error(line) };
 
@@ -31,10 +34,17 @@ const COMMANDS: Record<string, { options: Record<string, { type: "string" | "boo
     },
   },
   serve: {
-    options: { config: { type: "string" }, port: { type: "string" }, host: { type: "string" } },
+    options: { config: { type: "string" }, port: { type: "string" }, host: { type: "string" }, verbose: { type: "boolean" } },
     load: async () => {
       const { SERVE_USAGE, serveCommand } = await import("./server-commands.js");
-      return { usage: SERVE_USAGE, run: (v) => serveCommand(v as { config?: string; port?: string; host?: string }, io) };
+      return { usage: SERVE_USAGE, run: (v) => serveCommand(v as { config?: string; port?: string; host?: string; verbose?: boolean }, io) };
+    },
+  },
+  mcp: {
+    options: { config: { type: "string" }, http: { type: "string" }, host: { type: "string" }, verbose: { type: "boolean" } },
+    load: async () => {
+      const { MCP_USAGE, mcpCommand } = await import("./mcp-command.js");
+      return { usage: MCP_USAGE, run: (v) => mcpCommand(v as { config?: string; http?: string; host?: string; verbose?: boolean }, io) };
     },
   },
   "mock-provider": {
@@ -59,7 +69,11 @@ async function main(argv: string[]): Promise<number> {
     (name === undefined ? io.err : io.out)(USAGE);
     return name === undefined ? 2 : 0;
   }
-  const entry = COMMANDS[name];
+  if (name === "--version" || name === "-V" || name === "version") {
+    io.out(packageVersion());
+    return 0;
+  }
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!entry) {
     io.err(`toolsearch: unknown command "${name}"\n\n${USAGE}`);
     return 2;
@@ -77,8 +91,19 @@ async function main(argv: string[]): Promise<number> {
       io.err(`toolsearch ${name}: ${(error as Error).message}\n\n${command.usage}`);
       return 2;
     }
-    throw error;
+    // A config the command refuses is the operator's to fix, like a bad argument: one line, exit 2.
+    if (error instanceof ToolSearchError && error.code === "CONFIG_INVALID") {
+      io.err(`toolsearch ${name}: ${oneLine(error.message)}`);
+      return 2;
+    }
+    // Anything else: one line too; the stack only when asked for (TOOLSEARCH_DEBUG=1).
+    io.err(`toolsearch ${name}: ${process.env.TOOLSEARCH_DEBUG ? ((error as Error).stack ?? String(error)) : oneLine(error instanceof Error ? error.message : String(error))}`);
+    return 1;
   }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }
 
 main(process.argv.slice(2)).then(

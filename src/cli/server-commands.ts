@@ -1,15 +1,15 @@
 /** `toolsearch serve` and `toolsearch mock-provider`: long-running servers that stop cleanly on SIGINT/SIGTERM. */
 import path from "node:path";
-import { configPath, readConfigFile } from "../config/config-file.js";
-import { ToolSearchError } from "../errors.js";
+import { loadConfig } from "../config/config-file.js";
 import { isLoopbackHost } from "../gateway/gateway-auth.js";
 import { resolveGatewayConfig, type GatewayConfig } from "../gateway/gateway-config.js";
 import { startGateway } from "../gateway/gateway-server.js";
 import { startMockProvider } from "../provider/mock-provider.js";
 import { startOtlpExport, type OtlpExport } from "../telemetry/otlp-export.js";
+import { startupSummary } from "./startup-summary.js";
 import { UsageError, type CommandIo } from "./usage.js";
 
-export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [--host HOST]
+export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [--host HOST] [--verbose]
 
   Starts the HTTP gateway: POST /v1/runs runs one agent turn, GET /healthz reports status.
   Provider, catalog (plugins, mcpServers), policy and tools.toolSearch come from the JSON5
@@ -19,7 +19,9 @@ export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [
   non-loopback --host needs gateway.auth.tokens (bearer tokens, each with its identity).
   With OTEL_EXPORTER_OTLP_ENDPOINT set, spans are exported over OTLP/HTTP (the OpenTelemetry
   SDK packages are then loaded; they are optional peer dependencies).
-  Prints "listening <url>" on stdout once ready; a bad config exits 2.`;
+  Prints the catalog by source, the sandbox layers and each MCP server that is down on stderr,
+  then "listening <url>" on stdout once ready; a bad config exits 2. --verbose logs one line
+  per request (method, path, status, ms, session) on stderr.`;
 
 export const MOCK_PROVIDER_USAGE = `Usage: toolsearch mock-provider [--port N] [--host HOST]
 
@@ -29,39 +31,43 @@ export const MOCK_PROVIDER_USAGE = `Usage: toolsearch mock-provider [--port N] [
   GET /debug/requests.
   Prints "listening <url>" on stdout once ready.`;
 
-export function parsePort(value: string | undefined, usage: string): number | undefined {
+export function parsePort(value: string | undefined, usage: string, flag = "--port"): number | undefined {
   if (value === undefined) return undefined;
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be an integer from 0 to 65535; got "${value}"`, usage);
+  if (value.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`${flag} must be an integer from 0 to 65535; got "${value}"`, usage);
   return port;
 }
 
-export async function serveCommand(options: { config?: string; port?: string; host?: string }, io: CommandIo): Promise<number> {
-  const file = configPath(options.config);
+export async function serveCommand(options: { config?: string; port?: string; host?: string; verbose?: boolean }, io: CommandIo): Promise<number> {
   const port = parsePort(options.port, SERVE_USAGE);
+  // A config the gateway refuses (ConfigInvalidError) is answered by main: one line, exit 2.
+  const { file, config: raw } = loadConfig(options.config);
+  const config = resolveGatewayConfig(raw, path.dirname(file), process.env, {
+    ...(port !== undefined ? { port } : {}),
+    ...(options.host ? { host: options.host } : {}),
+  });
+  warnIfExposed(config, io);
+  const otlp = await startOtlp(io, "serve");
   let gateway;
-  let otlp: OtlpExport | undefined;
   try {
-    otlp = await startOtlpExport(process.env);
-    if (otlp) io.err(`toolsearch serve: exporting OpenTelemetry spans over OTLP to ${originOf(otlp.endpoint)}`);
-    const config = resolveGatewayConfig(readConfigFile(file), path.dirname(file), process.env, {
-      ...(port !== undefined ? { port } : {}),
-      ...(options.host ? { host: options.host } : {}),
-    });
-    warnIfExposed(config, io);
-    gateway = await startGateway(config);
+    gateway = await startGateway(config, options.verbose ? { log: io.err } : {});
   } catch (error) {
     await otlp?.shutdown();
-    // A config the gateway refuses is the operator's to fix, like a bad argument: one line, exit 2.
-    if (!(error instanceof ToolSearchError && error.code === "CONFIG_INVALID")) throw error;
-    io.err(`toolsearch serve: ${error.message}`);
-    return 2;
+    throw error;
   }
+  for (const line of await startupSummary(gateway.engine, "serve")) io.err(line);
   io.out(`listening ${gateway.url}`);
   await untilSignal();
   await gateway.close();
   await otlp?.shutdown();
   return 0;
+}
+
+/** OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set (the SDK is loaded only then), announced on stderr. */
+export async function startOtlp(io: CommandIo, command: string): Promise<OtlpExport | undefined> {
+  const otlp = await startOtlpExport(process.env);
+  if (otlp) io.err(`toolsearch ${command}: exporting OpenTelemetry spans over OTLP to ${originOf(otlp.endpoint)}`);
+  return otlp;
 }
 
 /** The endpoint's origin only: a path or query could carry a secret. */
@@ -89,7 +95,7 @@ export async function mockProviderCommand(options: { port?: string; host?: strin
   return 0;
 }
 
-function untilSignal(): Promise<void> {
+export function untilSignal(): Promise<void> {
   return new Promise((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);

@@ -4,7 +4,7 @@
  * is never left half-written or invalid. (Comments are not preserved: json5 has no
  * comment-keeping writer.)
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import JSON5 from "json5";
 import { ConfigInvalidError } from "../errors.js";
@@ -16,10 +16,20 @@ import { resolveToolSearchConfig } from "./tool-search-config.js";
 export const DEFAULT_CONFIG_FILE = "toolsearch.config.json5";
 
 /** Top-level sections the project knows; others are typos. */
-const SECTIONS = new Set(["tools", "policy", "provider", "gateway", "plugins", "mcpServers", "sessionLog"]);
+const SECTIONS = new Set(["tools", "policy", "provider", "gateway", "plugins", "mcpServers", "sessionLog", "mcp"]);
 
 export function configPath(file: string | undefined): string {
   return resolve(file ?? DEFAULT_CONFIG_FILE);
+}
+
+/**
+ * The config a command runs with: `--config FILE` must exist (a typo must not start an empty
+ * gateway); without it, ./toolsearch.config.json5 is used when present, else `{}`.
+ */
+export function loadConfig(explicit: string | undefined): { file: string; config: JsonObject } {
+  const file = configPath(explicit);
+  if (explicit !== undefined && !existsSync(file)) throw new ConfigInvalidError(`config file ${file} does not exist`);
+  return { file, config: readConfigFile(file) };
 }
 
 /** The parsed file, `{}` when it does not exist; a file that does not parse or validate throws CONFIG_INVALID. */

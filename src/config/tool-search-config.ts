@@ -22,7 +22,12 @@ export interface ToolSearchSettings {
   searchDefaultLimit: number;
   maxSearchLimit: number;
   directory: DirectorySettings;
+  /** A tool result's text past this many UTF-8 bytes is cut, with a marker, before the model sees it (not code mode). */
+  maxResultBytes: number;
 }
+
+/** 1 MiB: what a tool result may put in front of the model outside code mode. */
+export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
 
 export interface ToolSearchObject {
   mode?: ToolSearchMode;
@@ -30,6 +35,7 @@ export interface ToolSearchObject {
   searchDefaultLimit?: number;
   maxSearchLimit?: number;
   directory?: Partial<DirectorySettings>;
+  maxResultBytes?: number;
 }
 
 export type ToolSearchConfig = boolean | ToolSearchObject;
@@ -40,6 +46,7 @@ export const DEFAULT_SETTINGS: ToolSearchSettings = {
   searchDefaultLimit: 8,
   maxSearchLimit: 20,
   directory: { maxChars: 18_000, descriptionChars: 180, likelySchemas: 4, maxLikelySchemas: 12 },
+  maxResultBytes: DEFAULT_MAX_RESULT_BYTES,
 };
 
 /** Numbers outside these ranges are clamped, not rejected (design §3, §5). */
@@ -49,6 +56,7 @@ const RANGES = {
   maxChars: [500, 200_000],
   descriptionChars: [20, 1_000],
   likelySchemas: [0, 12],
+  maxResultBytes: [1_024, 64 * 1024 * 1024],
 } as const;
 
 const integer = { type: "integer" } as const;
@@ -60,6 +68,7 @@ const objectSchema: JSONSchemaType<ToolSearchObject> = {
     codeTimeoutMs: { ...integer, nullable: true },
     searchDefaultLimit: { ...integer, nullable: true },
     maxSearchLimit: { ...integer, nullable: true },
+    maxResultBytes: { ...integer, nullable: true },
     directory: {
       type: "object",
       nullable: true,
@@ -85,7 +94,7 @@ export function resolveToolSearchConfig(value: unknown, path = "tools.toolSearch
   if (value === undefined || value === true) return structuredClone(DEFAULT_SETTINGS);
   if (value === false) return { ...structuredClone(DEFAULT_SETTINGS), mode: "direct" };
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ConfigInvalidError(`${path}: must be true, false or an object { mode, codeTimeoutMs, searchDefaultLimit, maxSearchLimit, directory }; got ${JSON.stringify(value)}`);
+    throw new ConfigInvalidError(`${path}: must be true, false or an object { mode, codeTimeoutMs, searchDefaultLimit, maxSearchLimit, maxResultBytes, directory }; got ${JSON.stringify(value)}`);
   }
   const copy = structuredClone(value) as ToolSearchObject;
   if (!validateObject(copy)) throw new ConfigInvalidError(describeAjvErrors(path, validateObject.errors, copy));
@@ -107,6 +116,7 @@ function withDefaults(value: ToolSearchObject): ToolSearchSettings {
       maxLikelySchemas,
       likelySchemas: Math.min(clamp(value.directory?.likelySchemas ?? d.directory.likelySchemas, RANGES.likelySchemas), maxLikelySchemas),
     },
+    maxResultBytes: clamp(value.maxResultBytes ?? d.maxResultBytes, RANGES.maxResultBytes),
   };
 }
 

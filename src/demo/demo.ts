@@ -45,36 +45,38 @@ const DEMO_RECORDED_BYTES = 256 * 1024 * 1024;
 
 export async function runDemo(options: DemoOptions): Promise<ModeReport[]> {
   const workDir = mkdtempSync(path.join(tmpdir(), "toolsearch-main-"));
-  // A direct-mode turn over a large generated catalog is tens of MiB: keep whole turns.
-  const provider = await startMockProvider({ maxRecordedBytes: DEMO_RECORDED_BYTES });
-  options.log(`scripted provider on ${provider.url}`);
-  const started = performance.now();
-  const config = resolveGatewayConfig(
-    { tools: { toolSearch: true }, provider: { baseURL: provider.url }, gateway: { port: 0 }, mcpServers: builtinMcpServers(workDir), sessionLog: "session.jsonl" },
-    workDir,
-  );
-  const plugin = pluginTools("acme", syntheticTools(options.tools).map((t) => t.definition));
-  const gateway = await startGateway(config, { sources: [plugin] }).catch(async (error: unknown) => {
-    await provider.close();
-    throw error;
-  });
-  const status = gateway.engine.catalogStatus();
-  options.log(`gateway on ${gateway.url} in ${Math.round(performance.now() - started)} ms; catalog ${status.size} tools:`);
-  for (const s of status.sources) options.log(`  ${s.source}:${s.owner} ${s.ok ? `${s.tools} tools` : `DOWN (${s.error})`}`);
-  const reports: ModeReport[] = [];
+  // Whatever fails, everything started is closed and the folder removed: the demo never hangs.
+  const opened: Array<{ close(): Promise<void> }> = [];
   try {
+    // A direct-mode turn over a large generated catalog is tens of MiB: keep whole turns.
+    const provider = await startMockProvider({ maxRecordedBytes: DEMO_RECORDED_BYTES });
+    opened.push(provider);
+    options.log(`scripted provider on ${provider.url}`);
+    const started = performance.now();
+    const { servers, skipped } = builtinMcpServers(workDir);
+    for (const pkg of skipped) options.log(`skipped the ${pkg} MCP server: not installed (npm install ${pkg} to include it)`);
+    const config = resolveGatewayConfig(
+      { tools: { toolSearch: true }, provider: { baseURL: provider.url }, gateway: { port: 0 }, mcpServers: servers, sessionLog: "session.jsonl" },
+      workDir,
+    );
+    const plugin = pluginTools("acme", syntheticTools(options.tools).map((t) => t.definition));
+    const gateway = await startGateway(config, { sources: [plugin] });
+    opened.unshift(gateway);
+    const status = gateway.engine.catalogStatus();
+    options.log(`gateway on ${gateway.url} in ${Math.round(performance.now() - started)} ms; catalog ${status.size} tools:`);
+    for (const s of status.sources) options.log(`  ${s.source}:${s.owner} ${s.ok ? `${s.tools} tools` : `DOWN (${s.error})`}`);
+    const reports: ModeReport[] = [];
     for (const [i, request] of DEMO_REQUESTS.entries()) {
       for (const mode of options.modes) {
         options.log(`request ${i + 1}/${DEMO_REQUESTS.length} in ${mode} mode…`);
         reports.push(await runOnce(gateway.url, provider, request, mode, `main-${i}-${mode}`));
       }
     }
+    return reports;
   } finally {
-    await gateway.close();
-    await provider.close();
+    for (const thing of opened) await thing.close().catch(() => {});
     rmSync(workDir, { recursive: true, force: true });
   }
-  return reports;
 }
 
 async function runOnce(url: string, provider: Awaited<ReturnType<typeof startMockProvider>>, request: string, mode: ToolSearchMode, sessionId: string): Promise<ModeReport> {

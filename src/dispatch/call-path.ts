@@ -10,6 +10,7 @@ import {
   InvalidArgsError,
   ToolFailedError,
   ToolSearchError,
+  ToolTimeoutError,
   ToolUnavailableError,
   toErrorPayload,
 } from "../errors.js";
@@ -116,15 +117,15 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
   const signals = callSignal && callSignal !== env.signal ? [env.signal, callSignal] : [env.signal];
   if (signals.some((signal) => signal.aborted)) throw cancelled(entry.id);
   const controller = new AbortController();
-  let failure: ToolFailedError | undefined;
-  let rejectAborted: (error: ToolFailedError) => void = () => {};
+  let failure: ToolSearchError | undefined;
+  let rejectAborted: (error: ToolSearchError) => void = () => {};
   const aborted = new Promise<never>((_, reject) => (rejectAborted = reject));
-  const abort = (error: ToolFailedError) => {
+  const abort = (error: ToolSearchError) => {
     failure ??= error;
     controller.abort(failure);
     rejectAborted(failure);
   };
-  const timer = setTimeout(() => abort(new ToolFailedError(`Tool "${entry.id}" timed out after ${env.timeoutMs} ms.`)), env.timeoutMs);
+  const timer = setTimeout(() => abort(new ToolTimeoutError(`Tool "${entry.id}" timed out after ${env.timeoutMs} ms and was cancelled. Try again with less work, or another tool.`)), env.timeoutMs);
   const onRunAbort = () => abort(cancelled(entry.id));
   for (const signal of signals) signal.addEventListener("abort", onRunAbort, { once: true });
   try {

@@ -111,7 +111,7 @@ export class ToolSearchEngine {
     const upfront = this.upfront(surface, mode, admitted, effective);
     recorder.setUpfront(upfront, [...surface.upfrontIds]);
     trace.setUpfront(upfront);
-    const run = new ToolSearchRun(runId, ctx.sessionId, mode, controller, dispatcher, surface, recorder, (r) => this.runs.delete(r), this.options.argsLimits);
+    const run = new ToolSearchRun(runId, ctx.sessionId, mode, controller, dispatcher, surface, recorder, (r) => this.runs.delete(r), this.options.argsLimits, this.options.settings.maxResultBytes);
     this.runs.add(run);
     return run;
   }
@@ -216,6 +216,11 @@ export class ToolSearchEngine {
   /** Which sandbox layers are active (probed when the pool starts; undefined before code mode was first needed). */
   async sandboxReport(): Promise<SandboxReport> {
     return (await this.codePool()).report();
+  }
+
+  /** Listens for catalog changes (an MCP server's list changed, went away, came back); returns a function that stops listening. */
+  onCatalogChange(listener: () => void): () => void {
+    return this.catalog.onChange(listener);
   }
 
   catalogStatus(): { size: number; sources: ReturnType<Catalog["sourceStatus"]> } {

@@ -3,13 +3,14 @@ import { randomUUID } from "node:crypto";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import type { BatchSearchResult, CallOutcome, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
-import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, ToolSearchError } from "../errors.js";
+import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, ToolSearchError, type ErrorPayload } from "../errors.js";
 import { formatTools, isToolFormat, TOOL_FORMATS, type FormatTools, type ToolFormat } from "../surfaces/formats.js";
 import type { ProviderTool } from "../surfaces/provider-tool.js";
 import { errorResult, toToolMessage, type Surface } from "../surfaces/surface.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
 import type { RunTelemetry } from "../telemetry/types.js";
 import { argsOverLimits, DEFAULT_ARGS_LIMITS, type ArgsLimits } from "../validation/args-limits.js";
+import { DEFAULT_MAX_RESULT_BYTES } from "../config/tool-search-config.js";
 
 /**
  * A tool call as a provider sends it: `arguments` is a JSON string (OpenAI Chat Completions and
@@ -26,6 +27,15 @@ export interface ModelToolCall {
 const JSON_TEXT_FACTOR = 6;
 /** Provider call ids kept as span attributes are clipped to this. */
 const MAX_CALL_ID_CHARS = 256;
+
+/** A model tool call answered: the tool-message text, and whether (and with which code) it failed. */
+export interface ToolCallAnswer {
+  text: string;
+  /** Set when the answer is a failure `{ ok: false, error }`. */
+  error?: ErrorPayload;
+  /** The text was cut to `maxResultBytes`. */
+  truncated: boolean;
+}
 
 export function newRunId(): string {
   return randomUUID();
@@ -50,6 +60,8 @@ export class ToolSearchRun {
     private readonly recorder: RunRecorder,
     private readonly onEnd: (run: ToolSearchRun) => void,
     private readonly argsLimits: ArgsLimits = DEFAULT_ARGS_LIMITS,
+    /** Tool-message text past this many UTF-8 bytes is cut (not in code mode). */
+    private readonly maxResultBytes: number = DEFAULT_MAX_RESULT_BYTES,
   ) {
     this.tools = surface.tools;
     this.instructions = surface.instructions;
@@ -91,6 +103,16 @@ export class ToolSearchRun {
    * `{ ok: false, error: { code, message } }` text the model can read.
    */
   async handleToolCall(call: ModelToolCall): Promise<string> {
+    return (await this.answerToolCall(call)).text;
+  }
+
+  /**
+   * handleToolCall with the outcome spelled out (for MCP's `isError`). Never throws. Outside
+   * code mode (whose sandbox caps its own result) the text is cut to `maxResultBytes` with a marker.
+   */
+  async answerToolCall(call: ModelToolCall, signal?: AbortSignal): Promise<ToolCallAnswer> {
+    let value: unknown;
+    const cancel = signal ? this.callCanceller(signal) : undefined;
     try {
       this.assertActive();
       if (typeof call !== "object" || call === null || typeof call.name !== "string") {
@@ -102,10 +124,52 @@ export class ToolSearchRun {
       const args = parseArguments(name, call.arguments, this.argsLimits);
       const callId = typeof call.id === "string" && call.id.length > 0 ? call.id.slice(0, MAX_CALL_ID_CHARS) : undefined;
       const trace = { parent: this.dispatcher.trace.context, ...(callId !== undefined ? { callId } : {}) };
-      return toToolMessage(await this.surface.handle(name, args, { signal: this.controller.signal, trace }));
+      value = await this.surface.handle(name, args, { signal: cancel?.signal ?? this.controller.signal, trace });
     } catch (error) {
-      return toToolMessage(errorResult(error));
+      value = errorResult(error);
+    } finally {
+      cancel?.release();
     }
+    const error = failureOf(value);
+    const full = toToolMessage(value);
+    const { text, truncated } = this.mode === "code" ? { text: full, truncated: false } : boundResult(full, this.maxResultBytes);
+    return { text, truncated, ...(error ? { error } : {}) };
+  }
+
+  /**
+   * A signal aborted when the run ends or the caller's `signal` aborts (an MCP client cancelled
+   * the request). Both are listened to directly and released after the call: `AbortSignal.any`
+   * keeps combined signals alive on Node 20 (see call-path.ts).
+   */
+  private callCanceller(signal: AbortSignal): { signal: AbortSignal; release(): void } {
+    const controller = new AbortController();
+    const sources = [this.controller.signal, signal];
+    const abort = () => controller.abort(new ToolSearchError("TOOL_FAILED", "The call was cancelled by the client."));
+    if (sources.some((s) => s.aborted)) abort();
+    else for (const s of sources) s.addEventListener("abort", abort, { once: true });
+    return {
+      signal: controller.signal,
+      release: () => {
+        for (const s of sources) s.removeEventListener("abort", abort);
+      },
+    };
+  }
+
+  /** Whether a catalog tool id is in this run's effective catalog (ended runs answer too). */
+  hasTool(id: string): boolean {
+    return this.dispatcher.catalog.get(id) !== undefined;
+  }
+
+  /** The catalog tools this run declares by name (direct mode, directory's up-front schemas): name → id. */
+  declaredTools(): Map<string, string> {
+    const ids = this.surface.upfrontIds;
+    const declared = this.tools.slice(this.tools.length - ids.length);
+    return new Map(declared.map((tool, i) => [tool.function.name, ids[i]!]));
+  }
+
+  /** Every catalog tool id this run may see. */
+  visibleToolIds(): ReadonlySet<string> {
+    return this.dispatcher.catalog.catalogIds;
   }
 
   telemetry(): RunTelemetry {
@@ -146,4 +210,31 @@ function parseArguments(name: string, raw: ModelToolCall["arguments"], limits: A
   const over = argsOverLimits(value, { maxBytes: limits.maxBytes * 2, maxDepth: limits.maxDepth + 2 });
   if (over) throw new InvalidArgsError(`Arguments of "${name}" were refused: ${over}. Send smaller arguments.`);
   return value as Record<string, unknown>;
+}
+
+/** The `{ ok: false, error: { code, message } }` a surface answers a failure with. */
+function failureOf(value: unknown): ErrorPayload | undefined {
+  if (typeof value !== "object" || value === null || (value as { ok?: unknown }).ok !== false) return undefined;
+  const error = (value as { error?: unknown }).error;
+  if (typeof error !== "object" || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return typeof code === "string" ? ({ code, message: typeof message === "string" ? message : "" } as ErrorPayload) : undefined;
+}
+
+/**
+ * Text past `maxBytes` UTF-8 bytes is cut at a character boundary and ends with a marker the
+ * model can read, so a 5 MB tool result costs the model 1 MiB at most.
+ */
+export function boundResult(text: string, maxBytes: number): { text: string; truncated: boolean } {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: short text needs no counting.
+  if (text.length * 3 <= maxBytes) return { text, truncated: false };
+  const total = Buffer.byteLength(text);
+  if (total <= maxBytes) return { text, truncated: false };
+  const marker = `\n[toolsearch: result cut to ${maxBytes} of ${total} bytes (tools.toolSearch.maxResultBytes); ask the tool for less]`;
+  const keep = Math.max(0, maxBytes - Buffer.byteLength(marker));
+  const bytes = Buffer.from(text.slice(0, keep), "utf8");
+  // Back up to the start of a character: a continuation byte (10xxxxxx) at the cut means one was split.
+  let end = Math.min(keep, bytes.length);
+  while (end > 0 && end < bytes.length && (bytes[end]! & 0xc0) === 0x80) end -= 1;
+  return { text: `${bytes.subarray(0, end).toString("utf8")}${marker}`, truncated: true };
 }

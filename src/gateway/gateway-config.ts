@@ -44,6 +44,17 @@ export interface AuthTokenEntry extends TokenIdentity {
   tokenEnv?: string;
 }
 
+/** `toolsearch mcp`: who its sessions run as (never taken from the client) and how many it holds. */
+export interface McpFaceSettings {
+  agentId?: string;
+  owner?: boolean;
+  channel?: string;
+  /** Streamable HTTP sessions held at once; an initialize past it is refused (503). */
+  maxSessions: number;
+  /** A Streamable HTTP session unused this long is closed. */
+  sessionIdleMs: number;
+}
+
 export interface GatewayConfig {
   toolSearch?: ToolSearchConfig;
   policy?: PolicyConfig;
@@ -54,6 +65,7 @@ export interface GatewayConfig {
   mcpServers: McpServerConfig[];
   /** A JSONL session log file. */
   sessionLog?: string;
+  mcp: McpFaceSettings;
 }
 
 const text = { type: "string", minLength: 1, maxLength: 256 };
@@ -81,6 +93,18 @@ const authSchema = {
     },
   },
 };
+
+const mcpServerProperties = {
+  command: { type: "string", minLength: 1 },
+  args: { type: "array", maxItems: 1_000, items: { type: "string" } },
+  env: { type: "object", additionalProperties: { type: "string" } },
+  cwd: { type: "string", minLength: 1 },
+  url: { type: "string", minLength: 1 },
+  headers: { type: "object", additionalProperties: { type: "string" } },
+  /** As Claude Desktop, Cursor and VS Code write it; the transport follows command or url. */
+  type: { enum: ["stdio", "http", "streamable-http", "streamableHttp"] },
+};
+const SERVER_NAME = "^[A-Za-z0-9._-]{1,64}$";
 
 const sectionsSchema = {
   type: "object",
@@ -111,21 +135,41 @@ const sectionsSchema = {
     },
     plugins: { type: "array", items: { type: "string", minLength: 1 } },
     mcpServers: {
-      type: "array",
-      items: {
-        type: "object",
-        required: ["name"],
-        additionalProperties: false,
-        properties: {
-          name: { type: "string", minLength: 1 },
-          command: { type: "string", minLength: 1 },
-          args: { type: "array", items: { type: "string" } },
-          env: { type: "object", additionalProperties: { type: "string" } },
-          cwd: { type: "string" },
-          url: { type: "string", minLength: 1 },
-          headers: { type: "object", additionalProperties: { type: "string" } },
+      anyOf: [
+        {
+          type: "array",
+          maxItems: 256,
+          items: {
+            type: "object",
+            required: ["name"],
+            additionalProperties: false,
+            properties: { name: { type: "string", pattern: SERVER_NAME }, ...mcpServerProperties },
+            oneOf: [{ required: ["command"] }, { required: ["url"] }],
+          },
         },
-        oneOf: [{ required: ["command"] }, { required: ["url"] }],
+        {
+          // The keyed form of Claude Desktop and Cursor: { "memory": { command, args } }.
+          type: "object",
+          maxProperties: 256,
+          propertyNames: { pattern: SERVER_NAME },
+          additionalProperties: {
+            type: "object",
+            additionalProperties: false,
+            properties: mcpServerProperties,
+            oneOf: [{ required: ["command"] }, { required: ["url"] }],
+          },
+        },
+      ],
+    },
+    mcp: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        agentId: text,
+        owner: { type: "boolean" },
+        channel: text,
+        maxSessions: { type: "integer", minimum: 1, maximum: 1_000 },
+        sessionIdleMs: { type: "integer", minimum: 1_000, maximum: 86_400_000 },
       },
     },
     sessionLog: { type: "string", minLength: 1 },
@@ -207,8 +251,11 @@ export interface GatewayOverrides {
   mode?: string;
 }
 
-export function resolveGatewayConfig(config: JsonObject, configDir: string, env: NodeJS.ProcessEnv = process.env, overrides: GatewayOverrides = {}): GatewayConfig {
+export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: NodeJS.ProcessEnv = process.env, overrides: GatewayOverrides = {}): GatewayConfig {
+  validateGatewaySections(raw);
+  const config = substituteEnv(raw, env, "") as JsonObject;
   validateGatewaySections(config);
+  const mcp = (config.mcp ?? {}) as Partial<McpFaceSettings>;
   const provider = (config.provider ?? {}) as Partial<ProviderSettings>;
   const gateway = (config.gateway ?? {}) as Partial<Omit<GatewaySettings, "auth">>;
   const auth = resolveAuth(authEntries(config), env);
@@ -225,7 +272,74 @@ export function resolveGatewayConfig(config: JsonObject, configDir: string, env:
       ...(auth ? { auth } : {}),
     },
     plugins: ((config.plugins ?? []) as string[]).map((folder) => path.resolve(configDir, folder)),
-    mcpServers: (config.mcpServers ?? []) as McpServerConfig[],
+    mcpServers: mcpServerList(config.mcpServers).map((server) => withConfigFolder(server, configDir)),
     ...(typeof config.sessionLog === "string" ? { sessionLog: path.resolve(configDir, config.sessionLog) } : {}),
+    mcp: {
+      ...(mcp.agentId !== undefined ? { agentId: mcp.agentId } : {}),
+      ...(mcp.owner !== undefined ? { owner: mcp.owner } : {}),
+      ...(mcp.channel !== undefined ? { channel: mcp.channel } : {}),
+      maxSessions: mcp.maxSessions ?? 32,
+      sessionIdleMs: mcp.sessionIdleMs ?? 30 * 60_000,
+    },
   };
+}
+
+type McpServerEntry = Omit<McpServerConfig, "name"> & { name?: string; type?: string };
+
+/** The array form as it is; the keyed form `{ name: { command, … } }` as an array, in key order. */
+function mcpServerList(value: unknown): McpServerConfig[] {
+  if (value === undefined) return [];
+  const entries: McpServerEntry[] = Array.isArray(value)
+    ? (value as McpServerEntry[])
+    : Object.entries(value as Record<string, McpServerEntry>).map(([name, server]) => ({ ...server, name }));
+  const seen = new Set<string>();
+  return entries.map(({ type: _type, ...server }, i) => {
+    const name = server.name!;
+    if (seen.has(name)) throw new ConfigInvalidError(`mcpServers.${i}: a second server named "${name}"; each name must be different`);
+    seen.add(name);
+    return server as McpServerConfig;
+  });
+}
+
+/**
+ * Relative paths are the config file's, wherever the command is run from: a stdio server runs in
+ * the config file's folder (so its relative args resolve there) unless `cwd` says otherwise (a
+ * relative `cwd` is resolved against that folder too), and a `command` written as a relative
+ * path (`./bin/server`) is resolved against it. A bare command (`npx`) is looked up on PATH.
+ */
+function withConfigFolder(server: McpServerConfig, configDir: string): McpServerConfig {
+  if (!("command" in server)) return server;
+  const relativeCommand = server.command.startsWith("./") || server.command.startsWith("../");
+  return {
+    ...server,
+    ...(relativeCommand ? { command: path.resolve(configDir, server.command) } : {}),
+    cwd: path.resolve(configDir, server.cwd ?? "."),
+  };
+}
+
+/** `${NAME}` in a config string. `$${` is a literal `${`. */
+const VARIABLE = /\$(\$?)\{([^}]*)\}/g;
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Every `${NAME}` in the config's strings replaced by the environment variable's value; a
+ * variable that is not set is a CONFIG_INVALID naming it and where it is used. Keys are left
+ * as written. Values are never printed.
+ */
+export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, where: string): unknown {
+  if (typeof value === "string") {
+    if (!value.includes("${")) return value;
+    return value.replace(VARIABLE, (_match, escaped: string, name: string) => {
+      if (escaped) return `\${${name}}`;
+      if (!VARIABLE_NAME.test(name)) throw new ConfigInvalidError(`${where || "config"}: "\${${name.slice(0, 64)}}" is not a variable name (letters, digits, _; write $\${ for a literal \${)`);
+      const found = env[name];
+      if (found === undefined) throw new ConfigInvalidError(`${where || "config"}: the environment variable ${name} is not set (used as \${${name}})`);
+      return found;
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, i) => substituteEnv(item, env, where ? `${where}.${i}` : String(i)));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, where ? `${where}.${key}` : key)]));
+  }
+  return value;
 }

@@ -38,6 +38,8 @@ export interface GatewayExtras {
   /** Extra catalog sources (tests, embedded defaults). */
   sources?: CatalogSource[];
   pool?: PoolOptions;
+  /** One line per request (method, path, status, ms, session): `--verbose`. */
+  log?: (line: string) => void;
 }
 
 class HttpError extends Error {
@@ -84,7 +86,12 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     throw error;
   }
 
+  const { log } = extras;
   const server = createServer((req, res) => {
+    if (log) {
+      const started = performance.now();
+      res.once("finish", () => log(`${req.method} ${(req.url ?? "/").slice(0, 200)} ${res.statusCode} ${Math.round(performance.now() - started)}ms session=${res.getHeader("x-toolsearch-session") ?? "-"}`));
+    }
     route(req, res).catch((error: unknown) => {
       if (error instanceof HttpError) return sendJson(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
       // The detail may hold paths, hosts or secrets: it goes to the operator's stderr, not the client.
@@ -105,7 +112,12 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     if (req.method === "GET" && path === "/healthz") return sendJson(res, 200, identity === undefined ? { ok: true } : { ok: true, mode: engine.settings.mode, catalog: engine.catalogStatus() });
     // Before the body is read: a caller without a token costs a header check, not a 1 MiB parse.
     if (identity === undefined) throw UNAUTHORIZED();
-    if (req.method === "POST" && path === "/v1/runs") return sendJson(res, ...(await runTurn(await readJson(req, config.gateway.maxBodyBytes), identity, res)));
+    if (req.method === "POST" && path === "/v1/runs") {
+      const [status, body] = await runTurn(await readJson(req, config.gateway.maxBodyBytes), identity, res);
+      const session = (body as { sessionId?: unknown }).sessionId;
+      if (log && typeof session === "string") res.setHeader("x-toolsearch-session", encodeURIComponent(session.slice(0, 64)));
+      return sendJson(res, status, body);
+    }
     throw new HttpError(404, "NOT_FOUND", `No route ${req.method} ${path}; use POST /v1/runs or GET /healthz.`);
   }
 

@@ -19,7 +19,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolContext, ToolDefinition } from "../catalog/types.js";
 import { stripControl, truncate } from "../dispatch/prompt-text.js";
-import { ToolFailedError, ToolUnavailableError } from "../errors.js";
+import { ToolFailedError, ToolTimeoutError, ToolUnavailableError } from "../errors.js";
 import { interpretCallResult } from "./call-result.js";
 import { McpConnection, type ConnectionEvents, type ToolListing } from "./connection.js";
 import { describeError, isConnectionError, isTimeoutError } from "./errors.js";
@@ -375,7 +375,7 @@ export class McpServerSource implements CatalogSource {
       return new ToolUnavailableError(ctx.id, this.state === "ready" ? `${this.label()} reconnected during the call; try again` : (this.unavailableReason() ?? `${this.label()} went away`));
     }
     if (isTimeoutError(error)) {
-      return new ToolFailedError(`${this.label()} did not answer the call of "${originalName}" within ${this.options.callTimeoutMs} ms.`, { cause: error });
+      return new ToolTimeoutError(`${this.label()} did not answer the call of "${originalName}" within ${this.options.callTimeoutMs} ms.`);
     }
     return new ToolFailedError(`${this.label()} could not run "${originalName}": ${bounded(describeError(error))}`, { cause: error });
   }

@@ -140,11 +140,16 @@ export async function settledWithin(promise: Promise<unknown>, ms: number): Prom
   }
 }
 
-function lastLines(text: string): string {
-  const lines = stripControl(text)
+/** Lines of a crash report that never say why: stack frames, Node's version trailer, braces, the caret under a source line. */
+const NOISE = /^(at\s|Node\.js v\d|[{}]$|\^+$)/;
+
+/** The last stderr lines that say something, newest last, joined with " | " and bounded. */
+export function lastLines(text: string): string {
+  const all = stripControl(text)
     .split("\n")
-    .map((line) => line.trim())
-    .filter(Boolean);
+    .map((line) => line.trim());
+  // A caret line marks the line above it as an echo of source code; a file:line header precedes that.
+  const lines = all.filter((line, i) => line && !NOISE.test(line) && !/^\^+$/.test(all[i + 1] ?? "") && !/^\^+$/.test(all[i + 2] ?? "") && !/^node:internal\//.test(line));
   let out = "";
   for (let i = lines.length - 1; i >= 0; i -= 1) {
     const next = out ? `${lines[i]} | ${out}` : lines[i]!;

@@ -104,7 +104,7 @@ describe("call path", () => {
     const { createToolSearch, coreTools } = await import("../../src/index.js");
     engine = await createToolSearch({ toolSearch: { mode: "tools" }, sources: [coreTools([slow])], callTimeoutMs: 50 });
     const outcome = await (await engine.prepareRun({ sessionId: "s" })).call("core:slow", {});
-    expect(outcome).toMatchObject({ ok: false, error: { code: "TOOL_FAILED", message: expect.stringContaining("timed out after 50 ms") } });
+    expect(outcome).toMatchObject({ ok: false, error: { code: "TOOL_TIMEOUT", message: expect.stringContaining("timed out after 50 ms") } });
     expect(aborted).toBe(true);
   });
 

@@ -1,0 +1,61 @@
+/** `toolsearch mcp`: the configured catalog as an MCP server, over stdio (default) or Streamable HTTP. */
+import path from "node:path";
+import { loadConfig } from "../config/config-file.js";
+import { resolveGatewayConfig } from "../gateway/gateway-config.js";
+import { createMcpFace } from "../mcpface/mcp-face.js";
+import { parsePort, startOtlp, untilSignal } from "./server-commands.js";
+import { startupSummary } from "./startup-summary.js";
+import type { CommandIo } from "./usage.js";
+
+export const MCP_USAGE = `Usage: toolsearch mcp [--config FILE] [--http PORT] [--host HOST] [--verbose]
+
+  Serves the configured catalog (plugins, mcpServers, policy, tools.toolSearch) to an MCP
+  client. stdio by default: an MCP client (Claude Desktop, Cursor, VS Code) starts this command
+  and talks on stdin/stdout. --http PORT serves Streamable HTTP at http://HOST:PORT/mcp instead
+  (127.0.0.1 by default; a non-loopback --host needs gateway.auth.tokens).
+  Modes: tools and directory show tool_search, tool_describe, tool_call; code shows
+  tool_search_code; direct shows every allowed tool. Policy identity comes from the config's
+  mcp section { agentId, owner, channel }, never from the client.
+  Messages go to stderr (with --http, "listening <url>" goes to stdout once ready);
+  --verbose logs one line per request on stderr. With OTEL_EXPORTER_OTLP_ENDPOINT set, spans
+  are exported over OTLP/HTTP (the OpenTelemetry SDK packages are then loaded).`;
+
+export interface McpCommandOptions {
+  config?: string;
+  http?: string;
+  host?: string;
+  verbose?: boolean;
+}
+
+export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Promise<number> {
+  const port = parsePort(options.http, MCP_USAGE, "--http");
+  const { file, config: raw } = loadConfig(options.config);
+  const config = resolveGatewayConfig(raw, path.dirname(file), process.env, {
+    ...(port !== undefined ? { port } : {}),
+    ...(options.host ? { host: options.host } : {}),
+  });
+  const otlp = await startOtlp(io, "mcp");
+  let face;
+  try {
+    face = await createMcpFace(config, options.verbose ? { log: io.err } : {});
+  } catch (error) {
+    await otlp?.shutdown();
+    throw error;
+  }
+  try {
+    for (const line of await startupSummary(face.engine, "mcp")) io.err(line);
+    if (port === undefined) {
+      // stdout is the protocol: every message of ours goes to stderr.
+      const stopped = untilSignal();
+      await Promise.race([face.serveStdio(), stopped]);
+      return 0;
+    }
+    const { url } = await face.listenHttp(config.gateway.host, config.gateway.port);
+    io.out(`listening ${url}`);
+    await untilSignal();
+    return 0;
+  } finally {
+    await face.close();
+    await otlp?.shutdown();
+  }
+}

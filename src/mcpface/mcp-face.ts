@@ -1,0 +1,313 @@
+/**
+ * `toolsearch mcp`: the configured catalog served to any MCP client, through the configured
+ * mode, on the official SDK's server classes. stdio serves one session (the client that started
+ * the process); Streamable HTTP serves up to `mcp.maxSessions`, each with its own engine run.
+ *
+ * Identity for policy comes from the config (`mcp: { agentId, owner, channel }`), never from
+ * the client. Over HTTP the gateway's token rules apply: with `gateway.auth` every request needs
+ * a bearer token, checked before its body is read, and the session runs as the token's identity
+ * (the config may only narrow it, as a gateway request body may); a session answers only the
+ * token that opened it. Without `gateway.auth` only a loopback address may be bound, and a
+ * request whose Host header is not a loopback name is refused (DNS rebinding).
+ *
+ * Bounds: a request body (HTTP) or a line (stdio) past `gateway.maxBodyBytes` is refused before
+ * it is parsed; sessions past `mcp.maxSessions` are refused; an idle HTTP session is closed
+ * after `mcp.sessionIdleMs`; a tool result's text is cut to `tools.toolSearch.maxResultBytes`.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Readable, Writable } from "node:stream";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { CatalogSource } from "../catalog/sources.js";
+import { createToolSearch, type ToolSearchEngine } from "../engine/engine.js";
+import type { RunContext } from "../engine/options.js";
+import { ConfigInvalidError } from "../errors.js";
+import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, type TokenIdentity } from "../gateway/gateway-auth.js";
+import type { GatewayConfig } from "../gateway/gateway-config.js";
+import { loadPluginFolder } from "../gateway/plugin-loader.js";
+import { BodyTooLargeError, readBody, sendJson } from "../http/json-http.js";
+import { mcpServer, type McpServerSource } from "../mcp/index.js";
+import type { PoolOptions } from "../sandbox/types.js";
+import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
+import { packageVersion } from "../version.js";
+import { FaceSession } from "./face-session.js";
+
+export interface McpFaceExtras {
+  /** Extra catalog sources (tests, embedded defaults). */
+  sources?: CatalogSource[];
+  pool?: PoolOptions;
+  /** One line per MCP request (`--verbose`). */
+  log?: (line: string) => void;
+}
+
+export interface McpFace {
+  readonly engine: ToolSearchEngine;
+  /** The configured downstream MCP servers, in config order. */
+  readonly mcpSources: readonly McpServerSource[];
+  /** Serves one session over stdio; resolves when the client goes away (stdin ends) or the transport fails. */
+  serveStdio(stdin?: Readable, stdout?: Writable): Promise<void>;
+  /** Serves Streamable HTTP at `/mcp` on the config's host and port (or the overrides). */
+  listenHttp(host: string, port: number): Promise<{ url: string; port: number }>;
+  /** Sessions open now. */
+  sessionCount(): number;
+  /** Ends every session and run, stops listening, closes the engine (and the downstream servers). Idempotent. */
+  close(): Promise<void>;
+}
+
+class HttpFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+interface Live {
+  session: FaceSession;
+  server: Server;
+  /** HTTP: the token identity that opened it (null without auth). */
+  identity?: TokenIdentity | null;
+  transport?: StreamableHTTPServerTransport;
+  lastUsed: number;
+  closing?: Promise<void>;
+}
+
+/** Builds the engine over the config's plugins and MCP servers; nothing listens yet. */
+export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras = {}): Promise<McpFace> {
+  const tokens = config.gateway.auth ? new TokenTable(config.gateway.auth.tokens) : undefined;
+  const plugins = (await Promise.all(config.plugins.map(loadPluginFolder))).flat();
+  const mcpSources = config.mcpServers.map((server) => mcpServer(server));
+  const sessionLog: JsonlSessionLog | undefined = config.sessionLog ? jsonlSessionLog(config.sessionLog) : undefined;
+  const engine = await createToolSearch({
+    ...(config.toolSearch !== undefined ? { toolSearch: config.toolSearch } : {}),
+    ...(config.policy ? { policy: config.policy } : {}),
+    sources: [...(extras.sources ?? []), ...plugins, ...mcpSources],
+    ...(sessionLog ? { sessionLog } : {}),
+    ...(extras.pool ? { pool: extras.pool } : {}),
+  });
+  const log = extras.log;
+  const live = new Set<Live>();
+  const byHttpId = new Map<string, Live>();
+  let opening = 0;
+  let http: HttpServer | undefined;
+  let sweeper: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const serverReason = (name: string): string | undefined => mcpSources.find((source) => source.owner === name)?.unavailableReason();
+  const configIdentity = {
+    ...(config.mcp.agentId !== undefined ? { agentId: config.mcp.agentId } : {}),
+    ...(config.mcp.owner !== undefined ? { owner: config.mcp.owner } : {}),
+    ...(config.mcp.channel !== undefined ? { channel: config.mcp.channel } : {}),
+  };
+
+  const stopListening = engine.onCatalogChange(() => {
+    for (const entry of live) {
+      entry.session.markStale();
+      entry.server.sendToolListChanged().catch(() => {
+        // not initialized yet, or the client is gone: nothing to tell
+      });
+    }
+  });
+
+  function newServer(session: FaceSession, label: string): Server {
+    const server = new Server(
+      { name: "toolsearch", version: packageVersion() },
+      { capabilities: { tools: { listChanged: true } }, ...(session.instructions ? { instructions: session.instructions } : {}) },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      const started = performance.now();
+      const tools = await session.listTools();
+      log?.(`mcp tools/list ${tools.length} tools ${ms(started)} session=${label}`);
+      return { tools };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const started = performance.now();
+      const result = await session.callTool(request.params.name, request.params.arguments, extra.signal);
+      log?.(`mcp tools/call ${request.params.name.slice(0, 128)} ${result.isError ? "error" : "ok"} ${ms(started)} session=${label}`);
+      return result;
+    });
+    return server;
+  }
+
+  function closeLive(entry: Live): Promise<void> {
+    entry.closing ??= (async () => {
+      live.delete(entry);
+      if (entry.transport?.sessionId) byHttpId.delete(entry.transport.sessionId);
+      await entry.server.close().catch(() => {});
+      await entry.session.close();
+    })();
+    return entry.closing;
+  }
+
+  async function openSession(context: RunContext, label: string, identity?: TokenIdentity | null): Promise<Live> {
+    const session = await FaceSession.open(engine, context, serverReason);
+    const entry: Live = { session, server: newServer(session, label), lastUsed: Date.now(), ...(identity !== undefined ? { identity } : {}) };
+    live.add(entry);
+    return entry;
+  }
+
+  // ── stdio ────────────────────────────────────────────────────────────────────────────────
+
+  async function serveStdio(stdin: Readable = process.stdin, stdout: Writable = process.stdout): Promise<void> {
+    const sessionId = `stdio-${randomUUID()}`;
+    const entry = await openSession({ sessionId, ...configIdentity }, sessionId);
+    const transport = new StdioServerTransport(stdin, stdout, { maxBufferSize: config.gateway.maxBodyBytes });
+    const done = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+      const end = () => void transport.close();
+      stdin.once("end", end);
+      stdin.once("close", end);
+    });
+    transport.onerror = (error) => {
+      console.error(`toolsearch mcp: ${error.message.replace(/\s+/g, " ").slice(0, 500)}`);
+    };
+    await entry.server.connect(transport);
+    await done;
+    await closeLive(entry);
+  }
+
+  // ── Streamable HTTP ──────────────────────────────────────────────────────────────────────
+
+  async function listenHttp(host: string, port: number): Promise<{ url: string; port: number }> {
+    if (!tokens && !isLoopbackHost(host)) {
+      throw new ConfigInvalidError(`--host "${host}" is not a loopback address, and without gateway.auth anyone who can reach it could call tools as this config's identity; configure gateway.auth.tokens or bind 127.0.0.1`);
+    }
+    const server = createServer((req, res) => {
+      const started = performance.now();
+      if (log) res.once("finish", () => log(`${req.method} ${(req.url ?? "/").slice(0, 200)} ${res.statusCode} ${ms(started)} session=${String(req.headers["mcp-session-id"] ?? "-").slice(0, 64)}`));
+      route(req, res).catch((error: unknown) => {
+        if (error instanceof HttpFailure) return sendJson(res, error.status, { jsonrpc: "2.0", error: { code: -32_000, message: error.message, data: { code: error.code } }, id: null }, error.headers);
+        const detail = error instanceof Error ? error.message : String(error);
+        console.error(`toolsearch mcp: internal error on ${req.method} ${req.url}: ${detail.replace(/\s+/g, " ").slice(0, 500)}`);
+        if (!res.headersSent) sendJson(res, 500, { jsonrpc: "2.0", error: { code: -32_603, message: "internal error" }, id: null });
+        else res.end();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, resolve);
+    });
+    http = server;
+    const idle = config.mcp.sessionIdleMs;
+    sweeper = setInterval(() => {
+      const now = Date.now();
+      for (const entry of [...byHttpId.values()]) if (now - entry.lastUsed > idle) void closeLive(entry);
+    }, Math.min(60_000, Math.max(500, Math.floor(idle / 4))));
+    sweeper.unref();
+    const bound = (server.address() as AddressInfo).port;
+    return { url: `http://${host.includes(":") ? `[${host}]` : host}:${bound}/mcp`, port: bound };
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname;
+    // Without tokens the only guard is the loopback bind; a page in a browser could still reach it by a rebound name.
+    if (!tokens && !isLoopbackHost(hostName(req.headers.host))) throw new HttpFailure(403, "FORBIDDEN", "Host header is not a loopback name.");
+    if (req.method === "GET" && path === "/healthz") return sendJson(res, 200, { ok: true });
+    if (path !== "/mcp") throw new HttpFailure(404, "NOT_FOUND", `No route ${req.method} ${path}; the MCP endpoint is /mcp.`);
+    const identity = tokens ? tokens.match(req.headers.authorization) : null;
+    if (identity === undefined) throw new HttpFailure(401, "UNAUTHORIZED", "This server needs a token: send Authorization: Bearer <token>.", { "www-authenticate": "Bearer" });
+    const sessionHeader = req.headers["mcp-session-id"];
+    if (typeof sessionHeader === "string") {
+      const entry = byHttpId.get(sessionHeader);
+      // Another token's session is as unknown as one that never existed.
+      if (!entry?.transport || entry.identity !== identity) throw new HttpFailure(404, "SESSION_NOT_FOUND", "Session not found; initialize a new one.");
+      entry.lastUsed = Date.now();
+      if (req.method === "POST") return entry.transport.handleRequest(req, res, await readJson(req, config.gateway.maxBodyBytes));
+      return entry.transport.handleRequest(req, res);
+    }
+    if (req.method !== "POST") throw new HttpFailure(400, "BAD_REQUEST", "No mcp-session-id: POST an initialize request first.");
+    const body = await readJson(req, config.gateway.maxBodyBytes);
+    if (!isInitializeRequest(body)) throw new HttpFailure(400, "BAD_REQUEST", "No mcp-session-id: the first request of a session must be initialize.");
+    if (closed) throw new HttpFailure(503, "CLOSING", "The server is shutting down.");
+    if (byHttpId.size + opening >= config.mcp.maxSessions) {
+      throw new HttpFailure(503, "TOO_MANY_SESSIONS", `This server holds ${config.mcp.maxSessions} sessions at most (mcp.maxSessions); close one (DELETE /mcp) or try later.`, { "retry-after": "5" });
+    }
+    opening += 1;
+    let entry: Live | undefined;
+    try {
+      const sessionId = randomUUID();
+      entry = await openSession({ sessionId, ...runIdentity(identity) }, sessionId, identity);
+      const opened = entry;
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => sessionId,
+        onsessioninitialized: (id) => {
+          byHttpId.set(id, opened);
+        },
+      });
+      opened.transport = transport;
+      transport.onclose = () => void closeLive(opened);
+      await opened.server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      opening -= 1;
+    }
+    if (entry && !byHttpId.has(entry.transport?.sessionId ?? "")) await closeLive(entry);
+  }
+
+  /** The config's identity; with a token, the token's, which the config may only narrow. */
+  function runIdentity(identity: TokenIdentity | null): Omit<RunContext, "sessionId"> {
+    if (identity === null) return configIdentity;
+    try {
+      const { agentId, owner, channel, mode } = identityFromToken(configIdentity, identity, engine.settings.mode);
+      return { ...(agentId !== undefined ? { agentId } : {}), ...(owner !== undefined ? { owner } : {}), ...(channel !== undefined ? { channel } : {}), ...(mode !== undefined ? { mode } : {}) };
+    } catch (error) {
+      if (error instanceof ForbiddenFieldError) throw new HttpFailure(403, "FORBIDDEN", `the config's mcp.${error.message}`);
+      throw error;
+    }
+  }
+
+  return {
+    engine,
+    mcpSources,
+    serveStdio,
+    listenHttp,
+    sessionCount: () => live.size,
+    async close() {
+      if (closed) return;
+      closed = true;
+      stopListening();
+      if (sweeper) clearInterval(sweeper);
+      const stopped = http ? new Promise<void>((resolve) => http!.close(() => resolve())) : Promise.resolve();
+      await Promise.allSettled([...live].map((entry) => closeLive(entry)));
+      http?.closeAllConnections();
+      await stopped;
+      await engine.close();
+      await sessionLog?.close();
+    },
+  };
+}
+
+function ms(started: number): string {
+  return `${Math.round(performance.now() - started)}ms`;
+}
+
+/** The name part of a Host header ("127.0.0.1:8080", "[::1]:80", "localhost"). */
+function hostName(header: string | undefined): string {
+  if (!header) return "";
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(header);
+  if (bracketed) return bracketed[1]!;
+  const colon = header.lastIndexOf(":");
+  return colon > 0 && header.indexOf(":") === colon ? header.slice(0, colon) : header;
+}
+
+async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  let body: Buffer;
+  try {
+    body = await readBody(req, maxBytes);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new HttpFailure(413, "BODY_TOO_LARGE", error.message);
+    throw error;
+  }
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch (error) {
+    throw new HttpFailure(400, "PARSE_ERROR", `body: not valid JSON (${(error as Error).message})`);
+  }
+}

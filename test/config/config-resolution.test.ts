@@ -1,0 +1,72 @@
+/** Config resolution rows of issue 10: keyed mcpServers, ${VAR}, paths from the config's folder, the mcp section, maxResultBytes. */
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { resolveToolSearchConfig } from "../../src/config/tool-search-config.js";
+import { boundResult } from "../../src/engine/run.js";
+import { resolveGatewayConfig, substituteEnv } from "../../src/gateway/gateway-config.js";
+
+const dir = path.resolve("/srv/conf");
+
+describe("mcpServers", () => {
+  it("takes the keyed form of Claude Desktop and Cursor, in key order, with type ignored", () => {
+    const config = resolveGatewayConfig({ mcpServers: { memory: { command: "npx", args: ["-y", "x"], type: "stdio" }, web: { url: "http://127.0.0.1:9/mcp" } } }, dir, {});
+    expect(config.mcpServers).toEqual([
+      { name: "memory", command: "npx", args: ["-y", "x"], cwd: dir },
+      { name: "web", url: "http://127.0.0.1:9/mcp" },
+    ]);
+  });
+
+  it("runs stdio servers in the config's folder; relative cwd and ./command resolve there; bare commands stay for PATH", () => {
+    const config = resolveGatewayConfig({ mcpServers: [{ name: "a", command: "./bin/server", cwd: "data" }, { name: "b", command: "node", args: ["./s.mjs"] }] }, dir, {});
+    expect(config.mcpServers).toEqual([
+      { name: "a", command: path.join(dir, "bin/server"), cwd: path.join(dir, "data") },
+      { name: "b", command: "node", args: ["./s.mjs"], cwd: dir },
+    ]);
+  });
+
+  it("refuses a name twice, a bad name, and an entry with neither command nor url", () => {
+    expect(() => resolveGatewayConfig({ mcpServers: [{ name: "a", command: "x" }, { name: "a", command: "y" }] }, dir, {})).toThrow(/a second server named "a"/);
+    expect(() => resolveGatewayConfig({ mcpServers: { "bad name": { command: "x" } } }, dir, {})).toThrow(/CONFIG_INVALID|mcpServers/);
+    expect(() => resolveGatewayConfig({ mcpServers: { a: { args: [] } } }, dir, {})).toThrow(/mcpServers/);
+  });
+});
+
+describe("${VAR} substitution", () => {
+  it("replaces variables in every string, keeps $${ literal, names a missing variable and where it is used", () => {
+    expect(substituteEnv({ a: ["x-${A}-${B}"], b: "$${A}", c: 5 }, { A: "1", B: "2" }, "")).toEqual({ a: ["x-1-2"], b: "${A}", c: 5 });
+    expect(() => substituteEnv({ mcpServers: { m: { env: { KEY: "${NOPE}" } } } }, {}, "")).toThrow("mcpServers.m.env.KEY: the environment variable NOPE is not set (used as ${NOPE})");
+    expect(() => substituteEnv({ a: "${1x}" }, {}, "")).toThrow(/not a variable name/);
+    const config = resolveGatewayConfig({ mcpServers: { m: { command: "node", env: { TOKEN: "${T}" } } }, provider: { apiKey: "${K}" } }, dir, { T: "t", K: "k" });
+    expect(config.mcpServers[0]).toMatchObject({ env: { TOKEN: "t" } });
+    expect(config.provider.apiKey).toBe("k");
+  });
+});
+
+describe("the mcp section", () => {
+  it("has defaults, takes an identity, refuses unknown keys", () => {
+    expect(resolveGatewayConfig({}, dir, {}).mcp).toEqual({ maxSessions: 32, sessionIdleMs: 1_800_000 });
+    expect(resolveGatewayConfig({ mcp: { agentId: "desk", owner: false, channel: "ide", maxSessions: 4 } }, dir, {}).mcp).toEqual({ agentId: "desk", owner: false, channel: "ide", maxSessions: 4, sessionIdleMs: 1_800_000 });
+    expect(() => resolveGatewayConfig({ mcp: { agent: "x" } }, dir, {})).toThrow(/mcp/);
+    expect(() => resolveGatewayConfig({ mcp: { maxSessions: 0 } }, dir, {})).toThrow(/maxSessions/);
+  });
+});
+
+describe("maxResultBytes", () => {
+  it("defaults to 1 MiB and is clamped to 1 KiB..64 MiB", () => {
+    expect(resolveToolSearchConfig(undefined).maxResultBytes).toBe(1_048_576);
+    expect(resolveToolSearchConfig({ maxResultBytes: 10 }).maxResultBytes).toBe(1_024);
+    expect(resolveToolSearchConfig({ maxResultBytes: 1e12 }).maxResultBytes).toBe(64 * 1024 * 1024);
+  });
+
+  it("cuts at a character boundary, within the limit, with a marker", () => {
+    expect(boundResult("short", 1024)).toEqual({ text: "short", truncated: false });
+    for (const unit of ["a", "é", "€", "😀"]) {
+      const { text, truncated } = boundResult(unit.repeat(5_000), 2_048);
+      expect(truncated).toBe(true);
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(2_048);
+      expect(text).not.toContain("\uFFFD");
+      expect(text).toMatch(/\[toolsearch: result cut to 2048 of \d+ bytes/);
+      expect(text.startsWith(unit.repeat(10))).toBe(true);
+    }
+  });
+});

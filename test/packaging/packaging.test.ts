@@ -1,0 +1,76 @@
+/**
+ * The package as users get it: `npm pack`, installed into a fresh ESM project and a fresh
+ * CommonJS project (dependencies from the npm cache, the registry when the cache lacks them),
+ * imported / required, searched; the installed bin answers --version and runs the demo
+ * without its devDependency MCP servers, saying what it skipped and leaving nothing behind.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../e2e/processes.js";
+
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+let work: string;
+let tarball: string;
+
+const SEARCH = (load: string) => `${load}
+const tools = coreTools([{ name: "get_weather", description: "Weather forecast for a city.", inputSchema: { type: "object", properties: { city: { type: "string" } } }, execute: () => "sunny" }]);
+const engine = await createToolSearch({ toolSearch: { mode: "tools" }, sources: [tools] });
+const run = await engine.prepareRun({ sessionId: "s" });
+console.log(JSON.stringify((await run.search("weather forecast")).map((hit) => hit.id)));
+await run.end();
+await engine.close();
+`;
+
+function project(name: string, type: "module" | "commonjs"): string {
+  const dir = path.join(work, name);
+  mkdirSync(dir);
+  writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name, private: true, type }));
+  execFileSync(npm, ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", tarball], { cwd: dir, stdio: "pipe", timeout: 240_000 });
+  return dir;
+}
+
+beforeAll(() => {
+  work = mkdtempSync(path.join(tmpdir(), "toolsearch-pack-"));
+  // dist is built by `npm test` (pretest); --ignore-scripts keeps pack from building again.
+  const [packed] = JSON.parse(execFileSync(npm, ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: ROOT, encoding: "utf8", timeout: 120_000 })) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  tarball = path.join(work, packed!.filename);
+  const files = packed!.files.map((f) => f.path);
+  expect(files).toContain("dist/src/cli/main.js");
+  expect(files).toContain("dist/src/index.d.ts");
+  expect(files.some((f) => f.startsWith("test/") || f.startsWith("src/"))).toBe(false);
+}, 120_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe("the packed package", () => {
+  it("imports in an ESM project and searches", { timeout: 300_000 }, () => {
+    const dir = project("esm-app", "module");
+    writeFileSync(path.join(dir, "main.js"), SEARCH('import { coreTools, createToolSearch } from "toolsearch";'));
+    expect(execFileSync(process.execPath, ["main.js"], { cwd: dir, encoding: "utf8", timeout: 60_000 }).trim()).toBe('["core:get_weather"]');
+  });
+
+  it("requires in a CommonJS project (Node >= 20.19) and searches; the installed bin prints --version and runs the demo without devDependencies", { timeout: 300_000 }, () => {
+    const dir = project("cjs-app", "commonjs");
+    writeFileSync(path.join(dir, "main.js"), `(async () => {\n${SEARCH('const { coreTools, createToolSearch } = require("toolsearch");')}\n})();\n`);
+    expect(execFileSync(process.execPath, ["--no-warnings", "main.js"], { cwd: dir, encoding: "utf8", timeout: 60_000 }).trim()).toBe('["core:get_weather"]');
+
+    const bin = path.join(dir, "node_modules", ".bin", "toolsearch");
+    const { version } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
+    expect(execFileSync(bin, ["--version"], { cwd: dir, encoding: "utf8" }).trim()).toBe(version);
+
+    // The demo's temporary folder goes to a TMPDIR of its own, so "nothing left behind" can be checked.
+    const demoTmp = path.join(work, "demo-tmp");
+    mkdirSync(demoTmp);
+    const demo = spawnSync(bin, ["demo", "--tools", "50"], { cwd: dir, encoding: "utf8", timeout: 120_000, env: { ...process.env, TMPDIR: demoTmp } });
+    expect(demo.error).toBeUndefined();
+    expect(demo.status, demo.stderr).toBe(0);
+    expect(demo.stderr).toContain("skipped the @modelcontextprotocol/server-everything MCP server: not installed");
+    expect(demo.stdout).toMatch(/\| 1\s+\| code\s+\| 1\s+\|/);
+    expect(readdirSync(demoTmp)).toEqual([]);
+  });
+});
