@@ -120,6 +120,7 @@ function score(queries: readonly JudgedQuery[], search: (q: string) => readonly 
     mrr: f(r.mrr),
     ndcgAt10: f(r.ndcgAt10),
     top1: f(r.top1),
+    top5: f(r.top5),
     queryMs: round(r.queryMs, 3),
   };
 }

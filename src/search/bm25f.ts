@@ -1,0 +1,386 @@
+/**
+ * BM25F over tool-aware fields, in JS, from compact postings built with the shared analyzer.
+ *
+ * Why not FTS5's bm25(): it takes a weight per column but one shared length normalisation and
+ * saturation, so a long description drowns a one-word name match and a term repeated across
+ * columns saturates as if it were one field. BM25F (Robertson & Zaragoza) normalises each
+ * field by its own mean length first, weighs and sums the field frequencies, and saturates
+ * once per term. Fields and parameters come from an offline study on Seal-Tools dev (name 3
+ * b 0.5, owner 1 b 0.5, description 1 b 0.75, parameters 0.3 b 0.75, k1 1.2).
+ *
+ * Query words may expand (thesaurus, typo correction, see query-expansion.ts): each variant is
+ * scored with its own weight and, per doc, only a word's best variant counts, so a word never
+ * adds up over its synonyms.
+ *
+ * Cost per query: one pass over the postings of the (at most MAX_QUERY_TERMS) query words and
+ * their bounded expansions, then a heap select of k: linear in the postings touched.
+ */
+import { analyzeDoc, analyzeIdentifier, analyzeQuery, type AnalyzableDoc, type AnalyzedDoc } from "./analyze.js";
+import type { BackendHit, BackendSearchOptions, CorpusStats } from "./types.js";
+import { expandWord, type Expander, type Variant } from "./query-expansion.js";
+import { TypoIndex } from "./typo.js";
+
+export const FIELD_NAMES = ["name", "owner", "description", "params"] as const;
+const FIELDS = FIELD_NAMES.length;
+
+export interface FieldParams {
+  weight: number;
+  /** Length normalisation: 0 ignores the field's length, 1 divides by it in full. */
+  b: number;
+}
+
+export interface Bm25fParams {
+  k1: number;
+  fields: readonly FieldParams[];
+}
+
+export const DEFAULT_BM25F: Bm25fParams = {
+  k1: 1.2,
+  fields: [
+    { weight: 3, b: 0.5 },
+    { weight: 1, b: 0.5 },
+    { weight: 1, b: 0.75 },
+    { weight: 0.3, b: 0.75 },
+  ],
+};
+
+/** Term frequencies are packed 7 bits a field into one small integer (a V8 Smi, 4 bytes in arrays). */
+const TF_BITS = 7;
+const TF_MAX = (1 << TF_BITS) - 1;
+
+interface Posting {
+  docs: number[];
+  /** Packed per-field term frequencies, parallel to docs. */
+  tfs: number[];
+}
+
+/** The analysed fields BM25F reads, in FIELD_NAMES order. */
+export type FieldTerms = readonly [readonly string[], readonly string[], readonly string[], readonly string[]];
+
+export function fieldTerms(doc: AnalyzableDoc, analyzed: AnalyzedDoc = analyzeDoc(doc)): FieldTerms {
+  // The owner alone, not the id: the id repeats the name, which would count name words twice.
+  return [analyzed.name, analyzeIdentifier(doc.owner), analyzed.description, analyzed.params];
+}
+
+/** Snapshot form: docs renumbered densely, postings as flat [doc, tfs, doc, tfs, ...]. */
+interface Bm25fJson {
+  ids: string[];
+  lengths: number[];
+  terms: Array<[string, number[]]>;
+}
+
+export class Bm25fIndex implements CorpusStats {
+  readonly #params: Bm25fParams;
+  readonly #expander: Expander;
+  /** docIdx → id; undefined once removed (until the next compaction renumbers). */
+  #ids: Array<string | undefined> = [];
+  readonly #byId = new Map<string, number>();
+  /** docIdx * FIELDS + field → length in terms. */
+  #lengths: number[] = [];
+  readonly #totals = new Array<number>(FIELDS).fill(0);
+  #postings = new Map<string, Posting>();
+  #live = 0;
+  // Scratch buffers reused by every query (search is synchronous): no per-query allocation of N.
+  #typos: TypoIndex | undefined;
+  #scores = new Float64Array(0);
+  #best = new Float64Array(0);
+
+  constructor(params: Bm25fParams = DEFAULT_BM25F, expander: Expander = expandWord) {
+    this.#params = params;
+    this.#expander = expander;
+  }
+
+  get size(): number {
+    return this.#live;
+  }
+
+  get docCount(): number {
+    return this.#live;
+  }
+
+  get avgLengths(): readonly number[] {
+    return this.#totals.map((t) => (this.#live === 0 ? 0 : t / this.#live));
+  }
+
+  df(term: string): number {
+    return this.#postings.get(term)?.docs.length ?? 0;
+  }
+
+  /** Terms of the index vocabulary (typo correction builds its trigram index from these). */
+  vocabulary(): IterableIterator<string> {
+    return this.#postings.keys();
+  }
+
+  /** Likely spellings of a word this index does not hold (built on first use). */
+  corrections(word: string): readonly string[] {
+    this.#typos ??= new TypoIndex(this.#postings.keys());
+    return this.#typos.corrections(word, (w) => this.df(w));
+  }
+
+  /** Adds docs (a known id is replaced). */
+  add(entries: ReadonlyArray<{ id: string; fields: FieldTerms }>): void {
+    const replaced = entries.filter((e) => this.#byId.has(e.id)).map((e) => e.id);
+    if (replaced.length > 0) this.remove(replaced);
+    this.#typos = undefined;
+    for (const { id, fields } of entries) this.#addOne(id, fields);
+  }
+
+  #addOne(id: string, fields: FieldTerms): void {
+    const doc = this.#ids.length;
+    this.#ids.push(id);
+    this.#byId.set(id, doc);
+    this.#live++;
+    const packed = new Map<string, number>();
+    fields.forEach((terms, f) => {
+      this.#lengths.push(terms.length);
+      this.#totals[f] = (this.#totals[f] ?? 0) + terms.length;
+      const shift = 1 << (TF_BITS * f);
+      for (const term of terms) {
+        const tfs = packed.get(term) ?? 0;
+        // Saturated long before 127; capping keeps the packing exact.
+        if (Math.floor(tfs / shift) % (TF_MAX + 1) < TF_MAX) packed.set(term, tfs + shift);
+      }
+    });
+    for (const [term, tfs] of packed) {
+      let posting = this.#postings.get(term);
+      if (posting === undefined) {
+        posting = { docs: [], tfs: [] };
+        this.#postings.set(term, posting);
+      }
+      posting.docs.push(doc);
+      posting.tfs.push(tfs);
+    }
+  }
+
+  /**
+   * Removes docs by id. One pass over all postings per call, whatever the batch size: the
+   * index keeps no forward lists (they would double its memory), and removal is rare (a
+   * changed catalog gets a new index, see index-cache.ts).
+   */
+  remove(ids: readonly string[]): void {
+    const dead = new Set<number>();
+    for (const id of ids) {
+      const doc = this.#byId.get(id);
+      if (doc === undefined) continue;
+      dead.add(doc);
+      this.#byId.delete(id);
+      this.#ids[doc] = undefined;
+      this.#live--;
+      for (let f = 0; f < FIELDS; f++) this.#totals[f] = (this.#totals[f] ?? 0) - (this.#lengths[doc * FIELDS + f] ?? 0);
+    }
+    if (dead.size === 0) return;
+    this.#typos = undefined;
+    for (const [term, posting] of this.#postings) {
+      const keep = posting.docs.map((d, i) => (dead.has(d) ? -1 : i)).filter((i) => i >= 0);
+      if (keep.length === posting.docs.length) continue;
+      if (keep.length === 0) this.#postings.delete(term);
+      else this.#postings.set(term, { docs: keep.map((i) => posting.docs[i]!), tfs: keep.map((i) => posting.tfs[i]!) });
+    }
+  }
+
+  /**
+   * The best `limit` allowed docs for a query. `stats` (another index's statistics) makes the
+   * scores comparable with that index's: a run's few client tools ranked as if they were part
+   * of the catalog.
+   */
+  search(query: string, options: BackendSearchOptions): BackendHit[] {
+    const limit = Math.floor(options.limit);
+    if (!(limit > 0) || this.#live === 0) return [];
+    const words = analyzeQuery(query).map((t) => t.term);
+    if (words.length === 0) return [];
+    const stats = options.stats === undefined ? this : combineStats(this, options.stats);
+    const touched = this.#score(words, stats);
+    return this.#select(touched, limit, options.allowed);
+  }
+
+  /** Accumulates each word's best variant per doc into #scores; returns the docs touched. */
+  #score(words: readonly string[], stats: CorpusStats): number[] {
+    this.#ensureScratch();
+    const { k1, fields } = this.#params;
+    const avg = stats.avgLengths;
+    // Per-field length normaliser of each doc is computed on the fly: cheaper than storing it.
+    const norm = fields.map((p, f) => ({ weight: p.weight, b: p.b, avg: Math.max(avg[f] ?? 0, Number.EPSILON) }));
+    const scores = this.#scores;
+    const best = this.#best;
+    const touched: number[] = [];
+    for (const word of words) {
+      const wordTouched: number[] = [];
+      for (const variant of this.#expander(word, stats)) {
+        const posting = this.#postings.get(variant.term);
+        if (posting === undefined) continue;
+        const scale = variant.weight * idfOf(variant, word, stats);
+        const { docs, tfs } = posting;
+        for (let i = 0; i < docs.length; i++) {
+          const doc = docs[i]!;
+          let packed = tfs[i]!;
+          let tf = 0;
+          for (let f = 0; f < FIELDS; f++) {
+            const count = packed & TF_MAX;
+            packed >>>= TF_BITS;
+            if (count === 0) continue;
+            const n = norm[f]!;
+            tf += (n.weight * count) / (1 - n.b + (n.b * (this.#lengths[doc * FIELDS + f] ?? 0)) / n.avg);
+          }
+          const s = (scale * tf) / (k1 + tf);
+          if (s > best[doc]!) {
+            if (best[doc] === 0) wordTouched.push(doc);
+            best[doc] = s;
+          }
+        }
+      }
+      for (const doc of wordTouched) {
+        if (scores[doc] === 0) touched.push(doc);
+        scores[doc]! += best[doc]!;
+        best[doc] = 0;
+      }
+    }
+    return touched;
+  }
+
+  /** Top `limit` of the touched docs (score, then insertion order); resets the scratch scores. */
+  #select(touched: readonly number[], limit: number, allowed: ReadonlySet<string> | undefined): BackendHit[] {
+    const scores = this.#scores;
+    const heap = new TopK(limit);
+    for (const doc of touched) {
+      const score = scores[doc]!;
+      scores[doc] = 0;
+      const id = this.#ids[doc];
+      if (id === undefined || (allowed !== undefined && !allowed.has(id))) continue;
+      heap.push(doc, score);
+    }
+    return heap.sorted().map(({ doc, score }) => ({ id: this.#ids[doc]!, score }));
+  }
+
+  #ensureScratch(): void {
+    const n = this.#ids.length;
+    if (this.#scores.length >= n) return;
+    const size = Math.max(n, this.#scores.length * 2, 64);
+    this.#scores = new Float64Array(size);
+    this.#best = new Float64Array(size);
+  }
+
+  toJSON(): Bm25fJson {
+    // Renumber live docs densely so that removed ones cost nothing in the snapshot.
+    const renumber = new Map<number, number>();
+    const ids: string[] = [];
+    const lengths: number[] = [];
+    this.#ids.forEach((id, doc) => {
+      if (id === undefined) return;
+      renumber.set(doc, ids.length);
+      ids.push(id);
+      for (let f = 0; f < FIELDS; f++) lengths.push(this.#lengths[doc * FIELDS + f] ?? 0);
+    });
+    const terms: Array<[string, number[]]> = [];
+    for (const [term, { docs, tfs }] of this.#postings) {
+      const flat: number[] = [];
+      docs.forEach((d, i) => flat.push(renumber.get(d)!, tfs[i]!));
+      terms.push([term, flat]);
+    }
+    return { ids, lengths, terms };
+  }
+
+  static fromJSON(json: unknown, params?: Bm25fParams, expander?: Expander): Bm25fIndex {
+    const data = json as Partial<Bm25fJson>;
+    if (!Array.isArray(data.ids) || !Array.isArray(data.lengths) || !Array.isArray(data.terms) || data.lengths.length !== data.ids.length * FIELDS) {
+      throw new Error("bm25f: malformed snapshot");
+    }
+    const index = new Bm25fIndex(params, expander);
+    index.#ids = data.ids.map(String);
+    index.#ids.forEach((id, doc) => index.#byId.set(id!, doc));
+    index.#live = data.ids.length;
+    index.#lengths = data.lengths.map(Number);
+    index.#lengths.forEach((len, i) => (index.#totals[i % FIELDS] = (index.#totals[i % FIELDS] ?? 0) + len));
+    for (const [term, flat] of data.terms) {
+      const posting: Posting = { docs: [], tfs: [] };
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        posting.docs.push(Number(flat[i]));
+        posting.tfs.push(Number(flat[i + 1]));
+      }
+      index.#postings.set(String(term), posting);
+    }
+    return index;
+  }
+}
+
+/** Robertson–Sparck Jones IDF, floored above 0 so that a term in every doc still counts a little. */
+export function idf(df: number, n: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * A variant never carries more specificity than the word typed, nor more than its own: a rare
+ * synonym of a common word must not outrank the word itself (query-expansion.ts).
+ */
+function idfOf(variant: Variant, word: string, stats: CorpusStats): number {
+  const own = idf(stats.df(variant.term), stats.docCount);
+  return variant.term === word ? own : Math.min(own, idf(stats.df(word), stats.docCount));
+}
+
+/**
+ * Statistics of a small index (a run's client tools) merged into a big one's (the catalog):
+ * counts add up, and the big one's mean field lengths stand, as a few docs barely move them.
+ */
+function combineStats(own: CorpusStats, shared: CorpusStats): CorpusStats {
+  return {
+    docCount: own.docCount + shared.docCount,
+    avgLengths: shared.docCount > 0 ? shared.avgLengths : own.avgLengths,
+    df: (term) => own.df(term) + shared.df(term),
+    // The catalog's vocabulary first: a client tool's own words are few.
+    corrections: (word) => [...new Set([...(shared.corrections?.(word) ?? []), ...(own.corrections?.(word) ?? [])])].slice(0, 2),
+  };
+}
+
+/** A bounded min-heap keeping the k best (score desc, doc asc). */
+class TopK {
+  readonly #k: number;
+  readonly #items: Array<{ doc: number; score: number }> = [];
+
+  constructor(k: number) {
+    this.#k = k;
+  }
+
+  /** Whether a ranks below b: lower score, or same score and later doc. */
+  static #worse(a: { doc: number; score: number }, b: { doc: number; score: number }): boolean {
+    return a.score < b.score || (a.score === b.score && a.doc > b.doc);
+  }
+
+  push(doc: number, score: number): void {
+    const items = this.#items;
+    const item = { doc, score };
+    if (items.length < this.#k) {
+      items.push(item);
+      this.#up(items.length - 1);
+    } else if (TopK.#worse(items[0]!, item)) {
+      items[0] = item;
+      this.#down(0);
+    }
+  }
+
+  sorted(): Array<{ doc: number; score: number }> {
+    return [...this.#items].sort((a, b) => (TopK.#worse(a, b) ? 1 : TopK.#worse(b, a) ? -1 : 0));
+  }
+
+  #up(i: number): void {
+    const items = this.#items;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!TopK.#worse(items[i]!, items[parent]!)) return;
+      [items[i], items[parent]] = [items[parent]!, items[i]!];
+      i = parent;
+    }
+  }
+
+  #down(i: number): void {
+    const items = this.#items;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let worst = i;
+      if (l < items.length && TopK.#worse(items[l]!, items[worst]!)) worst = l;
+      if (r < items.length && TopK.#worse(items[r]!, items[worst]!)) worst = r;
+      if (worst === i) return;
+      [items[i], items[worst]] = [items[worst]!, items[i]!];
+      i = worst;
+    }
+  }
+}
