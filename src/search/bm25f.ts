@@ -17,7 +17,7 @@
  */
 import { analyzeDoc, analyzeIdentifier, analyzeQuery, type AnalyzableDoc, type AnalyzedDoc } from "./analyze.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats } from "./types.js";
-import { expandWord, type Expander, type Variant } from "./query-expansion.js";
+import { expandWord, MAX_TYPO_WORDS, type Expander, type Variant } from "./query-expansion.js";
 import { TypoIndex } from "./typo.js";
 
 export const FIELD_NAMES = ["name", "owner", "description", "params"] as const;
@@ -84,6 +84,8 @@ export class Bm25fIndex implements CorpusStats {
   #typos: TypoIndex | undefined;
   #scores = new Float64Array(0);
   #best = new Float64Array(0);
+  #touched = new Int32Array(0);
+  #wordTouched = new Int32Array(0);
 
   constructor(params: Bm25fParams = DEFAULT_BM25F, expander: Expander = expandWord) {
     this.#params = params;
@@ -189,23 +191,25 @@ export class Bm25fIndex implements CorpusStats {
     const words = analyzeQuery(query).map((t) => t.term);
     if (words.length === 0) return [];
     const stats = options.stats === undefined ? this : combineStats(this, options.stats);
-    const touched = this.#score(words, stats);
-    return this.#select(touched, limit, options.allowed);
+    return this.#select(this.#score(words, stats), limit, options.allowed);
   }
 
-  /** Accumulates each word's best variant per doc into #scores; returns the docs touched. */
-  #score(words: readonly string[], stats: CorpusStats): number[] {
+  /** Accumulates each word's best variant per doc into #scores; returns how many docs #touched lists. */
+  #score(words: readonly string[], stats: CorpusStats): number {
     this.#ensureScratch();
     const { k1, fields } = this.#params;
     const avg = stats.avgLengths;
-    // Per-field length normaliser of each doc is computed on the fly: cheaper than storing it.
     const norm = fields.map((p, f) => ({ weight: p.weight, b: p.b, avg: Math.max(avg[f] ?? 0, Number.EPSILON) }));
     const scores = this.#scores;
     const best = this.#best;
-    const touched: number[] = [];
+    const touched = this.#touched;
+    const wordTouched = this.#wordTouched;
+    const lengths = this.#lengths;
+    const budget = { typos: MAX_TYPO_WORDS };
+    let count = 0;
     for (const word of words) {
-      const wordTouched: number[] = [];
-      for (const variant of this.#expander(word, stats)) {
+      let wordCount = 0;
+      for (const variant of this.#expander(word, stats, budget)) {
         const posting = this.#postings.get(variant.term);
         if (posting === undefined) continue;
         const scale = variant.weight * idfOf(variant, word, stats);
@@ -214,34 +218,37 @@ export class Bm25fIndex implements CorpusStats {
           const doc = docs[i]!;
           let packed = tfs[i]!;
           let tf = 0;
-          for (let f = 0; f < FIELDS; f++) {
-            const count = packed & TF_MAX;
-            packed >>>= TF_BITS;
-            if (count === 0) continue;
-            const n = norm[f]!;
-            tf += (n.weight * count) / (1 - n.b + (n.b * (this.#lengths[doc * FIELDS + f] ?? 0)) / n.avg);
+          // Each field's length normaliser is computed here rather than stored per doc: cheaper.
+          for (let f = 0; packed !== 0; f++, packed >>>= TF_BITS) {
+            const n = packed & TF_MAX;
+            if (n === 0) continue;
+            const p = norm[f]!;
+            tf += (p.weight * n) / (1 - p.b + (p.b * lengths[doc * FIELDS + f]!) / p.avg);
           }
           const s = (scale * tf) / (k1 + tf);
           if (s > best[doc]!) {
-            if (best[doc] === 0) wordTouched.push(doc);
+            if (best[doc] === 0) wordTouched[wordCount++] = doc;
             best[doc] = s;
           }
         }
       }
-      for (const doc of wordTouched) {
-        if (scores[doc] === 0) touched.push(doc);
+      for (let i = 0; i < wordCount; i++) {
+        const doc = wordTouched[i]!;
+        if (scores[doc] === 0) touched[count++] = doc;
         scores[doc]! += best[doc]!;
         best[doc] = 0;
       }
     }
-    return touched;
+    return count;
   }
 
   /** Top `limit` of the touched docs (score, then insertion order); resets the scratch scores. */
-  #select(touched: readonly number[], limit: number, allowed: ReadonlySet<string> | undefined): BackendHit[] {
+  #select(count: number, limit: number, allowed: ReadonlySet<string> | undefined): BackendHit[] {
     const scores = this.#scores;
+    const touched = this.#touched;
     const heap = new TopK(limit);
-    for (const doc of touched) {
+    for (let i = 0; i < count; i++) {
+      const doc = touched[i]!;
       const score = scores[doc]!;
       scores[doc] = 0;
       const id = this.#ids[doc];
@@ -257,6 +264,8 @@ export class Bm25fIndex implements CorpusStats {
     const size = Math.max(n, this.#scores.length * 2, 64);
     this.#scores = new Float64Array(size);
     this.#best = new Float64Array(size);
+    this.#touched = new Int32Array(size);
+    this.#wordTouched = new Int32Array(size);
   }
 
   toJSON(): Bm25fJson {

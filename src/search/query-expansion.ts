@@ -17,7 +17,18 @@ export interface Variant {
   weight: number;
 }
 
-export type Expander = (word: string, stats: CorpusStats) => readonly Variant[];
+/** Per-query state: how many more words may be typo-corrected. */
+export interface ExpansionBudget {
+  typos: number;
+}
+
+export type Expander = (word: string, stats: CorpusStats, budget: ExpansionBudget) => readonly Variant[];
+
+/**
+ * Words corrected per query: each costs a vocabulary lookup, and a request with more unknown
+ * words than this is full of names and ids, not typos.
+ */
+export const MAX_TYPO_WORDS = 4;
 
 export interface ExpansionOptions {
   thesaurus?: boolean;
@@ -54,10 +65,11 @@ export function thesaurusOf(term: string): readonly string[] {
 export function makeExpander(options: ExpansionOptions = {}): Expander {
   const thesaurus = options.thesaurus ?? true;
   const typos = options.typos ?? true;
-  return (word, stats) => {
+  return (word, stats, budget) => {
     const variants: Variant[] = [{ term: word, weight: 1 }];
     // Only words in neither the catalog nor English: a real word the catalog lacks is not a typo.
-    if (typos && stats.df(word) === 0 && isEnglishWord(word) === false) {
+    if (typos && budget.typos > 0 && stats.df(word) === 0 && isEnglishWord(word) === false) {
+      budget.typos--;
       for (const term of stats.corrections?.(word) ?? []) variants.push({ term, weight: TYPO_WEIGHT });
     }
     if (thesaurus) {

@@ -26,6 +26,11 @@ export function maxTypoDistance(word: string): number {
   return word.length <= 5 ? 1 : 2;
 }
 
+/**
+ * Words are filed under (trigram, length): a word within distance d of an n-letter word has
+ * n−d to n+d letters, so a lookup only reads those few lists, not every word sharing a common
+ * trigram like "ion" (most of the cost of the plain trigram index).
+ */
 export class TypoIndex {
   readonly #byGram = new Map<string, string[]>();
 
@@ -33,8 +38,9 @@ export class TypoIndex {
     for (const word of vocabulary) {
       if (word.length < MIN_TYPO_LENGTH - 1 || word.length > MAX_TYPO_LENGTH + 2 || !LETTERS.test(word)) continue;
       for (const gram of new Set(trigrams(word))) {
-        const words = this.#byGram.get(gram);
-        if (words === undefined) this.#byGram.set(gram, [word]);
+        const key = `${gram}|${word.length}`;
+        const words = this.#byGram.get(key);
+        if (words === undefined) this.#byGram.set(key, [word]);
         else words.push(word);
       }
     }
@@ -46,11 +52,13 @@ export class TypoIndex {
    */
   corrections(word: string, rank: (w: string) => number, limit = 2): string[] {
     if (word.length < MIN_TYPO_LENGTH || word.length > MAX_TYPO_LENGTH || !LETTERS.test(word)) return [];
+    const max = maxTypoDistance(word);
     const overlap = new Map<string, number>();
     for (const gram of new Set(trigrams(word))) {
-      for (const candidate of this.#byGram.get(gram) ?? []) overlap.set(candidate, (overlap.get(candidate) ?? 0) + 1);
+      for (let length = word.length - max; length <= word.length + max; length++) {
+        for (const candidate of this.#byGram.get(`${gram}|${length}`) ?? []) overlap.set(candidate, (overlap.get(candidate) ?? 0) + 1);
+      }
     }
-    const max = maxTypoDistance(word);
     const checked = [...overlap].sort((a, b) => b[1] - a[1]).slice(0, MAX_CHECKED);
     const found: Array<{ word: string; distance: number; rank: number }> = [];
     for (const [candidate] of checked) {
