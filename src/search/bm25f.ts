@@ -18,6 +18,7 @@
 import { analyzeDoc, analyzeIdentifier, analyzeQuery, type AnalyzableDoc, type AnalyzedDoc } from "./analyze.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats } from "./types.js";
 import { expandWord, MAX_TYPO_WORDS, type Expander, type Variant } from "./query-expansion.js";
+import { PostingStore } from "./postings.js";
 import { TypoIndex } from "./typo.js";
 
 export const FIELD_NAMES = ["name", "owner", "description", "params"] as const;
@@ -48,12 +49,6 @@ export const DEFAULT_BM25F: Bm25fParams = {
 const TF_BITS = 7;
 const TF_MAX = (1 << TF_BITS) - 1;
 
-interface Posting {
-  docs: number[];
-  /** Packed per-field term frequencies, parallel to docs. */
-  tfs: number[];
-}
-
 /** The analysed fields BM25F reads, in FIELD_NAMES order. */
 export type FieldTerms = readonly [readonly string[], readonly string[], readonly string[], readonly string[]];
 
@@ -78,7 +73,7 @@ export class Bm25fIndex implements CorpusStats {
   /** docIdx * FIELDS + field → length in terms. */
   #lengths: number[] = [];
   readonly #totals = new Array<number>(FIELDS).fill(0);
-  #postings = new Map<string, Posting>();
+  readonly #postings = new PostingStore();
   #live = 0;
   // Scratch buffers reused by every query (search is synchronous): no per-query allocation of N.
   #typos: TypoIndex | undefined;
@@ -105,29 +100,31 @@ export class Bm25fIndex implements CorpusStats {
   }
 
   df(term: string): number {
-    return this.#postings.get(term)?.docs.length ?? 0;
+    return this.#postings.df(term);
   }
 
   /** Terms of the index vocabulary (typo correction builds its trigram index from these). */
   vocabulary(): IterableIterator<string> {
-    return this.#postings.keys();
+    return this.#postings.terms();
   }
 
   /** Likely spellings of a word this index does not hold (built on first use). */
   corrections(word: string): readonly string[] {
-    this.#typos ??= new TypoIndex(this.#postings.keys());
+    this.#typos ??= new TypoIndex(this.#postings.terms());
     return this.#typos.corrections(word, (w) => this.df(w));
   }
 
-  /** Adds docs (a known id is replaced). */
+  /** Adds docs (a known id is replaced). One rewrite of the postings per call: add in batches. */
   add(entries: ReadonlyArray<{ id: string; fields: FieldTerms }>): void {
     const replaced = entries.filter((e) => this.#byId.has(e.id)).map((e) => e.id);
     if (replaced.length > 0) this.remove(replaced);
     this.#typos = undefined;
-    for (const { id, fields } of entries) this.#addOne(id, fields);
+    const added = new Map<string, number[]>();
+    for (const { id, fields } of entries) this.#addOne(id, fields, added);
+    this.#postings.rebuild(added);
   }
 
-  #addOne(id: string, fields: FieldTerms): void {
+  #addOne(id: string, fields: FieldTerms, added: Map<string, number[]>): void {
     const doc = this.#ids.length;
     this.#ids.push(id);
     this.#byId.set(id, doc);
@@ -144,13 +141,9 @@ export class Bm25fIndex implements CorpusStats {
       }
     });
     for (const [term, tfs] of packed) {
-      let posting = this.#postings.get(term);
-      if (posting === undefined) {
-        posting = { docs: [], tfs: [] };
-        this.#postings.set(term, posting);
-      }
-      posting.docs.push(doc);
-      posting.tfs.push(tfs);
+      const pairs = added.get(term);
+      if (pairs === undefined) added.set(term, [doc, tfs]);
+      else pairs.push(doc, tfs);
     }
   }
 
@@ -172,12 +165,7 @@ export class Bm25fIndex implements CorpusStats {
     }
     if (dead.size === 0) return;
     this.#typos = undefined;
-    for (const [term, posting] of this.#postings) {
-      const keep = posting.docs.map((d, i) => (dead.has(d) ? -1 : i)).filter((i) => i >= 0);
-      if (keep.length === posting.docs.length) continue;
-      if (keep.length === 0) this.#postings.delete(term);
-      else this.#postings.set(term, { docs: keep.map((i) => posting.docs[i]!), tfs: keep.map((i) => posting.tfs[i]!) });
-    }
+    this.#postings.rebuild(new Map(), (doc) => !dead.has(doc));
   }
 
   /**
@@ -205,18 +193,20 @@ export class Bm25fIndex implements CorpusStats {
     const touched = this.#touched;
     const wordTouched = this.#wordTouched;
     const lengths = this.#lengths;
+    const postings = this.#postings;
+    const { start, data } = postings;
     const budget = { typos: MAX_TYPO_WORDS };
     let count = 0;
     for (const word of words) {
       let wordCount = 0;
       for (const variant of this.#expander(word, stats, budget)) {
-        const posting = this.#postings.get(variant.term);
-        if (posting === undefined) continue;
+        const row = postings.row(variant.term);
+        if (row < 0) continue;
         const scale = variant.weight * idfOf(variant, word, stats);
-        const { docs, tfs } = posting;
-        for (let i = 0; i < docs.length; i++) {
-          const doc = docs[i]!;
-          let packed = tfs[i]!;
+        const end = start[row + 1]!;
+        for (let i = start[row]!; i < end; i += 2) {
+          const doc = data[i]!;
+          let packed = data[i + 1]!;
           let tf = 0;
           // Each field's length normaliser is computed here rather than stored per doc: cheaper.
           for (let f = 0; packed !== 0; f++, packed >>>= TF_BITS) {
@@ -280,9 +270,9 @@ export class Bm25fIndex implements CorpusStats {
       for (let f = 0; f < FIELDS; f++) lengths.push(this.#lengths[doc * FIELDS + f] ?? 0);
     });
     const terms: Array<[string, number[]]> = [];
-    for (const [term, { docs, tfs }] of this.#postings) {
+    for (const [term, pairs] of this.#postings.entries()) {
       const flat: number[] = [];
-      docs.forEach((d, i) => flat.push(renumber.get(d)!, tfs[i]!));
+      for (let i = 0; i < pairs.length; i += 2) flat.push(renumber.get(pairs[i]!)!, pairs[i + 1]!);
       terms.push([term, flat]);
     }
     return { ids, lengths, terms };
@@ -299,14 +289,9 @@ export class Bm25fIndex implements CorpusStats {
     index.#live = data.ids.length;
     index.#lengths = data.lengths.map(Number);
     index.#lengths.forEach((len, i) => (index.#totals[i % FIELDS] = (index.#totals[i % FIELDS] ?? 0) + len));
-    for (const [term, flat] of data.terms) {
-      const posting: Posting = { docs: [], tfs: [] };
-      for (let i = 0; i + 1 < flat.length; i += 2) {
-        posting.docs.push(Number(flat[i]));
-        posting.tfs.push(Number(flat[i + 1]));
-      }
-      index.#postings.set(String(term), posting);
-    }
+    const added = new Map<string, number[]>();
+    for (const [term, flat] of data.terms) added.set(String(term), flat.map(Number));
+    index.#postings.rebuild(added);
     return index;
   }
 }

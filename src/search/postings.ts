@@ -1,0 +1,81 @@
+/**
+ * Postings in one flat Int32Array (compressed sparse rows): term → a run of [doc, packed term
+ * frequencies] pairs, docs ascending. A JS array per term costs 8 bytes an entry plus growth
+ * slack and headers; this costs 4 bytes a number and one Map entry per term. The price: an
+ * append rewrites the whole store, so docs are added in batches (an index is built by one
+ * add() of the whole catalog; see index-cache.ts).
+ */
+export class PostingStore {
+  /** term → row */
+  readonly #rows = new Map<string, number>();
+  /** row → offset of its first pair in #data; one more entry than rows. */
+  #start = new Int32Array(1);
+  #data = new Int32Array(0);
+
+  /** The row of a term, or -1. */
+  row(term: string): number {
+    return this.#rows.get(term) ?? -1;
+  }
+
+  get start(): Int32Array {
+    return this.#start;
+  }
+
+  get data(): Int32Array {
+    return this.#data;
+  }
+
+  /** Docs holding the term. */
+  df(term: string): number {
+    const row = this.row(term);
+    return row < 0 ? 0 : (this.#start[row + 1]! - this.#start[row]!) / 2;
+  }
+
+  terms(): IterableIterator<string> {
+    return this.#rows.keys();
+  }
+
+  /** Each term with its flat pairs (views into the store: copy before keeping them). */
+  *entries(): IterableIterator<[string, Int32Array]> {
+    for (const [term, row] of this.#rows) yield [term, this.#data.subarray(this.#start[row]!, this.#start[row + 1]!)];
+  }
+
+  /**
+   * Rewrites the store: existing pairs whose doc passes `keep`, then `added` pairs (flat
+   * [doc, tfs, ...] per term, for docs numbered above every existing one). Terms left with no
+   * pairs are dropped.
+   */
+  rebuild(added: ReadonlyMap<string, readonly number[]>, keep: (doc: number) => boolean = () => true): void {
+    const runs = new Map<string, number[]>();
+    for (const [term, pairs] of this.entries()) {
+      const kept: number[] = [];
+      for (let i = 0; i < pairs.length; i += 2) if (keep(pairs[i]!)) kept.push(pairs[i]!, pairs[i + 1]!);
+      if (kept.length > 0) runs.set(term, kept);
+    }
+    for (const [term, pairs] of added) {
+      const run = runs.get(term);
+      if (run === undefined) runs.set(term, [...pairs]);
+      else for (const n of pairs) run.push(n);
+    }
+    this.#load(runs);
+  }
+
+  #load(runs: ReadonlyMap<string, readonly number[]>): void {
+    let total = 0;
+    for (const run of runs.values()) total += run.length;
+    const data = new Int32Array(total);
+    const start = new Int32Array(runs.size + 1);
+    this.#rows.clear();
+    let offset = 0;
+    for (const [term, run] of runs) {
+      const row = this.#rows.size;
+      this.#rows.set(term, row);
+      start[row] = offset;
+      data.set(run, offset);
+      offset += run.length;
+    }
+    start[runs.size] = offset;
+    this.#start = start;
+    this.#data = data;
+  }
+}
