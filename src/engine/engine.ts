@@ -18,6 +18,7 @@ import { createCodePool } from "../sandbox/index.js";
 import type { CodePool, SandboxReport } from "../sandbox/types.js";
 import { ToolIndexCache } from "../search/index-cache.js";
 import { bm25fBackend } from "../search/bm25f-backend.js";
+import { loadEnglishWords } from "../search/english-words.js";
 import { ToolIndex } from "../search/tool-index.js";
 import { codeSurface } from "../surfaces/code-surface.js";
 import { declareDirect, directSurface, type DirectDeclaration } from "../surfaces/direct-surface.js";
@@ -58,6 +59,7 @@ export class ToolSearchEngine {
   async start(): Promise<void> {
     await this.catalog.start();
     const warmups: Promise<unknown>[] = [this.indexForCatalog()];
+    loadEnglishWords(); // typo correction's guard: read once here, not during a first query
     if (this.options.settings.mode === "code") warmups.push(this.codePool());
     await Promise.all(warmups);
   }
