@@ -75,6 +75,11 @@ export function summaryTable(results: BenchResults): string {
       rows.push([`search p50 / p99, ${int(r.tools)} tools, fts5`, `${f3(f.p50Ms)} / ${f3(f.p99Ms)} ms`, `${f3(m.p50Ms)} / ${f3(m.p99Ms)} ms, minisearch`, `${x(r.p50Ratio)} / ${x(r.p99Ratio)}`]);
     }
   }
+  const natural = search?.output.natural ?? [];
+  const memory = natural.find((r) => r.ranker === "memory-bm25");
+  for (const r of memory ? natural.filter((n) => n !== memory) : []) {
+    rows.push([`search p50 / p99, ${int(r.tools)} tools, natural-language requests, ${r.ranker}`, `${f3(r.p50Ms)} / ${f3(r.p99Ms)} ms`, `${f3(memory!.p50Ms)} / ${f3(memory!.p99Ms)} ms, in-memory BM25`, x(r.p50VsMemoryBm25)]);
+  }
   const relevance = resultOf(results.suites.relevance);
   if (relevance) {
     for (const split of relevance.splits) {
