@@ -57,11 +57,18 @@ export function fieldTerms(doc: AnalyzableDoc, analyzed: AnalyzedDoc = analyzeDo
   return [analyzed.name, analyzeIdentifier(doc.owner), analyzed.description, analyzed.params];
 }
 
-/** Snapshot form: docs renumbered densely, postings as flat [doc, tfs, doc, tfs, ...]. */
-interface Bm25fJson {
-  ids: string[];
-  lengths: number[];
-  terms: Array<[string, number[]]>;
+/**
+ * Snapshot form: the text parts as text, the numbers as raw Int32 bytes (parsing ~30 MB of
+ * JSON postings on the main thread at 100k tools is what the worker build is meant to avoid).
+ */
+export interface Bm25fSnapshot {
+  /** JSON array of ids, by doc number. */
+  ids: string;
+  /** Terms in posting-row order, one per line (analysed terms never hold a newline). */
+  terms: string;
+  lengths: Uint8Array;
+  start: Uint8Array;
+  data: Uint8Array;
 }
 
 export class Bm25fIndex implements CorpusStats {
@@ -73,7 +80,7 @@ export class Bm25fIndex implements CorpusStats {
   /** docIdx * FIELDS + field → length in terms. */
   #lengths: number[] = [];
   readonly #totals = new Array<number>(FIELDS).fill(0);
-  readonly #postings = new PostingStore();
+  #postings = new PostingStore();
   #live = 0;
   // Scratch buffers reused by every query (search is synchronous): no per-query allocation of N.
   #typos: TypoIndex | undefined;
@@ -165,7 +172,7 @@ export class Bm25fIndex implements CorpusStats {
     }
     if (dead.size === 0) return;
     this.#typos = undefined;
-    this.#postings.rebuild(new Map(), (doc) => !dead.has(doc));
+    this.#postings.rebuild(new Map(), (doc) => (dead.has(doc) ? -1 : doc));
   }
 
   /**
@@ -258,42 +265,56 @@ export class Bm25fIndex implements CorpusStats {
     this.#wordTouched = new Int32Array(size);
   }
 
-  toJSON(): Bm25fJson {
-    // Renumber live docs densely so that removed ones cost nothing in the snapshot.
-    const renumber = new Map<number, number>();
+  /** Docs renumbered densely (removed ones dropped), so that a snapshot carries no holes. */
+  #compact(): void {
+    if (this.#live === this.#ids.length) return;
+    const renumber = new Int32Array(this.#ids.length).fill(-1);
     const ids: string[] = [];
     const lengths: number[] = [];
     this.#ids.forEach((id, doc) => {
       if (id === undefined) return;
-      renumber.set(doc, ids.length);
+      renumber[doc] = ids.length;
+      this.#byId.set(id, ids.length);
       ids.push(id);
       for (let f = 0; f < FIELDS; f++) lengths.push(this.#lengths[doc * FIELDS + f] ?? 0);
     });
-    const terms: Array<[string, number[]]> = [];
-    for (const [term, pairs] of this.#postings.entries()) {
-      const flat: number[] = [];
-      for (let i = 0; i < pairs.length; i += 2) flat.push(renumber.get(pairs[i]!)!, pairs[i + 1]!);
-      terms.push([term, flat]);
-    }
-    return { ids, lengths, terms };
+    this.#postings.rebuild(new Map(), (doc) => renumber[doc]!);
+    this.#ids = ids;
+    this.#lengths = lengths;
   }
 
-  static fromJSON(json: unknown, params?: Bm25fParams, expander?: Expander): Bm25fIndex {
-    const data = json as Partial<Bm25fJson>;
-    if (!Array.isArray(data.ids) || !Array.isArray(data.lengths) || !Array.isArray(data.terms) || data.lengths.length !== data.ids.length * FIELDS) {
-      throw new Error("bm25f: malformed snapshot");
-    }
+  toSnapshot(): Bm25fSnapshot {
+    this.#compact();
+    const { terms, start, data } = this.#postings.export();
+    return { ids: JSON.stringify(this.#ids), terms: terms.join("\n"), lengths: bytes(Int32Array.from(this.#lengths)), start: bytes(start), data: bytes(data) };
+  }
+
+  static fromSnapshot(snapshot: Bm25fSnapshot, params?: Bm25fParams, expander?: Expander): Bm25fIndex {
+    const ids = JSON.parse(snapshot.ids) as unknown;
+    const lengths = int32s(snapshot.lengths);
+    if (!Array.isArray(ids) || lengths.length !== ids.length * FIELDS) throw new Error("bm25f: malformed snapshot");
     const index = new Bm25fIndex(params, expander);
-    index.#ids = data.ids.map(String);
+    index.#ids = ids.map(String);
     index.#ids.forEach((id, doc) => index.#byId.set(id!, doc));
-    index.#live = data.ids.length;
-    index.#lengths = data.lengths.map(Number);
+    index.#live = ids.length;
+    index.#lengths = Array.from(lengths);
     index.#lengths.forEach((len, i) => (index.#totals[i % FIELDS] = (index.#totals[i % FIELDS] ?? 0) + len));
-    const added = new Map<string, number[]>();
-    for (const [term, flat] of data.terms) added.set(String(term), flat.map(Number));
-    index.#postings.rebuild(added);
+    const terms = snapshot.terms === "" ? [] : snapshot.terms.split("\n");
+    index.#postings = PostingStore.import(terms, int32s(snapshot.start), int32s(snapshot.data));
     return index;
   }
+}
+
+function bytes(array: Int32Array): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+}
+
+/** A copy, so that the Int32 view is aligned whatever buffer the bytes came in. */
+function int32s(raw: Uint8Array): Int32Array {
+  if (raw.byteLength % 4 !== 0) throw new Error("bm25f: malformed snapshot");
+  const out = new Int32Array(raw.byteLength / 4);
+  new Uint8Array(out.buffer).set(raw);
+  return out;
 }
 
 /** Robertson–Sparck Jones IDF, floored above 0 so that a term in every doc still counts a little. */

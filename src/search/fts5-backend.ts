@@ -20,7 +20,9 @@ import { TermStatsTable } from "./term-stats.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchBackendFactory, SearchDoc } from "./types.js";
 
 const TERM_STATS_KEY = "term_stats";
-const BM25F_KEY = "bm25f";
+/** BM25F snapshot parts (bm25f.ts Bm25fSnapshot), one row each: text as text, numbers as blobs. */
+const BM25F_KEYS = ["ids", "terms", "lengths", "start", "data"] as const;
+const bm25fKey = (part: string): string => `bm25f_${part}`;
 
 export interface Fts5Options {
   /** "bm25f" (default): BM25F in JS; "fts5": FTS5's bm25() with column weights (the old ranking). */
@@ -158,11 +160,14 @@ export class Fts5Backend implements SearchBackend {
   /** The whole database (index, id map, term statistics, BM25F postings) in SQLite's serialization format. */
   serialize(): Uint8Array {
     const db = this.#open();
-    const save = (key: string, value: string): void => {
+    const save = (key: string, value: string | Uint8Array): void => {
       db.exec({ sql: `INSERT OR REPLACE INTO ${META_TABLE}(key, value) VALUES (?, ?)`, bind: [key, value] });
     };
     save(TERM_STATS_KEY, this.#stats.toJSON());
-    if (this.#bm25f !== undefined) save(BM25F_KEY, JSON.stringify(this.#bm25f));
+    if (this.#bm25f !== undefined) {
+      const snapshot = this.#bm25f.toSnapshot();
+      for (const part of BM25F_KEYS) save(bm25fKey(part), snapshot[part]);
+    }
     return this.#sqlite3.capi.sqlite3_js_db_export(db);
   }
 
@@ -188,8 +193,11 @@ export class Fts5Backend implements SearchBackend {
 function loadBm25f(db: Database, size: number, options: Fts5Options): Bm25fIndex {
   const params = options.bm25f ?? DEFAULT_BM25F;
   const expander = makeExpander(options.expansion);
-  const saved = db.selectValue(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [BM25F_KEY]);
-  if (typeof saved === "string") return Bm25fIndex.fromJSON(JSON.parse(saved), params, expander);
+  const part = (name: string): unknown => db.selectValue(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [bm25fKey(name)]);
+  const [ids, terms, lengths, start, data] = BM25F_KEYS.map(part);
+  if (typeof ids === "string" && typeof terms === "string" && lengths instanceof Uint8Array && start instanceof Uint8Array && data instanceof Uint8Array) {
+    return Bm25fIndex.fromSnapshot({ ids, terms, lengths, start, data }, params, expander);
+  }
   if (size > 0) throw new Error("the snapshot has no BM25F postings");
   return new Bm25fIndex(params, expander);
 }

@@ -9,8 +9,8 @@ export class PostingStore {
   /** term → row */
   readonly #rows = new Map<string, number>();
   /** row → offset of its first pair in #data; one more entry than rows. */
-  #start = new Int32Array(1);
-  #data = new Int32Array(0);
+  #start: Int32Array = new Int32Array(1);
+  #data: Int32Array = new Int32Array(0);
 
   /** The row of a term, or -1. */
   row(term: string): number {
@@ -41,15 +41,18 @@ export class PostingStore {
   }
 
   /**
-   * Rewrites the store: existing pairs whose doc passes `keep`, then `added` pairs (flat
-   * [doc, tfs, ...] per term, for docs numbered above every existing one). Terms left with no
-   * pairs are dropped.
+   * Rewrites the store: existing pairs with their doc renumbered by `renumber` (-1 drops the
+   * pair; it must keep docs in order), then `added` pairs (flat [doc, tfs, ...] per term, for
+   * docs numbered above every existing one). Terms left with no pairs are dropped.
    */
-  rebuild(added: ReadonlyMap<string, readonly number[]>, keep: (doc: number) => boolean = () => true): void {
+  rebuild(added: ReadonlyMap<string, readonly number[]>, renumber: (doc: number) => number = (doc) => doc): void {
     const runs = new Map<string, number[]>();
     for (const [term, pairs] of this.entries()) {
       const kept: number[] = [];
-      for (let i = 0; i < pairs.length; i += 2) if (keep(pairs[i]!)) kept.push(pairs[i]!, pairs[i + 1]!);
+      for (let i = 0; i < pairs.length; i += 2) {
+        const doc = renumber(pairs[i]!);
+        if (doc >= 0) kept.push(doc, pairs[i + 1]!);
+      }
       if (kept.length > 0) runs.set(term, kept);
     }
     for (const [term, pairs] of added) {
@@ -58,6 +61,21 @@ export class PostingStore {
       else for (const n of pairs) run.push(n);
     }
     this.#load(runs);
+  }
+
+  /** The whole store as arrays (a snapshot): terms in row order, row offsets, pairs. */
+  export(): { terms: string[]; start: Int32Array; data: Int32Array } {
+    return { terms: [...this.#rows.keys()], start: this.#start, data: this.#data };
+  }
+
+  /** Restores what export() gave. */
+  static import(terms: readonly string[], start: Int32Array, data: Int32Array): PostingStore {
+    if (start.length !== terms.length + 1 || start[terms.length] !== data.length || data.length % 2 !== 0) throw new Error("postings: malformed snapshot");
+    const store = new PostingStore();
+    terms.forEach((term, row) => store.#rows.set(term, row));
+    store.#start = start;
+    store.#data = data;
+    return store;
   }
 
   #load(runs: ReadonlyMap<string, readonly number[]>): void {
