@@ -61,6 +61,9 @@ export function fieldTerms(doc: AnalyzableDoc, analyzed: AnalyzedDoc = analyzeDo
  * Snapshot form: the text parts as text, the numbers as raw Int32 bytes (parsing ~30 MB of
  * JSON postings on the main thread at 100k tools is what the worker build is meant to avoid).
  */
+/** Bumped whenever Bm25fSnapshot's layout changes (part of the analyzer signature). */
+export const BM25F_SNAPSHOT_FORMAT = 2;
+
 export interface Bm25fSnapshot {
   /** JSON array of ids, by doc number. */
   ids: string;
