@@ -17,7 +17,7 @@
  */
 import { analyzeDoc, analyzeIdentifier, analyzeQuery, type AnalyzableDoc, type AnalyzedDoc } from "./analyze.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats } from "./types.js";
-import { expandWord, MAX_TYPO_WORDS, type Expander, type Variant } from "./query-expansion.js";
+import { expandWord, MAX_QUERY_SYNONYMS, MAX_TYPO_WORDS, type Expander, type Variant } from "./query-expansion.js";
 import { PostingStore } from "./postings.js";
 import { TypoIndex } from "./typo.js";
 
@@ -205,7 +205,7 @@ export class Bm25fIndex implements CorpusStats {
     const lengths = this.#lengths;
     const postings = this.#postings;
     const { start, data } = postings;
-    const budget = { typos: MAX_TYPO_WORDS };
+    const budget = { typos: MAX_TYPO_WORDS, synonyms: MAX_QUERY_SYNONYMS };
     let count = 0;
     for (const word of words) {
       let wordCount = 0;

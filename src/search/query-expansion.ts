@@ -17,9 +17,10 @@ export interface Variant {
   weight: number;
 }
 
-/** Per-query state: how many more words may be typo-corrected. */
+/** Per-query state: how many more words may be typo-corrected, and how many more synonyms added. */
 export interface ExpansionBudget {
   typos: number;
+  synonyms: number;
 }
 
 export type Expander = (word: string, stats: CorpusStats, budget: ExpansionBudget) => readonly Variant[];
@@ -29,6 +30,11 @@ export type Expander = (word: string, stats: CorpusStats, budget: ExpansionBudge
  * words than this is full of names and ids, not typos.
  */
 export const MAX_TYPO_WORDS = 4;
+/**
+ * Thesaurus variants per query: each is one more posting list to scan, so this bounds a query
+ * of 48 common words to a few hundred lists, not thousands. Earlier words expand first.
+ */
+export const MAX_QUERY_SYNONYMS = 64;
 
 export interface ExpansionOptions {
   thesaurus?: boolean;
@@ -75,7 +81,13 @@ export function makeExpander(options: ExpansionOptions = {}): Expander {
     if (thesaurus) {
       // Synonyms of what was meant: of the corrected word when the typed one is unknown.
       const base = variants.length > 1 ? variants.map((v) => v.term) : [word];
-      for (const b of base) for (const term of thesaurusOf(b)) variants.push({ term, weight: THESAURUS_WEIGHT });
+      for (const b of base) {
+        for (const term of thesaurusOf(b)) {
+          if (budget.synonyms <= 0) break;
+          budget.synonyms--;
+          variants.push({ term, weight: THESAURUS_WEIGHT });
+        }
+      }
     }
     return variants;
   };
