@@ -27,6 +27,8 @@ import { runRelevanceBench } from "./relevance/relevance-bench.js";
 import { writeReport } from "./report/write.js";
 import { runCodeModeSuite } from "./suites/code-mode-suite.js";
 import { runSearchSuite } from "./suites/search-suite.js";
+import { stallPlan } from "./stall/plan.js";
+import { runStallBench, stallProblems } from "./stall/stall-bench.js";
 
 export interface BenchArgs {
   quick: boolean;
@@ -77,11 +79,13 @@ export function plan(quick: boolean) {
         payloadSizes: [10, 100, 1_000],
         relevanceStride: 10,
         gateway: { tools: 1_000, sessions: [1, 10], turns: (s: number) => (s === 1 ? 6 : 20), warmUpRequests: 3 },
+        stall: stallPlan(true),
       }
     : {
         payloadSizes: [10, 100, 1_000, 10_000],
         relevanceStride: 1,
         gateway: { tools: 1_000, sessions: [1, 10, 100], turns: (s: number) => (s === 1 ? 30 : s === 10 ? 150 : 300), warmUpRequests: 12 },
+        stall: stallPlan(false),
       };
 }
 
@@ -169,6 +173,18 @@ export async function runBench(args: BenchArgs, root: string, log: Progress, arg
       (r) => {
         const failed = r.runs.filter((run) => run.failed > 0);
         return failed.length > 0 ? `turns failed or called the wrong tool: ${failed.map((f) => `${f.mode} ×${f.sessions}: ${f.failed}`).join(", ")}` : undefined;
+      },
+    );
+  }
+
+  if (wanted.has("stall")) {
+    suites.stall = await suite(
+      "stall",
+      log,
+      () => runStallBench({ ...p.stall, log: log.scope("stall") }),
+      (r) => {
+        const problems = stallProblems(r);
+        return problems.length > 0 ? problems.join("; ") : undefined;
       },
     );
   }

@@ -3,6 +3,8 @@
  * Callers match on `code` (or `instanceof`), never on message text; the message
  * says what was wrong and, for model-facing errors, what to do next.
  */
+import { clip } from "./dispatch/prompt-text.js";
+
 export type ErrorCode =
   | "CONFIG_INVALID"
   | "TOOL_NOT_FOUND"
@@ -45,11 +47,14 @@ export class ConfigInvalidError extends ToolSearchError {
   }
 }
 
+/** Ids and names longer than this are never looked up or suggested for, and are clipped in messages. */
+export const MAX_ID_CHARS = 256;
+
 export class ToolNotFoundError extends ToolSearchError {
   readonly suggestions: readonly string[];
   constructor(id: string, suggestions: readonly string[] = []) {
     const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(", ")}?` : " Use search to find tool ids.";
-    super("TOOL_NOT_FOUND", `No tool with id "${id}".${hint}`);
+    super("TOOL_NOT_FOUND", `No tool with id "${clip(id, MAX_ID_CHARS)}".${hint}`);
     this.suggestions = suggestions;
   }
 }

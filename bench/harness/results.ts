@@ -4,6 +4,7 @@ import type { PayloadResult } from "../payload/payload.js";
 import type { RelevanceResult } from "../relevance/relevance-bench.js";
 import type { CodeModeSuiteResult } from "../suites/code-mode-suite.js";
 import type { SearchSuiteResult } from "../suites/search-suite.js";
+import type { StallResult } from "../stall/stall-bench.js";
 import type { MachineInfo } from "./machine.js";
 
 export type SuiteOutcome<T> =
@@ -12,7 +13,7 @@ export type SuiteOutcome<T> =
   /** A broken benchmark: it threw, or a check on its result failed (figures kept when there are any). */
   | { status: "failed"; ms: number; error: string; result?: T };
 
-export const SUITE_NAMES = ["payload", "code-mode", "search", "relevance", "gateway"] as const;
+export const SUITE_NAMES = ["payload", "code-mode", "search", "relevance", "gateway", "stall"] as const;
 export type SuiteName = (typeof SUITE_NAMES)[number];
 
 export interface SuiteResults {
@@ -21,6 +22,7 @@ export interface SuiteResults {
   search?: SuiteOutcome<SearchSuiteResult>;
   relevance?: SuiteOutcome<RelevanceResult>;
   gateway?: SuiteOutcome<GatewayResult>;
+  stall?: SuiteOutcome<StallResult>;
 }
 
 export interface BenchResults {

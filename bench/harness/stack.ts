@@ -63,9 +63,12 @@ export interface StackOptions {
   maxTurns?: number;
 }
 
+const BENCH_RECORDED_BYTES = 256 * 1024 * 1024;
+
 export async function startScriptedStack(options: StackOptions): Promise<ScriptedStack> {
   const workDir = mkdtempSync(path.join(tmpdir(), "toolsearch-bench-"));
-  const provider = await startMockProvider();
+  // Whole direct-mode turns over 10,000 tools pass 16 MiB (the default bound); callers clear the record often.
+  const provider = await startMockProvider({ maxRecordedBytes: BENCH_RECORDED_BYTES });
   const timer = await startTimingProxy(provider.port);
   let gateway: Gateway;
   try {
@@ -120,9 +123,9 @@ export async function startScriptedStack(options: StackOptions): Promise<Scripte
     provider,
     turn,
     async measuredTurn(input, mode, sessionId) {
-      const before = provider.requests().length;
+      const mark = provider.received();
       const outcome = await turn(input, mode, sessionId);
-      return { ...outcome, requests: provider.requests().slice(before) };
+      return { ...outcome, requests: provider.requestsSince(mark) };
     },
     providerTimes: () => [...timer.times],
     resetProviderTimes: () => {

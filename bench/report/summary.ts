@@ -2,6 +2,7 @@
 import type { ToolSearchMode } from "../../src/config/tool-search-config.js";
 import type { BenchResults, SuiteName, SuiteOutcome } from "../harness/results.js";
 import { resultOf, SUITE_NAMES } from "../harness/results.js";
+import { stallHeadline, stallMarkdown, stallSummaryRows } from "./stall.js";
 
 const MODES: readonly ToolSearchMode[] = ["direct", "code", "tools", "directory"];
 
@@ -97,6 +98,8 @@ export function summaryTable(results: BenchResults): string {
       rows.push([`gateway turns/s, ${int(gateway.catalogTools)} tools, ${r.sessions} session${r.sessions === 1 ? "" : "s"}, ${r.mode}`, r.turnsPerSecond.toFixed(1), `${d.turnsPerSecond.toFixed(1)}, direct`, x(r.throughputRatio)]);
     }
   }
+  const stall = resultOf(results.suites.stall);
+  if (stall) rows.push(...stallSummaryRows(stall));
   return table(["figure", "toolsearch", "baseline", "ratio"], rows, ["l", "r", "r", "r"]);
 }
 
@@ -155,6 +158,8 @@ export function headline(results: BenchResults): string[] {
     const rows = gateway.runs.filter((r) => r.sessions === most);
     lines.push(`Gateway (${int(gateway.catalogTools)} tools, ${most} sessions): ${rows.map((r) => `${r.mode} ${r.turnsPerSecond.toFixed(1)} turns/s`).join(", ")}.`);
   }
+  const stall = resultOf(results.suites.stall);
+  if (stall) lines.push(stallHeadline(stall));
   return lines;
 }
 
@@ -358,5 +363,7 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
     );
     out.push(...img("gateway-throughput.svg", "gateway turns per second by mode and concurrency"));
   }
+  const stall = resultOf(results.suites.stall);
+  if (stall) out.push(...stallMarkdown(stall, level));
   return out;
 }

@@ -9,7 +9,9 @@ import type { CatalogSource } from "./sources.js";
 import { toSearchDoc } from "./search-doc.js";
 import { toolId } from "./tool-id.js";
 import type { CatalogEntry, ToolDefinition, ToolSource } from "./types.js";
-import { checkDefinitionShape, checkInputSchema, lazyValidator } from "./validate-definition.js";
+import { DEFAULT_SCHEMA_LIMITS, type SchemaLimits } from "../validation/schema-limits.js";
+import { ValidatorCache } from "../validation/validator-cache.js";
+import { cachedValidator, checkInputSchema, checkDefinitionShape, lazyValidator } from "./validate-definition.js";
 
 export interface SourceStatus {
   source: CatalogSource["source"];
@@ -36,9 +38,14 @@ export class Catalog {
   /** Bumped whenever the set of tools changes; caches key on it. */
   version = 0;
 
+  /**
+   * `ajv` compiles the trusted (core, plugin) schemas, once each. Schemas from untrusted sources
+   * (client tools, MCP servers) must fit `untrusted.limits` and compile into the bounded cache.
+   */
   constructor(
     private readonly sources: readonly CatalogSource[],
     private readonly ajv: Ajv,
+    private readonly untrusted: { limits: SchemaLimits; validators: ValidatorCache } = { limits: DEFAULT_SCHEMA_LIMITS, validators: new ValidatorCache() },
   ) {}
 
   /**
@@ -94,19 +101,40 @@ export class Catalog {
       const status = this.statuses.get(source);
       if (status && !status.ok) continue;
       const defs = source.tools();
+      const refused: string[] = [];
       for (const def of defs) {
-        const entry = this.entryFor(source, def);
+        const entry = this.admit(source, def, refused);
+        if (!entry) continue;
         if (byId.has(entry.id)) throw new ConfigInvalidError(`Duplicate tool id "${entry.id}": two tools with the same id cannot be registered.`);
         byId.set(entry.id, entry);
         entries.push(entry);
       }
-      if (status) status.tools = defs.length;
+      if (status) {
+        status.tools = defs.length - refused.length;
+        if (refused.length > 0) status.error = `${refused.length} tool(s) left out: ${refused.slice(0, 3).join("; ")}`;
+        else delete status.error;
+      }
     }
     this.entries = entries;
     this.byId = byId;
     this.docList = undefined;
     this.version += 1;
     for (const listener of this.listeners) listener();
+  }
+
+  /**
+   * The entry for a definition; a bad definition from an MCP server (untrusted, and changing
+   * under us) is left out and reported in the source status instead of failing the catalog.
+   */
+  private admit(source: CatalogSource, def: ToolDefinition, refused: string[]): CatalogEntry | undefined {
+    if (source.source !== "mcp") return this.entryFor(source, def);
+    try {
+      return this.entryFor(source, def);
+    } catch (error) {
+      if (!(error instanceof ConfigInvalidError)) throw error;
+      refused.push(error.message.slice(0, 300));
+      return undefined;
+    }
   }
 
   private entryFor(source: CatalogSource, def: ToolDefinition): CatalogEntry {
@@ -122,7 +150,8 @@ export class Catalog {
   private makeEntry(source: ToolSource, owner: string, def: unknown, origin?: CatalogSource): CatalogEntry {
     checkDefinitionShape(def, `${source}${source === "core" || source === "client" ? "" : `:${owner}`}`);
     const id = toolId(source, owner, def.name);
-    checkInputSchema(this.ajv, id, def.inputSchema);
+    const trusted = source === "core" || source === "plugin";
+    checkInputSchema(this.ajv, id, def.inputSchema, trusted ? undefined : this.untrusted.limits);
     return {
       id,
       name: def.name,
@@ -130,7 +159,7 @@ export class Catalog {
       owner,
       definition: def,
       ownerOnly: def.ownerOnly === true,
-      validator: lazyValidator(this.ajv, id, def.inputSchema),
+      validator: trusted ? lazyValidator(this.ajv, id, def.inputSchema) : cachedValidator(this.untrusted.validators, id, def.inputSchema),
       unavailableReason: origin?.unavailableReason ? () => origin.unavailableReason?.() : undefined,
     };
   }

@@ -4,6 +4,8 @@
  */
 import type { Ajv, ValidateFunction } from "ajv";
 import { ConfigInvalidError } from "../errors.js";
+import { schemaOverLimits, unsupportedPattern, type SchemaLimits } from "../validation/schema-limits.js";
+import { schemaKey, type ValidatorCache } from "../validation/validator-cache.js";
 import type { JsonSchema, ToolDefinition } from "./types.js";
 
 /**
@@ -43,18 +45,41 @@ function forAjv(schema: JsonSchema): JsonSchema {
 }
 
 /**
- * Registration check: the input schema must be a valid JSON Schema. Compiling every schema
- * up front costs ~0.4 ms a tool (1.6 s for 4,076 tools), so compilation waits for the first
- * call (see lazyValidator) and is then cached; the meta-schema check here is ~0.02 ms a tool.
+ * Registration check: the input schema must be a valid JSON Schema whose patterns the
+ * linear-time regex engine takes; a schema from an untrusted source (`limits` given) must also
+ * fit the shape caps, checked first so nothing big is walked twice. Compiling every schema up
+ * front costs ~0.4 ms a tool (1.6 s for 4,076 tools), so compilation waits for the first call
+ * (see lazyValidator) and is then cached; the checks here are ~0.02 ms a tool.
  */
-export function checkInputSchema(ajv: Ajv, id: string, schema: JsonSchema): void {
+export function checkInputSchema(ajv: Ajv, id: string, schema: JsonSchema, limits?: SchemaLimits): void {
+  const problem = inputSchemaProblem(ajv, schema, limits);
+  if (problem) throw new ConfigInvalidError(`Tool "${id}" has ${PROBLEM_WORDS[problem.kind]}: ${problem.detail}`);
+}
+
+export interface SchemaProblem {
+  kind: "limits" | "invalid" | "pattern";
+  detail: string;
+}
+
+const PROBLEM_WORDS: Record<SchemaProblem["kind"], string> = {
+  limits: "an inputSchema over the limits for untrusted schemas",
+  invalid: "an invalid inputSchema",
+  pattern: "an inputSchema with a pattern the linear-time regex engine cannot run",
+};
+
+/** What is wrong with an input schema, or undefined: caps first (when given), then JSON Schema, then patterns. */
+export function inputSchemaProblem(ajv: Ajv, schema: JsonSchema, limits?: SchemaLimits): SchemaProblem | undefined {
+  const over = limits ? schemaOverLimits(schema, limits) : undefined;
+  if (over) return { kind: "limits", detail: over };
   let valid: boolean;
   try {
     valid = ajv.validateSchema(forAjv(schema)) as boolean;
   } catch (error) {
-    throw new ConfigInvalidError(`Tool "${id}" has an invalid inputSchema: ${errorMessage(error)}`, { cause: error });
+    return { kind: "invalid", detail: errorMessage(error) };
   }
-  if (!valid) throw new ConfigInvalidError(`Tool "${id}" has an invalid inputSchema: ${ajv.errorsText(ajv.errors)}`);
+  if (!valid) return { kind: "invalid", detail: ajv.errorsText(ajv.errors) };
+  const pattern = unsupportedPattern(schema);
+  return pattern ? { kind: "pattern", detail: pattern } : undefined;
 }
 
 /** A validator compiled once, on first use; a schema ajv cannot compile fails that call with a clear message. */
@@ -65,10 +90,30 @@ export function lazyValidator(ajv: Ajv, id: string, schema: JsonSchema): () => V
     try {
       compiled = ajv.compile(forAjv(schema));
     } catch (error) {
-      throw new ConfigInvalidError(`Tool "${id}" has an inputSchema that cannot be compiled: ${errorMessage(error)}`, { cause: error });
+      throw compileError(id, error);
     }
     return compiled;
   };
+}
+
+/**
+ * For untrusted schemas: the validator lives in the engine's bounded cache, not in the entry,
+ * so runs with distinct client schemas do not pile up compiled code; the key is hashed once.
+ */
+export function cachedValidator(cache: ValidatorCache, id: string, schema: JsonSchema): () => ValidateFunction {
+  let key: string | undefined;
+  return () => {
+    key ??= schemaKey(schema);
+    try {
+      return cache.validator(forAjv(schema), key);
+    } catch (error) {
+      throw compileError(id, error);
+    }
+  };
+}
+
+function compileError(id: string, error: unknown): ConfigInvalidError {
+  return new ConfigInvalidError(`Tool "${id}" has an inputSchema that cannot be compiled: ${errorMessage(error)}`, { cause: error });
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,7 +1,9 @@
 /** `toolsearch serve` and `toolsearch mock-provider`: long-running servers that stop cleanly on SIGINT/SIGTERM. */
 import path from "node:path";
 import { configPath, readConfigFile } from "../config/config-file.js";
-import { resolveGatewayConfig } from "../gateway/gateway-config.js";
+import { ToolSearchError } from "../errors.js";
+import { isLoopbackHost } from "../gateway/gateway-auth.js";
+import { resolveGatewayConfig, type GatewayConfig } from "../gateway/gateway-config.js";
 import { startGateway } from "../gateway/gateway-server.js";
 import { startMockProvider } from "../provider/mock-provider.js";
 import { UsageError, type CommandIo } from "./usage.js";
@@ -11,13 +13,15 @@ export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [
   Starts the HTTP gateway: POST /v1/runs runs one agent turn, GET /healthz reports status.
   Provider, catalog (plugins, mcpServers), policy and tools.toolSearch come from the JSON5
   config (default ./toolsearch.config.json5); OPENAI_BASE_URL, OPENAI_API_KEY and
-  TOOLSEARCH_MODEL fill in a missing provider. Loopback (127.0.0.1:8788) by default.
-  Prints "listening <url>" on stdout once ready.`;
+  TOOLSEARCH_MODEL fill in a missing provider. Loopback (127.0.0.1:8788) by default; a
+  non-loopback --host needs gateway.auth.tokens (bearer tokens, each with its identity).
+  Prints "listening <url>" on stdout once ready; a bad config exits 2.`;
 
 export const MOCK_PROVIDER_USAGE = `Usage: toolsearch mock-provider [--port N] [--host HOST]
 
-  Starts the scripted OpenAI-compatible provider (POST /v1/chat/completions). It records every
-  request body: GET /debug/requests. Prints "listening <url>" on stdout once ready.`;
+  Starts the scripted OpenAI-compatible provider (POST /v1/chat/completions). It keeps the last
+  200 request bodies (16 MiB at most, oldest dropped first): GET /debug/requests.
+  Prints "listening <url>" on stdout once ready.`;
 
 export function parsePort(value: string | undefined, usage: string): number | undefined {
   if (value === undefined) return undefined;
@@ -29,15 +33,31 @@ export function parsePort(value: string | undefined, usage: string): number | un
 export async function serveCommand(options: { config?: string; port?: string; host?: string }, io: CommandIo): Promise<number> {
   const file = configPath(options.config);
   const port = parsePort(options.port, SERVE_USAGE);
-  const config = resolveGatewayConfig(readConfigFile(file), path.dirname(file), process.env, {
-    ...(port !== undefined ? { port } : {}),
-    ...(options.host ? { host: options.host } : {}),
-  });
-  const gateway = await startGateway(config);
+  let gateway;
+  try {
+    const config = resolveGatewayConfig(readConfigFile(file), path.dirname(file), process.env, {
+      ...(port !== undefined ? { port } : {}),
+      ...(options.host ? { host: options.host } : {}),
+    });
+    warnIfExposed(config, io);
+    gateway = await startGateway(config);
+  } catch (error) {
+    // A config the gateway refuses is the operator's to fix, like a bad argument: one line, exit 2.
+    if (!(error instanceof ToolSearchError && error.code === "CONFIG_INVALID")) throw error;
+    io.err(`toolsearch serve: ${error.message}`);
+    return 2;
+  }
   io.out(`listening ${gateway.url}`);
   await untilSignal();
   await gateway.close();
   return 0;
+}
+
+/** Tokens over plain HTTP beyond loopback can be read on the wire. */
+function warnIfExposed(config: GatewayConfig, io: CommandIo): void {
+  if (config.gateway.auth && !isLoopbackHost(config.gateway.host)) {
+    io.err(`toolsearch serve: bearer tokens travel in clear text over HTTP; put TLS (a reverse proxy) in front of ${config.gateway.host}`);
+  }
 }
 
 export async function mockProviderCommand(options: { port?: string; host?: string }, io: CommandIo): Promise<number> {

@@ -1,4 +1,6 @@
 import { Ajv, type ErrorObject } from "ajv";
+import { linearRegExpEngine } from "../validation/linear-regexp.js";
+import { useLinearUniqueItems } from "../validation/unique-items.js";
 
 /** ajv for the engine's own option schemas (not tool schemas): defaults applied, every error reported. */
 export function createOptionsAjv(): Ajv {
@@ -6,9 +8,23 @@ export function createOptionsAjv(): Ajv {
   return new Ajv({ allErrors: true, useDefaults: true, strict: true, strictRequired: false });
 }
 
-/** ajv for tool input schemas written by others: lenient about unknown keywords and formats. */
-export function createToolAjv(): Ajv {
-  return new Ajv({ strict: false, allErrors: true, addUsedSchema: false, validateFormats: false });
+/**
+ * ajv for tool input schemas written by others: lenient about unknown keywords and formats, and
+ * bounded in time on whatever arguments a model sends: patterns run on RE2 (linear time) and
+ * `uniqueItems` is linear. `untrusted` (client and MCP schemas) also turns off the inlining of
+ * `$ref`s, so that a schema of nested references compiles in time linear in its size instead of
+ * doubling per level.
+ */
+export function createToolAjv(options: { untrusted?: boolean } = {}): Ajv {
+  const ajv = new Ajv({
+    strict: false,
+    allErrors: true,
+    addUsedSchema: false,
+    validateFormats: false,
+    code: { regExp: linearRegExpEngine },
+    ...(options.untrusted ? { inlineRefs: false } : {}),
+  });
+  return useLinearUniqueItems(ajv);
 }
 
 /** `path: must be …; got <value>` lines, one per error, naming what is allowed where ajv knows it. */

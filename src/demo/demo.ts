@@ -40,9 +40,13 @@ export interface ModeReport {
 /** One request for a plugin tool, one for a real MCP server's tool. */
 export const DEMO_REQUESTS = ["Get the weather forecast for Paris using the mapping service.", "Get the sum of two numbers."];
 
+/** Enough for the two requests of a direct-mode turn at the 64 MiB body limit, twice over. */
+const DEMO_RECORDED_BYTES = 256 * 1024 * 1024;
+
 export async function runDemo(options: DemoOptions): Promise<ModeReport[]> {
   const workDir = mkdtempSync(path.join(tmpdir(), "toolsearch-main-"));
-  const provider = await startMockProvider();
+  // A direct-mode turn over a large generated catalog is tens of MiB: keep whole turns.
+  const provider = await startMockProvider({ maxRecordedBytes: DEMO_RECORDED_BYTES });
   options.log(`scripted provider on ${provider.url}`);
   const started = performance.now();
   const config = resolveGatewayConfig(
@@ -74,12 +78,12 @@ export async function runDemo(options: DemoOptions): Promise<ModeReport[]> {
 }
 
 async function runOnce(url: string, provider: Awaited<ReturnType<typeof startMockProvider>>, request: string, mode: ToolSearchMode, sessionId: string): Promise<ModeReport> {
-  const before = provider.requests().length;
+  const mark = provider.received();
   const started = performance.now();
   const response = await fetch(`${url}/v1/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sessionId, input: request, mode }) });
   const body = (await response.json()) as { mode?: string; roundTrips?: number; telemetry?: RunTelemetry; error?: { message: string } };
   const ms = performance.now() - started;
-  const sent = provider.requests().slice(before);
+  const sent = provider.requestsSince(mark);
   const telemetry = body.telemetry;
   const final = telemetry?.calls.at(-1);
   return {

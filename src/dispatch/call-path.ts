@@ -13,6 +13,7 @@ import {
   ToolUnavailableError,
   toErrorPayload,
 } from "../errors.js";
+import { argsOverLimits, type ArgsLimits } from "../validation/args-limits.js";
 import { describeArgsErrors } from "./args-error.js";
 import type { HookLists, ToolCallInfo } from "./hooks.js";
 import type { CallOutcome } from "./types.js";
@@ -26,9 +27,16 @@ export interface CallEnvironment {
   /** Aborted when the run ends or the code-mode body making the call is killed. */
   signal: AbortSignal;
   timeoutMs: number;
+  /** Arguments past these caps are refused before validation (schema keywords cost time in their size). */
+  argsLimits: ArgsLimits;
 }
 
-export async function runCallPath(entry: CatalogEntry, rawArgs: unknown, env: CallEnvironment): Promise<{ outcome: CallOutcome; ms: number }> {
+/**
+ * `callSignal`: the caller's own cancel for this one call (a code body killed), besides the
+ * run's `env.signal`. Both are listened to directly: `AbortSignal.any` keeps every combined
+ * signal alive on Node 20 once it had a listener, which leaked each run that made a call.
+ */
+export async function runCallPath(entry: CatalogEntry, rawArgs: unknown, env: CallEnvironment, callSignal?: AbortSignal): Promise<{ outcome: CallOutcome; ms: number }> {
   const started = performance.now();
   const info: ToolCallInfo = {
     id: entry.id,
@@ -42,10 +50,10 @@ export async function runCallPath(entry: CatalogEntry, rawArgs: unknown, env: Ca
   };
   let outcome: CallOutcome;
   try {
-    info.args = validateArgs(entry, rawArgs ?? {});
+    info.args = validateArgs(entry, rawArgs ?? {}, env.argsLimits);
     info.args = await runBeforeHooks(entry, info, env);
     await runApproval(info, env);
-    const result = await execute(entry, info.args, env);
+    const result = await execute(entry, info.args, env, callSignal);
     outcome = { ok: true, id: entry.id, source: entry.source, result };
   } catch (error) {
     outcome = { ok: false, id: entry.id, source: entry.source, error: toErrorPayload(error) };
@@ -55,10 +63,12 @@ export async function runCallPath(entry: CatalogEntry, rawArgs: unknown, env: Ca
   return { outcome, ms };
 }
 
-function validateArgs(entry: CatalogEntry, args: unknown): Record<string, unknown> {
+function validateArgs(entry: CatalogEntry, args: unknown, limits: ArgsLimits): Record<string, unknown> {
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
     throw new InvalidArgsError(`Arguments for "${entry.id}" must be a JSON object; got ${Array.isArray(args) ? "array" : typeof args}.`);
   }
+  const over = argsOverLimits(args, limits);
+  if (over) throw new InvalidArgsError(`Arguments for "${entry.id}" were refused: ${over}. Send smaller arguments.`);
   const validate = entry.validator();
   if (!validate(args)) {
     throw new InvalidArgsError(`Invalid arguments for "${entry.id}": ${describeArgsErrors(validate.errors)}. Describe the tool to see its schema.`);
@@ -78,7 +88,7 @@ async function runBeforeHooks(entry: CatalogEntry, info: ToolCallInfo, env: Call
     if (verdict && "block" in verdict && verdict.block) {
       throw new HookBlockedError(`Blocked by a beforeToolCall hook${verdict.reason ? `: ${verdict.reason}` : "."}`);
     }
-    if (verdict && "args" in verdict) args = validateArgs(entry, verdict.args);
+    if (verdict && "args" in verdict) args = validateArgs(entry, verdict.args, env.argsLimits);
   }
   return args;
 }
@@ -100,10 +110,11 @@ async function runApproval(info: ToolCallInfo, env: CallEnvironment): Promise<vo
   }
 }
 
-async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: CallEnvironment): Promise<unknown> {
+async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: CallEnvironment, callSignal: AbortSignal | undefined): Promise<unknown> {
   const unavailable = entry.unavailableReason?.();
   if (unavailable) throw new ToolUnavailableError(entry.id, unavailable);
-  if (env.signal.aborted) throw cancelled(entry.id);
+  const signals = callSignal && callSignal !== env.signal ? [env.signal, callSignal] : [env.signal];
+  if (signals.some((signal) => signal.aborted)) throw cancelled(entry.id);
   const controller = new AbortController();
   let failure: ToolFailedError | undefined;
   let rejectAborted: (error: ToolFailedError) => void = () => {};
@@ -115,7 +126,7 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
   };
   const timer = setTimeout(() => abort(new ToolFailedError(`Tool "${entry.id}" timed out after ${env.timeoutMs} ms.`)), env.timeoutMs);
   const onRunAbort = () => abort(cancelled(entry.id));
-  env.signal.addEventListener("abort", onRunAbort, { once: true });
+  for (const signal of signals) signal.addEventListener("abort", onRunAbort, { once: true });
   try {
     const ctx = { id: entry.id, sessionId: env.sessionId, agentId: env.agentId, runId: env.runId, owner: env.owner, signal: controller.signal };
     const running = Promise.resolve().then(() => entry.definition.execute(args, ctx));
@@ -128,7 +139,7 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
     throw new ToolFailedError(`Tool "${entry.id}" failed: ${messageOf(error)}`, { cause: error });
   } finally {
     clearTimeout(timer);
-    env.signal.removeEventListener("abort", onRunAbort);
+    for (const signal of signals) signal.removeEventListener("abort", onRunAbort);
   }
 }
 

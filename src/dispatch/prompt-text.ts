@@ -29,3 +29,11 @@ export function oneLine(text: string, max: number): string {
 export function bounded(text: string, max: number): string {
   return truncate(stripControl(text).trim(), max);
 }
+
+/**
+ * At most `max` characters, with a marker saying how many were cut: for ids and queries in
+ * logs, telemetry and error messages, which must never carry a caller's 400,000 characters.
+ */
+export function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…[+${text.length - max} chars]`;
+}

@@ -5,12 +5,13 @@
  */
 import type { EffectiveCatalog } from "../catalog/effective-catalog.js";
 import type { CatalogEntry } from "../catalog/types.js";
-import { InvalidArgsError, ToolNotFoundError, toErrorPayload } from "../errors.js";
+import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, toErrorPayload } from "../errors.js";
 import type { ToolIndex } from "../search/tool-index.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
 import type { CallVia } from "../telemetry/types.js";
 import { runCallPath, type CallEnvironment } from "./call-path.js";
 import { mergeHits } from "./merge-hits.js";
+import { clip } from "./prompt-text.js";
 import { toDescription, toHit } from "./present.js";
 import type { BatchSearchResult, CallOutcome, SearchHit, SearchOptions, ToolDescription } from "./types.js";
 
@@ -52,7 +53,28 @@ export class RunDispatcher {
     const queries = checkQueries(query);
     const limit = this.limitFor(options.limit, queries.length);
     const answers = queries.map((q) => ({ query: q, hits: this.searchOne(q, limit) }));
-    this.recorder.search({ type: "search", queries, hits: answers.flatMap((a) => a.hits.map((h) => h.id)), via });
+    return this.recordSearch(query, answers, via);
+  }
+
+  /**
+   * The same answers as `search`, giving the event loop back between the queries of a batch:
+   * a code body's batch of ten natural-language queries over a big catalog must not hold the
+   * parent that every other session shares.
+   */
+  async searchYielding(query: string | readonly string[], options: SearchOptions = {}, via: CallVia = "api", signal?: AbortSignal): Promise<SearchHit[] | BatchSearchResult[]> {
+    const queries = checkQueries(query);
+    const limit = this.limitFor(options.limit, queries.length);
+    const answers: BatchSearchResult[] = [];
+    for (const [i, q] of queries.entries()) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
+      answers.push({ query: q, hits: this.searchOne(q, limit) });
+    }
+    return this.recordSearch(query, answers, via);
+  }
+
+  private recordSearch(query: string | readonly string[], answers: BatchSearchResult[], via: CallVia): SearchHit[] | BatchSearchResult[] {
+    this.recorder.search({ type: "search", queries: answers.map((a) => a.query), hits: answers.flatMap((a) => a.hits.map((h) => h.id)), via });
     return typeof query === "string" ? answers[0]!.hits : answers;
   }
 
@@ -90,10 +112,10 @@ export class RunDispatcher {
   describe(id: unknown, via: CallVia = "api"): ToolDescription {
     try {
       const description = toDescription(this.lookup(id));
-      this.recorder.describe({ type: "describe", id: String(id), ok: true, via });
+      this.recorder.describe({ type: "describe", id: shownId(id), ok: true, via });
       return description;
     } catch (error) {
-      this.recorder.describe({ type: "describe", id: String(id), ok: false, code: toErrorPayload(error).code, via });
+      this.recorder.describe({ type: "describe", id: shownId(id), ok: false, code: toErrorPayload(error).code, via });
       throw error;
     }
   }
@@ -104,12 +126,11 @@ export class RunDispatcher {
     try {
       entry = this.lookup(id);
     } catch (error) {
-      const outcome: CallOutcome = { ok: false, id: String(id), error: toErrorPayload(error) };
-      this.recorder.call({ id: String(id), source: "unknown", ok: false, code: outcome.error.code, ms: 0, via });
+      const outcome: CallOutcome = { ok: false, id: shownId(id), error: toErrorPayload(error) };
+      this.recorder.call({ id: outcome.id, source: "unknown", ok: false, code: outcome.error.code, ms: 0, via });
       return outcome;
     }
-    const env = signal ? { ...this.env, signal: AbortSignal.any([this.env.signal, signal]) } : this.env;
-    const { outcome, ms } = await runCallPath(entry, args, env);
+    const { outcome, ms } = await runCallPath(entry, args, this.env, signal);
     this.recorder.call({
       id: entry.id,
       source: entry.source,
@@ -123,10 +144,12 @@ export class RunDispatcher {
 
   /** The entry for an id in this run, or TOOL_NOT_FOUND with up to three ids it may have meant. */
   lookup(id: unknown): CatalogEntry {
-    if (typeof id !== "string" || id.length === 0) throw new InvalidArgsError(`A tool id must be a non-empty string; got ${JSON.stringify(id)}`);
+    if (typeof id !== "string" || id.length === 0) throw new InvalidArgsError(`A tool id must be a non-empty string; got ${JSON.stringify(id)?.slice(0, 100)}`);
+    // No tool has an id this long: answered at once, without looking for suggestions.
+    if (id.length > MAX_ID_CHARS) throw new ToolNotFoundError(id);
     const entry = this.scope.catalog.get(id);
     if (entry) return entry;
-    throw new ToolNotFoundError(id.slice(0, 200), this.suggest(id));
+    throw new ToolNotFoundError(id, this.suggest(id));
   }
 
   private suggest(id: string): string[] {
@@ -136,6 +159,11 @@ export class RunDispatcher {
     return [...fromClient, ...fromCatalog].slice(0, MAX_SUGGESTIONS);
   }
 
+}
+
+/** An id as it may be shown back or logged: a string, clipped with a marker. */
+function shownId(id: unknown): string {
+  return clip(typeof id === "string" ? id : typeof id, MAX_ID_CHARS);
 }
 
 function checkQueries(query: unknown): string[] {

@@ -27,6 +27,7 @@ import { directoryText } from "../surfaces/directory-text.js";
 import { structuredSurface } from "../surfaces/structured-surface.js";
 import type { Surface } from "../surfaces/surface.js";
 import { RunRecorder } from "../telemetry/run-recorder.js";
+import { ValidatorCache } from "../validation/validator-cache.js";
 import type { RunTelemetry } from "../telemetry/types.js";
 import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type ToolSearchOptions } from "./options.js";
 import { newRunId, ToolSearchRun } from "./run.js";
@@ -113,6 +114,7 @@ export class ToolSearchEngine {
       owner: ctx.owner === true,
       signal,
       timeoutMs: this.options.callTimeoutMs,
+      argsLimits: this.options.argsLimits,
     };
   }
 
@@ -250,7 +252,8 @@ async function clientIndexFor(entries: readonly CatalogEntry[]): Promise<ToolInd
 
 export async function createToolSearch(options: ToolSearchOptions = {}): Promise<ToolSearchEngine> {
   const resolved = resolveOptions(options);
-  const engine = new ToolSearchEngine(resolved, new Catalog(resolved.sources, createToolAjv()));
+  const catalog = new Catalog(resolved.sources, createToolAjv(), { limits: resolved.schemaLimits, validators: new ValidatorCache() });
+  const engine = new ToolSearchEngine(resolved, catalog);
   try {
     await engine.start();
   } catch (error) {

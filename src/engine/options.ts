@@ -13,6 +13,8 @@ import { resolvePoolOptions } from "../sandbox/pool/options.js";
 import type { CodePool, PoolOptions } from "../sandbox/types.js";
 import type { BackendChoice } from "../search/types.js";
 import type { SessionLogSink } from "../telemetry/types.js";
+import { DEFAULT_ARGS_LIMITS, type ArgsLimits } from "../validation/args-limits.js";
+import { DEFAULT_SCHEMA_LIMITS, type SchemaLimits } from "../validation/schema-limits.js";
 
 export interface ToolSearchOptions {
   /** The `tools.toolSearch` value: true (code mode), false (direct), or settings. */
@@ -32,6 +34,29 @@ export interface ToolSearchOptions {
   sessionLog?: SessionLogSink;
   /** Per tool call deadline (default 60000 ms). */
   callTimeoutMs?: number;
+  /** Caps on what untrusted callers send; each has a default (see InputLimits). */
+  limits?: InputLimits;
+}
+
+/**
+ * Caps on untrusted input, enforced before any work that grows with it. Schemas from client
+ * tools and MCP servers over a schema cap are refused (CONFIG_INVALID naming the tool and the
+ * cap; an MCP tool keeps a permissive schema and a note instead); arguments over an args cap
+ * are INVALID_ARGS.
+ */
+export interface InputLimits {
+  /** Bytes of an untrusted input schema's JSON (default 65536). */
+  schemaBytes?: number;
+  /** Schema objects in an untrusted input schema (default 400). */
+  schemaNodes?: number;
+  /** Nesting depth of an untrusted input schema (default 24). */
+  schemaDepth?: number;
+  /** `pattern`s and `patternProperties` keys in an untrusted input schema (default 64). */
+  schemaPatterns?: number;
+  /** Bytes of one call's arguments, any source (default 524288). */
+  argsBytes?: number;
+  /** Nesting depth of one call's arguments (default 64). */
+  argsDepth?: number;
 }
 
 export interface ResolvedOptions {
@@ -44,9 +69,12 @@ export interface ResolvedOptions {
   codePool?: CodePool;
   sessionLog?: SessionLogSink;
   callTimeoutMs: number;
+  schemaLimits: SchemaLimits;
+  argsLimits: ArgsLimits;
 }
 
-const KNOWN_OPTIONS = new Set(["toolSearch", "sources", "policy", "hooks", "backend", "pool", "codePool", "sessionLog", "callTimeoutMs"]);
+const KNOWN_OPTIONS = new Set(["toolSearch", "sources", "policy", "hooks", "backend", "pool", "codePool", "sessionLog", "callTimeoutMs", "limits"]);
+const KNOWN_LIMITS = new Set(["schemaBytes", "schemaNodes", "schemaDepth", "schemaPatterns", "argsBytes", "argsDepth"]);
 
 export function resolveOptions(options: ToolSearchOptions | undefined): ResolvedOptions {
   const o = options ?? {};
@@ -64,6 +92,29 @@ export function resolveOptions(options: ToolSearchOptions | undefined): Resolved
     ...(o.codePool !== undefined ? { codePool: checkCodePool(o.codePool) } : {}),
     ...(o.sessionLog !== undefined ? { sessionLog: checkSink(o.sessionLog) } : {}),
     callTimeoutMs: checkInteger(o.callTimeoutMs, "callTimeoutMs", 1, 3_600_000) ?? 60_000,
+    ...resolveLimits(o.limits),
+  };
+}
+
+function resolveLimits(limits: unknown): { schemaLimits: SchemaLimits; argsLimits: ArgsLimits } {
+  if (limits === undefined) return { schemaLimits: DEFAULT_SCHEMA_LIMITS, argsLimits: DEFAULT_ARGS_LIMITS };
+  if (typeof limits !== "object" || limits === null || Array.isArray(limits)) throw new ConfigInvalidError(`limits must be an object; got ${JSON.stringify(limits)}`);
+  const l = limits as Record<string, unknown>;
+  for (const key of Object.keys(l)) {
+    if (!KNOWN_LIMITS.has(key)) throw new ConfigInvalidError(`limits: unknown option "${key}"; known: ${[...KNOWN_LIMITS].join(", ")}`);
+  }
+  const int = (key: string, max: number) => checkInteger(l[key], `limits.${key}`, 1, max);
+  return {
+    schemaLimits: {
+      maxBytes: int("schemaBytes", 16_777_216) ?? DEFAULT_SCHEMA_LIMITS.maxBytes,
+      maxNodes: int("schemaNodes", 100_000) ?? DEFAULT_SCHEMA_LIMITS.maxNodes,
+      maxDepth: int("schemaDepth", 1_000) ?? DEFAULT_SCHEMA_LIMITS.maxDepth,
+      maxPatterns: int("schemaPatterns", 10_000) ?? DEFAULT_SCHEMA_LIMITS.maxPatterns,
+    },
+    argsLimits: {
+      maxBytes: int("argsBytes", 1_073_741_824) ?? DEFAULT_ARGS_LIMITS.maxBytes,
+      maxDepth: int("argsDepth", 10_000) ?? DEFAULT_ARGS_LIMITS.maxDepth,
+    },
   };
 }
 

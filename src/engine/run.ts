@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import type { BatchSearchResult, CallOutcome, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
-import { InvalidArgsError, ToolSearchError } from "../errors.js";
+import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, ToolSearchError } from "../errors.js";
 import type { ProviderTool } from "../surfaces/provider-tool.js";
 import { errorResult, toToolMessage, type Surface } from "../surfaces/surface.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
@@ -67,6 +67,8 @@ export class ToolSearchRun {
       if (typeof call !== "object" || call === null || typeof call.name !== "string") {
         throw new InvalidArgsError("A tool call needs a name (string) and arguments (a JSON object string).");
       }
+      // No tool or control tool has a name this long: answered at once, arguments unread.
+      if (call.name.length > MAX_ID_CHARS) throw new ToolNotFoundError(call.name);
       return toToolMessage(await this.surface.handle(call.name, parseArguments(call.name, call.arguments), this.controller.signal));
     } catch (error) {
       return toToolMessage(errorResult(error));

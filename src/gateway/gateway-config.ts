@@ -9,6 +9,7 @@ import type { ToolSearchConfig } from "../config/tool-search-config.js";
 import { ConfigInvalidError } from "../errors.js";
 import type { McpServerConfig } from "../mcp/options.js";
 import type { PolicyConfig } from "../policy/types.js";
+import { checkAuthTokens, MIN_TOKEN_LENGTH, type AuthSettings, type AuthToken, type TokenIdentity } from "./gateway-auth.js";
 
 export interface ProviderSettings {
   baseURL: string;
@@ -23,6 +24,15 @@ export interface GatewaySettings {
   /** Provider round trips per agent turn before the turn is cut. */
   maxTurns: number;
   maxBodyBytes: number;
+  /** Bearer tokens and the identity each carries; without it the gateway binds loopback only. */
+  auth?: AuthSettings;
+}
+
+/** One `gateway.auth.tokens` entry as written in the config file. */
+export interface AuthTokenEntry extends TokenIdentity {
+  token?: string;
+  /** The name of an environment variable holding the token, read when the config is resolved. */
+  tokenEnv?: string;
 }
 
 export interface GatewayConfig {
@@ -36,6 +46,32 @@ export interface GatewayConfig {
   /** A JSONL session log file. */
   sessionLog?: string;
 }
+
+const text = { type: "string", minLength: 1, maxLength: 256 };
+const authSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["tokens"],
+  properties: {
+    tokens: {
+      type: "array",
+      minItems: 1,
+      maxItems: 1_000,
+      items: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          token: { type: "string", minLength: MIN_TOKEN_LENGTH, maxLength: 4_096 },
+          tokenEnv: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$" },
+          agentId: text,
+          owner: { type: "boolean" },
+          channels: { type: "array", minItems: 1, uniqueItems: true, items: text },
+          modes: { type: "array", minItems: 1, uniqueItems: true, items: { enum: ["direct", "code", "tools", "directory"] } },
+        },
+      },
+    },
+  },
+};
 
 const sectionsSchema = {
   type: "object",
@@ -58,6 +94,7 @@ const sectionsSchema = {
         port: { type: "integer", minimum: 0, maximum: 65_535 },
         maxTurns: { type: "integer", minimum: 1, maximum: 100 },
         maxBodyBytes: { type: "integer", minimum: 1024, maximum: 64 * 1024 * 1024 },
+        auth: authSchema,
       },
     },
     plugins: { type: "array", items: { type: "string", minLength: 1 } },
@@ -87,7 +124,55 @@ const validateSections = createOptionsAjv().compile(sectionsSchema);
 
 /** Checks the gateway sections of a config object (tools.toolSearch and policy are checked by validateConfig). */
 export function validateGatewaySections(config: JsonObject): void {
-  if (!validateSections(config)) throw new ConfigInvalidError(describeAjvErrors("config", validateSections.errors, config));
+  if (!validateSections(config)) throw new ConfigInvalidError(describeAjvErrors("config", validateSections.errors, withoutTokens(config)));
+  checkTokenEntries(authEntries(config));
+}
+
+function authEntries(config: JsonObject): AuthTokenEntry[] {
+  const gateway = config.gateway as { auth?: { tokens?: AuthTokenEntry[] } } | undefined;
+  return gateway?.auth?.tokens ?? [];
+}
+
+/** Exactly one of token / tokenEnv per entry, and no literal token twice (env values are checked once read). */
+function checkTokenEntries(entries: readonly AuthTokenEntry[]): void {
+  const seen = new Map<string, number>();
+  for (const [i, entry] of entries.entries()) {
+    if ((entry.token === undefined) === (entry.tokenEnv === undefined)) {
+      throw new ConfigInvalidError(`gateway.auth.tokens.${i}: give exactly one of "token" or "tokenEnv"`);
+    }
+    if (entry.token === undefined) continue;
+    const first = seen.get(entry.token);
+    if (first !== undefined) throw new ConfigInvalidError(`gateway.auth.tokens.${i}: the same token as gateway.auth.tokens.${first}; each token must be different`);
+    seen.set(entry.token, i);
+  }
+}
+
+/** A copy for error messages: a config error must not print a secret to the console or a log. */
+function withoutTokens(config: JsonObject): JsonObject {
+  const entries = authEntries(config);
+  if (!Array.isArray(entries) || entries.length === 0) return config;
+  const copy = structuredClone(config);
+  const copied = authEntries(copy) as unknown[];
+  for (const [i, entry] of copied.entries()) {
+    // An entry written as a bare string is most likely the token itself.
+    if (typeof entry !== "object" || entry === null) copied[i] = "<redacted>";
+    else if ("token" in entry) (entry as AuthTokenEntry).token = "<redacted>";
+  }
+  return copy;
+}
+
+/** Reads each tokenEnv; a missing or empty variable is named. Entries keep only their identity fields. */
+function resolveAuth(entries: readonly AuthTokenEntry[], env: NodeJS.ProcessEnv): AuthSettings | undefined {
+  if (entries.length === 0) return undefined;
+  const tokens = entries.map(({ token, tokenEnv, ...identity }, i): AuthToken => {
+    if (token !== undefined) return { token, ...identity };
+    const value = env[tokenEnv!];
+    if (!value) throw new ConfigInvalidError(`gateway.auth.tokens.${i}.tokenEnv: the environment variable ${tokenEnv} is ${value === undefined ? "not set" : "empty"}`);
+    if (value.length < MIN_TOKEN_LENGTH) throw new ConfigInvalidError(`gateway.auth.tokens.${i}.tokenEnv: ${tokenEnv} holds ${value.length} characters; a token needs at least ${MIN_TOKEN_LENGTH}`);
+    return { token: value, ...identity };
+  });
+  checkAuthTokens(tokens);
+  return { tokens };
 }
 
 export interface GatewayOverrides {
@@ -99,7 +184,8 @@ export interface GatewayOverrides {
 export function resolveGatewayConfig(config: JsonObject, configDir: string, env: NodeJS.ProcessEnv = process.env, overrides: GatewayOverrides = {}): GatewayConfig {
   validateGatewaySections(config);
   const provider = (config.provider ?? {}) as Partial<ProviderSettings>;
-  const gateway = (config.gateway ?? {}) as Partial<GatewaySettings>;
+  const gateway = (config.gateway ?? {}) as Partial<Omit<GatewaySettings, "auth">>;
+  const auth = resolveAuth(authEntries(config), env);
   const tools = (config.tools ?? {}) as { toolSearch?: ToolSearchConfig };
   return {
     ...(tools.toolSearch !== undefined ? { toolSearch: tools.toolSearch } : {}),
@@ -115,6 +201,7 @@ export function resolveGatewayConfig(config: JsonObject, configDir: string, env:
       port: overrides.port ?? gateway.port ?? 8788,
       maxTurns: gateway.maxTurns ?? 8,
       maxBodyBytes: gateway.maxBodyBytes ?? 1024 * 1024,
+      ...(auth ? { auth } : {}),
     },
     plugins: ((config.plugins ?? []) as string[]).map((folder) => path.resolve(configDir, folder)),
     mcpServers: (config.mcpServers ?? []) as McpServerConfig[],

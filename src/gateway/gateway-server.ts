@@ -1,20 +1,26 @@
 /**
  * The HTTP gateway (`toolsearch serve`): runs agent turns against an OpenAI-compatible provider
- * with the tool-search engine in front of the tools. Loopback by default. Runs are independent;
- * the engine (catalog, index, sandbox pool) is shared; a slow tool or provider blocks only its own run.
+ * with the tool-search engine in front of the tools. Runs are independent; the engine (catalog,
+ * index, sandbox pool) is shared; a slow tool or provider blocks only its own run.
+ *
+ * Without `gateway.auth` it binds loopback only and trusts the body's identity fields (the
+ * developer setup). With it, every request but GET /healthz needs a bearer token, checked
+ * before the body is read, and the run's identity (agentId, owner, channel, mode) is the token's.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolDefinition } from "../catalog/types.js";
+import type { ToolSearchMode } from "../config/tool-search-config.js";
 import { createToolSearch, type ToolSearchEngine } from "../engine/engine.js";
-import { ToolSearchError } from "../errors.js";
+import { ConfigInvalidError, ToolSearchError } from "../errors.js";
 import { mcpServer } from "../mcp/index.js";
 import type { PoolOptions } from "../sandbox/types.js";
 import { BodyTooLargeError, readBody, sendJson } from "../http/json-http.js";
 import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
 import { agentTurn, ProviderError } from "./agent-turn.js";
+import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, type TokenIdentity } from "./gateway-auth.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { loadPluginFolder } from "./plugin-loader.js";
 import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
@@ -37,12 +43,26 @@ class HttpError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
 }
 
+const UNAUTHORIZED = () => new HttpError(401, "UNAUTHORIZED", "This gateway needs a token: send Authorization: Bearer <token>.", { "www-authenticate": "Bearer" });
+
+/** No token list means no authentication, which only a loopback address may offer. */
+function checkExposure(config: GatewayConfig): TokenTable | undefined {
+  if (config.gateway.auth) return new TokenTable(config.gateway.auth.tokens);
+  if (!isLoopbackHost(config.gateway.host)) {
+    throw new ConfigInvalidError(`gateway.host "${config.gateway.host}" is not a loopback address, and without gateway.auth anyone who can reach it could run tools as anyone; configure gateway.auth.tokens or bind 127.0.0.1`);
+  }
+  return undefined;
+}
+
 export async function startGateway(config: GatewayConfig, extras: GatewayExtras = {}): Promise<Gateway> {
+  // Before anything starts, so a refused config leaves nothing running.
+  const tokens = checkExposure(config);
   const plugins = (await Promise.all(config.plugins.map(loadPluginFolder))).flat();
   const mcp = config.mcpServers.map((server) => mcpServer(server));
   const sessionLog: JsonlSessionLog | undefined = config.sessionLog ? jsonlSessionLog(config.sessionLog) : undefined;
@@ -57,22 +77,33 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
 
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
-      if (error instanceof HttpError) return sendJson(res, error.status, { error: { code: error.code, message: error.message } });
-      sendJson(res, 500, { error: { code: "INTERNAL", message: error instanceof Error ? error.message : String(error) } });
+      if (error instanceof HttpError) return sendJson(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
+      // The detail may hold paths, hosts or secrets: it goes to the operator's stderr, not the client.
+      const detail = error instanceof Error ? error.message : String(error);
+      console.error(`toolsearch gateway: internal error on ${req.method} ${req.url}: ${detail.replace(/\s+/g, " ")}`);
+      sendJson(res, 500, { error: { code: "INTERNAL", message: "internal error" } });
     });
   });
 
+  /** The caller's token identity; undefined without a valid token; `null` when the gateway has no auth (the body's identity is trusted). */
+  function identityOf(req: IncomingMessage): TokenIdentity | null | undefined {
+    return tokens ? tokens.match(req.headers.authorization) : null;
+  }
+
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    if (req.method === "GET" && path === "/healthz") return sendJson(res, 200, { ok: true, mode: engine.settings.mode, catalog: engine.catalogStatus() });
-    if (req.method === "POST" && path === "/v1/runs") return sendJson(res, ...(await runTurn(await readJson(req, config.gateway.maxBodyBytes))));
+    const identity = identityOf(req);
+    if (req.method === "GET" && path === "/healthz") return sendJson(res, 200, identity === undefined ? { ok: true } : { ok: true, mode: engine.settings.mode, catalog: engine.catalogStatus() });
+    // Before the body is read: a caller without a token costs a header check, not a 1 MiB parse.
+    if (identity === undefined) throw UNAUTHORIZED();
+    if (req.method === "POST" && path === "/v1/runs") return sendJson(res, ...(await runTurn(await readJson(req, config.gateway.maxBodyBytes), identity)));
     throw new HttpError(404, "NOT_FOUND", `No route ${req.method} ${path}; use POST /v1/runs or GET /healthz.`);
   }
 
-  async function runTurn(body: unknown): Promise<[number, unknown]> {
+  async function runTurn(body: unknown, identity: TokenIdentity | null): Promise<[number, unknown]> {
     const parsed = parseRunRequest(body);
     if (!parsed.ok) throw new HttpError(400, "BAD_REQUEST", parsed.message);
-    const request = parsed.request;
+    const request = identity ? withTokenIdentity(parsed.request, identity, engine.settings.mode) : parsed.request;
     const clientToolCalls: Array<{ name: string; args: Record<string, unknown> }> = [];
     let run;
     try {
@@ -118,6 +149,17 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
       await sessionLog?.close();
     },
   };
+}
+
+/** The request with the token's identity in place of the body's; a body field asking for more is a 403. */
+function withTokenIdentity(request: RunRequest, identity: TokenIdentity, defaultMode: ToolSearchMode): RunRequest {
+  const { agentId, owner, channel, mode, ...rest } = request;
+  try {
+    return { ...rest, ...identityFromToken({ agentId, owner, channel, mode }, identity, defaultMode) };
+  } catch (error) {
+    if (error instanceof ForbiddenFieldError) throw new HttpError(403, "FORBIDDEN", error.message);
+    throw error;
+  }
 }
 
 function pick(request: RunRequest): { agentId?: string; profile?: string; channel?: string; owner?: boolean; mode?: RunRequest["mode"] } {

@@ -15,9 +15,10 @@
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema, ToolContext, ToolDefinition } from "../catalog/types.js";
-import { checkInputSchema } from "../catalog/validate-definition.js";
+import { inputSchemaProblem } from "../catalog/validate-definition.js";
 import { createToolAjv } from "../config/ajv.js";
 import { stripControl, truncate } from "../dispatch/prompt-text.js";
+import { DEFAULT_SCHEMA_LIMITS } from "../validation/schema-limits.js";
 
 export interface MapToolLimits {
   maxDescriptionChars: number;
@@ -35,7 +36,7 @@ let schemaAjv: ReturnType<typeof createToolAjv> | undefined;
 export function mapTool(tool: Tool, catalogName: string, limits: MapToolLimits, call: CallByName): ToolDefinition {
   const originalName = tool.name;
   const notes: string[] = [];
-  const input = boundSchema(tool.inputSchema, limits.maxSchemaBytes, originalName);
+  const input = boundSchema(tool.inputSchema, limits.maxSchemaBytes);
   let inputSchema: JsonSchema;
   if (input.ok) {
     inputSchema = input.schema;
@@ -43,7 +44,7 @@ export function mapTool(tool: Tool, catalogName: string, limits: MapToolLimits, 
     inputSchema = { ...PERMISSIVE };
     notes.push(`[toolsearch: this tool's input schema was left out (${input.why}); pass the arguments its description asks for.]`);
   }
-  const output = tool.outputSchema === undefined ? undefined : boundSchema(tool.outputSchema, limits.maxSchemaBytes, originalName);
+  const output = tool.outputSchema === undefined ? undefined : boundSchema(tool.outputSchema, limits.maxSchemaBytes);
   const text = typeof tool.description === "string" && tool.description.trim() !== "" ? tool.description : (tool.title ?? "");
   const definition: ToolDefinition = {
     name: catalogName,
@@ -67,7 +68,7 @@ export function boundDescription(text: string, max: number, notes: readonly stri
 
 type Bounded = { ok: true; schema: JsonSchema } | { ok: false; why: string };
 
-function boundSchema(schema: unknown, maxBytes: number, toolName: string): Bounded {
+function boundSchema(schema: unknown, maxBytes: number): Bounded {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return { ok: false, why: "not a JSON object" };
   let json: string;
   try {
@@ -77,11 +78,9 @@ function boundSchema(schema: unknown, maxBytes: number, toolName: string): Bound
   }
   const bytes = Buffer.byteLength(json);
   if (bytes > maxBytes) return { ok: false, why: `${bytes} bytes, over the ${maxBytes}-byte limit` };
-  try {
-    schemaAjv ??= createToolAjv();
-    checkInputSchema(schemaAjv, toolName, schema as JsonSchema);
-  } catch {
-    return { ok: false, why: "not a valid JSON Schema" };
-  }
+  schemaAjv ??= createToolAjv({ untrusted: true });
+  const problem = inputSchemaProblem(schemaAjv, schema as JsonSchema, { ...DEFAULT_SCHEMA_LIMITS, maxBytes });
+  if (problem?.kind === "invalid") return { ok: false, why: "not a valid JSON Schema" };
+  if (problem) return { ok: false, why: truncate(problem.detail, 200) };
   return { ok: true, schema: schema as JsonSchema };
 }

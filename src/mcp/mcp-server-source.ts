@@ -15,6 +15,7 @@
  * names neither the command's arguments nor the URL's query; the error `start()` throws is for
  * the operator (the catalog's source status) and carries the child's last stderr lines.
  */
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolContext, ToolDefinition } from "../catalog/types.js";
 import { stripControl, truncate } from "../dispatch/prompt-text.js";
@@ -23,6 +24,7 @@ import { interpretCallResult } from "./call-result.js";
 import { McpConnection, type ConnectionEvents, type ToolListing } from "./connection.js";
 import { describeError, isConnectionError, isTimeoutError } from "./errors.js";
 import { mapTool } from "./map-tool.js";
+import { messageLimitOf } from "./message-limit.js";
 import { resolveMcpConfig, resolveMcpOptions, type McpServerConfig, type McpServerOptions, type ResolvedMcpConfig, type ResolvedMcpOptions } from "./options.js";
 import { mapToolNames } from "./tool-names.js";
 
@@ -57,7 +59,8 @@ export class McpServerSource implements CatalogSource {
   private reason: string | undefined;
   private connection: McpConnection | undefined;
   private definitions: readonly ToolDefinition[] = [];
-  private signature = "";
+  /** The last listing's definitions by what the server sent for each (see applyListing). */
+  private mapped = new Map<string, ToolDefinition>();
   private offered = new Set<string>();
   private truncated = false;
   private lastListError: string | undefined;
@@ -68,7 +71,10 @@ export class McpServerSource implements CatalogSource {
   private health: Promise<boolean> | undefined;
   private relistTimer: NodeJS.Timeout | undefined;
   private relisting = false;
-  private relistAgain = false;
+  /** A `tools/list_changed` arrived that no listing started since has answered. */
+  private relistPending = false;
+  /** When the last listing (at connect or a re-list) started; spaces re-lists by `minRelistIntervalMs`. */
+  private lastListStart = 0;
   /** Connections being shut down (a server gone, a reconnect); close() waits for them. */
   private readonly closing = new Set<Promise<void>>();
   private readonly events: ConnectionEvents = {
@@ -130,12 +136,12 @@ export class McpServerSource implements CatalogSource {
     if (this.state !== "closed") {
       this.state = "closed";
       this.reason = `${this.label()} is closed`;
-      clearTimeout(this.relistTimer);
-      this.relistTimer = undefined;
+      this.cancelRelist();
       this.startAbort?.abort(new Error(`${this.label()} was closed while connecting`));
       this.retire(this.connection);
       this.connection = undefined;
       this.definitions = [];
+      this.mapped = new Map();
       this.offered = new Set();
     }
     await this.starting?.catch(() => {});
@@ -162,6 +168,7 @@ export class McpServerSource implements CatalogSource {
     try {
       if (this.isClosed()) throw abort.signal.reason;
       await untilAborted(connection.connect(abort.signal), abort.signal);
+      this.lastListStart = Date.now();
       listing = await untilAborted(connection.listAllTools(abort.signal, ms), abort.signal);
     } catch (error) {
       this.lastStderr = connection.stderrTail() || this.lastStderr;
@@ -194,11 +201,13 @@ export class McpServerSource implements CatalogSource {
     this.markGone(connection, connection.kind === "stdio" ? `${this.label()} exited` : `the connection to ${this.label()} closed`);
   }
 
-  private onError(connection: McpConnection, _error: Error): void {
+  private onError(connection: McpConnection, error: Error): void {
     // stdio reports a dead child by closing, reliably; its errors (junk on stdout, EPIPE before
     // the close) do not mean much alone. Over HTTP an error (the notification stream broke, a
     // request failed) is the only sign of a server gone, so it is checked with a ping.
     if (connection !== this.connection || this.state !== "ready" || connection.kind !== "http") return;
+    // An answer dropped for its size came from a server that is there.
+    if (messageLimitOf(error) !== undefined) return;
     void this.checkHealth(connection);
   }
 
@@ -230,43 +239,80 @@ export class McpServerSource implements CatalogSource {
 
   // ── listing ────────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * A `tools/list_changed` only marks a re-list as pending. At most one re-list runs at a time
+   * and at most one waits; it starts after the debounce and no sooner than `minRelistIntervalMs`
+   * after the previous listing started. The parent is shared by every session of a gateway, so
+   * a server that floods notifications must cost a bounded amount of work: one re-list (and one
+   * catalog rebuild and re-index, if the list changed) per interval, whatever the rate.
+   */
   private scheduleRelist(): void {
-    if (this.relistTimer !== undefined) return;
+    this.relistPending = true;
+    // A re-list in flight schedules the next one when it ends; a timer already set will run it.
+    if (this.relisting || this.relistTimer !== undefined) return;
+    const sinceLast = Date.now() - this.lastListStart;
+    const wait = Math.max(this.options.listChangedDebounceMs, this.options.minRelistIntervalMs - sinceLast);
     this.relistTimer = setTimeout(() => {
       this.relistTimer = undefined;
       void this.relist();
-    }, this.options.listChangedDebounceMs);
+    }, wait);
   }
 
   private async relist(): Promise<void> {
     const connection = this.connection;
-    if (!connection || this.state !== "ready") return;
-    if (this.relisting) {
-      this.relistAgain = true;
-      return;
-    }
+    if (!connection || this.state !== "ready" || !this.relistPending) return;
+    this.relistPending = false;
     this.relisting = true;
+    this.lastListStart = Date.now();
     try {
-      const listing = await connection.listAllTools(undefined, this.options.connectTimeoutMs);
+      // One deadline for every page: a server handing out endless cursors cannot keep it going.
+      const listing = await connection.listAllTools(AbortSignal.timeout(this.options.connectTimeoutMs), this.options.connectTimeoutMs);
+      // Mapped a slice at a time, off the task that parsed the message: thousands of tools must
+      // not hold the event loop every session shares. The source may change meanwhile: checked after.
+      const mapped = await this.mapListing(listing);
       if (connection === this.connection && this.state === "ready") {
         this.lastListError = undefined;
-        if (this.applyListing(listing)) this.notify();
+        if (this.commitListing(mapped)) this.notify();
       }
     } catch (error) {
       if (connection !== this.connection) return;
-      this.lastListError = bounded(describeError(error));
+      this.lastListError = bounded(this.listFailure(error));
       if (connection.kind === "http" && (isConnectionError(error) || isTimeoutError(error))) await this.checkHealth(connection);
     } finally {
       this.relisting = false;
-      if (this.relistAgain) {
-        this.relistAgain = false;
-        if (this.state === "ready") this.scheduleRelist();
-      }
+      if (this.relistPending && this.state === "ready") this.scheduleRelist();
     }
   }
 
-  /** Maps and bounds the listing; returns whether `tools()` changed. */
+  /** For `lastListError`: what went wrong, in words. */
+  private listFailure(error: unknown): string {
+    const limit = messageLimitOf(error);
+    if (limit === undefined) return describeError(error);
+    return `a tools/list answer was larger than maxMessageBytes (${limit} bytes) and was dropped unread; the previous list is kept`;
+  }
+
+  /**
+   * Maps and bounds the listing; returns whether `tools()` changed. A tool sent exactly as
+   * before keeps its definition object: it is not mapped (nor its schema checked) again, and the
+   * catalog, which caches entries and search docs by definition, does not re-check it either.
+   * An unchanged listing is then one JSON.stringify per tool, and no notification.
+   */
   private applyListing(listing: ToolListing): boolean {
+    return this.commitListing(mapListingNow(this.mapListingPlan(listing)));
+  }
+
+  /** The same mapping as applyListing, giving the event loop back every MAP_SLICE tools. */
+  private async mapListing(listing: ToolListing): Promise<MappedListing> {
+    const plan = this.mapListingPlan(listing);
+    const definitions: ToolDefinition[] = [];
+    for (let start = 0; start < plan.callable.length; start += MAP_SLICE) {
+      await new Promise((resolve) => setImmediate(resolve));
+      for (let i = start; i < Math.min(start + MAP_SLICE, plan.callable.length); i++) definitions.push(plan.map(i));
+    }
+    return { callable: plan.callable, definitions, known: plan.known };
+  }
+
+  private mapListingPlan(listing: ToolListing): ListingPlan {
     this.truncated = listing.truncated;
     // A tool that requires task-based execution cannot be called with tools/call; it is left out.
     const seen = new Set<string>();
@@ -277,10 +323,24 @@ export class McpServerSource implements CatalogSource {
     });
     const names = mapToolNames(callable.map((tool) => tool.name));
     const limits = { maxDescriptionChars: this.options.maxDescriptionChars, maxSchemaBytes: this.options.maxSchemaBytes };
-    const definitions = callable.map((tool) => mapTool(tool, names.get(tool.name)!, limits, this.callByName));
-    const signature = JSON.stringify(callable.map((tool, i) => [tool.name, definitions[i]!.name, definitions[i]!.description, definitions[i]!.inputSchema, definitions[i]!.outputSchema ?? null]));
-    if (signature === this.signature && this.definitions.length === definitions.length) return false;
-    this.signature = signature;
+    const known = new Map<string, ToolDefinition>();
+    const previous = this.mapped;
+    const map = (i: number): ToolDefinition => {
+      const tool = callable[i]!;
+      const name = names.get(tool.name)!;
+      const key = listingKey(tool, name);
+      const definition = previous.get(key) ?? mapTool(tool, name, limits, this.callByName);
+      known.set(key, definition);
+      return definition;
+    };
+    return { callable, known, map };
+  }
+
+  /** Installs a mapped listing; returns whether `tools()` changed. */
+  private commitListing({ callable, definitions, known }: MappedListing): boolean {
+    this.mapped = known;
+    const changed = definitions.length !== this.definitions.length || definitions.some((definition, i) => definition !== this.definitions[i]);
+    if (!changed) return false;
     this.definitions = Object.freeze(definitions);
     this.offered = new Set(callable.map((tool) => tool.name));
     return true;
@@ -306,6 +366,10 @@ export class McpServerSource implements CatalogSource {
       const reason: unknown = ctx.signal.reason;
       return reason instanceof Error ? reason : new ToolFailedError(`The call of "${originalName}" on ${this.label()} was cancelled.`);
     }
+    const limit = messageLimitOf(error);
+    if (limit !== undefined) {
+      return new ToolFailedError(`${this.label()} answered the call of "${originalName}" with more than ${limit} bytes (maxMessageBytes); the answer was dropped unread.`, { cause: error });
+    }
     if (connection === this.connection && connection.kind === "http" && isConnectionError(error)) await this.checkHealth(connection);
     if (connection !== this.connection || this.state !== "ready") {
       return new ToolUnavailableError(ctx.id, this.state === "ready" ? `${this.label()} reconnected during the call; try again` : (this.unavailableReason() ?? `${this.label()} went away`));
@@ -323,12 +387,17 @@ export class McpServerSource implements CatalogSource {
     const wasReady = this.state === "ready" && this.definitions.length > 0;
     this.state = state;
     this.reason = reason;
-    clearTimeout(this.relistTimer);
-    this.relistTimer = undefined;
+    this.cancelRelist();
     this.definitions = [];
-    this.signature = "";
     this.offered = new Set();
     return wasReady;
+  }
+
+  /** Forgets a pending re-list: the next connection lists its tools when it connects. */
+  private cancelRelist(): void {
+    clearTimeout(this.relistTimer);
+    this.relistTimer = undefined;
+    this.relistPending = false;
   }
 
   /** Starts closing a connection no longer in use; close() and reconnects wait for it. */
@@ -371,6 +440,31 @@ export class McpServerSource implements CatalogSource {
 }
 
 class StartTimeout extends Error {}
+
+/** Tools mapped between two yields of a re-list (a few milliseconds of work). */
+const MAP_SLICE = 250;
+
+interface ListingPlan {
+  callable: Tool[];
+  known: Map<string, ToolDefinition>;
+  /** Maps the i-th callable tool (reusing the definition of a tool sent exactly as before). */
+  map(i: number): ToolDefinition;
+}
+
+interface MappedListing {
+  callable: Tool[];
+  definitions: ToolDefinition[];
+  known: Map<string, ToolDefinition>;
+}
+
+function mapListingNow(plan: ListingPlan): MappedListing {
+  return { callable: plan.callable, definitions: plan.callable.map((_, i) => plan.map(i)), known: plan.known };
+}
+
+/** Everything mapTool reads from a tool, and the catalog name it gets: equal keys, equal definitions. */
+function listingKey(tool: Tool, catalogName: string): string {
+  return JSON.stringify([catalogName, tool.name, tool.title ?? null, tool.description ?? null, tool.inputSchema, tool.outputSchema ?? null]);
+}
 
 /** Rejects with the signal's reason as soon as it aborts, whether or not `promise` honours it. */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

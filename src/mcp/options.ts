@@ -46,6 +46,20 @@ export interface McpServerOptions {
   maxTools?: number;
   /** `notifications/tools/list_changed` within this window cause one re-list. Default 100 ms. */
   listChangedDebounceMs?: number;
+  /**
+   * The least time between the starts of two listings of one server (re-lists after
+   * `tools/list_changed`, and the listing at connect). Notifications meanwhile only mark a
+   * re-list as pending, so a server that floods notifications costs at most one re-list, and
+   * one catalog rebuild and re-index, per interval. Default 2,000 ms.
+   */
+  minRelistIntervalMs?: number;
+  /**
+   * The largest message taken from the server, in bytes (a stdio line, an HTTP JSON body, one
+   * SSE event). A larger one is dropped unread as it arrives: the request it answers fails at
+   * once naming this limit (a call: TOOL_FAILED; a re-list: the previous list is kept).
+   * Default 8 MiB.
+   */
+  maxMessageBytes?: number;
   /** How long a liveness ping (after a transport error) may take before the server counts as gone. Default 5,000 ms. */
   healthCheckTimeoutMs?: number;
   /**
@@ -66,6 +80,8 @@ export const DEFAULT_MCP_OPTIONS: ResolvedMcpOptions = {
   maxSchemaBytes: 32_768,
   maxTools: 5_000,
   listChangedDebounceMs: 100,
+  minRelistIntervalMs: 2_000,
+  maxMessageBytes: 8 * 1024 * 1024,
   healthCheckTimeoutMs: 5_000,
   stderr: "capture",
   killGraceMs: 1_000,
@@ -139,6 +155,9 @@ export function resolveMcpOptions(options: unknown, name: string): ResolvedMcpOp
   integer("maxSchemaBytes", 256, 10_000_000);
   integer("maxTools", 1, 100_000);
   integer("listChangedDebounceMs", 0, 60_000);
+  integer("minRelistIntervalMs", 0, 3_600_000);
+  // Below 64 KiB a server could not even answer initialize with a long instructions text.
+  integer("maxMessageBytes", 65_536, 1_073_741_824);
   integer("healthCheckTimeoutMs", 1, 600_000);
   integer("killGraceMs", 0, 60_000);
   const { stderr } = options;

@@ -4,26 +4,30 @@
  * The SDK's default compiles every listed tool's outputSchema while listing, so one schema it
  * cannot compile (a bad `$ref`, a keyword from another draft, a duplicate `$id`) fails the
  * whole `tools/list`, and an untrusted server could keep a start from succeeding. This one
- * compiles lazily (on the first call of that tool), never throws: a schema that cannot be
- * compiled, or that is over the size bound, is not enforced, and drops each compiled schema
- * from ajv's cache so re-lists on `list_changed` do not grow it.
+ * compiles lazily (on the first call of that tool), never throws, and compiles into a bounded
+ * cache (re-lists on `list_changed` do not grow memory). A schema that cannot be compiled, that
+ * is over the untrusted-schema caps, or whose patterns the linear-time engine cannot take, is
+ * not enforced.
  */
 import type { ValidateFunction } from "ajv";
 import type { jsonSchemaValidator, JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { createToolAjv } from "../config/ajv.js";
+import { DEFAULT_SCHEMA_LIMITS, schemaOverLimits } from "../validation/schema-limits.js";
+import { ValidatorCache } from "../validation/validator-cache.js";
 
 export function lenientOutputValidator(maxSchemaBytes: number): jsonSchemaValidator {
-  const ajv = createToolAjv();
+  const cache = new ValidatorCache({ maxEntries: 128 });
+  const limits = { ...DEFAULT_SCHEMA_LIMITS, maxBytes: maxSchemaBytes };
+  // Only formats error lists; it compiles nothing.
+  const texts = createToolAjv();
   return {
     getValidator<T>(schema: JsonSchemaType): JsonSchemaValidator<T> {
       let compiled: ValidateFunction | null | undefined;
       const compile = (): ValidateFunction | null => {
         try {
-          if (Buffer.byteLength(JSON.stringify(schema)) > maxSchemaBytes) return null;
+          if (schemaOverLimits(schema, limits) !== undefined) return null;
           const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
-          const validate = ajv.compile(rest);
-          ajv.removeSchema(rest);
-          return validate;
+          return cache.validator(rest);
         } catch {
           return null;
         }
@@ -31,7 +35,7 @@ export function lenientOutputValidator(maxSchemaBytes: number): jsonSchemaValida
       return (input: unknown) => {
         if (compiled === undefined) compiled = compile();
         if (compiled === null || compiled(input)) return { valid: true, data: input as T, errorMessage: undefined };
-        return { valid: false, data: undefined, errorMessage: ajv.errorsText(compiled.errors) };
+        return { valid: false, data: undefined, errorMessage: texts.errorsText(compiled.errors) };
       };
     },
   };

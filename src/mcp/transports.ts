@@ -6,6 +6,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { stripControl } from "../dispatch/prompt-text.js";
+import { boundedFetch, boundStdioReads, tooLargeAnswer } from "./message-limit.js";
 import type { ResolvedMcpConfig, ResolvedMcpOptions } from "./options.js";
 
 /** How much of a child's stderr is kept for the message when it dies. */
@@ -27,7 +28,7 @@ export interface TransportHandle {
 }
 
 export function createTransport(config: ResolvedMcpConfig, options: ResolvedMcpOptions): TransportHandle {
-  return config.kind === "stdio" ? stdioHandle(config, options) : httpHandle(config);
+  return config.kind === "stdio" ? stdioHandle(config, options) : httpHandle(config, options);
 }
 
 function stdioHandle(config: Extract<ResolvedMcpConfig, { kind: "stdio" }>, options: ResolvedMcpOptions): TransportHandle {
@@ -38,6 +39,7 @@ function stdioHandle(config: Extract<ResolvedMcpConfig, { kind: "stdio" }>, opti
     ...(config.cwd ? { cwd: config.cwd } : {}),
     stderr: options.stderr === "capture" ? "pipe" : options.stderr,
   });
+  boundStdioReads(transport, options.maxMessageBytes);
   let tail = "";
   // Read it always when piped: an unread pipe fills and blocks the child.
   transport.stderr?.on("data", (chunk: Buffer | string) => {
@@ -84,9 +86,15 @@ function stdioHandle(config: Extract<ResolvedMcpConfig, { kind: "stdio" }>, opti
   };
 }
 
-function httpHandle(config: Extract<ResolvedMcpConfig, { kind: "http" }>): TransportHandle {
-  const transport = new StreamableHTTPClientTransport(config.url, {
+function httpHandle(config: Extract<ResolvedMcpConfig, { kind: "http" }>, options: ResolvedMcpOptions): TransportHandle {
+  const limit = options.maxMessageBytes;
+  // An answer dropped for its size fails its request now: the client gets an error in its place.
+  const dropped = (ids: readonly (string | number)[]) => {
+    for (const id of ids) transport.onmessage?.(tooLargeAnswer(id, limit));
+  };
+  const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(config.url, {
     requestInit: { headers: { ...config.headers } },
+    fetch: boundedFetch(limit, dropped),
   });
   const { closed, markClosed } = closedSignal();
   chainOnClose(transport, markClosed);

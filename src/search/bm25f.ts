@@ -124,14 +124,14 @@ export class Bm25fIndex implements CorpusStats {
     return this.#typos.corrections(word, (w) => this.df(w));
   }
 
-  /** Adds docs (a known id is replaced). One rewrite of the postings per call: add in batches. */
+  /** Adds docs (a known id is replaced). One copy of the postings per call: add in batches. */
   add(entries: ReadonlyArray<{ id: string; fields: FieldTerms }>): void {
     const replaced = entries.filter((e) => this.#byId.has(e.id)).map((e) => e.id);
     if (replaced.length > 0) this.remove(replaced);
     this.#typos = undefined;
     const added = new Map<string, number[]>();
     for (const { id, fields } of entries) this.#addOne(id, fields, added);
-    this.#postings.rebuild(added);
+    this.#postings.append(added);
   }
 
   #addOne(id: string, fields: FieldTerms, added: Map<string, number[]>): void {

@@ -8,8 +8,7 @@
  * `allowed` is the run's effective catalog: nothing outside it is ever returned or suggested.
  */
 import { EngineClosedError } from "../errors.js";
-import { splitIdentifier } from "./analyze.js";
-import { editDistance } from "./edit-distance.js";
+import { IdSuggester } from "./id-suggester.js";
 import type { BackendHit, CorpusStats, SearchBackend, SearchDoc } from "./types.js";
 
 export interface ToolIndexSearchOptions {
@@ -20,6 +19,8 @@ export interface ToolIndexSearchOptions {
 }
 
 const SELECT_PREFIX = "select:";
+/** Docs indexed between two yields of a build on the calling thread (~20 ms of work). */
+const BUILD_SLICE = 200;
 /** Score given to exact and selected hits: above anything a backend returns. */
 export const EXACT_SCORE = Number.MAX_SAFE_INTEGER;
 
@@ -31,6 +32,7 @@ export class ToolIndex {
   /** lowercase name → ids, in catalog order */
   readonly #byLowerName = new Map<string, string[]>();
   #closed = false;
+  #suggester: IdSuggester | undefined;
 
   /** `docs` must be what the backend indexes (ToolIndex.build adds them for you). */
   constructor(backend: SearchBackend, docs: readonly SearchDoc[]) {
@@ -45,10 +47,22 @@ export class ToolIndex {
     }
   }
 
-  /** Indexes `docs` in a new backend created by `create`. */
+  /**
+   * Indexes `docs` in a new backend created by `create`, a slice at a time with the event loop
+   * given back between slices: a catalog that an MCP server changes at run time is re-indexed
+   * on the thread every session shares, and must not hold it for the whole build.
+   */
   static async build(create: () => Promise<SearchBackend>, docs: readonly SearchDoc[]): Promise<ToolIndex> {
     const backend = await create();
-    backend.add(docs);
+    try {
+      for (let start = 0; start < docs.length; start += BUILD_SLICE) {
+        if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+        backend.add(docs.slice(start, start + BUILD_SLICE));
+      }
+    } catch (error) {
+      backend.close?.();
+      throw error;
+    }
     return new ToolIndex(backend, docs);
   }
 
@@ -108,23 +122,12 @@ export class ToolIndex {
     return allowed === undefined ? out : out.filter((id) => allowed.has(id));
   }
 
-  /**
-   * "Did you mean" ids for an unknown id or name: the closest allowed ids, by edit distance
-   * on the id and on the name, helped by shared words (`create-issue` vs `create_issue`).
-   */
+  /** "Did you mean" ids for an unknown id or name: the closest allowed ids (see IdSuggester). */
   suggest(idOrName: string, allowed?: ReadonlySet<string>, n = 3): string[] {
     this.#assertOpen();
-    const wanted = idOrName.trim().toLowerCase();
-    if (wanted === "" || n <= 0) return [];
-    const wantedWords = new Set(splitIdentifier(idOrName));
-    const scored: Array<{ id: string; score: number }> = [];
-    for (const doc of this.#docs.values()) {
-      if (allowed !== undefined && !allowed.has(doc.id)) continue;
-      const score = similarity(wanted, wantedWords, doc);
-      if (score > 0) scored.push({ id: doc.id, score });
-    }
-    scored.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
-    return scored.slice(0, n).map((s) => s.id);
+    // Built on first use: most indexes never see an unknown id.
+    this.#suggester ??= new IdSuggester(this.#docs.values());
+    return this.#suggester.suggest(idOrName, allowed, n);
   }
 
   close(): void {
@@ -140,26 +143,6 @@ export class ToolIndex {
   #assertOpen(): void {
     if (this.#closed) throw new EngineClosedError();
   }
-}
-
-/** 0..1: the best of id and name string similarity, plus a share for overlapping words. */
-function similarity(wanted: string, wantedWords: ReadonlySet<string>, doc: SearchDoc): number {
-  const id = doc.id.toLowerCase();
-  const name = doc.name.toLowerCase();
-  const chars = Math.max(ratio(wanted, id), ratio(wanted, name));
-  let shared = 0;
-  const docWords = new Set(splitIdentifier(doc.id));
-  for (const w of wantedWords) if (docWords.has(w)) shared++;
-  const words = wantedWords.size === 0 ? 0 : shared / Math.max(wantedWords.size, docWords.size);
-  const score = 0.7 * chars + 0.3 * words;
-  // Below this a suggestion is noise ("did you mean" a random tool helps nobody).
-  return score >= 0.45 ? score : 0;
-}
-
-function ratio(a: string, b: string): number {
-  const longest = Math.max(a.length, b.length);
-  if (longest === 0) return 0;
-  return 1 - editDistance(a, b, longest) / longest;
 }
 
 function dedupe(ids: readonly string[]): string[] {

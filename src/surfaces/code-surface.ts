@@ -13,7 +13,7 @@ export function bridgeOver(dispatcher: RunDispatcher): BridgeHandler {
   return {
     async search(query, options, { signal }) {
       signal.throwIfAborted();
-      return dispatcher.search(query, options ?? {}, "bridge");
+      return dispatcher.searchYielding(query, options ?? {}, "bridge", signal);
     },
     async describe(id, { signal }) {
       signal.throwIfAborted();

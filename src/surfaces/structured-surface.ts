@@ -15,7 +15,7 @@ export function structuredHandlers(dispatcher: RunDispatcher): StructuredHandler
   return {
     [TOOL_SEARCH](args) {
       const limit = args.limit as number | undefined;
-      if (args.queries !== undefined) return { results: dispatcher.search(args.queries as string[], { limit }, "tool_call") };
+      if (args.queries !== undefined) return dispatcher.searchYielding(args.queries as string[], { limit }, "tool_call").then((results) => ({ results }));
       if (typeof args.query !== "string") throw new InvalidArgsError('tool_search needs "query" (a string) or "queries" (a list of strings).');
       return { hits: dispatcher.search(args.query, { limit }, "tool_call") };
     },

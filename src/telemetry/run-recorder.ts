@@ -5,9 +5,14 @@
 import diagnostics from "node:diagnostics_channel";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { ToolSource } from "../catalog/types.js";
+import { clip } from "../dispatch/prompt-text.js";
 import type { CallRecord, EventBase, RunTelemetry, SessionEvent, SessionLogSink } from "./types.js";
 
 export const EVENT_CHANNEL = "toolsearch:event";
+/** Ids and queries in telemetry and the session log are clipped to this, with a marker. */
+const LOGGED_TEXT_CHARS = 256;
+/** Call records kept in a run's telemetry (every call still counts and is logged). */
+const MAX_CALL_RECORDS = 1_000;
 const channel = diagnostics.channel(EVENT_CHANNEL);
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -58,17 +63,19 @@ export class RunRecorder {
 
   search(event: Extract<EventInput, { type: "search" }>): void {
     this.data.counts.search += 1;
-    this.emit(event);
+    this.emit({ ...event, queries: event.queries.map((q) => clip(q, LOGGED_TEXT_CHARS)) });
   }
 
   describe(event: Extract<EventInput, { type: "describe" }>): void {
     this.data.counts.describe += 1;
-    this.emit(event);
+    this.emit({ ...event, id: clip(event.id, LOGGED_TEXT_CHARS) });
   }
 
-  call(record: CallRecord): void {
+  call(input: CallRecord): void {
+    const record = { ...input, id: clip(input.id, LOGGED_TEXT_CHARS) };
     this.data.counts.call += 1;
-    this.data.calls.push(record);
+    // Telemetry is kept for the run's life: its call list is bounded like everything else.
+    if (this.data.calls.length < MAX_CALL_RECORDS) this.data.calls.push(record);
     this.emit({ type: "call", ...record });
   }
 

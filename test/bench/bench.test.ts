@@ -14,6 +14,7 @@ import { distribution } from "../../bench/harness/stats.js";
 import { findCrossover, PAYLOAD_MODES, runPayloadBench, SYNTHETIC_REQUEST, type PayloadResult } from "../../bench/payload/payload.js";
 import { README_END, README_START, readmeSection, replaceReadmeSection } from "../../bench/report/readme.js";
 import { summaryMarkdown } from "../../bench/report/summary.js";
+import { fakeResults as fakeResultsOf } from "./fake-results.js";
 
 /** Parses SVG text strictly: any XML warning or error fails the test. */
 function parseSvg(svg: string): XmlDocument {
@@ -26,18 +27,7 @@ function parseSvg(svg: string): XmlDocument {
 }
 
 function fakeResults(payload: PayloadResult): BenchResults {
-  return {
-    schema: 1,
-    name: "test",
-    quick: true,
-    command: "vitest",
-    date: new Date().toISOString(),
-    durationMs: 1,
-    toolsearch: { version: "0.0.0" },
-    machine: { cpuModel: "test <cpu> & co", cores: 2, memoryGiB: 1, platform: "linux", arch: "x64", osRelease: "", node: process.version, v8: "" },
-    load: { before: 0, after: 0 },
-    suites: { payload: { status: "ok", ms: 1, result: payload } },
-  };
+  return fakeResultsOf({ payload: { status: "ok", ms: 1, result: payload } }, "test <cpu> & co");
 }
 
 describe("payload benchmark on tiny catalogs", () => {

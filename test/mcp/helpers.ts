@@ -7,7 +7,9 @@ import { dirname, join } from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach } from "vitest";
 import type { ToolContext } from "../../src/catalog/types.js";
+import { mcpServer, type McpServerSource } from "../../src/mcp/index.js";
 
 const require = createRequire(import.meta.url);
 
@@ -175,5 +177,29 @@ export function textTool(name: string, description = `${name} tool`, run?: TestT
     description,
     inputSchema: { type: "object", properties: { text: { type: "string" } } },
     run: run ?? ((args) => ({ content: [{ type: "text", text: `${name}:${String(args.text ?? "")}` }] })),
+  };
+}
+
+/**
+ * Servers and sources closed after each test of the file that calls this (at its top level):
+ * `server(...)` and `source(...)` start them, `cleanup.push(fn)` adds anything else.
+ */
+export function closedAfterEach() {
+  const cleanup: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    await Promise.allSettled(cleanup.splice(0).map((fn) => fn()));
+  });
+  return {
+    cleanup,
+    async server(...args: Parameters<typeof startHttpServer>): Promise<TestHttpServer> {
+      const s = await startHttpServer(...args);
+      cleanup.push(() => s.close());
+      return s;
+    },
+    source(...args: Parameters<typeof mcpServer>): McpServerSource {
+      const s = mcpServer(...args);
+      cleanup.push(() => s.close());
+      return s;
+    },
   };
 }

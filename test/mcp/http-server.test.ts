@@ -4,25 +4,9 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { createToolAjv } from "../../src/config/ajv.js";
-import { mcpServer, type McpServerSource } from "../../src/mcp/index.js";
-import { nextChange, startHttpServer, textTool, toolContext, waitFor, type TestHttpServer } from "./helpers.js";
+import { closedAfterEach, nextChange, textTool, toolContext, waitFor } from "./helpers.js";
 
-const cleanup: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.allSettled(cleanup.splice(0).map((fn) => fn()));
-});
-
-async function server(...args: Parameters<typeof startHttpServer>): Promise<TestHttpServer> {
-  const s = await startHttpServer(...args);
-  cleanup.push(() => s.close());
-  return s;
-}
-
-function source(...args: Parameters<typeof mcpServer>): McpServerSource {
-  const s = mcpServer(...args);
-  cleanup.push(() => s.close());
-  return s;
-}
+const { cleanup, server, source } = closedAfterEach();
 
 const ctx = (id = "mcp:t:x", signal?: AbortSignal) => toolContext(id, signal);
 
@@ -63,7 +47,7 @@ describe("mcpServer over Streamable HTTP", () => {
 
   it("re-lists on notifications/tools/list_changed and tells listeners; the catalog rebuilds", async () => {
     const http = await server([textTool("first")]);
-    const s = source({ name: "live", url: http.url }, { listChangedDebounceMs: 10 });
+    const s = source({ name: "live", url: http.url }, { listChangedDebounceMs: 10, minRelistIntervalMs: 0 });
     const catalog = new Catalog([s], createToolAjv());
     await catalog.start();
     expect(s.tools().map((t) => t.name)).toEqual(["first"]);

@@ -39,6 +39,10 @@ describe("mcpServer config", () => {
     expect(() => mcpServer(cfg, { connectTimeoutMs: 0 })).toThrow(/connectTimeoutMs must be an integer from 1 to 600000; got 0 \(number\)/);
     expect(() => mcpServer(cfg, { stderr: "pipe" as never })).toThrow(/stderr must be "capture", "inherit" or "ignore"; got "pipe" \(string\)/);
     expect(() => mcpServer(cfg, { retries: 3 } as never)).toThrow(/unknown option "retries"/);
+    expect(() => mcpServer(cfg, { minRelistIntervalMs: -1 })).toThrow(/minRelistIntervalMs must be an integer from 0 to 3600000; got -1 \(number\)/);
+    expect(() => mcpServer(cfg, { maxMessageBytes: 1_000 })).toThrow(/maxMessageBytes must be an integer from 65536 to 1073741824; got 1000 \(number\)/);
+    expect(() => mcpServer(cfg, { maxMessageBytes: "8MB" as never })).toThrow(/maxMessageBytes must be an integer.*got "8MB" \(string\)/);
+    expect(mcpServer(cfg, { minRelistIntervalMs: 0, maxMessageBytes: 65_536 }).status().state).toBe("idle");
   });
 });
 

@@ -1,0 +1,92 @@
+/**
+ * The stall benchmark alone (it is also the `stall` suite of `npm run bench`):
+ *
+ *   npm run build && node dist/bench/stall/main.js [--quick] [options]
+ *
+ * Prints progress on stderr and the stall tables on stdout; `--json FILE` also writes the
+ * result. Sizes default to the hostile sizes of the hardening issue (quick: small ones); each
+ * can be set: --tools N, --id-chars N, --regex-chars N, --schema-properties N, --unique-items N,
+ * --memory-runs N, --window-ms N, --deadline-ms N, --flood-tools N, --flood-ms N, --no-flood,
+ * --no-code, --kinds a,b ("" for none). Exit status 1 when the benchmark broke (not when a figure misses its target),
+ * 2 for bad arguments.
+ */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { progress } from "../harness/progress.js";
+import { stallMarkdown } from "../report/stall.js";
+import { HOSTILE_KIND_NAMES, type HostileKindName } from "./hostile.js";
+import { stallPlan, type StallPlan } from "./plan.js";
+import { runStallBench, stallProblems } from "./stall-bench.js";
+
+const NUMERIC: Record<string, (plan: StallPlan, n: number) => void> = {
+  "--tools": (p, n) => void (p.tools = n),
+  "--id-chars": (p, n) => void (p.targets.idChars = n),
+  "--regex-chars": (p, n) => void (p.targets.regexChars = n),
+  "--schema-properties": (p, n) => void (p.targets.schemaProperties = n),
+  "--unique-items": (p, n) => void (p.targets.uniqueItems = n),
+  "--memory-runs": (p, n) => void (p.memoryRuns = n),
+  "--window-ms": (p, n) => void (p.windowMs = n),
+  "--deadline-ms": (p, n) => void (p.stepDeadlineMs = n),
+  "--flood-tools": (p, n) => void (p.flood ? (p.flood.tools = n) : undefined),
+  "--flood-ms": (p, n) => void (p.flood ? (p.flood.windowMs = n) : undefined),
+};
+
+export function parseStallArgs(argv: readonly string[]): { plan: StallPlan; json?: string } {
+  const plan = stallPlan(argv.includes("--quick"));
+  let json: string | undefined;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith("--")) throw new Error(`${arg} needs a value`);
+      return v;
+    };
+    const setter = NUMERIC[arg];
+    if (setter) {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < 0) throw new Error(`${arg} needs a whole number`);
+      setter(plan, n);
+    } else if (arg === "--quick") continue;
+    else if (arg === "--no-flood") plan.flood = false;
+    else if (arg === "--no-code") plan.code = false;
+    else if (arg === "--kinds") plan.kinds = parseKinds(argv[++i] ?? "");
+    else if (arg === "--json") json = path.resolve(value());
+    else throw new Error(`unknown option ${arg}; see bench/stall/main.ts for usage`);
+  }
+  return { plan, ...(json ? { json } : {}) };
+}
+
+/** A comma list of kind names; "" for none (the memory or MCP row alone). */
+function parseKinds(list: string): HostileKindName[] {
+  const names = list.split(",").map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(HOSTILE_KIND_NAMES as readonly string[]).includes(n));
+  if (unknown.length > 0) throw new Error(`--kinds: unknown ${unknown.join(", ")}; known: ${HOSTILE_KIND_NAMES.join(", ")}`);
+  return names as HostileKindName[];
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseStallArgs>;
+  try {
+    parsed = parseStallArgs(argv);
+  } catch (error) {
+    process.stderr.write(`stall: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const log = progress({ prefix: "stall" });
+  const result = await runStallBench({ ...parsed.plan, log });
+  if (parsed.json) writeFileSync(parsed.json, `${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`${stallMarkdown(result, "##").join("\n")}\n`);
+  const problems = stallProblems(result);
+  for (const p of problems) log(`BROKEN: ${p}`);
+  return problems.length > 0 ? 1 : 0;
+}
+
+const entry = process.argv[1] ? path.resolve(process.argv[1]) : "";
+if (entry.endsWith(`${path.sep}stall${path.sep}main.js`)) {
+  const status = await main(process.argv.slice(2)).catch((error: unknown) => {
+    process.stderr.write(`stall: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  });
+  // Everything started has been closed; exit rather than wait on an idle keep-alive socket.
+  process.exit(status);
+}

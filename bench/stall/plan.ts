@@ -1,0 +1,29 @@
+/** The stall benchmark's sizes: the full run uses the hostile sizes of the hardening issue; quick (CI) uses small ones. */
+import { FULL_TARGETS, QUICK_TARGETS } from "./hostile.js";
+import type { StallOptions } from "./stall-bench.js";
+
+export type StallPlan = Omit<StallOptions, "log">;
+
+export function stallPlan(quick: boolean): StallPlan {
+  return quick
+    ? {
+        tools: 1_000,
+        targets: { ...QUICK_TARGETS },
+        windowMs: 1_000,
+        stepDeadlineMs: 500,
+        maxIterations: 200,
+        memoryRuns: 1_000,
+        flood: false,
+        code: true,
+      }
+    : {
+        tools: 1_000,
+        targets: { ...FULL_TARGETS },
+        windowMs: 5_000,
+        stepDeadlineMs: 5_000,
+        maxIterations: 1_000,
+        memoryRuns: 10_000,
+        flood: { tools: 10_000, intervalMs: 50, windowMs: 10_000 },
+        code: true,
+      };
+}

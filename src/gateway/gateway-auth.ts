@@ -1,0 +1,158 @@
+/**
+ * Gateway identity from bearer tokens (`gateway.auth.tokens`). Each token carries who its
+ * holder is (agentId, owner) and what it may ask for (channels, modes); a run's identity comes
+ * from the token, and a request body may only narrow it, never widen it.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { isIP } from "node:net";
+import type { ToolSearchMode } from "../config/tool-search-config.js";
+import { ConfigInvalidError } from "../errors.js";
+
+/** Shorter tokens are guessable; the config schema holds the same bound. */
+export const MIN_TOKEN_LENGTH = 16;
+
+/** What a token lets its holder be. */
+export interface TokenIdentity {
+  /** The agent every run of this token is; a body may not name another. */
+  agentId?: string;
+  /** Only a token with `owner: true` may run owner-only tools. */
+  owner?: boolean;
+  /** The channels a run may name; with exactly one, it is the default. */
+  channels?: string[];
+  /** The modes a run may ask for. */
+  modes?: ToolSearchMode[];
+}
+
+/** One resolved token (a `tokenEnv` already read from the environment). */
+export interface AuthToken extends TokenIdentity {
+  token: string;
+}
+
+export interface AuthSettings {
+  tokens: AuthToken[];
+}
+
+/** The identity fields of a run request, as the body gave them. */
+export interface RunIdentity {
+  agentId?: string;
+  owner?: boolean;
+  channel?: string;
+  mode?: ToolSearchMode;
+}
+
+/** A body field asks for more than its token allows: answered 403. */
+export class ForbiddenFieldError extends Error {
+  constructor(
+    readonly field: keyof RunIdentity,
+    message: string,
+  ) {
+    super(`${field}: ${message}`);
+  }
+}
+
+/** Rejects short and repeated tokens; messages name the entry, never the token. */
+export function checkAuthTokens(tokens: readonly AuthToken[], where = "gateway.auth.tokens"): void {
+  if (tokens.length === 0) throw new ConfigInvalidError(`${where}: list at least one token`);
+  const seen = new Map<string, number>();
+  for (const [i, entry] of tokens.entries()) {
+    if (typeof entry.token !== "string" || entry.token.length < MIN_TOKEN_LENGTH) {
+      throw new ConfigInvalidError(`${where}.${i}: the token must be at least ${MIN_TOKEN_LENGTH} characters`);
+    }
+    const first = seen.get(entry.token);
+    if (first !== undefined) throw new ConfigInvalidError(`${where}.${i}: the same token as ${where}.${first}; each token must be different`);
+    seen.set(entry.token, i);
+  }
+}
+
+interface HashedToken {
+  digest: Buffer;
+  identity: TokenIdentity;
+}
+
+const sha256 = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest();
+
+/**
+ * The configured tokens, kept as SHA-256 digests. Hashing both sides gives equal-length
+ * buffers for timingSafeEqual whatever the presented length, and every entry is compared
+ * on every request so the time taken does not tell which entry (if any) matched.
+ */
+export class TokenTable {
+  private readonly entries: readonly HashedToken[];
+
+  constructor(tokens: readonly AuthToken[]) {
+    checkAuthTokens(tokens);
+    this.entries = tokens.map(({ token, ...identity }) => ({ digest: sha256(token), identity }));
+  }
+
+  /** The identity of the token an `Authorization: Bearer …` header carries, or undefined. */
+  match(authorization: string | undefined): TokenIdentity | undefined {
+    const presented = sha256(bearerToken(authorization) ?? "");
+    let found: TokenIdentity | undefined;
+    for (const entry of this.entries) {
+      const equal = timingSafeEqual(presented, entry.digest);
+      found = equal ? entry.identity : found;
+    }
+    return found;
+  }
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? "");
+  return match?.[1];
+}
+
+/**
+ * The run's identity: the token's, with the body allowed only to narrow it (owner: false,
+ * one of the token's channels or modes). A field that asks for more throws ForbiddenFieldError.
+ * `defaultMode` is the gateway's mode, used when the body names none and the token allows it.
+ */
+export function identityFromToken(body: RunIdentity, token: TokenIdentity, defaultMode: ToolSearchMode): RunIdentity {
+  return {
+    ...agentIdFor(body, token),
+    owner: ownerFor(body, token),
+    ...channelFor(body, token),
+    ...modeFor(body, token, defaultMode),
+  };
+}
+
+function agentIdFor(body: RunIdentity, token: TokenIdentity): Pick<RunIdentity, "agentId"> {
+  if (token.agentId === undefined) return body.agentId !== undefined ? { agentId: body.agentId } : {};
+  if (body.agentId !== undefined && body.agentId !== token.agentId) throw new ForbiddenFieldError("agentId", `this token runs as agent "${token.agentId}", not "${body.agentId}"`);
+  return { agentId: token.agentId };
+}
+
+function ownerFor(body: RunIdentity, token: TokenIdentity): boolean {
+  if (body.owner === true && token.owner !== true) throw new ForbiddenFieldError("owner", "this token is not an owner token; owner-only tools need one");
+  return body.owner ?? token.owner === true;
+}
+
+/** A token listing several channels needs the body to pick one: a run without a channel would skip channel rules. */
+function channelFor(body: RunIdentity, token: TokenIdentity): Pick<RunIdentity, "channel"> {
+  const allowed = token.channels;
+  if (allowed === undefined) return body.channel !== undefined ? { channel: body.channel } : {};
+  if (body.channel === undefined) {
+    if (allowed.length === 1) return { channel: allowed[0]! };
+    throw new ForbiddenFieldError("channel", `this token needs a channel, one of ${list(allowed)}`);
+  }
+  if (!allowed.includes(body.channel)) throw new ForbiddenFieldError("channel", `this token may use ${list(allowed)}, not "${body.channel}"`);
+  return { channel: body.channel };
+}
+
+function modeFor(body: RunIdentity, token: TokenIdentity, defaultMode: ToolSearchMode): Pick<RunIdentity, "mode"> {
+  const allowed = token.modes;
+  if (allowed === undefined) return body.mode !== undefined ? { mode: body.mode } : {};
+  if (body.mode === undefined) return { mode: allowed.includes(defaultMode) ? defaultMode : allowed[0]! };
+  if (!allowed.includes(body.mode)) throw new ForbiddenFieldError("mode", `this token may use ${list(allowed)}, not "${body.mode}"`);
+  return { mode: body.mode };
+}
+
+const list = (values: readonly string[]): string => values.map((v) => `"${v}"`).join(", ");
+
+/** 127.0.0.0/8, ::1 (also as ::ffff:127.x.x.x) and "localhost": the hosts an unauthenticated gateway may bind. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  if (bare === "localhost") return true;
+  if (isIP(bare) === 4) return bare.startsWith("127.");
+  if (isIP(bare) === 6) return bare === "::1" || /^(0{0,4}:){7}0{0,3}1$/.test(bare) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(bare);
+  return false;
+}

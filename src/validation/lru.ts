@@ -1,0 +1,42 @@
+/**
+ * A Map with a size bound: reads refresh an entry, and past `max` entries the least recently
+ * used one is dropped (and handed to `onEvict`). Every cache on the shared parent that untrusted
+ * input can fill is one of these, so none of them grows without bound.
+ */
+export class LruMap<K, V> {
+  readonly #map = new Map<K, V>();
+
+  constructor(
+    readonly max: number,
+    private readonly onEvict?: (key: K, value: V) => void,
+  ) {
+    if (!Number.isInteger(max) || max < 1) throw new RangeError(`LruMap max must be a positive integer; got ${max}`);
+  }
+
+  get size(): number {
+    return this.#map.size;
+  }
+
+  get(key: K): V | undefined {
+    const value = this.#map.get(key);
+    if (value === undefined) return undefined;
+    // Map keeps insertion order: re-inserting moves the entry to the most recent end.
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    while (this.#map.size > this.max) {
+      const [oldKey, oldValue] = this.#map.entries().next().value as [K, V];
+      this.#map.delete(oldKey);
+      this.onEvict?.(oldKey, oldValue);
+    }
+  }
+
+  clear(): void {
+    this.#map.clear();
+  }
+}

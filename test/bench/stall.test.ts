@@ -1,0 +1,131 @@
+/**
+ * The stall benchmark's own checks: on a tiny catalog with tiny inputs it measures every window
+ * with both instruments and writes its tables (no timing assertions: this machine may be slow
+ * or busy), and the ladder stops at the per-step deadline instead of sending a request that
+ * would block for long.
+ */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, expect, it } from "vitest";
+import { silent } from "../../bench/harness/progress.js";
+import type { BenchResults } from "../../bench/harness/results.js";
+import { summaryMarkdown, summaryTable } from "../../bench/report/summary.js";
+import { doublingLadder, linearLadder, type HostileKind } from "../../bench/stall/hostile.js";
+import { stallPlan } from "../../bench/stall/plan.js";
+import { fakeResults as fakeResultsOf } from "./fake-results.js";
+import { Probes } from "../../bench/stall/probes.js";
+import { climb, predictMs, runStallBench, stallProblems, type StallResult } from "../../bench/stall/stall-bench.js";
+
+function fakeResults(stall: StallResult): BenchResults {
+  return fakeResultsOf({ stall: { status: "ok", ms: 1, result: stall } });
+}
+
+/** A kind whose request busy-waits `size` ms: a synchronous block of known length. */
+function blockingKind(ladder: number[], growth: HostileKind["growth"] = "power"): HostileKind {
+  return {
+    name: "long-id-describe",
+    what: "busy wait",
+    unit: "ms",
+    ladder,
+    growth,
+    mode: "tools",
+    async iterate(_engine, size) {
+      const until = performance.now() + size;
+      while (performance.now() < until);
+      return "ok";
+    },
+  };
+}
+
+describe("stall benchmark", () => {
+  it("measures idle and every hostile kind through a real gateway, and writes its tables", async () => {
+    const result = await runStallBench({
+      tools: 50,
+      targets: { idChars: 500, regexChars: 17, schemaProperties: 100, uniqueItems: 1_250 },
+      windowMs: 150,
+      stepDeadlineMs: 2_000,
+      maxIterations: 20,
+      memoryRuns: 40,
+      flood: false,
+      code: false,
+      log: silent,
+    });
+    expect(stallProblems(result)).toEqual([]);
+    expect(result.idle.healthzN).toBeGreaterThan(0);
+    expect(result.kinds.map((k) => k.kind)).toEqual(["long-id-describe", "long-id-call", "regex-backtrack", "schema-compile", "unique-items"]);
+    for (const k of result.kinds) {
+      expect(k.iterations).toBeGreaterThan(0);
+      expect(Object.values(k.outcomes).reduce((a, b) => a + b, 0)).toBe(k.iterations);
+      expect(k.window.loopMaxMs).toBeGreaterThan(0);
+      expect(k.window.loopMaxMs).toBeGreaterThanOrEqual(k.window.loopP99Ms);
+      expect(k.ramp.length).toBeGreaterThan(0);
+      if (!k.capped) expect(k.size).toBe(k.target);
+    }
+    expect(result.memory).toMatchObject({ runs: 40, failed: 0, outcomes: { ok: 40 } });
+    expect(result.memory!.curve.map((c) => c.runs)).toEqual([0, 10, 20, 30, 40]);
+
+    const summary = summaryMarkdown(fakeResults(result));
+    expect(summary).toContain("## Event-loop stalls");
+    expect(summary).toContain("| idle (baseline) |");
+    expect(summary).toContain("| long-id-describe: tool_describe of an unknown id |");
+    expect(summary).toContain("Memory: 40 runs");
+    expect(summaryTable(fakeResults(result))).toContain("max event-loop stall, unique-items");
+  }, 60_000);
+
+  it("sees a block that starts at once, in the loop histogram and from the poller thread", async () => {
+    const server = createServer((_req, res) => res.end("{}"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const probes = new Probes(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    try {
+      const { figures } = await probes.measure(async () => {
+        const until = performance.now() + 150;
+        while (performance.now() < until);
+      });
+      expect(figures.loopMaxMs).toBeGreaterThanOrEqual(140);
+      expect(figures.healthzMaxMs).toBeGreaterThanOrEqual(100);
+      expect(figures.healthzErrors).toBe(0);
+    } finally {
+      await probes.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("stops climbing where one request would pass the per-step deadline", async () => {
+    const engine = undefined as never;
+    // 40, 80, 160 ms run; 320 is predicted at ≥ 320 ms > 300 and never sent. (Sizes in tens of
+    // ms so that a busy machine's scheduling noise does not bend the predicted growth much.)
+    const capped = await climb(engine, blockingKind(doublingLadder(40, 640)), 300);
+    expect(capped.steps.map((s) => s.size)).toEqual([40, 80, 160]);
+    expect(capped.cappedReason).toMatch(/at 320 predicted|at 160 took/);
+    const done = await climb(engine, blockingKind([1, 2, 3]), 1_000);
+    expect(done.steps.map((s) => s.size)).toEqual([1, 2, 3]);
+    expect(done.cappedReason).toBeUndefined();
+  });
+
+  it("extrapolates with the kind's growth model", () => {
+    const steps = [
+      { size: 100, ms: 10, outcome: "ok" },
+      { size: 200, ms: 40, outcome: "ok" },
+    ];
+    expect(predictMs(blockingKind([]), steps, 400)).toBeCloseTo(160);
+    const regex = [
+      { size: 20, ms: 10, outcome: "ok" },
+      { size: 21, ms: 20, outcome: "ok" },
+    ];
+    expect(predictMs(blockingKind([], "exponential"), regex, 24)).toBeCloseTo(160);
+    // One noisy step neither makes growth explode (bounded to quadratic) nor predicts a bigger input cheaper.
+    expect(predictMs(blockingKind([]), [{ size: 100, ms: 10, outcome: "ok" }, { size: 200, ms: 100, outcome: "ok" }], 400)).toBeCloseTo(400);
+    expect(predictMs(blockingKind([]), [{ size: 100, ms: 10, outcome: "ok" }, { size: 200, ms: 5, outcome: "ok" }], 400)).toBeCloseTo(10);
+  });
+
+  it("ladders end at the target and quick sizes stay below the full ones", () => {
+    expect(doublingLadder(250, 20_000)).toEqual([250, 500, 1_000, 2_000, 4_000, 8_000, 16_000, 20_000]);
+    expect(linearLadder(16, 18)).toEqual([16, 17, 18]);
+    const [quick, full] = [stallPlan(true), stallPlan(false)];
+    expect(full.targets).toEqual({ idChars: 400_000, regexChars: 30, schemaProperties: 6_000, uniqueItems: 20_000 });
+    expect(full.memoryRuns).toBe(10_000);
+    expect(quick.flood).toBe(false);
+    for (const key of Object.keys(full.targets) as Array<keyof typeof full.targets>) expect(quick.targets[key]).toBeLessThan(full.targets[key]);
+  });
+});
