@@ -60,7 +60,7 @@ export class ToolSearchEngine {
   async start(): Promise<void> {
     await this.catalog.start();
     const warmups: Promise<unknown>[] = [this.indexForCatalog()];
-    loadEnglishWords(); // typo correction's guard: read once here, not during a first query
+    loadEnglishWords(); // typo correction's guard: decoded here, not during a first query
     if (this.options.settings.mode === "code") warmups.push(this.codePool());
     await Promise.all(warmups);
   }
