@@ -84,6 +84,13 @@ export class Bm25fIndex implements CorpusStats {
   #lengths: number[] = [];
   readonly #totals = new Array<number>(FIELDS).fill(0);
   #postings = new PostingStore();
+  /**
+   * Pairs added since the store was last rewritten. Appending rewrites the whole store, so
+   * adds (a build comes in slices of 200 docs) are buffered until they reach a quarter of it,
+   * or until the next read: the rewrites then cost O(n) in all, not O(n²).
+   */
+  #pending = new Map<string, number[]>();
+  #pendingNumbers = 0;
   #live = 0;
   // Scratch buffers reused by every query (search is synchronous): no per-query allocation of N.
   #typos: TypoIndex | undefined;
@@ -110,31 +117,30 @@ export class Bm25fIndex implements CorpusStats {
   }
 
   df(term: string): number {
-    return this.#postings.df(term);
+    return this.#read().df(term);
   }
 
   /** Terms of the index vocabulary (typo correction builds its trigram index from these). */
   vocabulary(): IterableIterator<string> {
-    return this.#postings.terms();
+    return this.#read().terms();
   }
 
   /** Likely spellings of a word this index does not hold (built on first use). */
   corrections(word: string): readonly string[] {
-    this.#typos ??= new TypoIndex(this.#postings.terms());
+    this.#typos ??= new TypoIndex(this.#read().terms());
     return this.#typos.corrections(word, (w) => this.df(w));
   }
 
-  /** Adds docs (a known id is replaced). One copy of the postings per call: add in batches. */
+  /** Adds docs (a known id is replaced). */
   add(entries: ReadonlyArray<{ id: string; fields: FieldTerms }>): void {
     const replaced = entries.filter((e) => this.#byId.has(e.id)).map((e) => e.id);
     if (replaced.length > 0) this.remove(replaced);
     this.#typos = undefined;
-    const added = new Map<string, number[]>();
-    for (const { id, fields } of entries) this.#addOne(id, fields, added);
-    this.#postings.append(added);
+    for (const { id, fields } of entries) this.#addOne(id, fields);
+    if (this.#pendingNumbers * 4 >= this.#postings.data.length) this.#read();
   }
 
-  #addOne(id: string, fields: FieldTerms, added: Map<string, number[]>): void {
+  #addOne(id: string, fields: FieldTerms): void {
     const doc = this.#ids.length;
     this.#ids.push(id);
     this.#byId.set(id, doc);
@@ -151,10 +157,11 @@ export class Bm25fIndex implements CorpusStats {
       }
     });
     for (const [term, tfs] of packed) {
-      const pairs = added.get(term);
-      if (pairs === undefined) added.set(term, [doc, tfs]);
+      const pairs = this.#pending.get(term);
+      if (pairs === undefined) this.#pending.set(term, [doc, tfs]);
       else pairs.push(doc, tfs);
     }
+    this.#pendingNumbers += 2 * packed.size;
   }
 
   /**
@@ -175,7 +182,7 @@ export class Bm25fIndex implements CorpusStats {
     }
     if (dead.size === 0) return;
     this.#typos = undefined;
-    this.#postings.rebuild(new Map(), (doc) => (dead.has(doc) ? -1 : doc));
+    this.#read().rebuild(new Map(), (doc) => (dead.has(doc) ? -1 : doc));
   }
 
   /**
@@ -203,7 +210,7 @@ export class Bm25fIndex implements CorpusStats {
     const touched = this.#touched;
     const wordTouched = this.#wordTouched;
     const lengths = this.#lengths;
-    const postings = this.#postings;
+    const postings = this.#read();
     const { start, data } = postings;
     const budget = { typos: MAX_TYPO_WORDS, synonyms: MAX_QUERY_SYNONYMS };
     let count = 0;
@@ -251,6 +258,9 @@ export class Bm25fIndex implements CorpusStats {
       const doc = touched[i]!;
       const score = scores[doc]!;
       scores[doc] = 0;
+      // The heap test first: the allowed-set lookup (a string hash) then runs for the few docs
+      // that would enter the top k, not for every match (most of the cost of filtered queries).
+      if (!heap.accepts(doc, score)) continue;
       const id = this.#ids[doc];
       if (id === undefined || (allowed !== undefined && !allowed.has(id))) continue;
       heap.push(doc, score);
@@ -268,6 +278,16 @@ export class Bm25fIndex implements CorpusStats {
     this.#wordTouched = new Int32Array(size);
   }
 
+  /** The postings with every pending add in them. */
+  #read(): PostingStore {
+    if (this.#pendingNumbers > 0) {
+      this.#postings.append(this.#pending);
+      this.#pending = new Map();
+      this.#pendingNumbers = 0;
+    }
+    return this.#postings;
+  }
+
   /** Docs renumbered densely (removed ones dropped), so that a snapshot carries no holes. */
   #compact(): void {
     if (this.#live === this.#ids.length) return;
@@ -281,14 +301,14 @@ export class Bm25fIndex implements CorpusStats {
       ids.push(id);
       for (let f = 0; f < FIELDS; f++) lengths.push(this.#lengths[doc * FIELDS + f] ?? 0);
     });
-    this.#postings.rebuild(new Map(), (doc) => renumber[doc]!);
+    this.#read().rebuild(new Map(), (doc) => renumber[doc]!);
     this.#ids = ids;
     this.#lengths = lengths;
   }
 
   toSnapshot(): Bm25fSnapshot {
     this.#compact();
-    const { terms, start, data } = this.#postings.export();
+    const { terms, start, data } = this.#read().export();
     return { ids: JSON.stringify(this.#ids), terms: terms.join("\n"), lengths: bytes(Int32Array.from(this.#lengths)), start: bytes(start), data: bytes(data) };
   }
 
@@ -360,6 +380,13 @@ class TopK {
   /** Whether a ranks below b: lower score, or same score and later doc. */
   static #worse(a: { doc: number; score: number }, b: { doc: number; score: number }): boolean {
     return a.score < b.score || (a.score === b.score && a.doc > b.doc);
+  }
+
+  /** Whether a doc with this score would enter the heap now. */
+  accepts(doc: number, score: number): boolean {
+    if (this.#items.length < this.#k) return true;
+    const worst = this.#items[0]!;
+    return worst.score < score || (worst.score === score && worst.doc > doc);
   }
 
   push(doc: number, score: number): void {

@@ -2,8 +2,8 @@
  * Postings in one flat Int32Array (compressed sparse rows): term → a run of [doc, packed term
  * frequencies] pairs, docs ascending. A JS array per term costs 8 bytes an entry plus growth
  * slack and headers; this costs 4 bytes a number and one Map entry per term. The price: an
- * append copies the whole store once (a flat copy of Int32s, ~1 ms per 10k docs), so docs are
- * added in batches (ToolIndex.build adds a slice of docs at a time).
+ * append copies the whole store once (a flat copy of Int32s), so callers append in batches
+ * (Bm25fIndex buffers small adds until they are worth a copy).
  */
 export class PostingStore {
   /** term → row */
