@@ -22,7 +22,8 @@ export type ErrorCode =
   | "CODE_LIMIT"
   | "SANDBOX_UNAVAILABLE"
   | "POOL_SATURATED"
-  | "ENGINE_CLOSED";
+  | "ENGINE_CLOSED"
+  | "PROVIDER_FAILED";
 
 export interface ErrorPayload {
   code: ErrorCode;
@@ -130,6 +131,13 @@ export class PoolSaturatedError extends ToolSearchError {
 export class EngineClosedError extends ToolSearchError {
   constructor() {
     super("ENGINE_CLOSED", "The tool-search engine is closed; create a new one.");
+  }
+}
+
+/** The model provider failed or answered something that is not a model answer (runAgentTurn). */
+export class ProviderFailedError extends ToolSearchError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("PROVIDER_FAILED", message, options);
   }
 }
 

@@ -30,6 +30,17 @@ export type {
 } from "./dispatch/hooks.js";
 export type { SearchHit, BatchSearchResult, SearchOptions, ToolDescription, CallOutcome } from "./dispatch/types.js";
 export type { ProviderTool } from "./surfaces/provider-tool.js";
+export {
+  runAgentTurn,
+  MAX_CALLS_PER_RESPONSE,
+  type AgentProvider,
+  type AgentMessage,
+  type AgentTurnInput,
+  type AgentTurnResult,
+  type AgentToolCall,
+} from "./agent/agent-turn.js";
+export type { ProviderApi } from "./provider/wire-types.js";
+export { TOOL_FORMATS, type ToolFormat, type FormatTools, type OpenAIChatTool, type OpenAIResponsesTool, type AnthropicTool } from "./surfaces/formats.js";
 
 export type { SearchBackend, SearchBackendFactory, SearchDoc, BackendChoice, BackendHit, BackendSearchOptions } from "./search/types.js";
 export { fts5Backend } from "./search/fts5-backend.js";
@@ -37,6 +48,7 @@ export { minisearchBackend } from "./search/minisearch-backend.js";
 
 export type { RunTelemetry, SessionEvent, SessionLogSink, CallRecord, CallVia } from "./telemetry/types.js";
 export { EVENT_CHANNEL } from "./telemetry/run-recorder.js";
+export type { TracingOptions } from "./telemetry/otel.js";
 export { jsonlSessionLog, type JsonlSessionLog } from "./telemetry/jsonl-session-log.js";
 export type { SandboxReport, PoolOptions, CodePool, CodeResult } from "./sandbox/types.js";
 export { createCodePool } from "./sandbox/index.js";
@@ -57,6 +69,7 @@ export {
   SandboxUnavailableError,
   PoolSaturatedError,
   EngineClosedError,
+  ProviderFailedError,
   type ErrorCode,
   type ErrorPayload,
 } from "./errors.js";

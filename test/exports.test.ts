@@ -1,4 +1,7 @@
 /** Pins the public API: what src/index.ts exports is the promise; the package self-imports as "toolsearch". */
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import * as api from "../src/index.js";
 
@@ -18,8 +21,12 @@ describe("public exports", () => {
         "NameCollisionError",
         "PolicyDeniedError",
         "PoolSaturatedError",
+        "ProviderFailedError",
+        "runAgentTurn",
+        "MAX_CALLS_PER_RESPONSE",
         "SandboxUnavailableError",
         "TOOL_SEARCH_MODES",
+        "TOOL_FORMATS",
         "ToolFailedError",
         "ToolNotFoundError",
         "ToolSearchEngine",
@@ -51,5 +58,19 @@ describe("public exports", () => {
     const pkg = (await import("toolsearch" as string)) as typeof api;
     expect(typeof pkg.createToolSearch).toBe("function");
     expect(Object.keys(pkg).sort()).toEqual(Object.keys(api).sort());
+  });
+
+  it("toolsearch/ai-sdk is a separate entry point; the core never imports ai or the OpenTelemetry SDK statically", async () => {
+    const aiSdk = (await import("toolsearch/ai-sdk" as string)) as Record<string, unknown>;
+    expect(Object.keys(aiSdk)).toEqual(["aiSdkTools"]);
+    const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/src");
+    const files = (readdirSync(dist, { recursive: true }) as string[]).filter((f) => f.endsWith(".js") && !f.startsWith("ai-sdk"));
+    expect(files.length).toBeGreaterThan(50);
+    for (const file of files) {
+      const text = readFileSync(path.join(dist, file), "utf8");
+      expect(text, file).not.toMatch(/from\s+["']ai(\/[^"']*)?["']|import\(["']ai["']\)/);
+      expect(text, file).not.toMatch(/from\s+["']@opentelemetry\/(?!api["'])/);
+      expect(text, file).not.toMatch(/from\s+["']@anthropic-ai\/sdk["']/);
+    }
   });
 });

@@ -8,7 +8,7 @@ const USAGE = `Usage: toolsearch <command> [options]
 Commands:
   demo           Compare every mode on one request over a large catalog (npm start).
   serve          Start the HTTP gateway (POST /v1/runs).
-  mock-provider  Start the scripted OpenAI-compatible provider.
+  mock-provider  Start the scripted provider (OpenAI Chat, Responses, Anthropic).
   config         Read or change tools.toolSearch and the rest of the JSON5 config.
 
 Run "toolsearch <command> --help" for a command's options.`;

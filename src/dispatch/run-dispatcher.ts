@@ -8,7 +8,9 @@ import type { CatalogEntry } from "../catalog/types.js";
 import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, toErrorPayload } from "../errors.js";
 import type { ToolIndex } from "../search/tool-index.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
+import type { RunTrace, TraceScope } from "../telemetry/otel.js";
 import type { CallVia } from "../telemetry/types.js";
+import { outcomeAttributes } from "../telemetry/otel.js";
 import { runCallPath, type CallEnvironment } from "./call-path.js";
 import { mergeHits } from "./merge-hits.js";
 import { clip } from "./prompt-text.js";
@@ -39,6 +41,8 @@ export class RunDispatcher {
     private readonly limits: SearchLimits,
     private readonly env: CallEnvironment,
     private readonly recorder: RunRecorder,
+    /** The run's OpenTelemetry span: searches and calls become its children (no-op without an SDK). */
+    readonly trace: RunTrace,
   ) {}
 
   get catalog(): EffectiveCatalog {
@@ -46,14 +50,15 @@ export class RunDispatcher {
   }
 
   /** One query → its hits; a list of queries → one answer per query inside one hit budget. */
-  search(query: string, options?: SearchOptions, via?: CallVia): SearchHit[];
-  search(query: readonly string[], options?: SearchOptions, via?: CallVia): BatchSearchResult[];
-  search(query: string | readonly string[], options?: SearchOptions, via?: CallVia): SearchHit[] | BatchSearchResult[];
-  search(query: string | readonly string[], options: SearchOptions = {}, via: CallVia = "api"): SearchHit[] | BatchSearchResult[] {
+  search(query: string, options?: SearchOptions, via?: CallVia, scope?: TraceScope): SearchHit[];
+  search(query: readonly string[], options?: SearchOptions, via?: CallVia, scope?: TraceScope): BatchSearchResult[];
+  search(query: string | readonly string[], options?: SearchOptions, via?: CallVia, scope?: TraceScope): SearchHit[] | BatchSearchResult[];
+  search(query: string | readonly string[], options: SearchOptions = {}, via: CallVia = "api", scope?: TraceScope): SearchHit[] | BatchSearchResult[] {
+    const started = performance.now();
     const queries = checkQueries(query);
     const limit = this.limitFor(options.limit, queries.length);
     const answers = queries.map((q) => ({ query: q, hits: this.searchOne(q, limit) }));
-    return this.recordSearch(query, answers, via);
+    return this.recordSearch(query, answers, via, started, scope);
   }
 
   /**
@@ -61,7 +66,8 @@ export class RunDispatcher {
    * a code body's batch of ten natural-language queries over a big catalog must not hold the
    * parent that every other session shares.
    */
-  async searchYielding(query: string | readonly string[], options: SearchOptions = {}, via: CallVia = "api", signal?: AbortSignal): Promise<SearchHit[] | BatchSearchResult[]> {
+  async searchYielding(query: string | readonly string[], options: SearchOptions = {}, via: CallVia = "api", signal?: AbortSignal, scope?: TraceScope): Promise<SearchHit[] | BatchSearchResult[]> {
+    const started = performance.now();
     const queries = checkQueries(query);
     const limit = this.limitFor(options.limit, queries.length);
     const answers: BatchSearchResult[] = [];
@@ -70,11 +76,14 @@ export class RunDispatcher {
       signal?.throwIfAborted();
       answers.push({ query: q, hits: this.searchOne(q, limit) });
     }
-    return this.recordSearch(query, answers, via);
+    return this.recordSearch(query, answers, via, started, scope);
   }
 
-  private recordSearch(query: string | readonly string[], answers: BatchSearchResult[], via: CallVia): SearchHit[] | BatchSearchResult[] {
-    this.recorder.search({ type: "search", queries: answers.map((a) => a.query), hits: answers.flatMap((a) => a.hits.map((h) => h.id)), via });
+  private recordSearch(query: string | readonly string[], answers: BatchSearchResult[], via: CallVia, started: number, scope: TraceScope | undefined): SearchHit[] | BatchSearchResult[] {
+    const queries = answers.map((a) => a.query);
+    const hits = answers.flatMap((a) => a.hits.map((h) => h.id));
+    this.recorder.search({ type: "search", queries, hits, via });
+    this.trace.searchSpan(queries, hits.length, via, started, scope);
     return typeof query === "string" ? answers[0]!.hits : answers;
   }
 
@@ -121,16 +130,22 @@ export class RunDispatcher {
   }
 
   /** Runs a call through the one call path; never throws, the outcome says what happened. */
-  async call(id: unknown, args: unknown, via: CallVia = "api", signal?: AbortSignal): Promise<CallOutcome> {
+  async call(id: unknown, args: unknown, via: CallVia = "api", signal?: AbortSignal, scope?: TraceScope): Promise<CallOutcome> {
     let entry: CatalogEntry;
     try {
       entry = this.lookup(id);
     } catch (error) {
       const outcome: CallOutcome = { ok: false, id: shownId(id), error: toErrorPayload(error) };
       this.recorder.call({ id: outcome.id, source: "unknown", ok: false, code: outcome.error.code, ms: 0, via });
+      const span = this.trace.toolSpan({ id: outcome.id, name: outcome.id, source: "unknown" }, via, scope);
+      outcomeAttributes(span, outcome.error.code);
+      span.end();
       return outcome;
     }
+    const span = this.trace.toolSpan(entry, via, scope);
     const { outcome, ms } = await runCallPath(entry, args, this.env, signal);
+    outcomeAttributes(span, outcome.ok ? undefined : outcome.error.code);
+    span.end();
     this.recorder.call({
       id: entry.id,
       source: entry.source,

@@ -26,6 +26,7 @@ import { directorySurface } from "../surfaces/directory-surface.js";
 import { directoryText } from "../surfaces/directory-text.js";
 import { structuredSurface } from "../surfaces/structured-surface.js";
 import type { Surface } from "../surfaces/surface.js";
+import { RunTrace } from "../telemetry/otel.js";
 import { RunRecorder } from "../telemetry/run-recorder.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
 import type { RunTelemetry } from "../telemetry/types.js";
@@ -92,15 +93,27 @@ export class ToolSearchEngine {
       bySource: effective.bySource(),
       ...(this.options.sessionLog ? { sink: this.options.sessionLog } : {}),
     });
+    const trace = new RunTrace({
+      runId,
+      sessionId: ctx.sessionId,
+      mode,
+      requestedMode,
+      ...(fallbackReason ? { fallbackReason } : {}),
+      bySource: effective.bySource(),
+      recordQueryText: this.options.tracing.recordQueryText,
+    });
     const dispatcher = new RunDispatcher(
       { catalog: effective, index, ...(clientIndex ? { clientIndex } : {}) },
       this.options.settings,
       this.callEnvironment(ctx, runId, controller.signal),
       recorder,
+      trace,
     );
     const surface = this.buildSurface(mode, dispatcher, recorder, pool, { admitted, prompt: ctx.prompt });
-    recorder.setUpfront(this.upfront(surface, mode, admitted, effective), [...surface.upfrontIds]);
-    const run = new ToolSearchRun(runId, ctx.sessionId, mode, controller, dispatcher, surface, recorder, (r) => this.runs.delete(r));
+    const upfront = this.upfront(surface, mode, admitted, effective);
+    recorder.setUpfront(upfront, [...surface.upfrontIds]);
+    trace.setUpfront(upfront);
+    const run = new ToolSearchRun(runId, ctx.sessionId, mode, controller, dispatcher, surface, recorder, (r) => this.runs.delete(r), this.options.argsLimits);
     this.runs.add(run);
     return run;
   }

@@ -12,6 +12,7 @@ import type { PolicyConfig } from "../policy/types.js";
 import { resolvePoolOptions } from "../sandbox/pool/options.js";
 import type { CodePool, PoolOptions } from "../sandbox/types.js";
 import type { BackendChoice } from "../search/types.js";
+import type { TracingOptions } from "../telemetry/otel.js";
 import type { SessionLogSink } from "../telemetry/types.js";
 import { DEFAULT_ARGS_LIMITS, type ArgsLimits } from "../validation/args-limits.js";
 import { DEFAULT_SCHEMA_LIMITS, type SchemaLimits } from "../validation/schema-limits.js";
@@ -36,6 +37,8 @@ export interface ToolSearchOptions {
   callTimeoutMs?: number;
   /** Caps on what untrusted callers send; each has a default (see InputLimits). */
   limits?: InputLimits;
+  /** OpenTelemetry spans (emitted only when an SDK is registered): what they may carry. */
+  tracing?: TracingOptions;
 }
 
 /**
@@ -71,9 +74,10 @@ export interface ResolvedOptions {
   callTimeoutMs: number;
   schemaLimits: SchemaLimits;
   argsLimits: ArgsLimits;
+  tracing: { recordQueryText: boolean };
 }
 
-const KNOWN_OPTIONS = new Set(["toolSearch", "sources", "policy", "hooks", "backend", "pool", "codePool", "sessionLog", "callTimeoutMs", "limits"]);
+const KNOWN_OPTIONS = new Set(["toolSearch", "sources", "policy", "hooks", "backend", "pool", "codePool", "sessionLog", "callTimeoutMs", "limits", "tracing"]);
 const KNOWN_LIMITS = new Set(["schemaBytes", "schemaNodes", "schemaDepth", "schemaPatterns", "argsBytes", "argsDepth"]);
 
 export function resolveOptions(options: ToolSearchOptions | undefined): ResolvedOptions {
@@ -93,7 +97,18 @@ export function resolveOptions(options: ToolSearchOptions | undefined): Resolved
     ...(o.sessionLog !== undefined ? { sessionLog: checkSink(o.sessionLog) } : {}),
     callTimeoutMs: checkInteger(o.callTimeoutMs, "callTimeoutMs", 1, 3_600_000) ?? 60_000,
     ...resolveLimits(o.limits),
+    tracing: checkTracing(o.tracing),
   };
+}
+
+function checkTracing(tracing: unknown): { recordQueryText: boolean } {
+  if (tracing === undefined) return { recordQueryText: false };
+  if (typeof tracing !== "object" || tracing === null) throw new ConfigInvalidError(`createToolSearch: tracing must be an object; got ${typeof tracing}`);
+  const { recordQueryText, ...rest } = tracing as TracingOptions;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw new ConfigInvalidError(`createToolSearch: unknown tracing option "${unknown[0]}"; known: recordQueryText`);
+  if (recordQueryText !== undefined && typeof recordQueryText !== "boolean") throw new ConfigInvalidError(`createToolSearch: tracing.recordQueryText must be a boolean; got ${typeof recordQueryText}`);
+  return { recordQueryText: recordQueryText === true };
 }
 
 function resolveLimits(limits: unknown): { schemaLimits: SchemaLimits; argsLimits: ArgsLimits } {

@@ -4,25 +4,40 @@ import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import type { BatchSearchResult, CallOutcome, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
 import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, ToolSearchError } from "../errors.js";
+import { formatTools, isToolFormat, TOOL_FORMATS, type FormatTools, type ToolFormat } from "../surfaces/formats.js";
 import type { ProviderTool } from "../surfaces/provider-tool.js";
 import { errorResult, toToolMessage, type Surface } from "../surfaces/surface.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
 import type { RunTelemetry } from "../telemetry/types.js";
+import { argsOverLimits, DEFAULT_ARGS_LIMITS, type ArgsLimits } from "../validation/args-limits.js";
 
-/** A tool call as a provider sends it: `arguments` is usually a JSON string. */
+/**
+ * A tool call as a provider sends it: `arguments` is a JSON string (OpenAI Chat Completions and
+ * Responses) or an object (Anthropic `tool_use.input`); `id` is the provider's call id, used
+ * for tracing (`gen_ai.tool.call.id`).
+ */
 export interface ModelToolCall {
   name: string;
   arguments?: string | Record<string, unknown> | null;
+  id?: string;
 }
+
+/** JSON text may spell a value in up to 6 characters per character (\uXXXX): a string argument longer than this many times the args byte cap is refused unread. */
+const JSON_TEXT_FACTOR = 6;
+/** Provider call ids kept as span attributes are clipped to this. */
+const MAX_CALL_ID_CHARS = 256;
 
 export function newRunId(): string {
   return randomUUID();
 }
 
 export class ToolSearchRun {
+  /** The tools in the OpenAI Chat Completions format (`toolsFor("openai-chat")`). */
   readonly tools: ProviderTool[];
   readonly instructions: string;
   private ended = false;
+  /** Names a format forbade, as sent → as the surface knows them; filled by toolsFor. */
+  private readonly renamed = new Map<string, string>();
 
   constructor(
     readonly runId: string,
@@ -34,9 +49,23 @@ export class ToolSearchRun {
     private readonly surface: Surface,
     private readonly recorder: RunRecorder,
     private readonly onEnd: (run: ToolSearchRun) => void,
+    private readonly argsLimits: ArgsLimits = DEFAULT_ARGS_LIMITS,
   ) {
     this.tools = surface.tools;
     this.instructions = surface.instructions;
+  }
+
+  /**
+   * The run's tools in a provider's format: "openai-chat" (`run.tools`), "openai-responses"
+   * (flat function tools) or "anthropic" (`{ name, description, input_schema }`). The same
+   * tools and instructions in every format; a name the format forbids is mapped once and
+   * mapped back when the model calls it.
+   */
+  toolsFor<F extends ToolFormat>(format: F): FormatTools[F] {
+    if (!isToolFormat(format)) throw new InvalidArgsError(`Unknown tool format ${JSON.stringify(format)?.slice(0, 64)}; use one of ${TOOL_FORMATS.join(", ")}.`);
+    const { tools, renamed } = formatTools(this.surface.tools, format);
+    for (const [sent, name] of renamed) this.renamed.set(sent, name);
+    return tools;
   }
 
   async search(query: string, options?: SearchOptions): Promise<SearchHit[]>;
@@ -65,11 +94,15 @@ export class ToolSearchRun {
     try {
       this.assertActive();
       if (typeof call !== "object" || call === null || typeof call.name !== "string") {
-        throw new InvalidArgsError("A tool call needs a name (string) and arguments (a JSON object string).");
+        throw new InvalidArgsError("A tool call needs a name (string) and arguments (a JSON object string, or an object).");
       }
       // No tool or control tool has a name this long: answered at once, arguments unread.
       if (call.name.length > MAX_ID_CHARS) throw new ToolNotFoundError(call.name);
-      return toToolMessage(await this.surface.handle(call.name, parseArguments(call.name, call.arguments), this.controller.signal));
+      const name = this.renamed.get(call.name) ?? call.name;
+      const args = parseArguments(name, call.arguments, this.argsLimits);
+      const callId = typeof call.id === "string" && call.id.length > 0 ? call.id.slice(0, MAX_CALL_ID_CHARS) : undefined;
+      const trace = { parent: this.dispatcher.trace.context, ...(callId !== undefined ? { callId } : {}) };
+      return toToolMessage(await this.surface.handle(name, args, { signal: this.controller.signal, trace }));
     } catch (error) {
       return toToolMessage(errorResult(error));
     }
@@ -85,6 +118,7 @@ export class ToolSearchRun {
     this.ended = true;
     this.controller.abort(new ToolSearchError("TOOL_FAILED", "The run ended."));
     this.recorder.end();
+    this.dispatcher.trace.end(this.recorder.snapshot().counts);
     this.onEnd(this);
   }
 
@@ -93,10 +127,12 @@ export class ToolSearchRun {
   }
 }
 
-function parseArguments(name: string, raw: ModelToolCall["arguments"]): Record<string, unknown> {
+function parseArguments(name: string, raw: ModelToolCall["arguments"], limits: ArgsLimits): Record<string, unknown> {
   if (raw === undefined || raw === null || raw === "") return {};
   let value: unknown = raw;
   if (typeof raw === "string") {
+    // Bounded before it is parsed: the parse is the work that grows with it.
+    if (raw.length > limits.maxBytes * JSON_TEXT_FACTOR) throw new InvalidArgsError(`Arguments of "${name}" were refused: ${raw.length} characters of JSON is over the limit. Send smaller arguments.`);
     try {
       value = JSON.parse(raw);
     } catch (error) {
@@ -106,5 +142,8 @@ function parseArguments(name: string, raw: ModelToolCall["arguments"]): Record<s
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new InvalidArgsError(`Arguments of "${name}" must be a JSON object; got ${Array.isArray(value) ? "an array" : typeof value}.`);
   }
+  // An object from the provider's own parse (Anthropic) is bounded the same way, before any surface walks it.
+  const over = argsOverLimits(value, { maxBytes: limits.maxBytes * 2, maxDepth: limits.maxDepth + 2 });
+  if (over) throw new InvalidArgsError(`Arguments of "${name}" were refused: ${over}. Send smaller arguments.`);
   return value as Record<string, unknown>;
 }

@@ -1,6 +1,7 @@
 /**
  * The gateway's settings: the JSON5 config file's sections, environment fallbacks for the
- * provider (OPENAI_BASE_URL, OPENAI_API_KEY, TOOLSEARCH_MODEL), and defaults, in one place.
+ * provider (OPENAI_BASE_URL, OPENAI_API_KEY, or ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY when
+ * provider.api is "anthropic"; TOOLSEARCH_MODEL), and defaults, in one place.
  */
 import path from "node:path";
 import { createOptionsAjv, describeAjvErrors } from "../config/ajv.js";
@@ -9,13 +10,21 @@ import type { ToolSearchConfig } from "../config/tool-search-config.js";
 import { ConfigInvalidError } from "../errors.js";
 import type { McpServerConfig } from "../mcp/options.js";
 import type { PolicyConfig } from "../policy/types.js";
+import { PROVIDER_APIS, type ProviderApi } from "../provider/wire-types.js";
 import { checkAuthTokens, MIN_TOKEN_LENGTH, type AuthSettings, type AuthToken, type TokenIdentity } from "./gateway-auth.js";
 
 export interface ProviderSettings {
+  /** Which API the provider speaks: OpenAI Chat Completions (default), OpenAI Responses, or Anthropic Messages. */
+  api: ProviderApi;
+  /** For "chat" and "responses" the URL ends with /v1; for "anthropic" it is the host (the client adds /v1/messages). */
   baseURL: string;
   apiKey: string;
   model: string;
   timeoutMs: number;
+  /** Anthropic's required max_tokens (default 4096). */
+  maxTokens?: number;
+  /** A provider answer over this many bytes fails the turn (PROVIDER_FAILED) instead of being read whole (default 16 MiB). */
+  maxResponseBytes: number;
 }
 
 export interface GatewaySettings {
@@ -80,10 +89,13 @@ const sectionsSchema = {
       type: "object",
       additionalProperties: false,
       properties: {
+        api: { enum: [...PROVIDER_APIS] },
         baseURL: { type: "string", minLength: 1 },
         apiKey: { type: "string" },
         model: { type: "string", minLength: 1 },
         timeoutMs: { type: "integer", minimum: 100, maximum: 600_000 },
+        maxTokens: { type: "integer", minimum: 1, maximum: 1_000_000 },
+        maxResponseBytes: { type: "integer", minimum: 1024, maximum: 1024 * 1024 * 1024 },
       },
     },
     gateway: {
@@ -175,6 +187,20 @@ function resolveAuth(entries: readonly AuthTokenEntry[], env: NodeJS.ProcessEnv)
   return { tokens };
 }
 
+function providerSettings(provider: Partial<ProviderSettings>, env: NodeJS.ProcessEnv): ProviderSettings {
+  const api = provider.api ?? "chat";
+  const anthropic = api === "anthropic";
+  return {
+    api,
+    baseURL: provider.baseURL ?? (anthropic ? env.ANTHROPIC_BASE_URL : env.OPENAI_BASE_URL) ?? (anthropic ? "http://127.0.0.1:8787" : "http://127.0.0.1:8787/v1"),
+    apiKey: provider.apiKey ?? (anthropic ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY) ?? "not-needed-for-local",
+    model: provider.model ?? env.TOOLSEARCH_MODEL ?? "scripted",
+    timeoutMs: provider.timeoutMs ?? 60_000,
+    maxResponseBytes: provider.maxResponseBytes ?? 16 * 1024 * 1024,
+    ...(provider.maxTokens !== undefined ? { maxTokens: provider.maxTokens } : {}),
+  };
+}
+
 export interface GatewayOverrides {
   port?: number;
   host?: string;
@@ -190,12 +216,7 @@ export function resolveGatewayConfig(config: JsonObject, configDir: string, env:
   return {
     ...(tools.toolSearch !== undefined ? { toolSearch: tools.toolSearch } : {}),
     ...(config.policy !== undefined ? { policy: config.policy as PolicyConfig } : {}),
-    provider: {
-      baseURL: provider.baseURL ?? env.OPENAI_BASE_URL ?? "http://127.0.0.1:8787/v1",
-      apiKey: provider.apiKey ?? env.OPENAI_API_KEY ?? "not-needed-for-local",
-      model: provider.model ?? env.TOOLSEARCH_MODEL ?? "scripted",
-      timeoutMs: provider.timeoutMs ?? 60_000,
-    },
+    provider: providerSettings(provider, env),
     gateway: {
       host: overrides.host ?? gateway.host ?? "127.0.0.1",
       port: overrides.port ?? gateway.port ?? 8788,

@@ -1,5 +1,6 @@
 /**
- * The HTTP gateway (`toolsearch serve`): runs agent turns against an OpenAI-compatible provider
+ * The HTTP gateway (`toolsearch serve`): runs agent turns (runAgentTurn) against a provider
+ * speaking OpenAI Chat Completions, OpenAI Responses or Anthropic Messages (`provider.api`),
  * with the tool-search engine in front of the tools. Runs are independent; the engine (catalog,
  * index, sandbox pool) is shared; a slow tool or provider blocks only its own run.
  *
@@ -10,16 +11,17 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
+import { runAgentTurn, type AgentProvider } from "../agent/agent-turn.js";
+import { boundedFetch } from "../agent/bounded-fetch.js";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolDefinition } from "../catalog/types.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import { createToolSearch, type ToolSearchEngine } from "../engine/engine.js";
-import { ConfigInvalidError, ToolSearchError } from "../errors.js";
+import { ConfigInvalidError, ProviderFailedError, ToolSearchError } from "../errors.js";
 import { mcpServer } from "../mcp/index.js";
 import type { PoolOptions } from "../sandbox/types.js";
 import { BodyTooLargeError, readBody, sendJson } from "../http/json-http.js";
 import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
-import { agentTurn, ProviderError } from "./agent-turn.js";
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, type TokenIdentity } from "./gateway-auth.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { loadPluginFolder } from "./plugin-loader.js";
@@ -73,7 +75,14 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     ...(sessionLog ? { sessionLog } : {}),
     ...(extras.pool ? { pool: extras.pool } : {}),
   });
-  const client = new OpenAI({ baseURL: config.provider.baseURL, apiKey: config.provider.apiKey, timeout: config.provider.timeoutMs, maxRetries: 0 });
+  let provider: AgentProvider;
+  try {
+    provider = await providerFor(config.provider);
+  } catch (error) {
+    await engine.close();
+    await sessionLog?.close();
+    throw error;
+  }
 
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
@@ -96,11 +105,11 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     if (req.method === "GET" && path === "/healthz") return sendJson(res, 200, identity === undefined ? { ok: true } : { ok: true, mode: engine.settings.mode, catalog: engine.catalogStatus() });
     // Before the body is read: a caller without a token costs a header check, not a 1 MiB parse.
     if (identity === undefined) throw UNAUTHORIZED();
-    if (req.method === "POST" && path === "/v1/runs") return sendJson(res, ...(await runTurn(await readJson(req, config.gateway.maxBodyBytes), identity)));
+    if (req.method === "POST" && path === "/v1/runs") return sendJson(res, ...(await runTurn(await readJson(req, config.gateway.maxBodyBytes), identity, res)));
     throw new HttpError(404, "NOT_FOUND", `No route ${req.method} ${path}; use POST /v1/runs or GET /healthz.`);
   }
 
-  async function runTurn(body: unknown, identity: TokenIdentity | null): Promise<[number, unknown]> {
+  async function runTurn(body: unknown, identity: TokenIdentity | null, res: ServerResponse): Promise<[number, unknown]> {
     const parsed = parseRunRequest(body);
     if (!parsed.ok) throw new HttpError(400, "BAD_REQUEST", parsed.message);
     const request = identity ? withTokenIdentity(parsed.request, identity, engine.settings.mode) : parsed.request;
@@ -117,17 +126,27 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
       if (error instanceof ToolSearchError) throw new HttpError(400, error.code, error.message);
       throw error;
     }
+    // A caller that hangs up stops its turn: no more provider requests or tool calls for nobody.
+    const hangUp = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) hangUp.abort(new ToolSearchError("TOOL_FAILED", "The caller closed the connection."));
+    };
+    res.once("close", onClose);
     try {
       const messages = request.messages ?? [{ role: "user" as const, content: request.input! }];
-      const turn = await agentTurn({ client, model: config.provider.model, run, messages, maxTurns: config.gateway.maxTurns, timeoutMs: config.provider.timeoutMs });
+      const { telemetry: _during, ...turn } = await runAgentTurn({ run, provider, messages, maxTurns: config.gateway.maxTurns, timeoutMs: config.provider.timeoutMs, signal: hangUp.signal });
       await run.end();
       return [200, { runId: run.runId, sessionId: run.sessionId, mode: run.mode, ...turn, clientToolCalls, telemetry: run.telemetry() }];
     } catch (error) {
       await run.end();
-      if (error instanceof ProviderError) {
+      if (error instanceof ProviderFailedError) {
         return [502, { runId: run.runId, error: { code: error.code, message: error.message }, telemetry: run.telemetry() }];
       }
+      // Nobody is left to read an answer.
+      if (hangUp.signal.aborted) return [499, { runId: run.runId, error: { code: "CLIENT_CLOSED", message: "The caller closed the connection." } }];
       throw error;
+    } finally {
+      res.off("close", onClose);
     }
   }
 
@@ -149,6 +168,16 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
       await sessionLog?.close();
     },
   };
+}
+
+/** The official client of the configured API; the Anthropic SDK is loaded only when it is used. */
+async function providerFor(settings: GatewayConfig["provider"]): Promise<AgentProvider> {
+  const common = { baseURL: settings.baseURL, apiKey: settings.apiKey, timeout: settings.timeoutMs, maxRetries: 0, fetch: boundedFetch(settings.maxResponseBytes) };
+  if (settings.api === "anthropic") {
+    const { default: Anthropic } = await import("@anthropic-ai/sdk");
+    return { api: "anthropic", client: new Anthropic(common), model: settings.model, ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}) };
+  }
+  return { api: settings.api, client: new OpenAI(common), model: settings.model };
 }
 
 /** The request with the token's identity in place of the body's; a body field asking for more is a 403. */

@@ -1,7 +1,10 @@
 /**
- * A scripted OpenAI-compatible provider: a real HTTP server speaking Chat Completions
- * (non-streaming) whose "model" is the planner. It records the request bodies it gets;
- * `GET /debug/requests` returns them, `DELETE /debug/requests` clears them.
+ * A scripted provider: a real HTTP server speaking OpenAI Chat Completions
+ * (`POST /v1/chat/completions`), OpenAI Responses (`POST /v1/responses`) and Anthropic Messages
+ * (`POST /v1/messages`), non-streaming, whose "model" is the planner: each request is read as
+ * the same conversation (see wire.ts) and planned the same way, whatever the API. It records
+ * the request bodies it gets, with the API each came in; `GET /debug/requests` returns them,
+ * `DELETE /debug/requests` clears them.
  *
  * The record is bounded, because `toolsearch mock-provider` may run for days and a direct-mode
  * request over a large catalog is megabytes: it keeps the last 200 requests and at most 16 MiB
@@ -15,19 +18,22 @@ import type { AddressInfo } from "node:net";
 import type { ChatRequest } from "./chat-types.js";
 import { readBody, sendJson } from "../http/json-http.js";
 import { plan } from "./planner.js";
+import { anthropicReply, anthropicToChat, chatReply, responsesReply, responsesToChat } from "./wire.js";
+import type { AnthropicRequest, ProviderApi, ResponsesRequest } from "./wire-types.js";
 
-export interface RecordedRequest {
-  /** Byte length of the raw body as received. */
-  bytes: number;
-  body: ChatRequest;
-}
+/** One request as received: `api` says which API it came in, `body` is its JSON as sent. */
+export type RecordedRequest = { bytes: number } & (
+  | { api: "chat"; body: ChatRequest }
+  | { api: "responses"; body: ResponsesRequest }
+  | { api: "anthropic"; body: AnthropicRequest }
+);
 
 export interface MockProvider {
   readonly url: string;
   readonly port: number;
   /** The requests still recorded, oldest first. */
   requests(): RecordedRequest[];
-  /** How many chat requests it has received in all, recorded or dropped: a mark for requestsSince. */
+  /** How many model requests (any API) it has received in all, recorded or dropped: a mark for requestsSince. */
   received(): number;
   /** The requests received after `mark`; throws RecordDroppedError when some of them were already dropped. */
   requestsSince(mark: number): RecordedRequest[];
@@ -94,6 +100,13 @@ class RequestRecord {
   }
 }
 
+function apiOf(pathname: string): ProviderApi | undefined {
+  if (pathname.endsWith("/chat/completions")) return "chat";
+  if (pathname.endsWith("/responses")) return "responses";
+  if (pathname.endsWith("/messages")) return "anthropic";
+  return undefined;
+}
+
 export async function startMockProvider(options: MockProviderOptions = {}): Promise<MockProvider> {
   const recorded = new RequestRecord(options.maxRecorded ?? DEFAULT_MAX_RECORDED, options.maxRecordedBytes ?? DEFAULT_MAX_RECORDED_BYTES);
   let counter = 0;
@@ -108,33 +121,29 @@ export async function startMockProvider(options: MockProviderOptions = {}): Prom
       if (req.method === "DELETE") recorded.clear();
       return sendJson(res, 200, { requests: recorded.all() });
     }
-    if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) return sendJson(res, 404, { error: { message: `no route ${req.method} ${url.pathname}` } });
+    const api = req.method === "POST" ? apiOf(url.pathname) : undefined;
+    if (!api) return sendJson(res, 404, { error: { message: `no route ${req.method} ${url.pathname}; use POST /v1/chat/completions, /v1/responses or /v1/messages` } });
     const raw = await readBody(req, MAX_BODY_BYTES);
-    let body: ChatRequest;
+    let body: unknown;
     try {
-      body = JSON.parse(raw.toString("utf8")) as ChatRequest;
+      body = JSON.parse(raw.toString("utf8"));
     } catch {
       return sendJson(res, 400, { error: { message: "request body is not JSON" } });
     }
-    recorded.add({ bytes: raw.length, body });
+    if (typeof body !== "object" || body === null || Array.isArray(body)) return sendJson(res, 400, { error: { message: "request body is not a JSON object" } });
+    let chat: ChatRequest;
+    try {
+      chat = api === "chat" ? (body as ChatRequest) : api === "responses" ? responsesToChat(body as ResponsesRequest) : anthropicToChat(body as AnthropicRequest);
+    } catch (error) {
+      return sendJson(res, 400, { error: { message: `request body is not a ${api} request: ${(error as Error).message}` } });
+    }
+    recorded.add({ bytes: raw.length, api, body } as RecordedRequest);
     counter += 1;
-    const next = plan(body);
-    const message =
-      "answer" in next
-        ? { role: "assistant", content: next.answer }
-        : {
-            role: "assistant",
-            content: null,
-            tool_calls: [{ id: `call_${counter}`, type: "function", function: { name: next.toolCall.name, arguments: JSON.stringify(next.toolCall.arguments) } }],
-          };
-    sendJson(res, 200, {
-      id: `chatcmpl-${counter}`,
-      object: "chat.completion",
-      created: Math.floor(Date.now() / 1000),
-      model: body.model ?? "scripted",
-      choices: [{ index: 0, message, finish_reason: "answer" in next ? "stop" : "tool_calls" }],
-      usage: { prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: 20, total_tokens: Math.ceil(raw.length / 4) + 20 },
-    });
+    const next = plan(chat);
+    const model = typeof chat.model === "string" ? chat.model : "scripted";
+    const usage = { input: Math.ceil(raw.length / 4), output: 20 };
+    const reply = api === "chat" ? chatReply(next, counter, model, usage) : api === "responses" ? responsesReply(next, counter, model, usage) : anthropicReply(next, counter, model, usage);
+    sendJson(res, 200, reply);
   }
 
   await new Promise<void>((resolve, reject) => {

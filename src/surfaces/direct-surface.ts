@@ -29,10 +29,10 @@ export function directSurface(dispatcher: RunDispatcher, declaration: DirectDecl
     tools,
     instructions: "",
     upfrontIds,
-    async handle(name, args, signal) {
+    async handle(name, args, { signal, trace }) {
       const entry = byFunction.get(name);
       if (!entry) return errorResult(new ToolNotFoundError(name));
-      return directCallResult(await dispatcher.call(entry.id, args, "direct", signal));
+      return directCallResult(await dispatcher.call(entry.id, args, "direct", signal, trace));
     },
   };
 }

@@ -29,12 +29,12 @@ export function directorySurface({ dispatcher, settings, directory, prompt }: Di
     tools: [...structuredControlTools(settings.maxSearchLimit), ...[...direct].map(([fn, entry]) => toProviderTool(fn, entry))],
     instructions: `${STRUCTURED_INSTRUCTIONS}\n\n${directory}`,
     upfrontIds: [...direct.values()].map((entry) => entry.id),
-    async handle(name, args, signal) {
-      if (isStructuredControl(name)) return handlers[name](args, signal);
+    async handle(name, args, call) {
+      if (isStructuredControl(name)) return handlers[name](args, call);
       const declared = direct.get(name);
-      if (declared) return directCallResult(await dispatcher.call(declared.id, args, "direct", signal));
+      if (declared) return directCallResult(await dispatcher.call(declared.id, args, "direct", call.signal, call.trace));
       const hidden = resolveHiddenName(dispatcher, name);
-      return directCallResult(await dispatcher.call(hidden.id, args, "hidden_name", signal));
+      return directCallResult(await dispatcher.call(hidden.id, args, "hidden_name", call.signal, call.trace));
     },
   };
 }

@@ -2,28 +2,28 @@
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import { InvalidArgsError } from "../errors.js";
 import { STRUCTURED_INSTRUCTIONS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, structuredControlTools } from "./control-tools.js";
-import { errorResult, type Surface } from "./surface.js";
+import { errorResult, type Surface, type SurfaceCall } from "./surface.js";
 
 export interface StructuredHandlers {
-  [TOOL_SEARCH](args: Record<string, unknown>): unknown;
-  [TOOL_DESCRIBE](args: Record<string, unknown>): unknown;
-  [TOOL_CALL](args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+  [TOOL_SEARCH](args: Record<string, unknown>, call: SurfaceCall): unknown;
+  [TOOL_DESCRIBE](args: Record<string, unknown>, call: SurfaceCall): unknown;
+  [TOOL_CALL](args: Record<string, unknown>, call: SurfaceCall): Promise<unknown>;
 }
 
 /** The three control tools' behaviour, shared by the tools and directory surfaces. */
 export function structuredHandlers(dispatcher: RunDispatcher): StructuredHandlers {
   return {
-    [TOOL_SEARCH](args) {
+    [TOOL_SEARCH](args, { signal, trace }) {
       const limit = args.limit as number | undefined;
-      if (args.queries !== undefined) return dispatcher.searchYielding(args.queries as string[], { limit }, "tool_call").then((results) => ({ results }));
+      if (args.queries !== undefined) return dispatcher.searchYielding(args.queries as string[], { limit }, "tool_call", signal, trace).then((results) => ({ results }));
       if (typeof args.query !== "string") throw new InvalidArgsError('tool_search needs "query" (a string) or "queries" (a list of strings).');
-      return { hits: dispatcher.search(args.query, { limit }, "tool_call") };
+      return { hits: dispatcher.search(args.query, { limit }, "tool_call", trace) };
     },
     [TOOL_DESCRIBE](args) {
       return dispatcher.describe(args.id, "tool_call");
     },
-    async [TOOL_CALL](args, signal) {
-      return dispatcher.call(args.id, parseNestedArgs(args.args), "tool_call", signal);
+    async [TOOL_CALL](args, { signal, trace }) {
+      return dispatcher.call(args.id, parseNestedArgs(args.args), "tool_call", signal, trace);
     },
   };
 }
@@ -49,11 +49,11 @@ export function structuredSurface(dispatcher: RunDispatcher, maxSearchLimit: num
     tools: structuredControlTools(maxSearchLimit),
     instructions: STRUCTURED_INSTRUCTIONS,
     upfrontIds: [],
-    async handle(name, args, signal) {
+    async handle(name, args, call) {
       if (!isStructuredControl(name)) {
         return errorResult(new InvalidArgsError(`Unknown tool "${name}". Available: ${TOOL_SEARCH}, ${TOOL_DESCRIBE}, ${TOOL_CALL}.`));
       }
-      return handlers[name](args, signal);
+      return handlers[name](args, call);
     },
   };
 }

@@ -1,6 +1,15 @@
 /** What every mode gives the model, and how a model's tool call is answered. */
 import { ToolSearchError, toErrorPayload, type ErrorPayload } from "../errors.js";
+import type { TraceScope } from "../telemetry/otel.js";
 import type { ProviderTool } from "./provider-tool.js";
+
+/** One model tool call as a surface answers it. */
+export interface SurfaceCall {
+  /** Aborted when the run ends. */
+  signal: AbortSignal;
+  /** The span parent and the provider's call id, for the spans the call makes. */
+  trace: TraceScope;
+}
 
 export interface Surface {
   readonly tools: ProviderTool[];
@@ -8,7 +17,7 @@ export interface Surface {
   /** Catalog tool ids whose schemas the model sees up front. */
   readonly upfrontIds: readonly string[];
   /** Answers one model tool call; the value becomes the tool message (see toToolMessage). */
-  handle(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+  handle(name: string, args: Record<string, unknown>, call: SurfaceCall): Promise<unknown>;
 }
 
 /** The model reads failures as `{ ok: false, error: { code, message } }`. */

@@ -22,10 +22,24 @@ async function gatewayFor(baseURL: string, extra: Record<string, unknown> = {}, 
   return startGateway(config, { sources: [source()] });
 }
 
-/** A provider that answers with something that is not a chat completion, or never answers. */
-async function brokenProvider(kind: "garbage" | "hang"): Promise<{ url: string; server: Server }> {
+/** A provider that answers with something that is not a chat completion, never answers, or answers without end. */
+async function brokenProvider(kind: "garbage" | "hang" | "huge"): Promise<{ url: string; server: Server }> {
   const server = createServer((_req, res) => {
     if (kind === "garbage") res.end("<html>definitely not json</html>");
+    if (kind === "huge") {
+      // 4 MiB in chunks, no content-length: only a cap on what is read stops it.
+      res.writeHead(200, { "content-type": "application/json" });
+      const chunk = `{"pad":"${"x".repeat(64 * 1024)}"}`;
+      let sent = 0;
+      const more = () => {
+        while (sent < 64) {
+          sent += 1;
+          if (!res.write(chunk)) return res.once("drain", more);
+        }
+        res.end();
+      };
+      more();
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server };
@@ -66,6 +80,48 @@ describe("gateway bad input", () => {
 });
 
 describe("gateway with a broken provider", () => {
+  it("fails the turn with PROVIDER_FAILED when an answer is over provider.maxResponseBytes", async () => {
+    const broken = await brokenProvider("huge");
+    const gateway = await gatewayFor(broken.url, { provider: { baseURL: broken.url, timeoutMs: 5_000, maxResponseBytes: 1024 * 1024 } });
+    try {
+      const res = await postJson(`${gateway.url}/v1/runs`, { sessionId: "huge", input: "anything" });
+      expect(res.status).toBe(502);
+      expect(res.json.error).toMatchObject({ code: "PROVIDER_FAILED", message: expect.stringContaining("1048576-byte limit") });
+    } finally {
+      await gateway.close();
+      broken.server.closeAllConnections();
+      broken.server.close();
+    }
+  });
+
+  it("a caller that hangs up ends its run without waiting for the provider", async () => {
+    const broken = await brokenProvider("hang");
+    const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-gw-"));
+    const gateway = await gatewayFor(broken.url, { tools: { toolSearch: { mode: "tools" } }, sessionLog: path.join(dir, "log.jsonl") }, 20_000);
+    try {
+      const started = Date.now();
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 200);
+      await expect(fetch(`${gateway.url}/v1/runs`, { method: "POST", body: JSON.stringify({ sessionId: "gone", input: "x" }), signal: controller.signal })).rejects.toThrow();
+      const log = path.join(dir, "log.jsonl");
+      while (!readFileSync(log, "utf8").includes("run_end") && Date.now() - started < 10_000) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(readFileSync(log, "utf8")).toContain("run_end");
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await gateway.close();
+      broken.server.closeAllConnections();
+      broken.server.close();
+    }
+  });
+
+  it("provider.api picks the API; an unknown one is a config error; anthropic reads ANTHROPIC_* variables", () => {
+    const env = { ANTHROPIC_BASE_URL: "http://anthropic.test", ANTHROPIC_API_KEY: "a-key", OPENAI_BASE_URL: "http://openai.test/v1" };
+    expect(resolveGatewayConfig({}, process.cwd(), env).provider).toMatchObject({ api: "chat", baseURL: "http://openai.test/v1" });
+    expect(resolveGatewayConfig({ provider: { api: "responses" } }, process.cwd(), env).provider).toMatchObject({ api: "responses", baseURL: "http://openai.test/v1" });
+    expect(resolveGatewayConfig({ provider: { api: "anthropic" } }, process.cwd(), env).provider).toMatchObject({ api: "anthropic", baseURL: "http://anthropic.test", apiKey: "a-key" });
+    expect(() => resolveGatewayConfig({ provider: { api: "gemini" } }, process.cwd(), env)).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+  });
+
   for (const kind of ["garbage", "hang"] as const) {
     it(`ends the run with PROVIDER_FAILED when the provider ${kind === "garbage" ? "returns garbage" : "hangs"}, and keeps serving`, async () => {
       const broken = await brokenProvider(kind);
