@@ -45,7 +45,7 @@ export const DEFAULT_BM25F: Bm25fParams = {
   ],
 };
 
-/** Term frequencies are packed 7 bits a field into one small integer (a V8 Smi, 4 bytes in arrays). */
+/** Term frequencies are packed 7 bits a field into one Int32 of the postings (4 fields: 28 bits). */
 const TF_BITS = 7;
 const TF_MAX = (1 << TF_BITS) - 1;
 
@@ -57,13 +57,13 @@ export function fieldTerms(doc: AnalyzableDoc, analyzed: AnalyzedDoc = analyzeDo
   return [analyzed.name, analyzeIdentifier(doc.owner), analyzed.description, analyzed.params];
 }
 
+/** Bumped whenever Bm25fSnapshot's layout changes (part of the analyzer signature). */
+export const BM25F_SNAPSHOT_FORMAT = 2;
+
 /**
  * Snapshot form: the text parts as text, the numbers as raw Int32 bytes (parsing ~30 MB of
  * JSON postings on the main thread at 100k tools is what the worker build is meant to avoid).
  */
-/** Bumped whenever Bm25fSnapshot's layout changes (part of the analyzer signature). */
-export const BM25F_SNAPSHOT_FORMAT = 2;
-
 export interface Bm25fSnapshot {
   /** JSON array of ids, by doc number. */
   ids: string;
@@ -92,8 +92,8 @@ export class Bm25fIndex implements CorpusStats {
   #pending = new Map<string, number[]>();
   #pendingNumbers = 0;
   #live = 0;
-  // Scratch buffers reused by every query (search is synchronous): no per-query allocation of N.
   #typos: TypoIndex | undefined;
+  // Scratch buffers reused by every query (search is synchronous): no per-query allocation of N.
   #scores = new Float64Array(0);
   #best = new Float64Array(0);
   #touched = new Int32Array(0);
