@@ -129,7 +129,7 @@ export function chartsFor(results: BenchResults): Chart[] {
   const relevance = resultOf(results.suites.relevance);
   if (relevance) {
     for (const split of relevance.splits) {
-      const title = `Relevance on Seal-Tools ${split.split}`;
+      const title = `Relevance on ${split.dataset} ${split.split}`;
       const metrics = [
         ["R@1", "recallAt1"],
         ["R@5", "recallAt5"],
@@ -142,7 +142,7 @@ export function chartsFor(results: BenchResults): Chart[] {
         title,
         svg: barChart({
           title,
-          subtitle: `${relevance.tools} tools, ${split.sampled} of ${split.totalQueries} queries; baseline: plain BM25 over name + description`,
+          subtitle: `${split.tools} tools, ${split.sampled} of ${split.totalQueries} queries; baseline: plain BM25 over name + description`,
           yLabel: "score",
           yMax: 1,
           labels: true,

@@ -19,6 +19,8 @@ export interface RelevanceReport {
   ndcgAt10: number;
   /** Share of queries whose first hit is relevant. */
   top1: number;
+  /** Share of queries with a relevant hit among the first five. */
+  top5: number;
   /** Mean wall time of one `search` call, ms. */
   queryMs: number;
 }
@@ -59,6 +61,7 @@ export function evaluate(queries: readonly JudgedQuery[], search: (query: string
   let mrr = 0;
   let ndcg = 0;
   let top1 = 0;
+  let top5 = 0;
   let ms = 0;
   for (const q of queries) {
     const t0 = performance.now();
@@ -70,6 +73,7 @@ export function evaluate(queries: readonly JudgedQuery[], search: (query: string
     mrr += reciprocalRank(ranked, q.relevant);
     ndcg += ndcgAtK(ranked, q.relevant, 10);
     if (ranked.length > 0 && q.relevant.includes(ranked[0] ?? "")) top1++;
+    if (ranked.slice(0, 5).some((id) => q.relevant.includes(id))) top5++;
   }
   const n = Math.max(1, queries.length);
   return {
@@ -80,11 +84,12 @@ export function evaluate(queries: readonly JudgedQuery[], search: (query: string
     mrr: mrr / n,
     ndcgAt10: ndcg / n,
     top1: top1 / n,
+    top5: top5 / n,
     queryMs: ms / n,
   };
 }
 
 export function formatReport(name: string, r: RelevanceReport): string {
   const f = (x: number): string => x.toFixed(3);
-  return `${name.padEnd(22)} R@5 ${f(r.recallAt5)}  R@10 ${f(r.recallAt10)}  MRR ${f(r.mrr)}  nDCG@10 ${f(r.ndcgAt10)}  top-1 ${f(r.top1)}  (${r.queries} queries)`;
+  return `${name.padEnd(22)} R@5 ${f(r.recallAt5)}  R@10 ${f(r.recallAt10)}  MRR ${f(r.mrr)}  nDCG@10 ${f(r.ndcgAt10)}  top-1 ${f(r.top1)}  top-5 ${f(r.top5)}  (${r.queries} queries)`;
 }

@@ -94,3 +94,47 @@ export function loadRegistryTools(dataDir: string): SearchDoc[] {
   }
   return docs;
 }
+
+interface LiveMcpTool {
+  name: string;
+  description?: string | null;
+  inputSchema?: { properties?: Record<string, { description?: unknown }> };
+}
+
+interface LiveMcpEntry {
+  tools?: Record<string, { tools?: LiveMcpTool[] }>;
+}
+
+/** LiveMCPBench's 527 tools as MCP tools `mcp:<server>:<tool>` (server as keyed in tools.json). */
+export function loadLiveMcpTools(dataDir: string): SearchDoc[] {
+  const entries = JSON.parse(readFileSync(path.join(dataDir, "livemcpbench/tools.json"), "utf8")) as LiveMcpEntry[];
+  const docs: SearchDoc[] = [];
+  const seen = new Set<string>();
+  for (const entry of entries) {
+    for (const [server, info] of Object.entries(entry.tools ?? {})) {
+      for (const tool of info.tools ?? []) {
+        const id = `mcp:${server}:${tool.name}`;
+        if (seen.has(id)) continue;
+        seen.add(id);
+        // The same bounds as the catalog's search docs (src/catalog/search-doc.ts).
+        const params = Object.entries(tool.inputSchema?.properties ?? {})
+          .slice(0, 40)
+          .map(([name, p]) => ({ name, description: typeof p?.description === "string" ? p.description.slice(0, 300) : "" }));
+        docs.push({ id, name: tool.name, source: "mcp", owner: server, description: (tool.description ?? "").slice(0, 2000), params });
+      }
+    }
+  }
+  return docs;
+}
+
+/**
+ * The 80 written requests over LiveMCPBench tools. Every 4th one (index % 4 === 3) is held
+ * out: tuning looks at the others, and the held-out ones say whether a change generalises.
+ */
+export function loadLiveMcpQueries(dataDir: string, part: "all" | "tune" | "held-out" = "all"): JudgedQuery[] {
+  const raw = JSON.parse(readFileSync(path.join(dataDir, "livemcpbench/dev-queries.json"), "utf8")) as Array<{ q: string; ok: string[] }>;
+  return raw
+    .map((r, i) => ({ id: `dev-${i}`, query: r.q, relevant: r.ok.map((key) => `mcp:${key}`), heldOut: i % 4 === 3 }))
+    .filter((q) => part === "all" || (part === "held-out") === q.heldOut)
+    .map(({ id, query, relevant }) => ({ id, query, relevant }));
+}

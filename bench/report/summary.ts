@@ -76,12 +76,17 @@ export function summaryTable(results: BenchResults): string {
       rows.push([`search p50 / p99, ${int(r.tools)} tools, fts5`, `${f3(f.p50Ms)} / ${f3(f.p99Ms)} ms`, `${f3(m.p50Ms)} / ${f3(m.p99Ms)} ms, minisearch`, `${x(r.p50Ratio)} / ${x(r.p99Ratio)}`]);
     }
   }
+  const natural = search?.output.natural ?? [];
+  const memory = natural.find((r) => r.ranker === "memory-bm25");
+  for (const r of memory ? natural.filter((n) => n !== memory) : []) {
+    rows.push([`search p50 / p99, ${int(r.tools)} tools, natural-language requests, ${r.ranker}`, `${f3(r.p50Ms)} / ${f3(r.p99Ms)} ms`, `${f3(memory!.p50Ms)} / ${f3(memory!.p99Ms)} ms, in-memory BM25`, x(r.p50VsMemoryBm25)]);
+  }
   const relevance = resultOf(results.suites.relevance);
   if (relevance) {
     for (const split of relevance.splits) {
       const base = split.rankers.find((r) => r.kind === "baseline")!;
       for (const r of split.rankers.filter((rr) => rr.kind === "backend")) {
-        rows.push([`Seal-Tools ${split.split} R@5 / nDCG@10, ${r.ranker}`, `${f3(r.metrics.recallAt5)} / ${f3(r.metrics.ndcgAt10)}`, `${f3(base.metrics.recallAt5)} / ${f3(base.metrics.ndcgAt10)}, plain BM25`, `${x(r.vsBaseline.recallAt5)} / ${x(r.vsBaseline.ndcgAt10)}`]);
+        rows.push([`${split.dataset} ${split.split} R@5 / nDCG@10, ${r.ranker}`, `${f3(r.metrics.recallAt5)} / ${f3(r.metrics.ndcgAt10)}`, `${f3(base.metrics.recallAt5)} / ${f3(base.metrics.ndcgAt10)}, plain BM25`, `${x(r.vsBaseline.recallAt5)} / ${x(r.vsBaseline.ndcgAt10)}`]);
       }
     }
   }
@@ -143,7 +148,7 @@ export function headline(results: BenchResults): string[] {
     const split = relevance.splits.find((s) => s.split === "test_in_domain") ?? relevance.splits[0];
     if (split) {
       lines.push(
-        `Relevance (Seal-Tools ${split.split}): ${split.rankers.map((r) => `${r.ranker} R@5 ${f3(r.metrics.recallAt5)}, MRR ${f3(r.metrics.mrr)}`).join("; ")}.`,
+        `Relevance (${split.dataset} ${split.split}): ${split.rankers.map((r) => `${r.ranker} R@5 ${f3(r.metrics.recallAt5)}, MRR ${f3(r.metrics.mrr)}`).join("; ")}.`,
       );
     }
   }
@@ -302,14 +307,14 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
   if (relevance) {
     out.push("", `${level} Relevance`, "");
     out.push(
-      `Seal-Tools, ${int(relevance.tools)} tools; each backend through ToolIndex beside the plain BM25 baseline (name + description, bench/lib/baseline-bm25.ts). ` +
-        `Index build: ${Object.entries(relevance.indexMs).map(([k, v]) => `${k} ${msf(v)} ms`).join(", ")}.`,
+      `Seal-Tools (${int(relevance.tools)} tools) and LiveMCPBench's real MCP tools with written requests; each backend through ToolIndex, fts5 with each ranking step switched off (−), beside the plain BM25 baseline (name + description, bench/lib/baseline-bm25.ts). ` +
+        `Index build on Seal-Tools: ${Object.entries(relevance.indexMs).map(([k, v]) => `${k} ${msf(v)} ms`).join(", ")}.`,
     );
     for (const split of relevance.splits) {
-      out.push("", `\`${split.split}\` (${split.sampled === split.totalQueries ? `${split.totalQueries} queries` : `${split.sampled} of ${split.totalQueries} queries`}):`, "");
+      out.push("", `${split.dataset} \`${split.split}\` (${int(split.tools)} tools, ${split.sampled === split.totalQueries ? `${split.totalQueries} queries` : `${split.sampled} of ${split.totalQueries} queries`}):`, "");
       out.push(
         table(
-          ["ranker", "R@1", "R@5", "R@10", "MRR", "nDCG@10", "top-1", "ms/query", "R@5 ×baseline", "nDCG@10 ×baseline"],
+          ["ranker", "R@1", "R@5", "R@10", "MRR", "nDCG@10", "top-1", "top-5", "ms/query", "R@5 ×baseline", "nDCG@10 ×baseline"],
           split.rankers.map((r) => [
             r.kind === "baseline" ? `${r.ranker} (baseline)` : r.ranker,
             f3(r.metrics.recallAt1),
@@ -318,6 +323,7 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
             f3(r.metrics.mrr),
             f3(r.metrics.ndcgAt10),
             f3(r.metrics.top1),
+            f3(r.metrics.top5),
             msf(r.metrics.queryMs),
             x(r.vsBaseline.recallAt5),
             x(r.vsBaseline.ndcgAt10),

@@ -2,7 +2,7 @@
  * Search latency and index build, from bench/search (both backends at 1k, 10k, 100k tools; quick:
  * 1k and 10k; run preparation over a cached catalog), with the ratios the summary shows.
  */
-import type { CachedRunResult, SizeResult } from "../search/main.js";
+import type { CachedRunResult, NaturalResult, SizeResult } from "../search/main.js";
 import type { Progress } from "../harness/progress.js";
 import { ratio, round } from "../harness/stats.js";
 import { runForeignBench } from "./foreign.js";
@@ -16,6 +16,8 @@ export interface SearchBenchOutput {
   limit: number;
   sizes: SizeResult[];
   cachedRun: CachedRunResult[];
+  /** Seal-Tools' natural-language requests per backend beside a minimal in-memory BM25 (absent in older results). */
+  natural?: NaturalResult[];
 }
 
 export interface SearchSuiteResult {

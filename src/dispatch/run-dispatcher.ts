@@ -6,13 +6,13 @@
 import type { EffectiveCatalog } from "../catalog/effective-catalog.js";
 import type { CatalogEntry } from "../catalog/types.js";
 import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, toErrorPayload } from "../errors.js";
-import { EXACT_SCORE, type ToolIndex } from "../search/tool-index.js";
-import type { BackendHit } from "../search/types.js";
+import type { ToolIndex } from "../search/tool-index.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
 import type { RunTrace, TraceScope } from "../telemetry/otel.js";
 import type { CallVia } from "../telemetry/types.js";
 import { outcomeAttributes } from "../telemetry/otel.js";
 import { runCallPath, type CallEnvironment } from "./call-path.js";
+import { mergeHits } from "./merge-hits.js";
 import { clip } from "./prompt-text.js";
 import { toDescription, toHit } from "./present.js";
 import type { BatchSearchResult, CallOutcome, SearchHit, SearchOptions, ToolDescription } from "./types.js";
@@ -101,11 +101,18 @@ export class RunDispatcher {
     return this.searchOne(query.slice(0, MAX_QUERY_CHARS), Math.max(1, Math.min(limit, this.limits.maxSearchLimit)));
   }
 
+  /**
+   * The catalog's index and the run's client index, as one ranking: client tools are scored
+   * with the catalog's corpus statistics (IDF, mean field lengths), so their scores compare
+   * with catalog hits and a better-matching client tool ranks first.
+   */
   private searchOne(query: string, limit: number): SearchHit[] {
-    const { catalog } = this.scope;
-    const hits = this.scope.index.search(query, { limit, allowed: catalog.catalogIds });
-    const clientHits = this.scope.clientIndex?.search(query, { limit, allowed: catalog.clientIds }) ?? [];
-    return mergeByRelativeScore(hits, clientHits, limit).flatMap((hit) => {
+    const { catalog, index, clientIndex } = this.scope;
+    const hits = index.search(query, { limit, allowed: catalog.catalogIds });
+    const stats = index.backend.corpusStats?.();
+    const clientHits = clientIndex?.search(query, { limit, allowed: catalog.clientIds, ...(stats ? { stats } : {}) }) ?? [];
+    const comparable = stats !== undefined && clientIndex?.backend.corpusStats !== undefined;
+    return mergeHits(hits, clientHits, limit, comparable).flatMap((hit) => {
       const entry = catalog.get(hit.id);
       return entry ? [toHit(entry, hit.relative)] : [];
     });
@@ -180,22 +187,4 @@ function checkQueries(query: unknown): string[] {
     throw new InvalidArgsError(`search takes a query string or a list of 1 to ${MAX_BATCH_QUERIES} query strings; got ${JSON.stringify(query)?.slice(0, 100)}`);
   }
   return list.map((q: string) => q.slice(0, MAX_QUERY_CHARS));
-}
-
-/**
- * Scores of two indexes are not comparable, so each list is scaled by its own best score
- * before they are merged; exact name/id matches (EXACT_SCORE) of either list come first.
- */
-function mergeByRelativeScore(a: readonly BackendHit[], b: readonly BackendHit[], limit: number): Array<BackendHit & { relative: number }> {
-  return [...relativeScores(a), ...relativeScores(b)].sort((x, y) => y.relative - x.relative).slice(0, limit);
-}
-
-/**
- * Scores as the model sees them: 1 for an exact name/id match, else relative to the list's
- * best backend score (0–1], so that hits of different indexes compare and prompts stay small.
- */
-function relativeScores(hits: readonly BackendHit[]): Array<BackendHit & { relative: number }> {
-  const top = Math.max(...hits.filter((h) => h.score < EXACT_SCORE).map((h) => Math.abs(h.score)), Number.EPSILON);
-  // Exact matches sort above every scored hit; the rank term keeps each list's own order on ties.
-  return hits.map((h, rank) => ({ ...h, relative: (h.score >= EXACT_SCORE ? 2 : h.score / top) - rank * 1e-9 }));
 }

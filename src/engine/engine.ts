@@ -17,7 +17,8 @@ import type { PolicySubject } from "../policy/types.js";
 import { createCodePool } from "../sandbox/index.js";
 import type { CodePool, SandboxReport } from "../sandbox/types.js";
 import { ToolIndexCache } from "../search/index-cache.js";
-import { minisearchBackend } from "../search/minisearch-backend.js";
+import { bm25fBackend } from "../search/bm25f-backend.js";
+import { loadEnglishWords } from "../search/english-words.js";
 import { ToolIndex } from "../search/tool-index.js";
 import { codeSurface } from "../surfaces/code-surface.js";
 import { declareDirect, directSurface, type DirectDeclaration } from "../surfaces/direct-surface.js";
@@ -60,6 +61,7 @@ export class ToolSearchEngine {
   async start(): Promise<void> {
     await this.catalog.start();
     const warmups: Promise<unknown>[] = [this.indexForCatalog()];
+    loadEnglishWords(); // typo correction's guard: decoded here, not during a first query
     if (this.options.settings.mode === "code") warmups.push(this.codePool());
     await Promise.all(warmups);
   }
@@ -256,12 +258,14 @@ function rejectNameCollisions(effective: EffectiveCatalog): void {
 }
 
 /**
- * Client tools differ per run and are few, so each run indexes its own with minisearch: pure
- * JS, garbage-collected with the run, nothing to close if a caller never ends the run.
+ * Client tools differ per run and are few, so each run indexes its own in BM25F postings: pure
+ * JS, garbage-collected with the run, nothing to close if a caller never ends the run; and
+ * ranked with the catalog's statistics, so a client tool competes with catalog tools on
+ * equal terms (run-dispatcher.ts). The catalog is never re-indexed for a run.
  */
 async function clientIndexFor(entries: readonly CatalogEntry[]): Promise<ToolIndex | undefined> {
   if (entries.length === 0) return undefined;
-  return ToolIndex.build(() => minisearchBackend.create(), entries.map(toSearchDoc));
+  return ToolIndex.build(() => bm25fBackend.create(), entries.map(toSearchDoc));
 }
 
 export async function createToolSearch(options: ToolSearchOptions = {}): Promise<ToolSearchEngine> {

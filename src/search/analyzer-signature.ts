@@ -1,6 +1,7 @@
 /**
  * A short hash of everything that decides which terms land in an index: analyzer output on a
- * probe text, the stopword and synonym tables, and the FTS5 schema with its weights.
+ * probe text, the stopword, synonym and thesaurus tables, the BM25F fields and parameters,
+ * the BM25F snapshot format, and the FTS5 schema with its weights.
  * A snapshot built by another copy of this code (the compiled worker in dist/ while tests
  * run the TypeScript sources, or an old dist/) is only used when the signatures agree;
  * otherwise queries would be analysed differently from the index, and fail quietly.
@@ -10,6 +11,8 @@ import { FTS5_SCHEMA_SQL } from "../../wasm/fts5-schema.js";
 import { analyzeDoc, analyzeQuery } from "./analyze.js";
 import { STOPWORDS } from "./stopwords.js";
 import { SYNONYM_GROUPS } from "./synonyms.js";
+import { THESAURUS_GROUPS } from "./thesaurus.js";
+import { BM25F_SNAPSHOT_FORMAT, DEFAULT_BM25F, fieldTerms } from "./bm25f.js";
 
 const PROBE = {
   id: "mcp:git-hub:createIssue_v2",
@@ -28,6 +31,10 @@ export function analyzerSignature(): string {
       analyzeQuery("please find and update the repos' mails"),
       [...STOPWORDS].sort(),
       SYNONYM_GROUPS,
+      THESAURUS_GROUPS,
+      fieldTerms(PROBE),
+      DEFAULT_BM25F,
+      BM25F_SNAPSHOT_FORMAT,
       FTS5_SCHEMA_SQL,
     ]);
     cached = createHash("sha256").update(material).digest("hex").slice(0, 16);

@@ -9,11 +9,13 @@
  */
 import { EngineClosedError } from "../errors.js";
 import { IdSuggester } from "./id-suggester.js";
-import type { BackendHit, SearchBackend, SearchDoc } from "./types.js";
+import type { BackendHit, CorpusStats, SearchBackend, SearchDoc } from "./types.js";
 
 export interface ToolIndexSearchOptions {
   limit: number;
   allowed?: ReadonlySet<string>;
+  /** Passed to the backend: rank with another index's statistics (see BackendSearchOptions). */
+  stats?: CorpusStats;
 }
 
 const SELECT_PREFIX = "select:";
@@ -100,7 +102,8 @@ export class ToolIndex {
     const hits: BackendHit[] = exact.slice(0, limit).map((id) => ({ id, score: EXACT_SCORE }));
     if (hits.length === limit) return hits;
     // Ask for enough that dropping the exact ids (already listed) still leaves `limit`.
-    for (const hit of this.backend.search(query, { limit: limit + exactSet.size, ...(allowed ? { allowed } : {}) })) {
+    const extra = { ...(allowed ? { allowed } : {}), ...(options.stats ? { stats: options.stats } : {}) };
+    for (const hit of this.backend.search(query, { limit: limit + exactSet.size, ...extra })) {
       if (exactSet.has(hit.id) || !this.#docs.has(hit.id)) continue;
       hits.push(hit);
       if (hits.length === limit) break;

@@ -24,6 +24,23 @@ export interface BackendSearchOptions {
   limit: number;
   /** When given, only ids in this set may be returned (the run's effective catalog). */
   allowed?: ReadonlySet<string>;
+  /**
+   * Rank with these corpus statistics instead of the backend's own (a run's client tools scored
+   * with the catalog's, so their scores compare with catalog hits). Backends without BM25F
+   * statistics ignore it.
+   */
+  stats?: CorpusStats;
+}
+
+/** What BM25F needs to know about a corpus to score a doc as if it belonged to it. */
+export interface CorpusStats {
+  readonly docCount: number;
+  /** Mean length of each BM25F field (src/search/bm25f.ts FIELD_NAMES). */
+  readonly avgLengths: readonly number[];
+  /** Docs holding the (analysed) term. */
+  df(term: string): number;
+  /** Vocabulary terms a misspelt word may have meant, best first (query-expansion.ts). */
+  corrections?(word: string): readonly string[];
 }
 
 export interface BackendHit {
@@ -43,6 +60,8 @@ export interface SearchBackend {
   remove(ids: readonly string[]): void;
   search(query: string, options: BackendSearchOptions): BackendHit[];
   readonly size: number;
+  /** This backend's BM25F statistics, when it ranks by BM25F (to rank other docs comparably). */
+  corpusStats?(): CorpusStats | undefined;
   /** A snapshot that `load` restores (used to build big indexes in a worker thread). */
   serialize?(): Uint8Array;
   close?(): void;

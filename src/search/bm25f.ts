@@ -1,0 +1,431 @@
+/**
+ * BM25F over tool-aware fields, in JS, from compact postings built with the shared analyzer.
+ *
+ * Why not FTS5's bm25(): it takes a weight per column but one shared length normalisation and
+ * saturation, so a long description drowns a one-word name match and a term repeated across
+ * columns saturates as if it were one field. BM25F (Robertson & Zaragoza) normalises each
+ * field by its own mean length first, weighs and sums the field frequencies, and saturates
+ * once per term. Fields and parameters come from an offline study on Seal-Tools dev (name 3
+ * b 0.5, owner 1 b 0.5, description 1 b 0.75, parameters 0.3 b 0.75, k1 1.2).
+ *
+ * Query words may expand (thesaurus, typo correction, see query-expansion.ts): each variant is
+ * scored with its own weight and, per doc, only a word's best variant counts, so a word never
+ * adds up over its synonyms.
+ *
+ * Cost per query: one pass over the postings of the (at most MAX_QUERY_TERMS) query words and
+ * their bounded expansions, then a heap select of k: linear in the postings touched.
+ */
+import { analyzeDoc, analyzeIdentifier, analyzeQuery, type AnalyzableDoc, type AnalyzedDoc } from "./analyze.js";
+import type { BackendHit, BackendSearchOptions, CorpusStats } from "./types.js";
+import { expandWord, MAX_QUERY_SYNONYMS, MAX_TYPO_WORDS, type Expander, type Variant } from "./query-expansion.js";
+import { PostingStore } from "./postings.js";
+import { TypoIndex } from "./typo.js";
+
+export const FIELD_NAMES = ["name", "owner", "description", "params"] as const;
+const FIELDS = FIELD_NAMES.length;
+
+export interface FieldParams {
+  weight: number;
+  /** Length normalisation: 0 ignores the field's length, 1 divides by it in full. */
+  b: number;
+}
+
+export interface Bm25fParams {
+  k1: number;
+  fields: readonly FieldParams[];
+}
+
+export const DEFAULT_BM25F: Bm25fParams = {
+  k1: 1.2,
+  fields: [
+    { weight: 3, b: 0.5 },
+    { weight: 1, b: 0.5 },
+    { weight: 1, b: 0.75 },
+    { weight: 0.3, b: 0.75 },
+  ],
+};
+
+/** Term frequencies are packed 7 bits a field into one Int32 of the postings (4 fields: 28 bits). */
+const TF_BITS = 7;
+const TF_MAX = (1 << TF_BITS) - 1;
+
+/** The analysed fields BM25F reads, in FIELD_NAMES order. */
+export type FieldTerms = readonly [readonly string[], readonly string[], readonly string[], readonly string[]];
+
+export function fieldTerms(doc: AnalyzableDoc, analyzed: AnalyzedDoc = analyzeDoc(doc)): FieldTerms {
+  // The owner alone, not the id: the id repeats the name, which would count name words twice.
+  return [analyzed.name, analyzeIdentifier(doc.owner), analyzed.description, analyzed.params];
+}
+
+/** Bumped whenever Bm25fSnapshot's layout changes (part of the analyzer signature). */
+export const BM25F_SNAPSHOT_FORMAT = 2;
+
+/**
+ * Snapshot form: the text parts as text, the numbers as raw Int32 bytes (parsing ~30 MB of
+ * JSON postings on the main thread at 100k tools is what the worker build is meant to avoid).
+ */
+export interface Bm25fSnapshot {
+  /** JSON array of ids, by doc number. */
+  ids: string;
+  /** Terms in posting-row order, one per line (analysed terms never hold a newline). */
+  terms: string;
+  lengths: Uint8Array;
+  start: Uint8Array;
+  data: Uint8Array;
+}
+
+export class Bm25fIndex implements CorpusStats {
+  readonly #params: Bm25fParams;
+  readonly #expander: Expander;
+  /** docIdx → id; undefined once removed (until the next compaction renumbers). */
+  #ids: Array<string | undefined> = [];
+  readonly #byId = new Map<string, number>();
+  /** docIdx * FIELDS + field → length in terms. */
+  #lengths: number[] = [];
+  readonly #totals = new Array<number>(FIELDS).fill(0);
+  #postings = new PostingStore();
+  /**
+   * Pairs added since the store was last rewritten. Appending rewrites the whole store, so
+   * adds (a build comes in slices of 200 docs) are buffered until they reach a quarter of it,
+   * or until the next read: the rewrites then cost O(n) in all, not O(n²).
+   */
+  #pending = new Map<string, number[]>();
+  #pendingNumbers = 0;
+  #live = 0;
+  #typos: TypoIndex | undefined;
+  // Scratch buffers reused by every query (search is synchronous): no per-query allocation of N.
+  #scores = new Float64Array(0);
+  #best = new Float64Array(0);
+  #touched = new Int32Array(0);
+  #wordTouched = new Int32Array(0);
+
+  constructor(params: Bm25fParams = DEFAULT_BM25F, expander: Expander = expandWord) {
+    this.#params = params;
+    this.#expander = expander;
+  }
+
+  get size(): number {
+    return this.#live;
+  }
+
+  get docCount(): number {
+    return this.#live;
+  }
+
+  get avgLengths(): readonly number[] {
+    return this.#totals.map((t) => (this.#live === 0 ? 0 : t / this.#live));
+  }
+
+  df(term: string): number {
+    return this.#read().df(term);
+  }
+
+  /** Terms of the index vocabulary (typo correction builds its trigram index from these). */
+  vocabulary(): IterableIterator<string> {
+    return this.#read().terms();
+  }
+
+  /** Likely spellings of a word this index does not hold (built on first use). */
+  corrections(word: string): readonly string[] {
+    this.#typos ??= new TypoIndex(this.#read().terms());
+    return this.#typos.corrections(word, (w) => this.df(w));
+  }
+
+  /** Adds docs (a known id is replaced). */
+  add(entries: ReadonlyArray<{ id: string; fields: FieldTerms }>): void {
+    const replaced = entries.filter((e) => this.#byId.has(e.id)).map((e) => e.id);
+    if (replaced.length > 0) this.remove(replaced);
+    this.#typos = undefined;
+    for (const { id, fields } of entries) this.#addOne(id, fields);
+    if (this.#pendingNumbers * 4 >= this.#postings.data.length) this.#read();
+  }
+
+  #addOne(id: string, fields: FieldTerms): void {
+    const doc = this.#ids.length;
+    this.#ids.push(id);
+    this.#byId.set(id, doc);
+    this.#live++;
+    const packed = new Map<string, number>();
+    fields.forEach((terms, f) => {
+      this.#lengths.push(terms.length);
+      this.#totals[f] = (this.#totals[f] ?? 0) + terms.length;
+      const shift = 1 << (TF_BITS * f);
+      for (const term of terms) {
+        const tfs = packed.get(term) ?? 0;
+        // Saturated long before 127; capping keeps the packing exact.
+        if (Math.floor(tfs / shift) % (TF_MAX + 1) < TF_MAX) packed.set(term, tfs + shift);
+      }
+    });
+    for (const [term, tfs] of packed) {
+      const pairs = this.#pending.get(term);
+      if (pairs === undefined) this.#pending.set(term, [doc, tfs]);
+      else pairs.push(doc, tfs);
+    }
+    this.#pendingNumbers += 2 * packed.size;
+  }
+
+  /**
+   * Removes docs by id. One pass over all postings per call, whatever the batch size: the
+   * index keeps no forward lists (they would double its memory), and removal is rare (a
+   * changed catalog gets a new index, see index-cache.ts).
+   */
+  remove(ids: readonly string[]): void {
+    const dead = new Set<number>();
+    for (const id of ids) {
+      const doc = this.#byId.get(id);
+      if (doc === undefined) continue;
+      dead.add(doc);
+      this.#byId.delete(id);
+      this.#ids[doc] = undefined;
+      this.#live--;
+      for (let f = 0; f < FIELDS; f++) this.#totals[f] = (this.#totals[f] ?? 0) - (this.#lengths[doc * FIELDS + f] ?? 0);
+    }
+    if (dead.size === 0) return;
+    this.#typos = undefined;
+    this.#read().rebuild(new Map(), (doc) => (dead.has(doc) ? -1 : doc));
+  }
+
+  /**
+   * The best `limit` allowed docs for a query. `stats` (another index's statistics) makes the
+   * scores comparable with that index's: a run's few client tools ranked as if they were part
+   * of the catalog.
+   */
+  search(query: string, options: BackendSearchOptions): BackendHit[] {
+    const limit = Math.floor(options.limit);
+    if (!(limit > 0) || this.#live === 0) return [];
+    const words = analyzeQuery(query).map((t) => t.term);
+    if (words.length === 0) return [];
+    const stats = options.stats === undefined ? this : combineStats(this, options.stats);
+    return this.#select(this.#score(words, stats), limit, options.allowed);
+  }
+
+  /** Accumulates each word's best variant per doc into #scores; returns how many docs #touched lists. */
+  #score(words: readonly string[], stats: CorpusStats): number {
+    this.#ensureScratch();
+    const { k1, fields } = this.#params;
+    const avg = stats.avgLengths;
+    const norm = fields.map((p, f) => ({ weight: p.weight, b: p.b, avg: Math.max(avg[f] ?? 0, Number.EPSILON) }));
+    const scores = this.#scores;
+    const best = this.#best;
+    const touched = this.#touched;
+    const wordTouched = this.#wordTouched;
+    const lengths = this.#lengths;
+    const postings = this.#read();
+    const { start, data } = postings;
+    const budget = { typos: MAX_TYPO_WORDS, synonyms: MAX_QUERY_SYNONYMS };
+    let count = 0;
+    for (const word of words) {
+      let wordCount = 0;
+      for (const variant of this.#expander(word, stats, budget)) {
+        const row = postings.row(variant.term);
+        if (row < 0) continue;
+        const scale = variant.weight * idfOf(variant, word, stats);
+        const end = start[row + 1]!;
+        for (let i = start[row]!; i < end; i += 2) {
+          const doc = data[i]!;
+          let packed = data[i + 1]!;
+          let tf = 0;
+          // Each field's length normaliser is computed here rather than stored per doc: cheaper.
+          for (let f = 0; packed !== 0; f++, packed >>>= TF_BITS) {
+            const n = packed & TF_MAX;
+            if (n === 0) continue;
+            const p = norm[f]!;
+            tf += (p.weight * n) / (1 - p.b + (p.b * lengths[doc * FIELDS + f]!) / p.avg);
+          }
+          const s = (scale * tf) / (k1 + tf);
+          if (s > best[doc]!) {
+            if (best[doc] === 0) wordTouched[wordCount++] = doc;
+            best[doc] = s;
+          }
+        }
+      }
+      for (let i = 0; i < wordCount; i++) {
+        const doc = wordTouched[i]!;
+        if (scores[doc] === 0) touched[count++] = doc;
+        scores[doc]! += best[doc]!;
+        best[doc] = 0;
+      }
+    }
+    return count;
+  }
+
+  /** Top `limit` of the touched docs (score, then insertion order); resets the scratch scores. */
+  #select(count: number, limit: number, allowed: ReadonlySet<string> | undefined): BackendHit[] {
+    const scores = this.#scores;
+    const touched = this.#touched;
+    const heap = new TopK(limit);
+    for (let i = 0; i < count; i++) {
+      const doc = touched[i]!;
+      const score = scores[doc]!;
+      scores[doc] = 0;
+      // The heap test first: the allowed-set lookup (a string hash) then runs for the few docs
+      // that would enter the top k, not for every match (most of the cost of filtered queries).
+      if (!heap.accepts(doc, score)) continue;
+      const id = this.#ids[doc];
+      if (id === undefined || (allowed !== undefined && !allowed.has(id))) continue;
+      heap.push(doc, score);
+    }
+    return heap.sorted().map(({ doc, score }) => ({ id: this.#ids[doc]!, score }));
+  }
+
+  #ensureScratch(): void {
+    const n = this.#ids.length;
+    if (this.#scores.length >= n) return;
+    const size = Math.max(n, this.#scores.length * 2, 64);
+    this.#scores = new Float64Array(size);
+    this.#best = new Float64Array(size);
+    this.#touched = new Int32Array(size);
+    this.#wordTouched = new Int32Array(size);
+  }
+
+  /** The postings with every pending add in them. */
+  #read(): PostingStore {
+    if (this.#pendingNumbers > 0) {
+      this.#postings.append(this.#pending);
+      this.#pending = new Map();
+      this.#pendingNumbers = 0;
+    }
+    return this.#postings;
+  }
+
+  /** Docs renumbered densely (removed ones dropped), so that a snapshot carries no holes. */
+  #compact(): void {
+    if (this.#live === this.#ids.length) return;
+    const renumber = new Int32Array(this.#ids.length).fill(-1);
+    const ids: string[] = [];
+    const lengths: number[] = [];
+    this.#ids.forEach((id, doc) => {
+      if (id === undefined) return;
+      renumber[doc] = ids.length;
+      this.#byId.set(id, ids.length);
+      ids.push(id);
+      for (let f = 0; f < FIELDS; f++) lengths.push(this.#lengths[doc * FIELDS + f] ?? 0);
+    });
+    this.#read().rebuild(new Map(), (doc) => renumber[doc]!);
+    this.#ids = ids;
+    this.#lengths = lengths;
+  }
+
+  toSnapshot(): Bm25fSnapshot {
+    this.#compact();
+    const { terms, start, data } = this.#read().export();
+    return { ids: JSON.stringify(this.#ids), terms: terms.join("\n"), lengths: bytes(Int32Array.from(this.#lengths)), start: bytes(start), data: bytes(data) };
+  }
+
+  static fromSnapshot(snapshot: Bm25fSnapshot, params?: Bm25fParams, expander?: Expander): Bm25fIndex {
+    const ids = JSON.parse(snapshot.ids) as unknown;
+    const lengths = int32s(snapshot.lengths);
+    if (!Array.isArray(ids) || lengths.length !== ids.length * FIELDS) throw new Error("bm25f: malformed snapshot");
+    const index = new Bm25fIndex(params, expander);
+    index.#ids = ids.map(String);
+    index.#ids.forEach((id, doc) => index.#byId.set(id!, doc));
+    index.#live = ids.length;
+    index.#lengths = Array.from(lengths);
+    index.#lengths.forEach((len, i) => (index.#totals[i % FIELDS] = (index.#totals[i % FIELDS] ?? 0) + len));
+    const terms = snapshot.terms === "" ? [] : snapshot.terms.split("\n");
+    index.#postings = PostingStore.import(terms, int32s(snapshot.start), int32s(snapshot.data));
+    return index;
+  }
+}
+
+function bytes(array: Int32Array): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+}
+
+/** A copy, so that the Int32 view is aligned whatever buffer the bytes came in. */
+function int32s(raw: Uint8Array): Int32Array {
+  if (raw.byteLength % 4 !== 0) throw new Error("bm25f: malformed snapshot");
+  const out = new Int32Array(raw.byteLength / 4);
+  new Uint8Array(out.buffer).set(raw);
+  return out;
+}
+
+/** Robertson–Sparck Jones IDF, floored above 0 so that a term in every doc still counts a little. */
+export function idf(df: number, n: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * A variant never carries more specificity than the word typed, nor more than its own: a rare
+ * synonym of a common word must not outrank the word itself (query-expansion.ts).
+ */
+function idfOf(variant: Variant, word: string, stats: CorpusStats): number {
+  const own = idf(stats.df(variant.term), stats.docCount);
+  return variant.term === word ? own : Math.min(own, idf(stats.df(word), stats.docCount));
+}
+
+/**
+ * Statistics of a small index (a run's client tools) merged into a big one's (the catalog):
+ * counts add up, and the big one's mean field lengths stand, as a few docs barely move them.
+ */
+function combineStats(own: CorpusStats, shared: CorpusStats): CorpusStats {
+  return {
+    docCount: own.docCount + shared.docCount,
+    avgLengths: shared.docCount > 0 ? shared.avgLengths : own.avgLengths,
+    df: (term) => own.df(term) + shared.df(term),
+    // The catalog's vocabulary first: a client tool's own words are few.
+    corrections: (word) => [...new Set([...(shared.corrections?.(word) ?? []), ...(own.corrections?.(word) ?? [])])].slice(0, 2),
+  };
+}
+
+/** A bounded min-heap keeping the k best (score desc, doc asc). */
+class TopK {
+  readonly #k: number;
+  readonly #items: Array<{ doc: number; score: number }> = [];
+
+  constructor(k: number) {
+    this.#k = k;
+  }
+
+  /** Whether a ranks below b: lower score, or same score and later doc. */
+  static #worse(a: { doc: number; score: number }, b: { doc: number; score: number }): boolean {
+    return a.score < b.score || (a.score === b.score && a.doc > b.doc);
+  }
+
+  /** Whether a doc with this score would enter the heap now. */
+  accepts(doc: number, score: number): boolean {
+    if (this.#items.length < this.#k) return true;
+    const worst = this.#items[0]!;
+    return worst.score < score || (worst.score === score && worst.doc > doc);
+  }
+
+  push(doc: number, score: number): void {
+    const items = this.#items;
+    const item = { doc, score };
+    if (items.length < this.#k) {
+      items.push(item);
+      this.#up(items.length - 1);
+    } else if (TopK.#worse(items[0]!, item)) {
+      items[0] = item;
+      this.#down(0);
+    }
+  }
+
+  sorted(): Array<{ doc: number; score: number }> {
+    return [...this.#items].sort((a, b) => (TopK.#worse(a, b) ? 1 : TopK.#worse(b, a) ? -1 : 0));
+  }
+
+  #up(i: number): void {
+    const items = this.#items;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!TopK.#worse(items[i]!, items[parent]!)) return;
+      [items[i], items[parent]] = [items[parent]!, items[i]!];
+      i = parent;
+    }
+  }
+
+  #down(i: number): void {
+    const items = this.#items;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let worst = i;
+      if (l < items.length && TopK.#worse(items[l]!, items[worst]!)) worst = l;
+      if (r < items.length && TopK.#worse(items[r]!, items[worst]!)) worst = r;
+      if (worst === i) return;
+      [items[i], items[worst]] = [items[worst]!, items[i]!];
+      i = worst;
+    }
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * Postings in one flat Int32Array (compressed sparse rows): term → a run of [doc, packed term
+ * frequencies] pairs, docs ascending. A JS array per term costs 8 bytes an entry plus growth
+ * slack and headers; this costs 4 bytes a number and one Map entry per term. The price: an
+ * append copies the whole store once (a flat copy of Int32s), so callers append in batches
+ * (Bm25fIndex buffers small adds until they are worth a copy).
+ */
+export class PostingStore {
+  /** term → row */
+  readonly #rows = new Map<string, number>();
+  /** row → offset of its first pair in #data; one more entry than rows. */
+  #start: Int32Array = new Int32Array(1);
+  #data: Int32Array = new Int32Array(0);
+
+  /** The row of a term, or -1. */
+  row(term: string): number {
+    return this.#rows.get(term) ?? -1;
+  }
+
+  get start(): Int32Array {
+    return this.#start;
+  }
+
+  get data(): Int32Array {
+    return this.#data;
+  }
+
+  /** Docs holding the term. */
+  df(term: string): number {
+    const row = this.row(term);
+    return row < 0 ? 0 : (this.#start[row + 1]! - this.#start[row]!) / 2;
+  }
+
+  terms(): IterableIterator<string> {
+    return this.#rows.keys();
+  }
+
+  /** Each term with its flat pairs (views into the store: copy before keeping them). */
+  *entries(): IterableIterator<[string, Int32Array]> {
+    for (const [term, row] of this.#rows) yield [term, this.#data.subarray(this.#start[row]!, this.#start[row + 1]!)];
+  }
+
+  /**
+   * Rewrites the store: existing pairs with their doc renumbered by `renumber` (-1 drops the
+   * pair; it must keep docs in order), then `added` pairs (flat [doc, tfs, ...] per term, for
+   * docs numbered above every existing one). Terms left with no pairs are dropped.
+   */
+  rebuild(added: ReadonlyMap<string, readonly number[]>, renumber: (doc: number) => number = (doc) => doc): void {
+    const runs = new Map<string, number[]>();
+    for (const [term, pairs] of this.entries()) {
+      const kept: number[] = [];
+      for (let i = 0; i < pairs.length; i += 2) {
+        const doc = renumber(pairs[i]!);
+        if (doc >= 0) kept.push(doc, pairs[i + 1]!);
+      }
+      if (kept.length > 0) runs.set(term, kept);
+    }
+    for (const [term, pairs] of added) {
+      const run = runs.get(term);
+      if (run === undefined) runs.set(term, [...pairs]);
+      else for (const n of pairs) run.push(n);
+    }
+    this.#load(runs);
+  }
+
+  /**
+   * Appends `added` pairs (flat [doc, tfs, ...] per term, docs numbered above every existing
+   * one): one pass copying the store into arrays sized for the result, no per-term objects.
+   */
+  append(added: ReadonlyMap<string, readonly number[]>): void {
+    if (added.size === 0) return;
+    const oldRows = this.#rows.size;
+    const oldStart = this.#start;
+    const oldData = this.#data;
+    let extra = 0;
+    for (const [term, pairs] of added) {
+      extra += pairs.length;
+      if (!this.#rows.has(term)) this.#rows.set(term, this.#rows.size);
+    }
+    const rows = this.#rows.size;
+    const byRow = new Array<readonly number[] | undefined>(rows);
+    for (const [term, pairs] of added) byRow[this.#rows.get(term)!] = pairs;
+    const start = new Int32Array(rows + 1);
+    const data = new Int32Array(oldData.length + extra);
+    let offset = 0;
+    for (let row = 0; row < rows; row++) {
+      start[row] = offset;
+      if (row < oldRows) for (let i = oldStart[row]!, end = oldStart[row + 1]!; i < end; i++) data[offset++] = oldData[i]!;
+      const more = byRow[row];
+      if (more !== undefined) for (const n of more) data[offset++] = n;
+    }
+    start[rows] = offset;
+    this.#start = start;
+    this.#data = data;
+  }
+
+  /** The whole store as arrays (a snapshot): terms in row order, row offsets, pairs. */
+  export(): { terms: string[]; start: Int32Array; data: Int32Array } {
+    return { terms: [...this.#rows.keys()], start: this.#start, data: this.#data };
+  }
+
+  /** Restores what export() gave. */
+  static import(terms: readonly string[], start: Int32Array, data: Int32Array): PostingStore {
+    if (start.length !== terms.length + 1 || start[terms.length] !== data.length || data.length % 2 !== 0) throw new Error("postings: malformed snapshot");
+    const store = new PostingStore();
+    terms.forEach((term, row) => store.#rows.set(term, row));
+    store.#start = start;
+    store.#data = data;
+    return store;
+  }
+
+  #load(runs: ReadonlyMap<string, readonly number[]>): void {
+    let total = 0;
+    for (const run of runs.values()) total += run.length;
+    const data = new Int32Array(total);
+    const start = new Int32Array(runs.size + 1);
+    this.#rows.clear();
+    let offset = 0;
+    for (const [term, run] of runs) {
+      const row = this.#rows.size;
+      this.#rows.set(term, row);
+      start[row] = offset;
+      data.set(run, offset);
+      offset += run.length;
+    }
+    start[runs.size] = offset;
+    this.#start = start;
+    this.#data = data;
+  }
+}
