@@ -31,7 +31,7 @@ const SIZES = QUICK ? [1, 2, 4] : [1, 2, 4, 8];
 // Throughput runs `rounds` short rounds per mode, alternating modes, so that load from other
 // processes on a shared machine falls on every mode alike.
 const N = QUICK
-  ? { spawn: 8, warm: 25, perCall: 8, bodies: 8, rounds: 3 }
+  ? { spawn: 8, warm: 25, perCall: 8, bodies: 8, rounds: 6 }
   : { spawn: 20, warm: 80, perCall: 20, bodies: 12, rounds: 6 };
 const CLK_TCK = 100;
 
@@ -173,35 +173,43 @@ interface Rate {
   cpuMsPer: number;
 }
 
-async function throughput(size: number): Promise<{ size: number; pool: Rate; noPrefork: Rate; bare: Rate }> {
+/** Bodies (or spawns) per second in one round, per mode: the per-round ratios a CI comparison takes the median of. */
+type RoundRates = { pool: number; noPrefork: number; bare: number };
+
+async function throughput(size: number): Promise<{ size: number; pool: Rate; noPrefork: Rate; bare: Rate; rounds: RoundRates[] }> {
   const sums = { pool: { ms: 0, cpu: 0 }, noPrefork: { ms: 0, cpu: 0 }, bare: { ms: 0, cpu: 0 } };
+  const rounds: RoundRates[] = [];
   const runBodies = (pool: SandboxPool) => async () => {
     const result = await pool.run(BODY, bridge, { timeoutMs: 30_000 });
     if (!result.ok) throw new Error(`run failed: ${result.error.code} ${result.error.message}`);
   };
   for (let round = 0; round < N.rounds; round++) {
+    const ms: RoundRates = { pool: 0, noPrefork: 0, bare: 0 };
     {
       const cpu0 = childrenCpuMs();
-      sums.bare.ms += await loops(size, N.bodies, bareSpawn);
+      ms.bare = await loops(size, N.bodies, bareSpawn);
+      sums.bare.ms += ms.bare;
       sums.bare.cpu += childrenCpuMs() - cpu0;
     }
     for (const mode of ["pool", "noPrefork"] as const) {
       const pool = await startCodePool({ prefork: mode === "pool" ? size : 0, maxConcurrent: size, maxQueue: 10_000 });
       await pool.whenReady(mode === "pool" ? size : 0);
       const cpu0 = childrenCpuMs();
-      sums[mode].ms += await loops(size, N.bodies, runBodies(pool));
+      ms[mode] = await loops(size, N.bodies, runBodies(pool));
+      sums[mode].ms += ms[mode];
       // Count the CPU of the children that ran bodies: wait until they are reaped.
       const deadline = Date.now() + 10_000;
       while (pool.childPids().length > (mode === "pool" ? size : 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       sums[mode].cpu += childrenCpuMs() - cpu0;
       await pool.close();
     }
+    rounds.push({ pool: (N.bodies * 1000) / ms.pool, noPrefork: (N.bodies * 1000) / ms.noPrefork, bare: (N.bodies * 1000) / ms.bare });
   }
   const rate = (s: { ms: number; cpu: number }): Rate => ({
     perSecond: (N.bodies * N.rounds * 1000) / s.ms,
     cpuMsPer: s.cpu / (N.bodies * N.rounds),
   });
-  return { size, pool: rate(sums.pool), noPrefork: rate(sums.noPrefork), bare: rate(sums.bare) };
+  return { size, pool: rate(sums.pool), noPrefork: rate(sums.noPrefork), bare: rate(sums.bare), rounds };
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
