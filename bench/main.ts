@@ -309,7 +309,8 @@ export async function benchMain(argv: readonly string[]): Promise<number> {
   }
   if (args.format) {
     mkdirSync(out, { recursive: true });
-    const files = writeFormats(results, figures, out, comparison, baselineLabel);
+    // Beside the file the figures came from: <out>/<name>.json, or the --from file's own name.
+    const files = writeFormats(results, figures, out, comparison, baselineLabel, args.from ? path.basename(args.from).replace(/\.json$/, "") : results.name);
     log(`wrote ${[files.smallerIsBetter, files.biggerIsBetter, files.markdown].map((f) => path.relative(root, f)).join(", ")}`);
   }
   if (args.saveBaseline) {

@@ -112,8 +112,14 @@ const VERDICT_LABEL: Record<Verdict, string> = {
 /** A figure's value for people: integers with separators, ratios and scores with 3–4 significant digits. */
 export function formatValue(value: number | undefined, unit: string): string {
   if (value === undefined || !Number.isFinite(value)) return "–";
-  const n = Number.isInteger(value) ? value.toLocaleString("en-US") : Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 1 ? value.toFixed(3) : value.toPrecision(3);
-  return unit === "ratio" ? `${n}×` : unit === "score" ? n : `${n} ${unit}`;
+  const n = formatNumber(value, unit);
+  return unit === "ratio" ? `${n}×` : unit === "score" || unit === "" ? n : `${n} ${unit}`;
+}
+
+/** The number alone, as formatValue writes it for `unit`: ratios and scores always with decimals. */
+export function formatNumber(value: number, unit: string): string {
+  const fractional = unit === "ratio" || unit === "score" || !Number.isInteger(value);
+  return !fractional ? value.toLocaleString("en-US") : Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 1 || value === 0 ? value.toFixed(3) : value.toPrecision(3);
 }
 
 /** The change as people read it: +12.0% (and +34 B for additive kinds). */
@@ -145,7 +151,7 @@ export function comparisonText(comparison: Comparison, labels: { baseline: strin
   for (const note of comparison.notes) lines.push(`note: ${note}`);
   lines.push("");
   for (const r of rows) {
-    const range = r.range ? ` [${formatValue(r.range[0], "")}…${formatValue(r.range[1], "")}]`.replace(/ \]/g, "]").replace(/ …/g, "…") : "";
+    const range = r.range ? ` [${formatNumber(r.range[0], r.unit)}…${formatNumber(r.range[1], r.unit)}]` : "";
     lines.push(
       `${VERDICT_LABEL[r.verdict].padEnd(9)} ${r.name.padEnd(nameWidth)}  ${formatValue(r.baseline, r.unit)} → ${formatValue(r.now, r.unit)}${range}` +
         `${formatChange(r) ? `  ${formatChange(r)}` : ""}${r.verdict === "regressed" || r.verdict === "worse" ? `  (fails when ${formatThreshold(r.threshold)})` : ""}`,

@@ -11,7 +11,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { BenchResults } from "../harness/results.js";
-import { formatChange, formatThreshold, formatValue, type Comparison, type Row } from "./compare.js";
+import { formatChange, formatNumber, formatThreshold, formatValue, type Comparison, type Row } from "./compare.js";
 import type { Figure } from "./figures.js";
 import { THRESHOLDS } from "./thresholds.js";
 
@@ -73,14 +73,14 @@ export function markdownTable(results: BenchResults, figures: readonly Figure[],
       "",
       "| figure | value | unit | kind |",
       "|:---|---:|:---|:---|",
-      ...figures.map((f) => `| ${cell(f.name)} | ${cell(formatValue(f.value, ""))}${f.range ? ` (${cell(formatValue(f.range[0], ""))}…${cell(formatValue(f.range[1], ""))})` : ""} | ${cell(f.unit)} | ${f.kind} |`),
+      ...figures.map((f) => `| ${cell(f.name)} | ${formatNumber(f.value, f.unit)}${f.range ? ` (${formatNumber(f.range[0], f.unit)}…${formatNumber(f.range[1], f.unit)})` : ""} | ${cell(f.unit)} | ${f.kind} |`),
       "",
     ].join("\n");
   }
   const order: Row["verdict"][] = ["regressed", "improved", "worse", "better", "new", "missing", "same"];
   const rows = [...comparison.rows].sort((a, b) => order.indexOf(a.verdict) - order.indexOf(b.verdict));
   const line = (r: Row): string =>
-    `| ${VERDICT_MD[r.verdict]} | ${cell(r.name)} | ${cell(formatValue(r.baseline, r.unit))} | ${cell(formatValue(r.now, r.unit))} | ${cell(formatChange(r))} | ${cell(formatThreshold(r.threshold))} |`;
+    `| ${VERDICT_MD[r.verdict]} | ${cell(r.name)} | ${cell(formatValue(r.baseline, r.unit))} | ${cell(formatValue(r.now, r.unit))} | ${cell(formatChange(r) || "–")} | ${cell(formatThreshold(r.threshold))} |`;
   const header = ["| verdict | figure | baseline | now | change | fails when |", "|:---|:---|---:|---:|---:|:---|"];
   const moved = rows.filter((r) => r.verdict !== "same");
   const same = rows.filter((r) => r.verdict === "same");
@@ -106,12 +106,12 @@ export interface FormatFiles {
   markdown: string;
 }
 
-/** Writes the three files beside `<out>/<name>.json`; returns their paths. */
-export function writeFormats(results: BenchResults, figures: readonly Figure[], out: string, comparison?: Comparison, baselineLabel?: string): FormatFiles {
+/** Writes the three files beside `<out>/<name>.json` (name: the results' own unless given); returns their paths. */
+export function writeFormats(results: BenchResults, figures: readonly Figure[], out: string, comparison?: Comparison, baselineLabel?: string, name: string = results.name): FormatFiles {
   const files: FormatFiles = {
-    smallerIsBetter: path.join(out, `${results.name}.smaller-is-better.json`),
-    biggerIsBetter: path.join(out, `${results.name}.bigger-is-better.json`),
-    markdown: path.join(out, `${results.name}.pr-comment.md`),
+    smallerIsBetter: path.join(out, `${name}.smaller-is-better.json`),
+    biggerIsBetter: path.join(out, `${name}.bigger-is-better.json`),
+    markdown: path.join(out, `${name}.pr-comment.md`),
   };
   const action = actionBenchmark(figures);
   writeFileSync(files.smallerIsBetter, `${JSON.stringify(action.smallerIsBetter, null, 2)}\n`);
