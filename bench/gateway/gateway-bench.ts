@@ -26,11 +26,12 @@ export interface GatewayOptions {
   /** Distinct requests in rotation, each checked in a warm-up turn per mode (default 12, one per domain). */
   warmUpRequests?: number;
   /**
-   * Rounds (default 1): each round runs every mode at every concurrency, one after the other, so
-   * that load from elsewhere falls on every mode alike; a ratio is the median of the per-round
-   * ratios, and the figures sum the rounds.
+   * Rounds per concurrency (default 1): each round runs every mode at that concurrency, one after
+   * the other, so that load from elsewhere falls on every mode alike; a ratio is the median of
+   * the per-round ratios, and the figures sum the rounds. Many short rounds (a couple of turns a
+   * mode) follow the machine's load most closely.
    */
-  rounds?: number;
+  rounds?: number | ((sessions: number) => number);
   log: Progress;
 }
 
@@ -83,19 +84,20 @@ export async function runGatewayBench(options: GatewayOptions): Promise<GatewayR
   // One request per domain, each naming a tool of the catalog; the warm-up checks that every mode resolves each to its tool.
   const cases = synthetic.slice(0, Math.min(options.warmUpRequests ?? 12, 12, synthetic.length)).map((t) => ({ input: `${t.request}.`, expected: `plugin:acme:${t.definition.name}` }));
   const stack = await startScriptedStack({ sources: [pluginTools("acme", synthetic.map((t) => t.definition))], pool: GATEWAY_POOL });
-  const rounds = Math.max(1, Math.floor(options.rounds ?? 1));
+  const roundsFor = (sessions: number): number => Math.max(1, Math.floor(typeof options.rounds === "function" ? options.rounds(sessions) : (options.rounds ?? 1)));
   const effective = new Map<ToolSearchMode, ToolSearchMode>();
   const measured = new Map<string, Measured[]>();
   const key = (mode: ToolSearchMode, sessions: number): string => `${mode}×${sessions}`;
   try {
     for (const mode of options.modes) effective.set(mode, await warmUp(stack, mode, cases));
-    for (let r = 0; r < rounds; r += 1) {
-      for (const mode of options.modes) {
-        for (const sessions of options.sessions) {
+    for (const sessions of options.sessions) {
+      const rounds = roundsFor(sessions);
+      for (let r = 0; r < rounds; r += 1) {
+        for (const mode of options.modes) {
           const turns = Math.max(sessions, options.turns(sessions));
           const run = await measure(stack, mode, sessions, turns, cases);
           measured.set(key(mode, sessions), [...(measured.get(key(mode, sessions)) ?? []), run]);
-          log(
+          if (rounds <= 3) log(
             `${rounds > 1 ? `round ${r + 1}/${rounds}: ` : ""}${mode} ×${sessions} sessions: ${run.turns} turns, ${run.turnsPerSecond.toFixed(1)} turns/s, ` +
               `p50 ${run.latency.p50.toFixed(1)} ms, p99 ${run.latency.p99.toFixed(1)} ms, ` +
               `provider ${run.providerMsPerTurn.toFixed(1)} ms/turn, gateway ${run.gatewayMsPerTurn.toFixed(1)} ms/turn${run.failed ? `, ${run.failed} FAILED` : ""}`,
@@ -109,6 +111,7 @@ export async function runGatewayBench(options: GatewayOptions): Promise<GatewayR
   const runs: GatewayRun[] = [];
   for (const mode of options.modes) {
     for (const sessions of options.sessions) {
+      const rounds = roundsFor(sessions);
       const mine = measured.get(key(mode, sessions)) ?? [];
       const direct = measured.get(key("direct", sessions));
       const perRound = direct ? mine.map((m, i) => m.turnsPerSecond / direct[i]!.turnsPerSecond) : [];
@@ -123,6 +126,12 @@ export async function runGatewayBench(options: GatewayOptions): Promise<GatewayR
         ...(rounds > 1 && perRound.length > 0 ? { throughputRatioRange: [round(Math.min(...perRound), 3), round(Math.max(...perRound), 3)] as [number, number], rounds } : {}),
       });
     }
+  }
+  for (const r of runs.filter((x) => (x.rounds ?? 1) > 3)) {
+    log(
+      `${r.mode} ×${r.sessions} sessions, ${r.rounds} rounds: ${r.turns} turns, ${r.turnsPerSecond.toFixed(1)} turns/s, p50 ${r.latency.p50.toFixed(1)} ms` +
+        `${r.mode === "direct" ? "" : `; ÷ direct ${r.throughputRatio} (rounds ${r.throughputRatioRange?.join("…")})`}${r.failed ? `, ${r.failed} FAILED` : ""}`,
+    );
   }
   return { catalogTools: options.tools, requests: cases.map((c) => c.input), pool: GATEWAY_POOL, runs };
 }

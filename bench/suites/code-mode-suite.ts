@@ -31,6 +31,8 @@ export interface CodeModeBenchOutput {
   warmSearchDescribeCallMs: Percentiles;
   /** A body run on a child forked for it (no prefork), if measured. */
   spawnPerCallMs?: Percentiles;
+  /** Warm p50 ÷ fresh-child p50 per block, when the two were measured in alternating blocks. */
+  warmVsPerCallBlocks?: number[];
   /** `rounds`: bodies/s of each round (the rounds alternate modes), when bench/code-mode reports them. */
   throughput: Array<{ size: number; pool: Rate; noPrefork: Rate; bare: Rate; rounds?: Array<{ pool: number; noPrefork: number; bare: number }> }>;
 }
@@ -84,5 +86,12 @@ export async function runCodeModeSuite(options: { root: string; quick: boolean; 
     };
   });
   const measured = new Set(out.throughput.map((t) => t.size));
-  return { command: run.command, ms: run.ms, output: out, ratios, missingSizes: WANTED_POOL_SIZES.filter((s) => !measured.has(s)) };
+  const blocks = (out.warmVsPerCallBlocks ?? []).filter((x) => Number.isFinite(x) && x > 0);
+  const warmVsFreshChild = out.spawnPerCallMs
+    ? {
+        value: ratio(out.warmSearchDescribeCallMs.p50, out.spawnPerCallMs.p50, 4),
+        ...(blocks.length > 1 ? { range: [round(Math.min(...blocks), 4), round(Math.max(...blocks), 4)] as [number, number], repeats: blocks.length } : {}),
+      }
+    : undefined;
+  return { command: run.command, ms: run.ms, output: out, ratios, ...(warmVsFreshChild ? { warmVsFreshChild } : {}), missingSizes: WANTED_POOL_SIZES.filter((s) => !measured.has(s)) };
 }
