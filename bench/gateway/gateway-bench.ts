@@ -60,6 +60,14 @@ export interface GatewayRun {
   p50Ratio: number;
   /** With several rounds: the lowest and highest per-round turns/s ÷ direct's (throughputRatio is their median). */
   throughputRatioRange?: [number, number];
+  /**
+   * CPU of this process (gateway, engine and scripted provider; not the sandbox children) per
+   * turn, and its ratio to direct's at the same concurrency (the median of the rounds', with
+   * their range). CPU time moves far less with the machine's load than wall time does.
+   */
+  cpuMsPerTurn?: number;
+  cpuRatio?: number;
+  cpuRatioRange?: [number, number];
   /** Interleaved rounds this configuration ran (1 unless the plan asks for more). */
   rounds?: number;
 }
@@ -115,6 +123,7 @@ export async function runGatewayBench(options: GatewayOptions): Promise<GatewayR
       const mine = measured.get(key(mode, sessions)) ?? [];
       const direct = measured.get(key("direct", sessions));
       const perRound = direct ? mine.map((m, i) => m.turnsPerSecond / direct[i]!.turnsPerSecond) : [];
+      const cpuPerRound = direct ? mine.map((m, i) => m.cpuMs / m.turns / (direct[i]!.cpuMs / direct[i]!.turns)).filter((x) => Number.isFinite(x) && x > 0) : [];
       const merged = merge(mine);
       const directMerged = direct ? merge(direct) : undefined;
       runs.push({
@@ -124,13 +133,16 @@ export async function runGatewayBench(options: GatewayOptions): Promise<GatewayR
         throughputRatio: perRound.length === 0 ? Number.NaN : rounds > 1 ? round(median(perRound), 3) : ratio(merged.turnsPerSecond, directMerged!.turnsPerSecond, 3),
         p50Ratio: directMerged ? ratio(merged.latency.p50, directMerged.latency.p50, 3) : Number.NaN,
         ...(rounds > 1 && perRound.length > 0 ? { throughputRatioRange: [round(Math.min(...perRound), 3), round(Math.max(...perRound), 3)] as [number, number], rounds } : {}),
+        cpuMsPerTurn: round(mine.reduce((s, m) => s + m.cpuMs, 0) / merged.turns, 2),
+        ...(cpuPerRound.length > 0 ? { cpuRatio: round(median(cpuPerRound), 3) } : {}),
+        ...(cpuPerRound.length > 1 ? { cpuRatioRange: [round(Math.min(...cpuPerRound), 3), round(Math.max(...cpuPerRound), 3)] as [number, number] } : {}),
       });
     }
   }
   for (const r of runs.filter((x) => (x.rounds ?? 1) > 3)) {
     log(
-      `${r.mode} ×${r.sessions} sessions, ${r.rounds} rounds: ${r.turns} turns, ${r.turnsPerSecond.toFixed(1)} turns/s, p50 ${r.latency.p50.toFixed(1)} ms` +
-        `${r.mode === "direct" ? "" : `; ÷ direct ${r.throughputRatio} (rounds ${r.throughputRatioRange?.join("…")})`}${r.failed ? `, ${r.failed} FAILED` : ""}`,
+      `${r.mode} ×${r.sessions} sessions, ${r.rounds} rounds: ${r.turns} turns, ${r.turnsPerSecond.toFixed(1)} turns/s, p50 ${r.latency.p50.toFixed(1)} ms, CPU ${r.cpuMsPerTurn} ms/turn` +
+        `${r.mode === "direct" ? "" : `; ÷ direct: turns/s ${r.throughputRatio} (rounds ${r.throughputRatioRange?.join("…")}), CPU/turn ${r.cpuRatio} (rounds ${r.cpuRatioRange?.join("…")})`}${r.failed ? `, ${r.failed} FAILED` : ""}`,
     );
   }
   return { catalogTools: options.tools, requests: cases.map((c) => c.input), pool: GATEWAY_POOL, runs };
@@ -149,10 +161,10 @@ async function warmUp(stack: ScriptedStack, mode: ToolSearchMode, cases: Readonl
   return effective;
 }
 
-type Measured = Pick<GatewayRun, "sessions" | "turns" | "failed" | "wallMs" | "turnsPerSecond" | "latency" | "providerMsPerTurn" | "gatewayMsPerTurn"> & { latencies: number[]; providerMs: number };
+type Measured = Pick<GatewayRun, "sessions" | "turns" | "failed" | "wallMs" | "turnsPerSecond" | "latency" | "providerMsPerTurn" | "gatewayMsPerTurn"> & { latencies: number[]; providerMs: number; cpuMs: number };
 
 /** One configuration's rounds as one run: turns and wall time summed, latency over every turn. */
-function merge(parts: readonly Measured[]): Omit<Measured, "latencies" | "providerMs"> {
+function merge(parts: readonly Measured[]): Omit<Measured, "latencies" | "providerMs" | "cpuMs"> {
   const turns = parts.reduce((s, p) => s + p.turns, 0);
   const wallMs = parts.reduce((s, p) => s + p.wallMs, 0);
   const latency = distribution(parts.flatMap((p) => p.latencies));
@@ -181,6 +193,7 @@ async function measure(
   let next = 0;
   let sinceClear = 0;
   stack.resetProviderTimes();
+  const cpu0 = process.cpuUsage();
   const started = performance.now();
   const session = async (s: number): Promise<void> => {
     for (let t = 0; ; t += 1) {
@@ -199,6 +212,7 @@ async function measure(
   };
   await Promise.all(Array.from({ length: sessions }, (_, s) => session(s)));
   const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpu0);
   await stack.clearRecorded();
   const providerMs = stack.providerTimes().reduce((a, b) => a + b, 0);
   const providerMsPerTurn = providerMs / turns;
@@ -206,6 +220,7 @@ async function measure(
   return {
     latencies,
     providerMs,
+    cpuMs: (cpu.user + cpu.system) / 1000,
     sessions,
     turns,
     failed,
