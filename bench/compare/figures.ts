@@ -12,9 +12,10 @@
  */
 import type { BenchResults, SuiteName } from "../harness/results.js";
 import { resultOf } from "../harness/results.js";
+import { searchBaseline } from "../suites/search-suite.js";
 
 /** The rows of THRESHOLDS (bench/compare/thresholds.ts). */
-export const FIGURE_KINDS = ["bytes", "tokens", "count", "relevance", "heap", "ratio-code-mode", "ratio-search", "ratio-gateway-cpu", "ratio-gateway", "ratio-stall"] as const;
+export const FIGURE_KINDS = ["bytes", "tokens", "count", "relevance", "heap", "ratio-code-mode", "ratio-search", "ratio-search-large", "ratio-gateway-cpu", "ratio-gateway", "ratio-stall-request", "ratio-stall"] as const;
 export type FigureKind = (typeof FIGURE_KINDS)[number];
 
 export interface Figure {
@@ -76,14 +77,17 @@ export function figuresOf(results: BenchResults): Figure[] {
     for (const tools of [...new Set(sizes.map((s) => s.tools))].sort((a, b) => a - b)) {
       const rows = sizes.filter((s) => s.tools === tools);
       // The smallest baseline there is: plain BM25 when bench/search measures it, else minisearch.
-      const base = rows.find((s) => s.backend === "plain-bm25") ?? rows.find((s) => s.backend === "minisearch");
+      const baseName = searchBaseline(rows.map((s) => s.backend));
+      const base = rows.find((s) => s.backend === baseName);
       for (const s of rows) {
         if (base && s !== base && base.p50Ms > 0) {
           const repeated = search.p50Ratios?.find((r) => r.tools === tools && r.backend === s.backend && r.baseline === base.backend);
           add({
             name: `search/${tools}/${s.backend}÷${base.backend}/query-p50`,
             suite: "search",
-            kind: "ratio-search",
+            // Past a few thousand tools the two backends' query times move apart with the load
+            // (fts5 ÷ minisearch at 10k: 0.61–1.30 over ten quick runs, 2.7–3.6 at 1k).
+            kind: tools > 2_000 ? "ratio-search-large" : "ratio-search",
             unit: "ratio",
             value: repeated?.value ?? s.p50Ms / base.p50Ms,
             better: "smaller",
@@ -140,7 +144,14 @@ export function figuresOf(results: BenchResults): Figure[] {
     // machine it can stop early (long-id-code stopped at 1,000 of 20,000 characters in one of six
     // quick runs here). A kind that really caps runs its window at a size where one request takes
     // about the deadline, and its loop p99 ÷ idle shows that by far more than the margin.
+    const ordinary = stall.memory?.runMs?.p50;
     for (const k of stall.kinds ?? []) {
+      // One hostile request's median time ÷ an ordinary run's (the memory row: prepareRun, a valid
+      // call of a small client tool, end) in the same run: medians over hundreds of requests, so
+      // it moves far less with the machine's load than a window's loop p99 does.
+      if (ordinary !== undefined && ordinary > 0 && finite(k.iterationMs?.p50)) {
+        add({ name: `stall/${k.kind}/request-p50÷ordinary-run-p50`, suite: "stall", kind: "ratio-stall-request", unit: "ratio", value: k.iterationMs.p50 / ordinary, better: "smaller" });
+      }
       if (stall.idle && stall.idle.loopP99Ms > 0) {
         add({ name: `stall/${k.kind}/loop-p99÷idle`, suite: "stall", kind: "ratio-stall", unit: "ratio", value: k.window.loopP99Ms / stall.idle.loopP99Ms, better: "smaller" });
       }
