@@ -136,11 +136,17 @@ export function formatChange(row: Row): string {
   return `${d >= 0 ? "+" : ""}${abs}${pct}`;
 }
 
-/** The threshold as people read it: "worse by > 1%", "any worse value", "worse by > ×1.5". */
-export function formatThreshold(t: Threshold): string {
+/**
+ * When the threshold fails a figure, as people read it: "worse by > 1%", "any worse value",
+ * and for ratios the change (now ÷ baseline) that fails: "× > 1.50" when smaller is better,
+ * "× < 0.67" when bigger is better.
+ */
+export function formatThreshold(t: Threshold, better?: "smaller" | "bigger"): string {
   if (t.by === "absolute") return t.margin === 0 ? "any worse value" : `worse by > ${t.margin}`;
   if (t.by === "relative") return `worse by > ${(t.margin * 100).toFixed(t.margin < 0.01 ? 1 : 0)}%`;
-  return `worse by > ×${(1 + t.margin).toFixed(2)}`;
+  if (better === "bigger") return `× < ${(1 / (1 + t.margin)).toFixed(2)}`;
+  if (better === "smaller") return `× > ${(1 + t.margin).toFixed(2)}`;
+  return `worse by a factor > ${(1 + t.margin).toFixed(2)}`;
 }
 
 /** The text `--compare` prints: one line per figure (baseline → now, change, verdict), then the failures by name. */
@@ -154,7 +160,7 @@ export function comparisonText(comparison: Comparison, labels: { baseline: strin
     const range = r.range ? ` [${formatNumber(r.range[0], r.unit)}…${formatNumber(r.range[1], r.unit)}]` : "";
     lines.push(
       `${VERDICT_LABEL[r.verdict].padEnd(9)} ${r.name.padEnd(nameWidth)}  ${formatValue(r.baseline, r.unit)} → ${formatValue(r.now, r.unit)}${range}` +
-        `${formatChange(r) ? `  ${formatChange(r)}` : ""}${r.verdict === "regressed" || r.verdict === "worse" ? `  (fails when ${formatThreshold(r.threshold)})` : ""}`,
+        `${formatChange(r) ? `  ${formatChange(r)}` : ""}${r.verdict === "regressed" || r.verdict === "worse" ? `  (fails when ${formatThreshold(r.threshold, r.better)})` : ""}`,
     );
   }
   const count = (v: Verdict): number => rows.filter((r) => r.verdict === v).length;
@@ -165,7 +171,7 @@ export function comparisonText(comparison: Comparison, labels: { baseline: strin
   );
   if (count("improved") > 0) lines.push("Improved figures: refresh the baseline to hold them (see bench/README.md).");
   for (const r of comparison.regressed) {
-    lines.push(`FAIL ${r.name} regressed: ${formatValue(r.baseline, r.unit)} → ${formatValue(r.now, r.unit)} (${formatChange(r)}; ${r.kind} figures fail when ${formatThreshold(r.threshold)})`);
+    lines.push(`FAIL ${r.name} regressed: ${formatValue(r.baseline, r.unit)} → ${formatValue(r.now, r.unit)} (${formatChange(r)}; ${r.kind} figures fail when ${formatThreshold(r.threshold, r.better)})`);
   }
   return lines.join("\n");
 }

@@ -35,7 +35,7 @@ export function actionBenchmark(figures: readonly Figure[]): { smallerIsBetter: 
       unit: f.unit,
       value: f.value,
       ...(f.range ? { range: `± ${round((f.range[1] - f.range[0]) / 2)}` } : {}),
-      extra: [`kind: ${f.kind}`, `fails when ${formatThreshold(t)}`, ...(f.range ? [`repeats ${round(f.range[0])}…${round(f.range[1])}${f.repeats ? ` (${f.repeats})` : ""}`] : [])].join("; "),
+      extra: [`kind: ${f.kind}`, `fails when ${formatThreshold(t, f.better)}`, ...(f.range ? [`repeats ${round(f.range[0])}…${round(f.range[1])}${f.repeats ? ` (${f.repeats})` : ""}`] : [])].join("; "),
     };
   };
   return { smallerIsBetter: figures.filter((f) => f.better === "smaller").map(entry), biggerIsBetter: figures.filter((f) => f.better === "bigger").map(entry) };
@@ -80,7 +80,7 @@ export function markdownTable(results: BenchResults, figures: readonly Figure[],
   const order: Row["verdict"][] = ["regressed", "improved", "worse", "better", "new", "missing", "same"];
   const rows = [...comparison.rows].sort((a, b) => order.indexOf(a.verdict) - order.indexOf(b.verdict));
   const line = (r: Row): string =>
-    `| ${VERDICT_MD[r.verdict]} | ${cell(r.name)} | ${cell(formatValue(r.baseline, r.unit))} | ${cell(formatValue(r.now, r.unit))} | ${cell(formatChange(r) || "–")} | ${cell(formatThreshold(r.threshold))} |`;
+    `| ${VERDICT_MD[r.verdict]} | ${cell(r.name)} | ${cell(formatValue(r.baseline, r.unit))} | ${cell(formatValue(r.now, r.unit))} | ${cell(formatChange(r) || "–")} | ${cell(formatThreshold(r.threshold, r.better))} |`;
   const header = ["| verdict | figure | baseline | now | change | fails when |", "|:---|:---|---:|---:|---:|:---|"];
   const moved = rows.filter((r) => r.verdict !== "same");
   const same = rows.filter((r) => r.verdict === "same");
