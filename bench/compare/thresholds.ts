@@ -33,7 +33,7 @@ export const THRESHOLDS: Readonly<Record<FigureKind, Threshold>> = {
   tokens: { by: "relative", margin: 0.01, why: "deterministic (o200k over the request JSON), as bytes" },
   count: { by: "absolute", margin: 0, why: "deterministic integers (round trips, schemas up front, the crossover size): any worse value fails" },
   relevance: { by: "absolute", margin: 0.01, why: "deterministic over a fixed query sample; 0.01 is less than one query of 70 leaving the top k" },
-  heap: { by: "absolute", margin: 8, why: "heap growth after forced GC moved by 0.3 MB between quick runs; a schema kept per run adds tens of MB" },
+  heap: { by: "absolute", margin: 8, why: "heap growth after forced GC ran 2.9–3.5 MB over 18 quick runs; a schema kept per run adds tens of MB" },
   "ratio-code-mode": { by: "factor", margin: 0.6, why: "pool ÷ bare-spawn floor, median of 6 alternating rounds: spread 35% between quick runs" },
   "ratio-search": { by: "factor", margin: 0.7, why: "backend ÷ baseline backend query p50 up to 2,000 tools, median of 3 alternating pairs of children: spread 32%" },
   "ratio-search-large": { by: "factor", margin: 1.2, why: "the same past 2,000 tools: spread 113% (fts5 ÷ minisearch at 10k ran 0.61 on a quiet machine, 0.97–1.30 on a busy one)" },
