@@ -3,7 +3,7 @@
  * catalog, the index cache and the code-mode pool; prepareRun builds one turn's effective
  * catalog, surface and telemetry.
  */
-import { Catalog } from "../catalog/catalog.js";
+import { Catalog, type RebuildError, type SourceStatus } from "../catalog/catalog.js";
 import { admittedCatalog, EffectiveCatalog, type AdmittedCatalog } from "../catalog/effective-catalog.js";
 import { toSearchDoc } from "../catalog/search-doc.js";
 import type { CatalogEntry } from "../catalog/types.js";
@@ -225,8 +225,10 @@ export class ToolSearchEngine {
     return this.catalog.onChange(listener);
   }
 
-  catalogStatus(): { size: number; sources: ReturnType<Catalog["sourceStatus"]> } {
-    return { size: this.catalog.size, sources: this.catalog.sourceStatus() };
+  /** The catalog's size, each source's state, and the last refused rebuild (until one succeeds). */
+  catalogStatus(): { size: number; sources: SourceStatus[]; rebuildError?: RebuildError } {
+    const rebuildError = this.catalog.rebuildError;
+    return { size: this.catalog.size, sources: this.catalog.sourceStatus(), ...(rebuildError ? { rebuildError } : {}) };
   }
 
   /** Ends every open run, kills every sandbox child, closes sources and indexes. Idempotent. */
