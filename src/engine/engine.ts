@@ -16,7 +16,7 @@ import { Policy } from "../policy/policy.js";
 import type { PolicySubject } from "../policy/types.js";
 import { createCodePool } from "../sandbox/index.js";
 import type { CodePool, SandboxReport } from "../sandbox/types.js";
-import { ToolIndexCache } from "../search/index-cache.js";
+import { ToolIndexCache, type IndexHold } from "../search/index-cache.js";
 import { bm25fBackend } from "../search/bm25f-backend.js";
 import { loadEnglishWords } from "../search/english-words.js";
 import { ToolIndex } from "../search/tool-index.js";
@@ -43,7 +43,6 @@ export class ToolSearchEngine {
   private readonly directories = new WeakMap<AdmittedCatalog, string>();
   /** Direct-mode declarations (and their byte size) per admitted catalog: 10k schemas are not rebuilt per run. */
   private readonly directDeclarations = new WeakMap<AdmittedCatalog, DirectDeclaration & { bytes: number }>();
-  private catalogIndex: { version: number; promise: Promise<ToolIndex> } | undefined;
   private pool: Promise<CodePool> | undefined;
   private readonly runs = new Set<ToolSearchRun>();
   private closed = false;
@@ -60,7 +59,7 @@ export class ToolSearchEngine {
   /** @internal */
   async start(): Promise<void> {
     await this.catalog.start();
-    const warmups: Promise<unknown>[] = [this.indexForCatalog()];
+    const warmups: Promise<unknown>[] = [this.indexes.get(this.catalog.docs(), this.options.backend)];
     loadEnglishWords(); // typo correction's guard: decoded here, not during a first query
     if (this.options.settings.mode === "code") warmups.push(this.codePool());
     await Promise.all(warmups);
@@ -77,7 +76,18 @@ export class ToolSearchEngine {
     await this.catalog.revive();
     const admitted = this.admitted(ctx);
     const effective = new EffectiveCatalog(admitted, this.catalog.clientEntries(ctx.clientTools).filter(this.policy.admitter(ctx)));
-    const [index, clientIndex] = await Promise.all([this.indexForCatalog(), clientIndexFor([...effective.clientEntries()])]);
+    // The run holds the catalog's index until it ends: a catalog change mid-run does not close it.
+    const hold = this.indexes.acquire(this.catalog.docs(), this.options.backend);
+    try {
+      return await this.prepareWith(ctx, admitted, effective, hold);
+    } catch (error) {
+      void hold.then((h) => h.release(), () => {});
+      throw error;
+    }
+  }
+
+  private async prepareWith(ctx: RunContext, admitted: AdmittedCatalog, effective: EffectiveCatalog, hold: Promise<IndexHold>): Promise<ToolSearchRun> {
+    const [{ index, release }, clientIndex] = await Promise.all([hold, clientIndexFor([...effective.clientEntries()])]);
     const requestedMode = ctx.mode ?? this.options.settings.mode;
     const { mode, fallbackReason, pool } = await this.effectiveMode(requestedMode);
     if (mode === "directory") rejectNameCollisions(effective);
@@ -113,7 +123,10 @@ export class ToolSearchEngine {
     const upfront = this.upfront(surface, mode, admitted, effective);
     recorder.setUpfront(upfront, [...surface.upfrontIds]);
     trace.setUpfront(upfront);
-    const run = new ToolSearchRun(runId, ctx.sessionId, mode, controller, dispatcher, surface, recorder, (r) => this.runs.delete(r), this.options.argsLimits, this.options.settings.maxResultBytes);
+    const run = new ToolSearchRun(runId, ctx.sessionId, mode, controller, dispatcher, surface, recorder, (r) => {
+        this.runs.delete(r);
+        release();
+      }, this.options.argsLimits, this.options.settings.maxResultBytes);
     this.runs.add(run);
     return run;
   }
@@ -199,15 +212,6 @@ export class ToolSearchEngine {
       this.directories.set(admitted, text);
     }
     return text;
-  }
-
-  /** The shared catalog's index for the current catalog version (re-indexed only when the catalog changes). */
-  private indexForCatalog(): Promise<ToolIndex> {
-    const version = this.catalog.version;
-    if (this.catalogIndex?.version !== version) {
-      this.catalogIndex = { version, promise: this.indexes.get(this.catalog.docs(), this.options.backend) };
-    }
-    return this.catalogIndex.promise;
   }
 
   private codePool(): Promise<CodePool> {

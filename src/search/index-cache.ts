@@ -13,7 +13,7 @@ import { fingerprintDocs } from "./fingerprint.js";
 import { fts5Backend } from "./fts5-backend.js";
 import { minisearchBackend } from "./minisearch-backend.js";
 import { ToolIndex } from "./tool-index.js";
-import type { BackendChoice, SearchBackend, SearchBackendFactory, SearchDoc } from "./types.js";
+import type { BackendChoice, SearchBackendFactory, SearchDoc } from "./types.js";
 import type { BuildResult, BuildTask } from "../../wasm/index-worker.js";
 
 export { fingerprintDocs };
@@ -76,6 +76,17 @@ export function defaultWorkerFile(): string | undefined {
 interface Entry {
   promise: Promise<ToolIndex>;
   settled: ToolIndex | undefined;
+  /** Holds taken by acquire() and not released yet. */
+  holders: number;
+  /** Still in the cache; once evicted, the index closes when its last holder releases it. */
+  cached: boolean;
+}
+
+/** One holder's claim on an index (a run's): the index stays open until every claim is released. */
+export interface IndexHold {
+  readonly index: ToolIndex;
+  /** Idempotent. */
+  release(): void;
 }
 
 export class ToolIndexCache {
@@ -85,8 +96,8 @@ export class ToolIndexCache {
   readonly #entries = new Map<string, Entry>();
   readonly #factoryKeys = new WeakMap<SearchBackendFactory, string>();
   #pool: Tinypool | undefined;
-  /** Evicted indexes that may still be in use (see #retire). */
-  readonly #retired = new Set<WeakRef<ToolIndex>>();
+  /** Evicted entries whose index someone still holds. */
+  readonly #retired = new Set<Entry>();
   #closed = false;
   #lastBuild: IndexBuildInfo | undefined;
 
@@ -106,38 +117,68 @@ export class ToolIndexCache {
   /**
    * The index for these docs and backend: from the cache when the catalog's fingerprint is
    * known, else built (and cached). Concurrent calls for one catalog share one build.
-   * An index stays usable until it is evicted (after `maxEntries` newer catalogs) or the
-   * cache is closed; then its search throws ENGINE_CLOSED.
+   * Unheld, an index is usable until it is evicted (after `maxEntries` newer catalogs) or the
+   * cache is closed; then its search throws ENGINE_CLOSED. Use acquire() to keep it longer.
    */
   async get(docs: readonly SearchDoc[], choice: BackendChoice | undefined, options: GetToolIndexOptions = {}): Promise<ToolIndex> {
+    return (await this.#use(docs, choice, options, false)).index;
+  }
+
+  /**
+   * get() plus a hold, taken before this returns a promise: an evicted index stays open for
+   * its holders (a run prepared before the catalog changed) and its backend (a SQLite database
+   * in the WASM heap) closes when the last one releases it, or at close().
+   */
+  async acquire(docs: readonly SearchDoc[], choice: BackendChoice | undefined, options: GetToolIndexOptions = {}): Promise<IndexHold> {
+    const { entry, index } = await this.#use(docs, choice, options, true);
+    let held = true;
+    return {
+      index,
+      release: () => {
+        if (!held) return;
+        held = false;
+        entry.holders -= 1;
+        this.#closeIfUnused(entry);
+      },
+    };
+  }
+
+  async #use(docs: readonly SearchDoc[], choice: BackendChoice | undefined, options: GetToolIndexOptions, hold: boolean): Promise<{ entry: Entry; index: ToolIndex }> {
     if (this.#closed) throw new EngineClosedError();
     const started = performance.now();
     const factory = resolveBackend(choice);
     const fingerprint = options.fingerprint ?? fingerprintDocs(docs);
     const key = `${this.#factoryKey(factory)}:${fingerprint}`;
-    const hit = this.#entries.get(key);
-    if (hit !== undefined) {
+    let entry = this.#entries.get(key);
+    const hit = entry !== undefined;
+    if (entry !== undefined) {
       this.#entries.delete(key);
-      this.#entries.set(key, hit);
-      const index = await hit.promise;
-      this.#lastBuild = { fingerprint, kind: factory.kind, size: index.size, via: "cache", ms: performance.now() - started };
-      return index;
+      this.#entries.set(key, entry);
+    } else {
+      const built: Entry = { promise: this.#build(docs, factory, options, fingerprint, started), settled: undefined, holders: 0, cached: true };
+      this.#entries.set(key, built);
+      built.promise.then(
+        (index) => {
+          built.settled = index;
+          // Closed while building: nobody else will close it.
+          if (this.#closed) index.close();
+        },
+        () => {
+          if (this.#entries.get(key) === built) this.#entries.delete(key);
+        },
+      );
+      entry = built;
+      this.#evict();
     }
-    const entry: Entry = { promise: this.#build(docs, factory, options, fingerprint, started), settled: undefined };
-    this.#entries.set(key, entry);
-    entry.promise.then(
-      (index) => {
-        entry.settled = index;
-        // Closed while building: nobody else will close it. Evicted while building: the caller still gets it.
-        if (this.#closed) index.close();
-        else if (this.#entries.get(key) !== entry) this.#retire(index);
-      },
-      () => {
-        if (this.#entries.get(key) === entry) this.#entries.delete(key);
-      },
-    );
-    this.#evict();
-    return entry.promise;
+    if (hold) entry.holders += 1;
+    try {
+      const index = await entry.promise;
+      if (hit) this.#lastBuild = { fingerprint, kind: factory.kind, size: index.size, via: "cache", ms: performance.now() - started };
+      return { entry, index };
+    } catch (error) {
+      if (hold) entry.holders -= 1;
+      throw error;
+    }
   }
 
   async #build(
@@ -209,30 +250,24 @@ export class ToolIndexCache {
       if (this.#entries.size <= this.#maxEntries) return;
       if (entry.settled === undefined) continue;
       this.#entries.delete(key);
-      this.#retire(entry.settled);
+      entry.cached = false;
+      this.#retired.add(entry);
+      this.#closeIfUnused(entry);
     }
   }
 
-  /**
-   * An evicted index may still serve runs that were prepared with it (a catalog that changed
-   * under a long turn), so it is not closed at eviction: its backend (a SQLite database in the
-   * WASM heap) is closed once nothing holds the index any more, or at close().
-   */
-  #retire(index: ToolIndex): void {
-    const ref = new WeakRef(index);
-    this.#retired.add(ref);
-    retiredIndexes.register(index, { backend: index.backend, retired: this.#retired, ref }, ref);
+  /** An evicted index closes as soon as nothing holds it. */
+  #closeIfUnused(entry: Entry): void {
+    if (entry.cached || entry.holders > 0) return;
+    this.#retired.delete(entry);
+    entry.settled?.close();
   }
 
-  /** Closes every cached index and the worker pool. The cache cannot be used afterwards. */
+  /** Closes every cached or still-held index and the worker pool. The cache cannot be used afterwards. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const entry of this.#entries.values()) entry.settled?.close();
-    for (const ref of this.#retired) {
-      retiredIndexes.unregister(ref);
-      ref.deref()?.close();
-    }
+    for (const entry of [...this.#entries.values(), ...this.#retired]) entry.settled?.close();
     this.#retired.clear();
     this.#entries.clear();
     const pool = this.#pool;
@@ -242,11 +277,3 @@ export class ToolIndexCache {
 }
 
 let customCounter = 0;
-
-/** Closes the backend of a retired index once the index is garbage-collected. */
-const retiredIndexes = new FinalizationRegistry<{ backend: SearchBackend; retired: Set<WeakRef<ToolIndex>>; ref: WeakRef<ToolIndex> }>(
-  ({ backend, retired, ref }) => {
-    retired.delete(ref);
-    backend.close?.();
-  },
-);

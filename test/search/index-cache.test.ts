@@ -2,9 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ToolIndexCache, defaultWorkerFile, fingerprintDocs, resolveBackend } from "../../src/search/index-cache.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/minisearch-backend.js";
-import type { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchBackend, SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
-import { collectGarbage } from "../../bench/lib/stats.js";
 import { CATALOG, doc, widgets } from "../contract/backend-contract.js";
 
 const caches: ToolIndexCache[] = [];
@@ -84,7 +82,7 @@ describe("ToolIndexCache", () => {
   it("evicts the least recently used index, which keeps serving whoever still holds it until close()", async () => {
     const c = cache({ maxEntries: 2 });
     const a = await c.get([doc("core:a", "alpha")], "fts5");
-    const b = await c.get([doc("core:b", "beta")], "fts5");
+    const { index: b } = await c.acquire([doc("core:b", "beta")], "fts5");
     await c.get([doc("core:a", "alpha")], "fts5"); // a is now the most recent
     await c.get([doc("core:c", "gamma")], "fts5");
     expect(c.size).toBe(2);
@@ -101,19 +99,27 @@ describe("ToolIndexCache", () => {
     expect(() => b.search("beta", { limit: 1 })).toThrow(expect.objectContaining({ code: "ENGINE_CLOSED" }));
   });
 
-  it("closes an evicted index's database once nothing holds the index", async () => {
+  it("closes an evicted index's database when its last holder releases it; an unheld one at eviction", async () => {
     const c = cache({ maxEntries: 1 });
-    let evicted: ToolIndex | undefined = await c.get([doc("core:x", "xylophone")], "fts5");
-    const backend = evicted.backend;
-    await c.get([doc("core:y", "yodel")], "fts5");
-    expect(backend.size).toBe(1); // still open: someone holds the index
-    evicted = undefined;
-    for (let i = 0; i < 20 && isOpen(backend); i++) {
-      collectGarbage();
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    const x = [doc("core:x", "xylophone")];
+    const first = await c.acquire(x, "fts5");
+    const second = await c.acquire(x, "fts5");
+    expect(second.index).toBe(first.index);
+    const backend = first.index.backend;
+    const unheld = await c.get([doc("core:y", "yodel")], "fts5");
+    expect(isOpen(backend)).toBe(true); // evicted, still held twice
+    first.release();
+    first.release(); // idempotent: one holder left
+    expect(isOpen(backend)).toBe(true);
+    second.release();
     expect(isOpen(backend)).toBe(false);
-    await c.close();
+    expect(first.index.closed).toBe(true);
+    await c.get([doc("core:z", "zither")], "fts5");
+    expect(unheld.closed).toBe(true);
+    // Releasing the cached index closes nothing: the cache still holds it.
+    const current = await c.acquire([doc("core:z", "zither")], "fts5");
+    current.release();
+    expect(current.index.closed).toBe(false);
   });
 
   it("tells custom factories apart even with the same kind", async () => {
