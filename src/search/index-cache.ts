@@ -14,7 +14,7 @@ import { fts5Backend } from "./fts5-backend.js";
 import { minisearchBackend } from "./minisearch-backend.js";
 import { ToolIndex } from "./tool-index.js";
 import type { BackendChoice, SearchBackendFactory, SearchDoc } from "./types.js";
-import type { BuildResult, BuildTask } from "../../wasm/index-worker.js";
+import { workerBackend, type BuildResult, type BuildTask } from "./worker-backends.js";
 
 export { fingerprintDocs };
 
@@ -207,9 +207,7 @@ export class ToolIndexCache {
     docs: readonly SearchDoc[],
     factory: SearchBackendFactory,
   ): Promise<{ index?: ToolIndex; reason?: string }> {
-    if (factory !== fts5Backend && factory !== minisearchBackend) {
-      return { reason: `custom backend "${factory.kind}" cannot be sent to a worker thread` };
-    }
+    if (factory.worker === undefined) return { reason: `backend "${factory.kind}" declares no worker kind, so it cannot be built in a worker thread` };
     if (factory.load === undefined) return { reason: `backend "${factory.kind}" has no load()` };
     if (this.#workerFile === undefined) {
       return { reason: "worker file dist/wasm/index-worker.js not found (run `npm run build`)" };
@@ -217,7 +215,7 @@ export class ToolIndexCache {
     let result: BuildResult;
     try {
       this.#pool ??= new Tinypool({ filename: this.#workerFile, minThreads: 0, maxThreads: 1, idleTimeout: 5_000 });
-      const task: BuildTask = { kind: factory === fts5Backend ? "fts5" : "minisearch", docs: [...docs] };
+      const task: BuildTask = { kind: factory.worker, docs: [...docs] };
       result = (await this.#pool.run(task)) as BuildResult;
     } catch (error) {
       return { reason: `worker failed: ${error instanceof Error ? error.message : String(error)}` };
@@ -233,9 +231,9 @@ export class ToolIndexCache {
     this.#lastBuild = { fingerprint, kind, size, via, ms: performance.now() - started, ...(reason === undefined ? {} : { reason }) };
   }
 
-  /** Custom factories are told apart by identity, not by their (free-form) kind. */
+  /** The worker's own factories are keyed by kind; others are told apart by identity, not by their (free-form) kind. */
   #factoryKey(factory: SearchBackendFactory): string {
-    if (factory === fts5Backend || factory === minisearchBackend) return factory.kind;
+    if (factory.worker !== undefined && workerBackend(factory.worker) === factory) return factory.kind;
     let key = this.#factoryKeys.get(factory);
     if (key === undefined) {
       key = `custom#${customCounter++}:${factory.kind}`;

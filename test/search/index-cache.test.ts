@@ -171,6 +171,25 @@ describe("ToolIndexCache", () => {
     await c.get(docs, "minisearch", { workerThreshold: 10 });
     expect(c.lastBuild).toMatchObject({ via: "thread", reason: expect.stringContaining("not found") });
     const custom: SearchBackendFactory = { kind: "mine", create: () => minisearchBackend.create() };
-    await cache().get(docs, custom, { workerThreshold: 10 });
+    const other = cache();
+    await other.get(docs, custom, { workerThreshold: 10 });
+    expect(other.lastBuild).toMatchObject({ via: "thread", reason: expect.stringContaining("declares no worker kind") });
+  });
+
+  it("builds any backend that declares a worker kind (and load) in the worker, whatever its identity", async () => {
+    const docs = widgets(50);
+    const c = cache();
+    const loaded: number[] = [];
+    const declared: SearchBackendFactory = {
+      kind: "declared",
+      create: () => minisearchBackend.create(),
+      load: (snapshot) => (loaded.push(snapshot.byteLength), minisearchBackend.load!(snapshot)),
+      worker: "minisearch",
+    };
+    const index = await c.get(docs, declared, { workerThreshold: 10 });
+    if (defaultWorkerFile() === undefined) return;
+    expect(c.lastBuild).toMatchObject({ via: "worker", kind: "declared" });
+    expect(loaded).toHaveLength(1);
+    expect(index.search("widget 7", { limit: 1 })).toHaveLength(1);
   });
 });
