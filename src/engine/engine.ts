@@ -97,7 +97,7 @@ export class ToolSearchEngine {
       recorder,
       trace,
     );
-    const surface = SURFACES[mode].build({ dispatcher, settings, recorder, ...(pool ? { pool } : {}), ...(ctx.prompt ? { prompt: ctx.prompt } : {}) });
+    const surface = SURFACES[mode].build({ dispatcher, settings, recorder, pool, prompt: ctx.prompt });
     const upfront = upfrontOf(surface);
     recorder.setUpfront(upfront, [...surface.upfrontIds]);
     trace.setUpfront(upfront);

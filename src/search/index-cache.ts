@@ -121,7 +121,9 @@ export class ToolIndexCache {
    * cache is closed; then its search throws ENGINE_CLOSED. Use acquire() to keep it longer.
    */
   async get(docs: readonly SearchDoc[], choice: BackendChoice | undefined, options: GetToolIndexOptions = {}): Promise<ToolIndex> {
-    return (await this.#use(docs, choice, options, false)).index;
+    const { index, release } = await this.acquire(docs, choice, options);
+    release();
+    return index;
   }
 
   /**
@@ -130,7 +132,37 @@ export class ToolIndexCache {
    * in the WASM heap) closes when the last one releases it, or at close().
    */
   async acquire(docs: readonly SearchDoc[], choice: BackendChoice | undefined, options: GetToolIndexOptions = {}): Promise<IndexHold> {
-    const { entry, index } = await this.#use(docs, choice, options, true);
+    if (this.#closed) throw new EngineClosedError();
+    const started = performance.now();
+    const factory = resolveBackend(choice);
+    const fingerprint = options.fingerprint ?? fingerprintDocs(docs);
+    const key = `${this.#factoryKey(factory)}:${fingerprint}`;
+    const hit = this.#entries.get(key);
+    const entry = hit ?? { promise: this.#build(docs, factory, options, fingerprint, started), settled: undefined, holders: 0, cached: true };
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    if (hit === undefined) {
+      entry.promise.then(
+        (index) => {
+          entry.settled = index;
+          // Closed while building: nobody else will close it.
+          if (this.#closed) index.close();
+        },
+        () => {
+          if (this.#entries.get(key) === entry) this.#entries.delete(key);
+        },
+      );
+      this.#evict();
+    }
+    entry.holders += 1;
+    let index: ToolIndex;
+    try {
+      index = await entry.promise;
+    } catch (error) {
+      entry.holders -= 1;
+      throw error;
+    }
+    if (hit) this.#lastBuild = { fingerprint, kind: factory.kind, size: index.size, via: "cache", ms: performance.now() - started };
     let held = true;
     return {
       index,
@@ -141,44 +173,6 @@ export class ToolIndexCache {
         this.#closeIfUnused(entry);
       },
     };
-  }
-
-  async #use(docs: readonly SearchDoc[], choice: BackendChoice | undefined, options: GetToolIndexOptions, hold: boolean): Promise<{ entry: Entry; index: ToolIndex }> {
-    if (this.#closed) throw new EngineClosedError();
-    const started = performance.now();
-    const factory = resolveBackend(choice);
-    const fingerprint = options.fingerprint ?? fingerprintDocs(docs);
-    const key = `${this.#factoryKey(factory)}:${fingerprint}`;
-    let entry = this.#entries.get(key);
-    const hit = entry !== undefined;
-    if (entry !== undefined) {
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
-    } else {
-      const built: Entry = { promise: this.#build(docs, factory, options, fingerprint, started), settled: undefined, holders: 0, cached: true };
-      this.#entries.set(key, built);
-      built.promise.then(
-        (index) => {
-          built.settled = index;
-          // Closed while building: nobody else will close it.
-          if (this.#closed) index.close();
-        },
-        () => {
-          if (this.#entries.get(key) === built) this.#entries.delete(key);
-        },
-      );
-      entry = built;
-      this.#evict();
-    }
-    if (hold) entry.holders += 1;
-    try {
-      const index = await entry.promise;
-      if (hit) this.#lastBuild = { fingerprint, kind: factory.kind, size: index.size, via: "cache", ms: performance.now() - started };
-      return { entry, index };
-    } catch (error) {
-      if (hold) entry.holders -= 1;
-      throw error;
-    }
   }
 
   async #build(

@@ -1,6 +1,6 @@
 /**
  * What every mode gives the model, and how a model's tool call is answered. A mode is one
- * SurfaceMode registered in SURFACES (index.ts); the engine builds whichever the run asks for.
+ * SurfaceMode registered in SURFACES (modes.ts); the engine builds whichever the run asks for.
  */
 import type { EffectiveCatalog } from "../catalog/effective-catalog.js";
 import type { ToolSearchMode, ToolSearchSettings } from "../config/tool-search-config.js";
