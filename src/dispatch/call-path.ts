@@ -14,6 +14,7 @@ import {
   ToolUnavailableError,
   toErrorPayload,
 } from "../errors.js";
+import { publishFailure } from "../telemetry/error-channel.js";
 import { argsOverLimits, type ArgsLimits } from "../validation/args-limits.js";
 import { describeArgsErrors } from "./args-error.js";
 import type { HookLists, ToolCallInfo } from "./hooks.js";
@@ -152,8 +153,9 @@ async function runAfterHooks(call: Parameters<HookLists["afterToolCall"][number]
   for (const hook of env.hooks.afterToolCall) {
     try {
       await hook(call);
-    } catch {
+    } catch (error) {
       // afterToolCall observes; a failing observer must not change an outcome that already happened.
+      publishFailure("after_tool_call", error, { sessionId: call.sessionId, runId: call.runId, toolId: call.id });
     }
   }
 }

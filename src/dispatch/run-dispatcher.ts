@@ -57,7 +57,7 @@ export class RunDispatcher {
     const started = performance.now();
     const queries = checkQueries(query);
     const limit = this.limitFor(options.limit, queries.length);
-    const answers = queries.map((q) => ({ query: q, hits: this.searchOne(q, limit) }));
+    const answers = queries.map((q) => ({ query: q, hits: this.rank(q, limit) }));
     return this.recordSearch(query, answers, via, started, scope);
   }
 
@@ -74,7 +74,7 @@ export class RunDispatcher {
     for (const [i, q] of queries.entries()) {
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
       signal?.throwIfAborted();
-      answers.push({ query: q, hits: this.searchOne(q, limit) });
+      answers.push({ query: q, hits: this.rank(q, limit) });
     }
     return this.recordSearch(query, answers, via, started, scope);
   }
@@ -96,7 +96,10 @@ export class RunDispatcher {
     return queryCount === 1 ? limit : Math.max(1, Math.min(limit, Math.floor(this.limits.maxSearchLimit / queryCount)));
   }
 
-  /** Ranked hits without counting a search (directory mode's likely-schema pick). */
+  /**
+   * Ranked hits for one query, neither counted nor traced: search and searchYielding are this
+   * plus the record; a surface picking tools on its own (directory's likely schemas) uses it bare.
+   */
   rank(query: string, limit: number): SearchHit[] {
     return this.searchOne(query.slice(0, MAX_QUERY_CHARS), Math.max(1, Math.min(limit, this.limits.maxSearchLimit)));
   }
