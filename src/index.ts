@@ -1,7 +1,10 @@
-/** The public API of toolsearch. Nothing else is promised. */
-export { createToolSearch, ToolSearchEngine } from "./engine/engine.js";
+/**
+ * The public API of toolsearch. Nothing else is promised. The engine and a run are reached
+ * through createToolSearch and engine.prepareRun; their classes are exported as types only.
+ */
+export { createToolSearch, type ToolSearchEngine } from "./engine/engine.js";
 export type { ToolSearchOptions, RunContext } from "./engine/options.js";
-export { ToolSearchRun, type ModelToolCall, type ToolCallAnswer } from "./engine/run.js";
+export type { ToolSearchRun, ModelToolCall, ToolCallAnswer } from "./engine/run.js";
 
 export { coreTools, pluginTools, type CatalogSource } from "./catalog/sources.js";
 export {
@@ -51,7 +54,7 @@ export { EVENT_CHANNEL } from "./telemetry/run-recorder.js";
 export type { TracingOptions } from "./telemetry/otel.js";
 export { jsonlSessionLog, type JsonlSessionLog } from "./telemetry/jsonl-session-log.js";
 export type { SandboxReport, PoolOptions, CodePool, CodeResult } from "./sandbox/types.js";
-export { createCodePool } from "./sandbox/index.js";
+export { createPublicCodePool as createCodePool } from "./sandbox/index.js";
 
 export {
   ToolSearchError,

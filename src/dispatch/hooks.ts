@@ -1,5 +1,5 @@
 /**
- * Hook contracts (design §4). Several hooks of a kind run in order; the first block wins; a
+ * Hook contracts (docs/architecture.md, the call path). Several hooks of a kind run in order; the first block wins; a
  * hook that throws blocks the call (fail closed) and the outcome says so.
  */
 import type { ToolSource } from "../catalog/types.js";
@@ -10,6 +10,10 @@ export interface ToolCallInfo {
   id: string;
   name: string;
   source: ToolSource;
+  /**
+   * Who provides the tool: "core", "client", the plugin's id or the MCP server's name (the middle
+   * part of a `source:owner:name` id). Not `RunContext.owner`, which says the caller is the owner.
+   */
   owner: string;
   args: Record<string, unknown>;
   sessionId: string;

@@ -186,8 +186,13 @@ export interface RunContext {
   sessionId: string;
   agentId?: string;
   profile?: string;
+  /**
+   * Names a policy layer (`policy.sandboxes[name]`), like profile and channel; it selects which
+   * tools the run may see. It does not choose or configure the code-mode sandbox (see `pool`).
+   */
   sandbox?: string;
   channel?: string;
+  /** The caller is the owner: owner-only tools are admitted. Not the tools' `owner` (their provider). */
   owner?: boolean;
   clientTools?: readonly ToolDefinition[];
   /** The user's prompt (directory mode picks likely schemas from it). */
