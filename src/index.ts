@@ -1,6 +1,7 @@
 /**
  * The public API of toolsearch. Nothing else is promised. The engine and a run are reached
- * through createToolSearch and engine.prepareRun; their classes are exported as types only.
+ * through createToolSearch and engine.prepareRun, an MCP source through mcpServer, a pool through
+ * createCodePool; their classes are exported as types only.
  */
 export { createToolSearch, type ToolSearchEngine } from "./engine/engine.js";
 export type { ToolSearchOptions, RunContext } from "./engine/options.js";
@@ -9,7 +10,7 @@ export type { ToolSearchRun, ModelToolCall, ToolCallAnswer } from "./engine/run.
 export { coreTools, pluginTools, type CatalogSource } from "./catalog/sources.js";
 export {
   mcpServer,
-  McpServerSource,
+  type McpServerSource,
   type McpServerConfig,
   type McpStdioServerConfig,
   type McpHttpServerConfig,

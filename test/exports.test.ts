@@ -38,7 +38,6 @@ describe("public exports", () => {
         "fts5Backend",
         "jsonlSessionLog",
         "mcpServer",
-        "McpServerSource",
         "minisearchBackend",
         "pluginTools",
         "resolveToolSearchConfig",
@@ -46,10 +45,11 @@ describe("public exports", () => {
     );
   });
 
-  it("the engine, a run and a pool are types without constructors or test seams", () => {
+  it("the engine, a run, an MCP source and a pool are types without constructors or test seams", () => {
     // createToolSearch and engine.prepareRun are the ways in; the classes are not values of the API.
     expect("ToolSearchEngine" in api).toBe(false);
     expect("ToolSearchRun" in api).toBe(false);
+    expect("McpServerSource" in api).toBe(false);
     expectTypeOf<api.CodePool>().not.toHaveProperty("childPids");
     expectTypeOf<api.CodePool>().not.toHaveProperty("launchPlan");
     expectTypeOf<api.CodePool>().not.toHaveProperty("whenReady");
