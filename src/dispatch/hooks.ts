@@ -10,10 +10,7 @@ export interface ToolCallInfo {
   id: string;
   name: string;
   source: ToolSource;
-  /**
-   * Who provides the tool: "core", "client", the plugin's id or the MCP server's name (the middle
-   * part of a `source:owner:name` id). Not `RunContext.owner`, which says the caller is the owner.
-   */
+  /** The tool's provider: "core", "client", a plugin id or an MCP server name. Not `RunContext.owner`. */
   owner: string;
   args: Record<string, unknown>;
   sessionId: string;

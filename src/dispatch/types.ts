@@ -6,10 +6,7 @@ export interface SearchHit {
   id: string;
   name: string;
   source: ToolSource;
-  /**
-   * Who provides the tool: "core", "client", the plugin's id or the MCP server's name (the middle
-   * part of a `source:owner:name` id). Not `RunContext.owner`, which says the caller is the owner.
-   */
+  /** The tool's provider: "core", "client", a plugin id or an MCP server name. Not `RunContext.owner`. */
   owner: string;
   /** One line, at most 200 characters, control characters stripped. */
   summary: string;
@@ -32,10 +29,7 @@ export interface ToolDescription {
   id: string;
   name: string;
   source: ToolSource;
-  /**
-   * Who provides the tool: "core", "client", the plugin's id or the MCP server's name (the middle
-   * part of a `source:owner:name` id). Not `RunContext.owner`, which says the caller is the owner.
-   */
+  /** The tool's provider: "core", "client", a plugin id or an MCP server name. Not `RunContext.owner`. */
   owner: string;
   description: string;
   /** The tool's input schema exactly as registered. */

@@ -186,10 +186,7 @@ export interface RunContext {
   sessionId: string;
   agentId?: string;
   profile?: string;
-  /**
-   * Names a policy layer (`policy.sandboxes[name]`), like profile and channel; it selects which
-   * tools the run may see. It does not choose or configure the code-mode sandbox (see `pool`).
-   */
+  /** Names a policy layer (`policy.sandboxes[name]`) like profile and channel; not the code-mode sandbox. */
   sandbox?: string;
   channel?: string;
   /** The caller is the owner: owner-only tools are admitted. Not the tools' `owner` (their provider). */
