@@ -1,12 +1,16 @@
-/** The public API of toolsearch. Nothing else is promised. */
-export { createToolSearch, ToolSearchEngine } from "./engine/engine.js";
+/**
+ * The public API of toolsearch. Nothing else is promised. The engine and a run are reached
+ * through createToolSearch and engine.prepareRun, an MCP source through mcpServer, a pool through
+ * createCodePool; their classes are exported as types only.
+ */
+export { createToolSearch, type ToolSearchEngine } from "./engine/engine.js";
 export type { ToolSearchOptions, RunContext } from "./engine/options.js";
-export { ToolSearchRun, type ModelToolCall, type ToolCallAnswer } from "./engine/run.js";
+export type { ToolSearchRun, ModelToolCall, ToolCallAnswer } from "./engine/run.js";
 
 export { coreTools, pluginTools, type CatalogSource } from "./catalog/sources.js";
 export {
   mcpServer,
-  McpServerSource,
+  type McpServerSource,
   type McpServerConfig,
   type McpStdioServerConfig,
   type McpHttpServerConfig,
@@ -52,7 +56,7 @@ export { ERROR_CHANNEL, type FailureEvent, type FailureOrigin } from "./telemetr
 export type { TracingOptions } from "./telemetry/otel.js";
 export { jsonlSessionLog, type JsonlSessionLog } from "./telemetry/jsonl-session-log.js";
 export type { SandboxReport, PoolOptions, CodePool, CodeResult } from "./sandbox/types.js";
-export { createCodePool } from "./sandbox/index.js";
+export { createPublicCodePool as createCodePool } from "./sandbox/index.js";
 
 export {
   ToolSearchError,

@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import * as api from "../src/index.js";
 
 describe("public exports", () => {
@@ -30,9 +30,7 @@ describe("public exports", () => {
         "TOOL_FORMATS",
         "ToolFailedError",
         "ToolNotFoundError",
-        "ToolSearchEngine",
         "ToolSearchError",
-        "ToolSearchRun",
         "ToolTimeoutError",
         "ToolUnavailableError",
         "coreTools",
@@ -41,12 +39,30 @@ describe("public exports", () => {
         "fts5Backend",
         "jsonlSessionLog",
         "mcpServer",
-        "McpServerSource",
         "minisearchBackend",
         "pluginTools",
         "resolveToolSearchConfig",
       ].sort(),
     );
+  });
+
+  it("the engine, a run, an MCP source and a pool are types without constructors or test seams", () => {
+    // createToolSearch and engine.prepareRun are the ways in; the classes are not values of the API.
+    expect("ToolSearchEngine" in api).toBe(false);
+    expect("ToolSearchRun" in api).toBe(false);
+    expect("McpServerSource" in api).toBe(false);
+    expectTypeOf<api.CodePool>().not.toHaveProperty("childPids");
+    expectTypeOf<api.CodePool>().not.toHaveProperty("launchPlan");
+    expectTypeOf<api.CodePool>().not.toHaveProperty("whenReady");
+    expectTypeOf(api.createCodePool).returns.resolves.toEqualTypeOf<api.CodePool>();
+    const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/src");
+    const run = readFileSync(path.join(dist, "engine/run.d.ts"), "utf8");
+    const engine = readFileSync(path.join(dist, "engine/engine.d.ts"), "utf8");
+    for (const [file, text] of [["run.d.ts", run], ["engine.d.ts", engine]] as const) {
+      expect(text, file).not.toMatch(/\bconstructor\(/);
+    }
+    expect(run).not.toMatch(/declaredTools|visibleToolIds/);
+    expect(engine).not.toMatch(/\bstart\(\)/);
   });
 
   it("errors are ToolSearchError subclasses with stable codes", () => {

@@ -12,6 +12,7 @@ export interface ToolContext {
   sessionId: string;
   agentId?: string;
   runId: string;
+  /** The caller is the owner (`RunContext.owner`), so owner-only tools are admitted. */
   owner: boolean;
   /** Aborted when the run ends, the call times out, or a code-mode body is killed. */
   signal: AbortSignal;

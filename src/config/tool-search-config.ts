@@ -49,7 +49,7 @@ export const DEFAULT_SETTINGS: ToolSearchSettings = {
   maxResultBytes: DEFAULT_MAX_RESULT_BYTES,
 };
 
-/** Numbers outside these ranges are clamped, not rejected (design §3, §5). */
+/** Numbers outside these ranges are clamped, not rejected (docs/configuration.md). */
 const RANGES = {
   codeTimeoutMs: [1_000, 60_000],
   searchLimit: [1, 50],

@@ -1,5 +1,5 @@
 /**
- * The one call path every surface uses (design §4): validate → beforeToolCall hooks →
+ * The one call path every surface uses (docs/architecture.md): validate → beforeToolCall hooks →
  * approve → execute (AbortSignal, timeout) → afterToolCall. Never throws: every failure,
  * block included, is a `{ ok: false, error: { code, message } }` outcome.
  */

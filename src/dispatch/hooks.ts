@@ -1,5 +1,5 @@
 /**
- * Hook contracts (design §4). Several hooks of a kind run in order; the first block wins; a
+ * Hook contracts (docs/architecture.md, the call path). Several hooks of a kind run in order; the first block wins; a
  * hook that throws blocks the call (fail closed) and the outcome says so.
  */
 import type { ToolSource } from "../catalog/types.js";
@@ -10,6 +10,7 @@ export interface ToolCallInfo {
   id: string;
   name: string;
   source: ToolSource;
+  /** The tool's provider: "core", "client", a plugin id or an MCP server name. Not `RunContext.owner`. */
   owner: string;
   args: Record<string, unknown>;
   sessionId: string;

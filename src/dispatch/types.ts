@@ -6,6 +6,7 @@ export interface SearchHit {
   id: string;
   name: string;
   source: ToolSource;
+  /** The tool's provider: "core", "client", a plugin id or an MCP server name. Not `RunContext.owner`. */
   owner: string;
   /** One line, at most 200 characters, control characters stripped. */
   summary: string;
@@ -28,6 +29,7 @@ export interface ToolDescription {
   id: string;
   name: string;
   source: ToolSource;
+  /** The tool's provider: "core", "client", a plugin id or an MCP server name. Not `RunContext.owner`. */
   owner: string;
   description: string;
   /** The tool's input schema exactly as registered. */

@@ -186,8 +186,10 @@ export interface RunContext {
   sessionId: string;
   agentId?: string;
   profile?: string;
+  /** Names a policy layer (`policy.sandboxes[name]`) like profile and channel; not the code-mode sandbox. */
   sandbox?: string;
   channel?: string;
+  /** The caller is the owner: owner-only tools are admitted. Not the tools' `owner` (their provider). */
   owner?: boolean;
   clientTools?: readonly ToolDefinition[];
   /** The user's prompt (directory mode picks likely schemas from it). */

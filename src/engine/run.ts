@@ -49,6 +49,7 @@ export class ToolSearchRun {
   /** Names a format forbade, as sent → as the surface knows them; filled by toolsFor. */
   private readonly renamed = new Map<string, string>();
 
+  /** @internal engine.prepareRun builds runs */
   constructor(
     readonly runId: string,
     readonly sessionId: string,
@@ -155,19 +156,14 @@ export class ToolSearchRun {
     };
   }
 
-  /** Whether a catalog tool id is in this run's effective catalog (ended runs answer too). */
-  hasTool(id: string): boolean {
-    return this.dispatcher.catalog.get(id) !== undefined;
-  }
-
-  /** The catalog tools this run declares by name (direct mode, directory's up-front schemas): name → id. */
+  /** @internal The catalog tools this run declares by name (direct mode, directory's up-front schemas): name → id. */
   declaredTools(): Map<string, string> {
     const ids = this.surface.upfrontIds;
     const declared = this.tools.slice(this.tools.length - ids.length);
     return new Map(declared.map((tool, i) => [tool.function.name, ids[i]!]));
   }
 
-  /** Every catalog tool id this run may see. */
+  /** @internal Every catalog tool id this run may see. */
   visibleToolIds(): ReadonlySet<string> {
     return this.dispatcher.catalog.catalogIds;
   }

@@ -83,10 +83,6 @@ export class Policy {
     };
   }
 
-  admits(tool: PolicyTool, subject: PolicySubject): boolean {
-    return this.admitter(subject)(tool);
-  }
-
   toJSON(): PolicyConfig {
     return this.config;
   }

@@ -1,4 +1,4 @@
-/** Allow/deny globs per layer; see design §4. */
+/** Allow/deny globs per layer; see docs/architecture.md (fail-closed policy). */
 export interface PolicyRule {
   allow?: string[];
   deny?: string[];

@@ -3,7 +3,7 @@
  * run model-written bodies against a bridge the engine supplies. See docs/sandbox.md.
  */
 import { startCodePool, type SandboxPool } from "./pool/pool.js";
-import type { PoolOptions, SandboxReport } from "./types.js";
+import type { CodePool, PoolOptions, SandboxReport } from "./types.js";
 
 export type {
   BridgeCallOptions,
@@ -27,6 +27,9 @@ export { findSandboxProcesses, type SandboxProcess } from "./pool/processes.js";
 export function createCodePool(options?: PoolOptions): Promise<SandboxPool> {
   return startCodePool(options);
 }
+
+/** createCodePool as the public API types it: run, report, close; the test seams stay internal. */
+export const createPublicCodePool: (options?: PoolOptions) => Promise<CodePool> = createCodePool;
 
 /** Probes the sandbox layers once (starts one child, reports, kills it) without keeping a pool. */
 export async function probeSandbox(options?: PoolOptions): Promise<SandboxReport> {

@@ -113,7 +113,5 @@ export interface PoolOptions {
 export interface CodePool {
   run(code: string, bridge: BridgeHandler, options: CodeRunOptions): Promise<CodeResult>;
   report(): SandboxReport;
-  /** Live child processes (waiting or running); for tests and telemetry. */
-  childPids(): number[];
   close(): Promise<void>;
 }

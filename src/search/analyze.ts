@@ -132,10 +132,6 @@ function isNoiseWord(word: string): boolean {
   return word.length === 1 && word >= "a" && word <= "z";
 }
 
-export function isStopword(word: string): boolean {
-  return STOPWORDS.has(word);
-}
-
 /**
  * Text → index terms: for each identifier-like chunk, the whole identifier (when it has
  * several words) and each word, stopwords dropped, words stemmed. Order is kept and

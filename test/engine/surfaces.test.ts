@@ -45,7 +45,9 @@ describe("tools surface", () => {
     const run = await engine.prepareRun({ sessionId: "s" });
     expect(run.mode).toBe("tools");
     expect(run.tools.map((t) => t.function.name)).toEqual(["tool_search", "tool_describe", "tool_call"]);
-    expect(JSON.stringify(run.tools)).not.toContain("get_weather_forecast");
+    // No catalog tool's name or schema is declared up front: the three control tools are all.
+    expect(run.tools.map((t) => t.function.description).join(" ")).not.toContain("get_weather_forecast");
+    expect(Object.keys(run.tools[2]!.function.parameters.properties as object)).not.toContain("city");
     expect(run.instructions).toContain("tool_search");
 
     const found = parse(await run.handleToolCall({ name: "tool_search", arguments: '{"query":"weather forecast for a city"}' }));

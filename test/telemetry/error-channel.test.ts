@@ -41,7 +41,7 @@ describe("toolsearch:error", () => {
       expect(engine.catalogStatus()).toMatchObject({ size: 2, rebuildError: { code: "CONFIG_INVALID", message: expect.stringContaining('Duplicate tool id "plugin:live:b"') } });
       expect(published).toEqual([expect.objectContaining({ origin: "catalog_rebuild", code: "CONFIG_INVALID" })]);
       const run = await engine.prepareRun({ sessionId: "s" });
-      expect(run.hasTool("plugin:live:a")).toBe(true);
+      expect((await run.describe("plugin:live:a")).id).toBe("plugin:live:a");
       live.set([tool("c")]);
       expect(engine.catalogStatus().rebuildError).toBeUndefined();
       expect(engine.catalogStatus().size).toBe(2);

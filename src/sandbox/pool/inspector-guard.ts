@@ -28,7 +28,3 @@ export function guardParentInspector(): boolean {
   }
   return true;
 }
-
-export function parentInspectorGuarded(): boolean {
-  return installed;
-}

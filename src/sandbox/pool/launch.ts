@@ -32,9 +32,6 @@ export function detectPermissionFlag(): string | undefined {
   return undefined;
 }
 
-/** The Node major version where the permission model also covers the network. */
-export const PERMISSION_NET_MAJOR = 25;
-
 function findExecutable(name: string): string | undefined {
   const dirs = [...(process.env.PATH ?? "").split(delimiter), "/usr/bin", "/bin", "/usr/sbin", "/sbin"];
   for (const dir of dirs) {

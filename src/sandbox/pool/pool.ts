@@ -4,7 +4,7 @@
  * background. Concurrency is bounded (`maxConcurrent`) and so is the wait queue (`maxQueue`;
  * past it, run() answers POOL_SATURATED at once).
  *
- * Why not tinypool, the design card's pool: tinypool 2.2's child-process runtime
+ * Why not tinypool, the pool first planned for this: tinypool 2.2's child-process runtime
  * (`runtime: "child_process"`, ProcessWorker in node_modules/tinypool/dist/index.js) does not fit
  * this child:
  * - it `fork()`s its own entry file (dist/entry/process.js), which then `import()`s the task
@@ -63,6 +63,8 @@ interface Waiter {
 export interface SandboxPool extends CodePool {
   /** Appears in every child's command line (`toolsearch-sandbox:<tag>`); see pool/processes.ts. */
   readonly tag: string;
+  /** Live child processes (waiting or running). */
+  childPids(): number[];
   /** Children started, handshaken and waiting for a body. */
   readyCount(): number;
   /** Resolves when at least `count` children are ready (or the pool is closed/unavailable). */
