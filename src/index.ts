@@ -61,7 +61,7 @@ export {
   AmbiguousToolNameError,
   NameCollisionError,
   InvalidArgsError,
-  PolicyDeniedError,
+  CancelledError,
   ApprovalDeniedError,
   HookBlockedError,
   ToolFailedError,

@@ -19,7 +19,7 @@ describe("public exports", () => {
         "HookBlockedError",
         "InvalidArgsError",
         "NameCollisionError",
-        "PolicyDeniedError",
+        "CancelledError",
         "PoolSaturatedError",
         "ProviderFailedError",
         "runAgentTurn",

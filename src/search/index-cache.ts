@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import Tinypool from "tinypool";
-import { ConfigInvalidError, EngineClosedError } from "../errors.js";
+import { ConfigInvalidError, IndexClosedError } from "../errors.js";
 import { analyzerSignature } from "./analyzer-signature.js";
 import { fingerprintDocs } from "./fingerprint.js";
 import { fts5Backend } from "./fts5-backend.js";
@@ -107,10 +107,10 @@ export class ToolIndexCache {
    * The index for these docs and backend: from the cache when the catalog's fingerprint is
    * known, else built (and cached). Concurrent calls for one catalog share one build.
    * An index stays usable until it is evicted (after `maxEntries` newer catalogs) or the
-   * cache is closed; then its search throws ENGINE_CLOSED.
+   * cache is closed; then its search throws INDEX_CLOSED.
    */
   async get(docs: readonly SearchDoc[], choice: BackendChoice | undefined, options: GetToolIndexOptions = {}): Promise<ToolIndex> {
-    if (this.#closed) throw new EngineClosedError();
+    if (this.#closed) throw new IndexClosedError();
     const started = performance.now();
     const factory = resolveBackend(choice);
     const fingerprint = options.fingerprint ?? fingerprintDocs(docs);

@@ -1,5 +1,5 @@
 /** What every mode gives the model, and how a model's tool call is answered. */
-import { ToolSearchError, toErrorPayload, type ErrorPayload } from "../errors.js";
+import { ToolFailedError, ToolSearchError, toErrorPayload, type ErrorPayload } from "../errors.js";
 import type { TraceScope } from "../telemetry/otel.js";
 import type { ProviderTool } from "./provider-tool.js";
 
@@ -33,6 +33,6 @@ export function toToolMessage(value: unknown): string {
   try {
     return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) ?? "null";
   } catch (error) {
-    return JSON.stringify(errorResult(new Error(`The result could not be serialized: ${error instanceof Error ? error.message : String(error)}`)));
+    return JSON.stringify(errorResult(new ToolFailedError(`The result could not be serialized: ${error instanceof Error ? error.message : String(error)}`)));
   }
 }

@@ -17,7 +17,7 @@ afterEach(async () => {
   for (const c of caches.splice(0)) await c.close();
 });
 
-/** Whether a backend still answers (a closed one throws ENGINE_CLOSED). */
+/** Whether a backend still answers (a closed one throws INDEX_CLOSED). */
 function isOpen(backend: SearchBackend): boolean {
   try {
     backend.search("xylophone", { limit: 1 });
@@ -98,7 +98,7 @@ describe("ToolIndexCache", () => {
     await c.close();
     expect(b.closed).toBe(true);
     expect(a.closed).toBe(true);
-    expect(() => b.search("beta", { limit: 1 })).toThrow(expect.objectContaining({ code: "ENGINE_CLOSED" }));
+    expect(() => b.search("beta", { limit: 1 })).toThrow(expect.objectContaining({ code: "INDEX_CLOSED" }));
   });
 
   it("closes an evicted index's database once nothing holds the index", async () => {
@@ -128,7 +128,7 @@ describe("ToolIndexCache", () => {
     const index = await c.get(CATALOG, "fts5");
     await c.close();
     expect(index.closed).toBe(true);
-    await expect(c.get(CATALOG, "fts5")).rejects.toMatchObject({ code: "ENGINE_CLOSED" });
+    await expect(c.get(CATALOG, "fts5")).rejects.toMatchObject({ code: "INDEX_CLOSED" });
   });
 
   it("does not cache a failed build", async () => {

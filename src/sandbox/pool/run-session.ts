@@ -5,7 +5,7 @@
  * breach) is the one reported. Settling always kills the child; in-flight bridge calls see their
  * AbortSignal fire and their late answers are dropped.
  */
-import { ToolSearchError, toErrorPayload } from "../../errors.js";
+import { CancelledError, toErrorPayload } from "../../errors.js";
 import { encodeFrame } from "../bridge/codec.js";
 import { PROTOCOL_VERSION, type BridgeFrame, type LogFrame, type ParentFrame, type ResultFrame } from "../bridge/protocol.js";
 import type { BridgeHandler, CodeResult, LogEntry } from "../types.js";
@@ -26,7 +26,7 @@ type BridgeArgs = { op: "search"; query: string | string[]; options: { limit?: n
 const OUT_OF_MEMORY = /out of memory|heap limit|allocation failed/i;
 
 /** The abort reason in-flight bridge calls see when their run has ended. */
-const RUN_ENDED = new ToolSearchError("CODE_TIMEOUT", "The code run ended before this call finished.");
+const RUN_ENDED = new CancelledError("The code run ended before this call finished.");
 
 function kindOf(value: unknown): string {
   return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
@@ -64,7 +64,7 @@ export class RunSession {
   private inflight = 0;
   private readonly startedAt = performance.now();
   private readonly timer: NodeJS.Timeout;
-  private readonly onCallerAbort = () => this.fail("CODE_TIMEOUT", "The run was cancelled by the caller; the code was stopped.");
+  private readonly onCallerAbort = () => this.fail("CANCELLED", "The run was cancelled by the caller; the code was stopped.");
 
   constructor(
     private readonly io: SessionIo,
