@@ -15,7 +15,7 @@ import {
   toErrorPayload,
 } from "../errors.js";
 import { argsOverLimits, type ArgsLimits } from "../validation/args-limits.js";
-import { describeArgsErrors } from "./args-error.js";
+import { describeAjvErrors } from "../config/ajv.js";
 import type { HookLists, ToolCallInfo } from "./hooks.js";
 import type { CallOutcome } from "./types.js";
 
@@ -72,7 +72,7 @@ function validateArgs(entry: CatalogEntry, args: unknown, limits: ArgsLimits): R
   if (over) throw new InvalidArgsError(`Arguments for "${entry.id}" were refused: ${over}. Send smaller arguments.`);
   const validate = entry.validator();
   if (!validate(args)) {
-    throw new InvalidArgsError(`Invalid arguments for "${entry.id}": ${describeArgsErrors(validate.errors)}. Describe the tool to see its schema.`);
+    throw new InvalidArgsError(`Invalid arguments for "${entry.id}": ${describeAjvErrors("args", validate.errors, { noun: "field" })}. Describe the tool to see its schema.`);
   }
   return args as Record<string, unknown>;
 }

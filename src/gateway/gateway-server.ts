@@ -112,8 +112,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
 
   async function runTurn(body: unknown, identity: TokenIdentity | null, res: ServerResponse): Promise<[number, unknown]> {
     const parsed = parseRunRequest(body);
-    if (!parsed.ok) throw new HttpError("BAD_REQUEST", parsed.message);
-    const request = identity ? withTokenIdentity(parsed.request, identity, engine.settings.mode) : parsed.request;
+    const request = identity ? withTokenIdentity(parsed, identity, engine.settings.mode) : parsed;
     const clientToolCalls: Array<{ name: string; args: Record<string, unknown> }> = [];
     let run;
     try {

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { resolveOptions } from "../../src/engine/options.js";
 import { ToolIndexCache, defaultWorkerFile, fingerprintDocs, resolveBackend } from "../../src/search/index-cache.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/minisearch-backend.js";
@@ -48,9 +49,11 @@ describe("resolveBackend", () => {
     const custom: SearchBackendFactory = { kind: "mine", create: () => minisearchBackend.create() };
     expect(resolveBackend(custom)).toBe(custom);
   });
-  it("rejects anything else with CONFIG_INVALID naming the value", () => {
-    expect(() => resolveBackend("tantivy" as "fts5")).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining('"tantivy"') }));
-    expect(() => resolveBackend(42 as unknown as "fts5")).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+  it("leaves the checking to createToolSearch's options: anything else is CONFIG_INVALID naming the value there", () => {
+    expect(() => resolveOptions({ backend: "tantivy" as "fts5" })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining('"tantivy"') }));
+    expect(() => resolveOptions({ backend: 42 as unknown as "fts5" })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+    expect(() => resolveOptions({ backend: { kind: "x" } as unknown as "fts5" })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+    expect(resolveOptions({ backend: { kind: "mine", create: () => minisearchBackend.create() } }).backend).toMatchObject({ kind: "mine" });
   });
 });
 

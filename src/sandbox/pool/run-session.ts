@@ -6,6 +6,7 @@
  * AbortSignal fire and their late answers are dropped.
  */
 import { CancelledError, toErrorPayload } from "../../errors.js";
+import { checkSearchArgs, checkToolId } from "../../validation/search-args.js";
 import { encodeFrame } from "../bridge/codec.js";
 import { PROTOCOL_VERSION, type BridgeFrame, type LogFrame, type ParentFrame, type ResultFrame } from "../bridge/protocol.js";
 import type { BridgeHandler, CodeResult, LogEntry } from "../types.js";
@@ -28,28 +29,13 @@ const OUT_OF_MEMORY = /out of memory|heap limit|allocation failed/i;
 /** The abort reason in-flight bridge calls see when their run has ended. */
 const RUN_ENDED = new CancelledError("The code run ended before this call finished.");
 
-function kindOf(value: unknown): string {
-  return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
-}
-
-/** Checks the argument list the body passed to openclaw.tools.<op>; returns a message when wrong. */
-function parseBridgeArgs(op: BridgeFrame["op"], list: unknown[]): BridgeArgs | string {
+/** The argument list the body passed to openclaw.tools.<op>, checked by the rules every door shares (INVALID_ARGS when wrong). */
+function parseBridgeArgs(op: BridgeFrame["op"], list: unknown[]): BridgeArgs {
   if (op === "search") {
-    const [query, options] = list;
-    const okQuery =
-      (typeof query === "string" && query.trim() !== "") ||
-      (Array.isArray(query) && query.length > 0 && query.every((q) => typeof q === "string"));
-    if (!okQuery) return `openclaw.tools.search(query, { limit }) needs query as a non-empty string or an array of strings; got ${kindOf(query)}.`;
-    if (options === undefined || options === null) return { op, query: query as string | string[], options: undefined };
-    if (typeof options !== "object" || Array.isArray(options)) return `openclaw.tools.search options must be an object like { limit: 5 }; got ${kindOf(options)}.`;
-    const limit = (options as { limit?: unknown }).limit;
-    if (limit !== undefined && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1)) {
-      return `openclaw.tools.search options.limit must be a positive integer; got ${JSON.stringify(limit)}.`;
-    }
-    return { op, query: query as string | string[], options: limit === undefined ? {} : { limit } };
+    const { queries, limit } = checkSearchArgs(list[0], list[1]);
+    return { op, query: typeof list[0] === "string" ? queries[0]! : queries, options: list[1] == null ? undefined : limit === undefined ? {} : { limit } };
   }
-  const id = list[0];
-  if (typeof id !== "string" || id === "") return `openclaw.tools.${op}(id${op === "call" ? ", args" : ""}) needs id as a non-empty string; got ${kindOf(id)}.`;
+  const id = checkToolId(list[0]);
   return op === "describe" ? { op, id } : { op, id, args: list[1] ?? {} };
 }
 
@@ -207,9 +193,11 @@ export class RunSession {
       this.onBreach("bridge arguments are not a list");
       return;
     }
-    const parsed = parseBridgeArgs(frame.op, list);
-    if (typeof parsed === "string") {
-      this.reply(frame.id, { code: "INVALID_ARGS", message: parsed });
+    let parsed: BridgeArgs;
+    try {
+      parsed = parseBridgeArgs(frame.op, list);
+    } catch (error) {
+      this.reply(frame.id, toErrorPayload(error));
       return;
     }
     this.inflight += 1;
