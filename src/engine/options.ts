@@ -156,20 +156,16 @@ export interface RunContext {
   mode?: ToolSearchMode;
 }
 
+/** Who a run is for and how it runs: the run context's fields that the gateway's request body shares (with its own bound on strings). */
+export function runIdentityProperties(text: Record<string, unknown>): Record<string, unknown> {
+  return { agentId: text, profile: text, channel: text, owner: { type: "boolean" }, mode: { enum: TOOL_SEARCH_MODES } };
+}
+
 const text = { type: "string" };
 const runContextSchema = {
   type: "object",
   required: ["sessionId"],
-  properties: {
-    sessionId: { type: "string", minLength: 1, description: "a non-empty string" },
-    agentId: text,
-    profile: text,
-    sandbox: text,
-    channel: text,
-    prompt: text,
-    owner: { type: "boolean" },
-    mode: { enum: TOOL_SEARCH_MODES },
-  },
+  properties: { sessionId: { type: "string", minLength: 1, description: "a non-empty string" }, ...runIdentityProperties(text), sandbox: text, prompt: text },
 };
 const checkContext = compileOptions<RunContext>(runContextSchema);
 

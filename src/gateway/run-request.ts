@@ -1,6 +1,7 @@
 /** `POST /v1/runs` bodies, validated with ajv: a clear 400 names what was wrong. */
 import { compileOptions } from "../config/ajv.js";
-import { TOOL_SEARCH_MODES, type ToolSearchMode } from "../config/tool-search-config.js";
+import type { ToolSearchMode } from "../config/tool-search-config.js";
+import { runIdentityProperties } from "../engine/options.js";
 import { HttpError } from "../errors.js";
 import type { ChatMessage } from "../provider/chat-types.js";
 
@@ -30,11 +31,7 @@ const schema = {
   required: ["sessionId"],
   properties: {
     sessionId: text,
-    agentId: text,
-    profile: text,
-    channel: text,
-    owner: { type: "boolean" },
-    mode: { enum: TOOL_SEARCH_MODES },
+    ...runIdentityProperties(text),
     input: { type: "string", minLength: 1 },
     messages: {
       type: "array",
