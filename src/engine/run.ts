@@ -144,7 +144,7 @@ export class ToolSearchRun {
   private callCanceller(signal: AbortSignal): { signal: AbortSignal; release(): void } {
     const controller = new AbortController();
     const sources = [this.controller.signal, signal];
-    const abort = () => controller.abort(new CancelledError("The call was cancelled by the client."));
+    const abort = () => controller.abort(this.controller.signal.aborted ? this.controller.signal.reason : new CancelledError("The call was cancelled by the client."));
     if (sources.some((s) => s.aborted)) abort();
     else for (const s of sources) s.addEventListener("abort", abort, { once: true });
     return {
