@@ -13,7 +13,8 @@ import { useLinearUniqueItems } from "../validation/unique-items.js";
 /**
  * ajv for the engine's own option schemas (not tool schemas): defaults applied, every error
  * reported, each error with its schema (`verbose`) so that messages can say what is allowed.
- * `methods: ["run", "report"]` accepts an object with those functions (pools, sinks, sources).
+ * `methods: ["run", "report"]` accepts an object with those functions (pools, sinks, sources);
+ * `function: true` a function (hooks).
  */
 function createOptionsAjv(): Ajv {
   // strictRequired is off: `oneOf: [{ required: [a] }, { required: [b] }]` names properties declared one level up.
@@ -23,6 +24,7 @@ function createOptionsAjv(): Ajv {
     schemaType: "array",
     validate: (names: string[], data: unknown) => typeof data === "object" && data !== null && names.every((n) => typeof (data as Record<string, unknown>)[n] === "function"),
   });
+  ajv.addKeyword({ keyword: "function", schemaType: "boolean", validate: (_: boolean, data: unknown) => typeof data === "function" });
   return ajv;
 }
 
@@ -95,13 +97,14 @@ export function describeAjvErrors(root: string, errors: readonly ErrorObject[] |
   const lines = new Map<string, string>();
   // A schema with a description says at once what a place allows (its anyOf branches need not).
   const described = errors.filter((e) => typeof e.parentSchema?.description === "string" && e.keyword !== "required" && e.keyword !== "if");
+  const describedPaths = new Set(described.map((e) => e.instancePath));
   const composite = new Set(["if", "anyOf", "oneOf"]);
   const visible = errors.filter((e) => !composite.has(e.keyword));
   for (const error of [...described, ...(visible.length > 0 ? visible : errors)]) {
     const pointer = error.instancePath.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
     const params = error.params as Record<string, unknown>;
     const key = `${error.instancePath}/${String(params.missingProperty ?? params.additionalProperty ?? "")}`;
-    if (lines.has(key)) continue;
+    if (lines.has(key) || (error.keyword === "required" && describedPaths.has(error.instancePath))) continue;
     const path = [root, ...pointer].filter(Boolean).join(".");
     const got = shows ? `; got ${show(valueAt(wording.values, pointer))}` : "";
     const schema = (error.parentSchema ?? {}) as Record<string, unknown>;
@@ -123,7 +126,9 @@ export function describeAjvErrors(root: string, errors: readonly ErrorObject[] |
         ? `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`
         : typeof schema.description === "string"
           ? `must be ${schema.description}`
-          : (error.message ?? "is invalid");
+          : error.keyword === "function"
+            ? "must be a function"
+            : (error.message ?? "is invalid");
     lines.set(key, `${path}: ${what}${got}`);
   }
   return [...lines.values()].slice(0, 3).join("; ");

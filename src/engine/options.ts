@@ -80,15 +80,17 @@ export interface ResolvedOptions {
 const limit = (maximum: number, fallback: number) => int(1, maximum, fallback);
 const object = (methods: string[], description: string) => ({ type: "object", methods, description });
 
+const hooks = { description: "a function or an array of functions", anyOf: [{ function: true }, { type: "array", items: { function: true } }] };
+
 const optionsSchema = {
   type: "object",
   additionalProperties: false,
   properties: {
-    // Each checked by its own module: resolveToolSearchConfig, parsePolicy, normalizeHooks, resolvePoolOptions.
+    // Each checked by its own module's schema: resolveToolSearchConfig, parsePolicy, resolvePoolOptions.
     toolSearch: true,
     policy: true,
-    hooks: true,
     pool: true,
+    hooks: { type: "object", additionalProperties: false, properties: { beforeToolCall: hooks, approve: hooks, afterToolCall: hooks } },
     sources: {
       type: "array",
       default: [],

@@ -121,6 +121,9 @@ describe("options", () => {
     await expect(createToolSearch({ toolSearch: { mode: "fast" as "code" } })).rejects.toThrow(/tools\.toolSearch\.mode: must be one of "direct", "code", "tools", "directory"; got "fast"/);
     await expect(createToolSearch({ backend: "tantivy" as "fts5" })).rejects.toThrow(/backend: must be "fts5", "minisearch"/);
     await expect(createToolSearch({ nope: 1 } as never)).rejects.toThrow(/unknown option "nope"/);
+    await expect(createToolSearch({ hooks: { approve: 5 as never } })).rejects.toThrow(/hooks\.approve: must be a function or an array of functions; got 5 \(number\)/);
+    await expect(createToolSearch({ hooks: { beforeToolcall: () => {} } as never })).rejects.toThrow(/hooks: unknown option "beforeToolcall"/);
+    await expect(createToolSearch({ limits: { argsDepth: 0 } })).rejects.toThrow(/limits\.argsDepth: must be an integer from 1 to 10000; got 0/);
     await expect(createToolSearch({ toolSearch: false, pool: { prefork: -1 } })).rejects.toThrow(/pool\.prefork: must be an integer from 0 to 64; got -1/);
     engine = await fixtureEngine();
     await expect(engine.prepareRun({} as never)).rejects.toThrow(/sessionId: must be a non-empty string/);
