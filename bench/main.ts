@@ -7,16 +7,29 @@
  *   npm run bench -- --quick         the CI variant (small sizes) → bench/results/quick/quick.json
  *   npm run bench -- --only payload,relevance    some suites only (→ partial.json unless --name)
  *   npm run bench -- --update-readme also rewrite README.md between <!-- bench:start/end -->
+ *   npm run bench -- --quick --compare bench/results/quick-baseline.json
+ *                                    also compare every figure with an earlier results file (CI)
+ *   npm run bench -- --format        also write <name>.smaller-is-better.json, <name>.bigger-is-better.json
+ *                                    (github-action-benchmark) and <name>.pr-comment.md beside the JSON
+ *   npm run bench -- --quick --save-baseline bench/results/quick-baseline.json
+ *                                    refresh the committed CI baseline (only from a run with no broken suite)
+ *   npm run bench -- --from RUN.json --compare BASE.json [--format]
+ *                                    compare (and format) an existing results file, measuring nothing
  *   options: --out DIR, --name NAME
  *
- * Exit status 1 only for a broken benchmark (a suite threw, or a result failed its checks);
- * a slow machine changes figures, never the status. Suites whose data is absent are skipped
- * with the reason printed.
+ * Exit status 1 for a broken benchmark (a suite threw, or a result failed its checks) or, with
+ * --compare, a figure that regressed past its threshold (bench/compare/thresholds.ts); timing
+ * figures are compared only as ratios measured in the same run, so a slow machine alone does not
+ * fail a run. Suites whose data is absent are skipped with the reason printed.
  */
 import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { probeSandbox } from "../src/sandbox/index.js";
+import { compareResults, comparisonText } from "./compare/compare.js";
+import { figuresOf } from "./compare/figures.js";
+import { writeFormats } from "./compare/formats.js";
 import { runGatewayBench } from "./gateway/gateway-bench.js";
 import { machineInfo, packageVersion } from "./harness/machine.js";
 import { progress, type Progress } from "./harness/progress.js";
@@ -36,6 +49,14 @@ export interface BenchArgs {
   out: string;
   name: string;
   updateReadme: boolean;
+  /** A results file to compare every figure with (exit 1 on a regression past its threshold). */
+  compare?: string;
+  /** Also write the CI formats beside the JSON. */
+  format: boolean;
+  /** Write this run's results here as the new baseline (when no suite broke). */
+  saveBaseline?: string;
+  /** Measure nothing: take this results file as the run (with --compare / --format). */
+  from?: string;
 }
 
 export function parseArgs(argv: readonly string[], root: string): BenchArgs {
@@ -44,6 +65,10 @@ export function parseArgs(argv: readonly string[], root: string): BenchArgs {
   let out: string | undefined;
   let name: string | undefined;
   let updateReadme = false;
+  let compare: string | undefined;
+  let format = false;
+  let saveBaseline: string | undefined;
+  let from: string | undefined;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
     const value = (): string => {
@@ -53,6 +78,10 @@ export function parseArgs(argv: readonly string[], root: string): BenchArgs {
     };
     if (arg === "--quick") quick = true;
     else if (arg === "--update-readme") updateReadme = true;
+    else if (arg === "--format") format = true;
+    else if (arg === "--compare") compare = path.resolve(value());
+    else if (arg === "--save-baseline") saveBaseline = path.resolve(value());
+    else if (arg === "--from") from = path.resolve(value());
     else if (arg === "--only") {
       only = value().split(",").map((s) => s.trim()) as SuiteName[];
       const unknown = only.filter((s) => !SUITE_NAMES.includes(s));
@@ -69,7 +98,25 @@ export function parseArgs(argv: readonly string[], root: string): BenchArgs {
     out: out ?? path.join(root, "bench/results", quick ? "quick" : ""),
     name: name ?? (only ? "partial" : quick ? "quick" : "full"),
     updateReadme,
+    format,
+    ...(compare ? { compare } : {}),
+    ...(saveBaseline ? { saveBaseline } : {}),
+    ...(from ? { from } : {}),
   };
+}
+
+/** Reads a results file of `npm run bench`; throws with the reason when it is not one. */
+export function readResults(file: string): BenchResults {
+  if (!existsSync(file)) throw new Error(`${file}: no such file`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new Error(`${file}: not JSON (${(error as Error).message})`);
+  }
+  const r = parsed as Partial<BenchResults>;
+  if (typeof r !== "object" || r === null || r.schema !== 1 || typeof r.suites !== "object") throw new Error(`${file}: not a toolsearch bench results file (no schema 1 and suites)`);
+  return r as BenchResults;
 }
 
 /** Sizes and counts: the full run, and the quick one CI runs (a few seconds a suite). */
@@ -78,13 +125,16 @@ export function plan(quick: boolean) {
     ? {
         payloadSizes: [10, 100, 1_000],
         relevanceStride: 10,
-        gateway: { tools: 1_000, sessions: [1, 10], turns: (s: number) => (s === 1 ? 6 : 20), warmUpRequests: 3 },
+        // Interleaved rounds, each gateway ratio the median of the rounds' (one 6-turn run's ratio
+        // moved by 100–380% between quick runs here): 16 rounds of 2 turns a mode for one session,
+        // 8 rounds of 10 turns (one each) for ten.
+        gateway: { tools: 1_000, sessions: [1, 10], turns: (s: number) => (s === 1 ? 2 : 10), warmUpRequests: 3, rounds: (s: number) => (s === 1 ? 16 : 8) },
         stall: stallPlan(true),
       }
     : {
         payloadSizes: [10, 100, 1_000, 10_000],
         relevanceStride: 1,
-        gateway: { tools: 1_000, sessions: [1, 10, 100], turns: (s: number) => (s === 1 ? 30 : s === 10 ? 150 : 300), warmUpRequests: 12 },
+        gateway: { tools: 1_000, sessions: [1, 10, 100], turns: (s: number) => (s === 1 ? 10 : s === 10 ? 50 : 100), warmUpRequests: 12, rounds: 3 },
         stall: stallPlan(false),
       };
 }
@@ -168,6 +218,7 @@ export async function runBench(args: BenchArgs, root: string, log: Progress, arg
           sessions: p.gateway.sessions,
           turns: p.gateway.turns,
           warmUpRequests: p.gateway.warmUpRequests,
+          rounds: p.gateway.rounds,
           log: log.scope("gateway"),
         }),
       (r) => {
@@ -219,16 +270,60 @@ export async function benchMain(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const log = progress();
-  log(`toolsearch bench${args.quick ? " (quick)" : ""}: suites ${args.only.join(", ")} → ${path.relative(root, args.out) || "."}/${args.name}.json`);
-  const results = await runBench(args, root, log, argv);
-  const written = writeReport(results, { root, out: args.out, updateReadme: args.updateReadme, log });
-  process.stdout.write(`${written.summary}\n`);
+  // Read the baseline (and --from) first: a typo in a path must not cost a whole run.
+  let baseline: BenchResults | undefined;
+  let from: BenchResults | undefined;
+  try {
+    baseline = args.compare ? readResults(args.compare) : undefined;
+    from = args.from ? readResults(args.from) : undefined;
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n`);
+    return 2;
+  }
+  let results: BenchResults;
+  let out = args.out;
+  if (from) {
+    results = from;
+    out = path.dirname(args.from!);
+    log(`toolsearch bench: figures of ${path.relative(root, args.from!)} (nothing measured)`);
+  } else {
+    log(`toolsearch bench${args.quick ? " (quick)" : ""}: suites ${args.only.join(", ")} → ${path.relative(root, args.out) || "."}/${args.name}.json`);
+    results = await runBench(args, root, log, argv);
+    const written = writeReport(results, { root, out: args.out, updateReadme: args.updateReadme, log });
+    process.stdout.write(`${written.summary}\n`);
+  }
+  let status = 0;
   const failed = SUITE_NAMES.filter((n) => results.suites[n]?.status === "failed");
   if (failed.length > 0) {
     log(`broken benchmark(s): ${failed.join(", ")}`);
-    return 1;
+    status = 1;
   }
-  return 0;
+  const figures = figuresOf(results);
+  const comparison = baseline ? compareResults(baseline, results) : undefined;
+  const baselineLabel = args.compare ? path.relative(root, args.compare) : undefined;
+  if (comparison && baseline) {
+    const label = `${baselineLabel} (${baseline.date?.slice(0, 10) ?? "undated"}${baseline.toolsearch?.commit ? `, ${baseline.toolsearch.commit.slice(0, 10)}` : ""})`;
+    process.stdout.write(`\n${comparisonText(comparison, { baseline: label, now: `this run (${figures.length} figures)` })}\n`);
+    if (comparison.regressed.length > 0) {
+      log(`regressed past the threshold: ${comparison.regressed.map((r) => r.name).join(", ")}`);
+      status = 1;
+    } else log(`compared with ${baselineLabel}: no figure regressed past its threshold`);
+  }
+  if (args.format) {
+    mkdirSync(out, { recursive: true });
+    // Beside the file the figures came from: <out>/<name>.json, or the --from file's own name.
+    const files = writeFormats(results, figures, out, comparison, baselineLabel, args.from ? path.basename(args.from).replace(/\.json$/, "") : results.name);
+    log(`wrote ${[files.smallerIsBetter, files.biggerIsBetter, files.markdown].map((f) => path.relative(root, f)).join(", ")}`);
+  }
+  if (args.saveBaseline) {
+    if (failed.length > 0 || from) log(`baseline not saved: ${from ? "--from measures nothing" : `a suite broke (${failed.join(", ")})`}`);
+    else {
+      mkdirSync(path.dirname(args.saveBaseline), { recursive: true });
+      writeFileSync(args.saveBaseline, `${JSON.stringify(results, null, 2)}\n`);
+      log(`saved this run as the baseline ${path.relative(root, args.saveBaseline)} (${figures.length} figures)`);
+    }
+  }
+  return status;
 }
 
 const entry = process.argv[1] ? path.resolve(process.argv[1]) : "";

@@ -14,6 +14,7 @@ describe("public exports", () => {
         "CodeError",
         "ConfigInvalidError",
         "DEFAULT_SETTINGS",
+        "ERROR_CHANNEL",
         "EVENT_CHANNEL",
         "EngineClosedError",
         "HookBlockedError",

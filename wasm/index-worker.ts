@@ -4,21 +4,8 @@
  * analyzer signature so the caller can refuse a snapshot from a stale build.
  */
 import { kTransferable, kValue, markMovable } from "tinypool";
-import { fts5Backend } from "../src/search/fts5-backend.js";
-import { minisearchBackend } from "../src/search/minisearch-backend.js";
 import { analyzerSignature } from "../src/search/analyzer-signature.js";
-import type { SearchDoc } from "../src/search/types.js";
-
-export interface BuildTask {
-  kind: "fts5" | "minisearch";
-  docs: SearchDoc[];
-}
-
-export interface BuildResult {
-  signature: string;
-  snapshot: Uint8Array;
-  ms: number;
-}
+import { workerBackend, type BuildResult, type BuildTask } from "../src/search/worker-backends.js";
 
 /**
  * Tinypool only transfers a movable returned at the top level (Tinypool.move wraps a bare
@@ -40,7 +27,8 @@ function movable(result: BuildResult): BuildResult {
 
 export default async function buildIndexSnapshot(task: BuildTask): Promise<BuildResult> {
   const started = performance.now();
-  const factory = task.kind === "fts5" ? fts5Backend : minisearchBackend;
+  const factory = workerBackend(task.kind);
+  if (factory === undefined) throw new Error(`no worker backend "${task.kind}"`);
   const backend = await factory.create();
   try {
     backend.add(task.docs);

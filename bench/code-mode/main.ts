@@ -31,8 +31,8 @@ const SIZES = QUICK ? [1, 2, 4] : [1, 2, 4, 8];
 // Throughput runs `rounds` short rounds per mode, alternating modes, so that load from other
 // processes on a shared machine falls on every mode alike.
 const N = QUICK
-  ? { spawn: 8, warm: 25, perCall: 8, bodies: 8, rounds: 3 }
-  : { spawn: 20, warm: 80, perCall: 20, bodies: 12, rounds: 6 };
+  ? { spawn: 8, warm: 48, perCall: 16, bodies: 8, rounds: 6, latencyBlocks: 4 }
+  : { spawn: 20, warm: 80, perCall: 20, bodies: 12, rounds: 6, latencyBlocks: 4 };
 const CLK_TCK = 100;
 
 const BODY = `
@@ -129,41 +129,54 @@ async function startups(pool: SandboxPool): Promise<Record<"bare" | "mini" | "ms
   return { bare: summary(out.bare), mini: summary(out.mini), msgpackr: summary(out.msgpackr) };
 }
 
-async function warmLatency(): Promise<number[]> {
-  const pool = await startCodePool({ prefork: 1, maxConcurrent: 1 });
-  const times: number[] = [];
+/**
+ * Latency of one body on a warm pool (a child pre-forked and ready) and on a pool that keeps no
+ * child ready (every call pays for a spawn), in `N.latencyBlocks` alternating blocks so that load
+ * from elsewhere falls on both alike; per block, warm p50 ÷ fresh-child p50 (the spread of that ratio).
+ */
+async function latencies(): Promise<{ warm: number[]; perCall: number[]; blockRatios: number[] }> {
+  const warmPool = await startCodePool({ prefork: 1, maxConcurrent: 1 });
+  const coldPool = await startCodePool({ prefork: 0, maxConcurrent: 1 });
+  const warm: number[] = [];
+  const perCall: number[] = [];
+  const blockRatios: number[] = [];
   try {
-    for (let i = 0; i < N.warm + 5; i++) {
-      await pool.whenReady(1);
-      // Let the previous child's reaping and the new one's last startup work settle.
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      const t0 = performance.now();
-      const result = await pool.run(BODY, bridge, { timeoutMs: 10_000 });
-      const ms = performance.now() - t0;
-      if (!result.ok) throw new Error(`warm run failed: ${result.error.code} ${result.error.message}`);
-      if (i >= 5) times.push(ms); // the first runs also warm the parent's own code paths
+    // The first runs also warm the parent's own code paths: not counted.
+    for (let i = 0; i < 5; i++) await warmRun(warmPool);
+    for (let b = 0; b < N.latencyBlocks; b++) {
+      const w: number[] = [];
+      const c: number[] = [];
+      for (let i = 0; i < Math.ceil(N.warm / N.latencyBlocks); i++) w.push(await warmRun(warmPool));
+      for (let i = 0; i < Math.ceil(N.perCall / N.latencyBlocks); i++) c.push(await coldRun(coldPool));
+      warm.push(...w);
+      perCall.push(...c);
+      blockRatios.push(percentile(w, 50) / percentile(c, 50));
     }
   } finally {
-    await pool.close();
+    await warmPool.close();
+    await coldPool.close();
   }
-  return times;
+  return { warm, perCall, blockRatios };
 }
 
-/** One body at a time on a pool that keeps no child ready: every call pays for a spawn. */
-async function spawnPerCallLatency(): Promise<number[]> {
-  const pool = await startCodePool({ prefork: 0, maxConcurrent: 1 });
-  const times: number[] = [];
-  try {
-    for (let i = 0; i < N.perCall; i++) {
-      const t0 = performance.now();
-      const result = await pool.run(BODY, bridge, { timeoutMs: 10_000 });
-      times.push(performance.now() - t0);
-      if (!result.ok) throw new Error(`spawn-per-call run failed: ${result.error.code} ${result.error.message}`);
-    }
-  } finally {
-    await pool.close();
-  }
-  return times;
+async function warmRun(pool: SandboxPool): Promise<number> {
+  await pool.whenReady(1);
+  // Let the previous child's reaping and the new one's last startup work settle.
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const t0 = performance.now();
+  const result = await pool.run(BODY, bridge, { timeoutMs: 10_000 });
+  const ms = performance.now() - t0;
+  if (!result.ok) throw new Error(`warm run failed: ${result.error.code} ${result.error.message}`);
+  return ms;
+}
+
+/** One body on a pool that keeps no child ready: the call pays for a spawn. */
+async function coldRun(pool: SandboxPool): Promise<number> {
+  const t0 = performance.now();
+  const result = await pool.run(BODY, bridge, { timeoutMs: 10_000 });
+  const ms = performance.now() - t0;
+  if (!result.ok) throw new Error(`spawn-per-call run failed: ${result.error.code} ${result.error.message}`);
+  return ms;
 }
 
 const latency = (samples: number[]) => ({ p50: percentile(samples, 50), p90: percentile(samples, 90), p99: percentile(samples, 99), n: samples.length });
@@ -173,35 +186,43 @@ interface Rate {
   cpuMsPer: number;
 }
 
-async function throughput(size: number): Promise<{ size: number; pool: Rate; noPrefork: Rate; bare: Rate }> {
+/** Bodies (or spawns) per second in one round, per mode: the per-round ratios a CI comparison takes the median of. */
+type RoundRates = { pool: number; noPrefork: number; bare: number };
+
+async function throughput(size: number): Promise<{ size: number; pool: Rate; noPrefork: Rate; bare: Rate; rounds: RoundRates[] }> {
   const sums = { pool: { ms: 0, cpu: 0 }, noPrefork: { ms: 0, cpu: 0 }, bare: { ms: 0, cpu: 0 } };
+  const rounds: RoundRates[] = [];
   const runBodies = (pool: SandboxPool) => async () => {
     const result = await pool.run(BODY, bridge, { timeoutMs: 30_000 });
     if (!result.ok) throw new Error(`run failed: ${result.error.code} ${result.error.message}`);
   };
   for (let round = 0; round < N.rounds; round++) {
+    const ms: RoundRates = { pool: 0, noPrefork: 0, bare: 0 };
     {
       const cpu0 = childrenCpuMs();
-      sums.bare.ms += await loops(size, N.bodies, bareSpawn);
+      ms.bare = await loops(size, N.bodies, bareSpawn);
+      sums.bare.ms += ms.bare;
       sums.bare.cpu += childrenCpuMs() - cpu0;
     }
     for (const mode of ["pool", "noPrefork"] as const) {
       const pool = await startCodePool({ prefork: mode === "pool" ? size : 0, maxConcurrent: size, maxQueue: 10_000 });
       await pool.whenReady(mode === "pool" ? size : 0);
       const cpu0 = childrenCpuMs();
-      sums[mode].ms += await loops(size, N.bodies, runBodies(pool));
+      ms[mode] = await loops(size, N.bodies, runBodies(pool));
+      sums[mode].ms += ms[mode];
       // Count the CPU of the children that ran bodies: wait until they are reaped.
       const deadline = Date.now() + 10_000;
       while (pool.childPids().length > (mode === "pool" ? size : 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
       sums[mode].cpu += childrenCpuMs() - cpu0;
       await pool.close();
     }
+    rounds.push({ pool: (N.bodies * 1000) / ms.pool, noPrefork: (N.bodies * 1000) / ms.noPrefork, bare: (N.bodies * 1000) / ms.bare });
   }
   const rate = (s: { ms: number; cpu: number }): Rate => ({
     perSecond: (N.bodies * N.rounds * 1000) / s.ms,
     cpuMsPer: s.cpu / (N.bodies * N.rounds),
   });
-  return { size, pool: rate(sums.pool), noPrefork: rate(sums.noPrefork), bare: rate(sums.bare) };
+  return { size, pool: rate(sums.pool), noPrefork: rate(sums.noPrefork), bare: rate(sums.bare), rounds };
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
@@ -221,8 +242,7 @@ async function main(): Promise<void> {
 
   const starts = await startups(probePool);
   await probePool.close();
-  const warm = await warmLatency();
-  const perCall = await spawnPerCallLatency();
+  const { warm, perCall, blockRatios } = await latencies();
   const rates = [];
   for (const size of SIZES) rates.push(await throughput(size));
 
@@ -278,6 +298,8 @@ async function main(): Promise<void> {
     bareSpawnMs: { ...latency(starts.bare.ms), cpuMs: starts.bare.cpuMs },
     warmSearchDescribeCallMs: latency(warm),
     spawnPerCallMs: latency(perCall),
+    /** Per alternating block: warm p50 ÷ fresh-child p50. */
+    warmVsPerCallBlocks: blockRatios,
     throughput: rates,
     targets: { warmP50Ms: 5, warmMet: warmP50 <= 5, minThroughputRatio: 0.8, worstRatio, throughputMet: worstRatio >= 0.8 },
   };

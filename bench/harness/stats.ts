@@ -58,6 +58,14 @@ export function roundDistribution(d: Distribution, digits = 3): Distribution {
   };
 }
 
+/** The median of samples in any order (the mean of the middle two for an even count); NaN when empty. */
+export function median(samples: readonly number[]): number {
+  if (samples.length === 0) return Number.NaN;
+  const sorted = [...samples].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
 /** a / b, rounded; NaN-safe for an empty baseline. */
 export function ratio(a: number, b: number, digits = 4): number {
   return b === 0 ? Number.NaN : round(a / b, digits);

@@ -339,19 +339,20 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
     out.push("", `${level} Gateway`, "");
     out.push(
       `In-process gateway over a ${int(gateway.catalogTools)}-tool generated catalog and the scripted provider; each session runs turns back to back ` +
-        `(${gateway.requests.length} requests in rotation). Provider ms/turn is the scripted provider's share (it scores every declared tool against the request, ` +
+        `(${gateway.requests.length} requests in rotation${gateway.runs.some((r) => (r.rounds ?? 1) > 1) ? "; the modes alternate in rounds, and each ratio to direct is the median of the rounds'" : ""}). CPU ms/turn is this process's (gateway, engine, scripted provider; not the sandbox children). Provider ms/turn is the scripted provider's share (it scores every declared tool against the request, ` +
         `so it grows with direct mode's catalog); gateway ms/turn is the rest. Pool: ${JSON.stringify(gateway.pool)}.`,
       "",
     );
     out.push(
       table(
-        ["mode", "sessions", "turns", "turns/s", "×direct", "p50 ms", "p90 ms", "p99 ms", "provider ms/turn", "gateway ms/turn", "failed"],
+        ["mode", "sessions", "turns", "turns/s", "×direct", "CPU ms/turn (×direct)", "p50 ms", "p90 ms", "p99 ms", "provider ms/turn", "gateway ms/turn", "failed"],
         gateway.runs.map((r) => [
           r.effectiveMode === r.mode ? r.mode : `${r.mode} (ran as ${r.effectiveMode})`,
           String(r.sessions),
-          String(r.turns),
+          r.rounds && r.rounds > 1 ? `${r.turns} (${r.rounds} rounds)` : String(r.turns),
           r.turnsPerSecond.toFixed(1),
           x(r.throughputRatio),
+          r.cpuMsPerTurn === undefined ? "–" : `${msf(r.cpuMsPerTurn)}${r.cpuRatio === undefined || r.mode === "direct" ? "" : ` (${x(r.cpuRatio)})`}`,
           msf(r.latency.p50),
           msf(r.latency.p90),
           msf(r.latency.p99),

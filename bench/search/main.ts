@@ -18,7 +18,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadSqlite } from "../../wasm/sqlite-loader.js";
+import { loadSqlite } from "../../src/search/sqlite-loader.js";
 import { ToolIndexCache } from "../../src/search/index-cache.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/minisearch-backend.js";

@@ -4,7 +4,7 @@
  * (no pool) and for a bare `node -e 0` spawn (the floor), with the ratios the summary shows.
  */
 import type { Progress } from "../harness/progress.js";
-import { ratio } from "../harness/stats.js";
+import { median, ratio, round } from "../harness/stats.js";
 import { runForeignBench } from "./foreign.js";
 
 export interface Percentiles {
@@ -31,7 +31,10 @@ export interface CodeModeBenchOutput {
   warmSearchDescribeCallMs: Percentiles;
   /** A body run on a child forked for it (no prefork), if measured. */
   spawnPerCallMs?: Percentiles;
-  throughput: Array<{ size: number; pool: Rate; noPrefork: Rate; bare: Rate }>;
+  /** Warm p50 ÷ fresh-child p50 per block, when the two were measured in alternating blocks. */
+  warmVsPerCallBlocks?: number[];
+  /** `rounds`: bodies/s of each round (the rounds alternate modes), when bench/code-mode reports them. */
+  throughput: Array<{ size: number; pool: Rate; noPrefork: Rate; bare: Rate; rounds?: Array<{ pool: number; noPrefork: number; bare: number }> }>;
 }
 
 export interface CodeModeSuiteResult {
@@ -39,7 +42,18 @@ export interface CodeModeSuiteResult {
   ms: number;
   output: CodeModeBenchOutput;
   /** Per pool size: the pool's and the fork-per-body rate as shares of the bare-spawn floor, and pool over fork-per-body. */
-  ratios: Array<{ size: number; poolVsFloor: number; noPreforkVsFloor: number; poolVsNoPrefork: number }>;
+  ratios: Array<{
+    size: number;
+    /** Pool rate ÷ floor rate: the median of the per-round ratios when bench/code-mode reports rounds, else of the sums. */
+    poolVsFloor: number;
+    noPreforkVsFloor: number;
+    poolVsNoPrefork: number;
+    /** Lowest and highest per-round pool ÷ floor, and how many rounds, when bench/code-mode reports rounds. */
+    poolVsFloorRange?: [number, number];
+    rounds?: number;
+  }>;
+  /** Warm-pool p50 ÷ fresh-child p50 (the per-call cost a pool removes). */
+  warmVsFreshChild?: { value: number; range?: [number, number]; repeats?: number };
   /** Pool sizes the brief asks for that bench/code-mode did not measure. */
   missingSizes: number[];
 }
@@ -59,12 +73,25 @@ export async function runCodeModeSuite(options: { root: string; quick: boolean; 
   const out = run.result;
   if (!out.warmSearchDescribeCallMs || !(out.warmSearchDescribeCallMs.p50 > 0)) throw new Error("bench/code-mode wrote no warm latency");
   if (!Array.isArray(out.throughput) || out.throughput.length === 0) throw new Error("bench/code-mode wrote no throughput");
-  const ratios = out.throughput.map((t) => ({
-    size: t.size,
-    poolVsFloor: ratio(t.pool.perSecond, t.bare.perSecond, 3),
-    noPreforkVsFloor: ratio(t.noPrefork.perSecond, t.bare.perSecond, 3),
-    poolVsNoPrefork: ratio(t.pool.perSecond, t.noPrefork.perSecond, 3),
-  }));
+  const ratios = out.throughput.map((t) => {
+    // With rounds, pool ÷ floor is the median of the per-round ratios (each round runs the floor
+    // and the pool back to back, so a burst of load from elsewhere falls on one round only).
+    const perRound = (t.rounds ?? []).map((r) => r.pool / r.bare).filter((x) => Number.isFinite(x) && x > 0);
+    return {
+      size: t.size,
+      poolVsFloor: perRound.length > 1 ? round(median(perRound), 3) : ratio(t.pool.perSecond, t.bare.perSecond, 3),
+      noPreforkVsFloor: ratio(t.noPrefork.perSecond, t.bare.perSecond, 3),
+      poolVsNoPrefork: ratio(t.pool.perSecond, t.noPrefork.perSecond, 3),
+      ...(perRound.length > 1 ? { poolVsFloorRange: [round(Math.min(...perRound), 3), round(Math.max(...perRound), 3)] as [number, number], rounds: perRound.length } : {}),
+    };
+  });
   const measured = new Set(out.throughput.map((t) => t.size));
-  return { command: run.command, ms: run.ms, output: out, ratios, missingSizes: WANTED_POOL_SIZES.filter((s) => !measured.has(s)) };
+  const blocks = (out.warmVsPerCallBlocks ?? []).filter((x) => Number.isFinite(x) && x > 0);
+  const warmVsFreshChild = out.spawnPerCallMs
+    ? {
+        value: ratio(out.warmSearchDescribeCallMs.p50, out.spawnPerCallMs.p50, 4),
+        ...(blocks.length > 1 ? { range: [round(Math.min(...blocks), 4), round(Math.max(...blocks), 4)] as [number, number], repeats: blocks.length } : {}),
+      }
+    : undefined;
+  return { command: run.command, ms: run.ms, output: out, ratios, ...(warmVsFreshChild ? { warmVsFreshChild } : {}), missingSizes: WANTED_POOL_SIZES.filter((s) => !measured.has(s)) };
 }

@@ -5,6 +5,7 @@
 import type { Ajv } from "ajv";
 import { ConfigInvalidError } from "../errors.js";
 import type { SearchDoc } from "../search/types.js";
+import { publishFailure, type FailureEvent } from "../telemetry/error-channel.js";
 import type { CatalogSource } from "./sources.js";
 import { toSearchDoc } from "./search-doc.js";
 import { toolId } from "./tool-id.js";
@@ -21,6 +22,9 @@ export interface SourceStatus {
   error?: string;
 }
 
+/** Why the last rebuild after a source change was refused (the catalog before it is still served). */
+export type RebuildError = Pick<FailureEvent, "code" | "message" | "time">;
+
 export class Catalog {
   private entries: CatalogEntry[] = [];
   private byId = new Map<string, CatalogEntry>();
@@ -35,6 +39,7 @@ export class Catalog {
    */
   private readonly builtEntries = new WeakMap<CatalogSource, WeakMap<object, CatalogEntry>>();
   private readonly builtDocs = new WeakMap<CatalogEntry, SearchDoc>();
+  private failure: RebuildError | undefined;
   /** Bumped whenever the set of tools changes; caches key on it. */
   version = 0;
 
@@ -84,13 +89,17 @@ export class Catalog {
     this.rebuildAfterChange();
   }
 
-  /** A change notified by a live source (MCP list_changed, a server gone): rebuild, never throw. */
+  /**
+   * A change notified by a live source (MCP list_changed, a server gone): rebuild, never throw.
+   * A source that now offers a bad definition keeps the previous catalog; the failure is kept
+   * for `rebuildError` and published on "toolsearch:error".
+   */
   private rebuildAfterChange(): void {
     try {
       this.rebuild();
     } catch (error) {
-      // A dynamic source that now offers a bad definition keeps the previous catalog.
-      void error;
+      const { code, message, time } = publishFailure("catalog_rebuild", error, {}, "CONFIG_INVALID");
+      this.failure = { code, message, time };
     }
   }
 
@@ -117,6 +126,7 @@ export class Catalog {
     }
     this.entries = entries;
     this.byId = byId;
+    this.failure = undefined;
     this.docList = undefined;
     this.version += 1;
     for (const listener of this.listeners) listener();
@@ -204,6 +214,11 @@ export class Catalog {
       const status = this.statuses.get(source);
       return status ? [{ ...status }] : [];
     });
+  }
+
+  /** The last refused rebuild, until a rebuild succeeds. */
+  get rebuildError(): RebuildError | undefined {
+    return this.failure;
   }
 
   onChange(listener: () => void): () => void {

@@ -15,6 +15,8 @@ export interface AdmittedCatalog {
    */
   byId: ReadonlyMap<string, CatalogEntry>;
   bySource: Record<ToolSource, number>;
+  /** Values derived from these entries alone (see EffectiveCatalog.shared). */
+  derived: Map<string, unknown>;
 }
 
 export class EffectiveCatalog {
@@ -55,13 +57,23 @@ export class EffectiveCatalog {
     return this.client.values();
   }
 
+  /**
+   * A value derived from the admitted catalog tools alone (not the client tools), built once
+   * and shared by every run of the same policy subject and catalog version: a direct-mode
+   * declaration of 10k schemas, directory mode's text.
+   */
+  shared<T>(key: string, build: () => T): T {
+    if (!this.admitted.derived.has(key)) this.admitted.derived.set(key, build());
+    return this.admitted.derived.get(key) as T;
+  }
+
   bySource(): Record<ToolSource, number> {
     return { ...this.admitted.bySource, client: this.client.size };
   }
 }
 
 export function admittedCatalog(entries: readonly CatalogEntry[]): AdmittedCatalog {
-  return { ids: new Set(entries.map((e) => e.id)), entries, byId: new Map(entries.map((e) => [e.id, e])), bySource: countBySource(entries) };
+  return { ids: new Set(entries.map((e) => e.id)), entries, byId: new Map(entries.map((e) => [e.id, e])), bySource: countBySource(entries), derived: new Map() };
 }
 
 function countBySource(entries: readonly CatalogEntry[]): Record<ToolSource, number> {

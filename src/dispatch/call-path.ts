@@ -5,6 +5,7 @@
  */
 import type { CatalogEntry } from "../catalog/types.js";
 import { ApprovalDeniedError, CancelledError, HookBlockedError, InvalidArgsError, toErrorPayload, ToolFailedError, ToolSearchError, ToolTimeoutError, ToolUnavailableError } from "../errors.js";
+import { publishFailure } from "../telemetry/error-channel.js";
 import { argsOverLimits, type ArgsLimits } from "../validation/args-limits.js";
 import { describeAjvErrors } from "../config/ajv.js";
 import type { HookLists, ToolCallInfo } from "./hooks.js";
@@ -146,8 +147,9 @@ async function runAfterHooks(call: Parameters<HookLists["afterToolCall"][number]
   for (const hook of env.hooks.afterToolCall) {
     try {
       await hook(call);
-    } catch {
+    } catch (error) {
       // afterToolCall observes; a failing observer must not change an outcome that already happened.
+      publishFailure("after_tool_call", error, { sessionId: call.sessionId, runId: call.runId, toolId: call.id });
     }
   }
 }

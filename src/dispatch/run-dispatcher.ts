@@ -55,7 +55,7 @@ export class RunDispatcher {
   search(query: string | readonly string[], options: SearchOptions = {}, via: CallVia = "api", scope?: TraceScope): SearchHit[] | BatchSearchResult[] {
     const started = performance.now();
     const { queries, limit } = this.checked(query, options);
-    const answers = queries.map((q) => ({ query: q, hits: this.searchOne(q, limit) }));
+    const answers = queries.map((q) => ({ query: q, hits: this.rank(q, limit) }));
     return this.recordSearch(query, answers, via, started, scope);
   }
 
@@ -71,7 +71,7 @@ export class RunDispatcher {
     for (const [i, q] of queries.entries()) {
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
       signal?.throwIfAborted();
-      answers.push({ query: q, hits: this.searchOne(q, limit) });
+      answers.push({ query: q, hits: this.rank(q, limit) });
     }
     return this.recordSearch(query, answers, via, started, scope);
   }
@@ -91,7 +91,10 @@ export class RunDispatcher {
     return { queries, limit: queries.length === 1 ? limit : Math.max(1, Math.min(limit, Math.floor(this.limits.maxSearchLimit / queries.length))) };
   }
 
-  /** Ranked hits without counting a search (directory mode's likely-schema pick). */
+  /**
+   * Ranked hits for one query, neither counted nor traced: search and searchYielding are this
+   * plus the record; a surface picking tools on its own (directory's likely schemas) uses it bare.
+   */
   rank(query: string, limit: number): SearchHit[] {
     return this.searchOne(query.slice(0, MAX_QUERY_CHARS), Math.max(1, Math.min(limit, this.limits.maxSearchLimit)));
   }

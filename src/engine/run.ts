@@ -107,8 +107,8 @@ export class ToolSearchRun {
   }
 
   /**
-   * handleToolCall with the outcome spelled out (for MCP's `isError`). Never throws. Outside
-   * code mode (whose sandbox caps its own result) the text is cut to `maxResultBytes` with a marker.
+   * handleToolCall with the outcome spelled out (for MCP's `isError`). Never throws. Unless the
+   * surface bounds its own results (code mode's sandbox does), the text is cut to `maxResultBytes` with a marker.
    */
   async answerToolCall(call: ModelToolCall, signal?: AbortSignal): Promise<ToolCallAnswer> {
     let value: unknown;
@@ -132,7 +132,7 @@ export class ToolSearchRun {
     }
     const error = failureOf(value);
     const full = toToolMessage(value);
-    const { text, truncated } = this.mode === "code" ? { text: full, truncated: false } : boundResult(full, this.maxResultBytes);
+    const { text, truncated } = this.surface.selfBounded ? { text: full, truncated: false } : boundResult(full, this.maxResultBytes);
     return { text, truncated, ...(error ? { error } : {}) };
   }
 

@@ -34,10 +34,11 @@ export class McpConnection {
     private readonly handle: TransportHandle,
     private readonly options: ResolvedMcpOptions,
     events: ConnectionEvents,
+    server: string,
   ) {
     this.client = new Client(CLIENT_INFO, {
       capabilities: {},
-      jsonSchemaValidator: lenientOutputValidator(options.maxSchemaBytes),
+      jsonSchemaValidator: lenientOutputValidator(options.maxSchemaBytes, server),
     });
     this.client.onclose = () => {
       if (!this.closing) events.closed(this);
@@ -54,7 +55,7 @@ export class McpConnection {
 
   /** A connection not yet connected; `connect` it, and `close` it whatever happens. */
   static create(config: ResolvedMcpConfig, options: ResolvedMcpOptions, events: ConnectionEvents): McpConnection {
-    return new McpConnection(createTransport(config, options), options, events);
+    return new McpConnection(createTransport(config, options), options, events, config.name);
   }
 
   /** Spawn or first request, then initialize; `signal` aborts it (and `close` ends it). */

@@ -7,15 +7,17 @@
  * compiles lazily (on the first call of that tool), never throws, and compiles into a bounded
  * cache (re-lists on `list_changed` do not grow memory). A schema that cannot be compiled, that
  * is over the untrusted-schema caps, or whose patterns the linear-time engine cannot take, is
- * not enforced.
+ * not enforced, and that is published on "toolsearch:error" (origin "output_schema").
  */
 import type { ValidateFunction } from "ajv";
 import type { jsonSchemaValidator, JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { createToolAjv } from "../config/ajv.js";
+import { ConfigInvalidError } from "../errors.js";
+import { publishFailure } from "../telemetry/error-channel.js";
 import { DEFAULT_SCHEMA_LIMITS, schemaOverLimits } from "../validation/schema-limits.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
 
-export function lenientOutputValidator(maxSchemaBytes: number): jsonSchemaValidator {
+export function lenientOutputValidator(maxSchemaBytes: number, server: string): jsonSchemaValidator {
   const cache = new ValidatorCache({ maxEntries: 128 });
   const limits = { ...DEFAULT_SCHEMA_LIMITS, maxBytes: maxSchemaBytes };
   // Only formats error lists; it compiles nothing.
@@ -25,10 +27,12 @@ export function lenientOutputValidator(maxSchemaBytes: number): jsonSchemaValida
       let compiled: ValidateFunction | null | undefined;
       const compile = (): ValidateFunction | null => {
         try {
-          if (schemaOverLimits(schema, limits) !== undefined) return null;
+          const over = schemaOverLimits(schema, limits);
+          if (over !== undefined) throw new ConfigInvalidError(over);
           const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
           return cache.validator(rest);
-        } catch {
+        } catch (error) {
+          publishFailure("output_schema", new ConfigInvalidError(`An output schema of MCP server "${server}" is not enforced: ${messageOf(error)}`), { server }, "CONFIG_INVALID");
           return null;
         }
       };
@@ -39,4 +43,8 @@ export function lenientOutputValidator(maxSchemaBytes: number): jsonSchemaValida
       };
     },
   };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

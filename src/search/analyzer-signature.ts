@@ -7,7 +7,7 @@
  * otherwise queries would be analysed differently from the index, and fail quietly.
  */
 import { createHash } from "node:crypto";
-import { FTS5_SCHEMA_SQL } from "../../wasm/fts5-schema.js";
+import { FTS5_SCHEMA_SQL } from "./fts5-schema.js";
 import { analyzeDoc, analyzeQuery } from "./analyze.js";
 import { STOPWORDS } from "./stopwords.js";
 import { SYNONYM_GROUPS } from "./synonyms.js";

@@ -5,12 +5,12 @@
  * comparison. Nor does FTS5 generate the candidates: on Seal-Tools' 700 dev requests (4,076
  * tools) fetching just the matching rowids (OR of the terms, ~2,200 rows) takes 2.3 ms p50,
  * while the whole BM25F query from the JS postings takes 0.35 ms (bench/search --natural). One in-memory database per index; the SQLite module itself is shared by the
- * whole thread (wasm/sqlite-loader.ts).
+ * whole thread (sqlite-loader.ts).
  */
 import type { Database, PreparedStatement, Sqlite3Static } from "@sqlite.org/sqlite-wasm";
 import { ConfigInvalidError, IndexClosedError } from "../errors.js";
-import { loadSqlite } from "../../wasm/sqlite-loader.js";
-import { DOCS_TABLE, FTS5_SCHEMA_SQL, FTS5_TABLE, META_TABLE } from "../../wasm/fts5-schema.js";
+import { loadSqlite } from "./sqlite-loader.js";
+import { DOCS_TABLE, FTS5_SCHEMA_SQL, FTS5_TABLE, META_TABLE } from "./fts5-schema.js";
 import { analyzeDoc, analyzeQuery } from "./analyze.js";
 import { Bm25fIndex, DEFAULT_BM25F, fieldTerms, type Bm25fParams } from "./bm25f.js";
 import { makeExpander, type ExpansionOptions } from "./query-expansion.js";
@@ -249,4 +249,4 @@ export function fts5BackendWith(options: Fts5Options): SearchBackendFactory {
 }
 
 /** The default backend: SQLite FTS5 in WASM, ranked by BM25F. */
-export const fts5Backend: SearchBackendFactory = { kind: "fts5", create: () => create(), load: (snapshot) => load(snapshot) };
+export const fts5Backend: SearchBackendFactory = { kind: "fts5", create: () => create(), load: (snapshot) => load(snapshot), worker: "fts5" };

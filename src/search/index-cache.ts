@@ -13,8 +13,8 @@ import { fingerprintDocs } from "./fingerprint.js";
 import { fts5Backend } from "./fts5-backend.js";
 import { minisearchBackend } from "./minisearch-backend.js";
 import { ToolIndex } from "./tool-index.js";
-import type { BackendChoice, SearchBackend, SearchBackendFactory, SearchDoc } from "./types.js";
-import type { BuildResult, BuildTask } from "../../wasm/index-worker.js";
+import type { BackendChoice, SearchBackendFactory, SearchDoc } from "./types.js";
+import { workerBackend, type BuildResult, type BuildTask } from "./worker-backends.js";
 
 export { fingerprintDocs };
 
@@ -68,6 +68,17 @@ export function defaultWorkerFile(): string | undefined {
 interface Entry {
   promise: Promise<ToolIndex>;
   settled: ToolIndex | undefined;
+  /** Holds taken by acquire() and not released yet. */
+  holders: number;
+  /** Still in the cache; once evicted, the index closes when its last holder releases it. */
+  cached: boolean;
+}
+
+/** One holder's claim on an index (a run's): the index stays open until every claim is released. */
+export interface IndexHold {
+  readonly index: ToolIndex;
+  /** Idempotent. */
+  release(): void;
 }
 
 export class ToolIndexCache {
@@ -77,8 +88,8 @@ export class ToolIndexCache {
   readonly #entries = new Map<string, Entry>();
   readonly #factoryKeys = new WeakMap<SearchBackendFactory, string>();
   #pool: Tinypool | undefined;
-  /** Evicted indexes that may still be in use (see #retire). */
-  readonly #retired = new Set<WeakRef<ToolIndex>>();
+  /** Evicted entries whose index someone still holds. */
+  readonly #retired = new Set<Entry>();
   #closed = false;
   #lastBuild: IndexBuildInfo | undefined;
 
@@ -98,38 +109,62 @@ export class ToolIndexCache {
   /**
    * The index for these docs and backend: from the cache when the catalog's fingerprint is
    * known, else built (and cached). Concurrent calls for one catalog share one build.
-   * An index stays usable until it is evicted (after `maxEntries` newer catalogs) or the
-   * cache is closed; then its search throws INDEX_CLOSED.
+   * Unheld, an index is usable until it is evicted (after `maxEntries` newer catalogs) or the
+   * cache is closed; then its search throws INDEX_CLOSED. Use acquire() to keep it longer.
    */
   async get(docs: readonly SearchDoc[], choice: BackendChoice | undefined, options: GetToolIndexOptions = {}): Promise<ToolIndex> {
+    const { index, release } = await this.acquire(docs, choice, options);
+    release();
+    return index;
+  }
+
+  /**
+   * get() plus a hold, taken before this returns a promise: an evicted index stays open for
+   * its holders (a run prepared before the catalog changed) and its backend (a SQLite database
+   * in the WASM heap) closes when the last one releases it, or at close().
+   */
+  async acquire(docs: readonly SearchDoc[], choice: BackendChoice | undefined, options: GetToolIndexOptions = {}): Promise<IndexHold> {
     if (this.#closed) throw new IndexClosedError();
     const started = performance.now();
     const factory = resolveBackend(choice);
     const fingerprint = options.fingerprint ?? fingerprintDocs(docs);
     const key = `${this.#factoryKey(factory)}:${fingerprint}`;
     const hit = this.#entries.get(key);
-    if (hit !== undefined) {
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
-      const index = await hit.promise;
-      this.#lastBuild = { fingerprint, kind: factory.kind, size: index.size, via: "cache", ms: performance.now() - started };
-      return index;
-    }
-    const entry: Entry = { promise: this.#build(docs, factory, options, fingerprint, started), settled: undefined };
+    const entry = hit ?? { promise: this.#build(docs, factory, options, fingerprint, started), settled: undefined, holders: 0, cached: true };
+    this.#entries.delete(key);
     this.#entries.set(key, entry);
-    entry.promise.then(
-      (index) => {
-        entry.settled = index;
-        // Closed while building: nobody else will close it. Evicted while building: the caller still gets it.
-        if (this.#closed) index.close();
-        else if (this.#entries.get(key) !== entry) this.#retire(index);
+    if (hit === undefined) {
+      entry.promise.then(
+        (index) => {
+          entry.settled = index;
+          // Closed while building: nobody else will close it.
+          if (this.#closed) index.close();
+        },
+        () => {
+          if (this.#entries.get(key) === entry) this.#entries.delete(key);
+        },
+      );
+      this.#evict();
+    }
+    entry.holders += 1;
+    let index: ToolIndex;
+    try {
+      index = await entry.promise;
+    } catch (error) {
+      entry.holders -= 1;
+      throw error;
+    }
+    if (hit) this.#lastBuild = { fingerprint, kind: factory.kind, size: index.size, via: "cache", ms: performance.now() - started };
+    let held = true;
+    return {
+      index,
+      release: () => {
+        if (!held) return;
+        held = false;
+        entry.holders -= 1;
+        this.#closeIfUnused(entry);
       },
-      () => {
-        if (this.#entries.get(key) === entry) this.#entries.delete(key);
-      },
-    );
-    this.#evict();
-    return entry.promise;
+    };
   }
 
   async #build(
@@ -158,9 +193,7 @@ export class ToolIndexCache {
     docs: readonly SearchDoc[],
     factory: SearchBackendFactory,
   ): Promise<{ index?: ToolIndex; reason?: string }> {
-    if (factory !== fts5Backend && factory !== minisearchBackend) {
-      return { reason: `custom backend "${factory.kind}" cannot be sent to a worker thread` };
-    }
+    if (factory.worker === undefined) return { reason: `backend "${factory.kind}" declares no worker kind, so it cannot be built in a worker thread` };
     if (factory.load === undefined) return { reason: `backend "${factory.kind}" has no load()` };
     if (this.#workerFile === undefined) {
       return { reason: "worker file dist/wasm/index-worker.js not found (run `npm run build`)" };
@@ -168,7 +201,7 @@ export class ToolIndexCache {
     let result: BuildResult;
     try {
       this.#pool ??= new Tinypool({ filename: this.#workerFile, minThreads: 0, maxThreads: 1, idleTimeout: 5_000 });
-      const task: BuildTask = { kind: factory === fts5Backend ? "fts5" : "minisearch", docs: [...docs] };
+      const task: BuildTask = { kind: factory.worker, docs: [...docs] };
       result = (await this.#pool.run(task)) as BuildResult;
     } catch (error) {
       return { reason: `worker failed: ${error instanceof Error ? error.message : String(error)}` };
@@ -184,9 +217,9 @@ export class ToolIndexCache {
     this.#lastBuild = { fingerprint, kind, size, via, ms: performance.now() - started, ...(reason === undefined ? {} : { reason }) };
   }
 
-  /** Custom factories are told apart by identity, not by their (free-form) kind. */
+  /** The worker's own factories are keyed by kind; others are told apart by identity, not by their (free-form) kind. */
   #factoryKey(factory: SearchBackendFactory): string {
-    if (factory === fts5Backend || factory === minisearchBackend) return factory.kind;
+    if (factory.worker !== undefined && workerBackend(factory.worker) === factory) return factory.kind;
     let key = this.#factoryKeys.get(factory);
     if (key === undefined) {
       key = `custom#${customCounter++}:${factory.kind}`;
@@ -201,30 +234,24 @@ export class ToolIndexCache {
       if (this.#entries.size <= this.#maxEntries) return;
       if (entry.settled === undefined) continue;
       this.#entries.delete(key);
-      this.#retire(entry.settled);
+      entry.cached = false;
+      this.#retired.add(entry);
+      this.#closeIfUnused(entry);
     }
   }
 
-  /**
-   * An evicted index may still serve runs that were prepared with it (a catalog that changed
-   * under a long turn), so it is not closed at eviction: its backend (a SQLite database in the
-   * WASM heap) is closed once nothing holds the index any more, or at close().
-   */
-  #retire(index: ToolIndex): void {
-    const ref = new WeakRef(index);
-    this.#retired.add(ref);
-    retiredIndexes.register(index, { backend: index.backend, retired: this.#retired, ref }, ref);
+  /** An evicted index closes as soon as nothing holds it. */
+  #closeIfUnused(entry: Entry): void {
+    if (entry.cached || entry.holders > 0) return;
+    this.#retired.delete(entry);
+    entry.settled?.close();
   }
 
-  /** Closes every cached index and the worker pool. The cache cannot be used afterwards. */
+  /** Closes every cached or still-held index and the worker pool. The cache cannot be used afterwards. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const entry of this.#entries.values()) entry.settled?.close();
-    for (const ref of this.#retired) {
-      retiredIndexes.unregister(ref);
-      ref.deref()?.close();
-    }
+    for (const entry of [...this.#entries.values(), ...this.#retired]) entry.settled?.close();
     this.#retired.clear();
     this.#entries.clear();
     const pool = this.#pool;
@@ -234,11 +261,3 @@ export class ToolIndexCache {
 }
 
 let customCounter = 0;
-
-/** Closes the backend of a retired index once the index is garbage-collected. */
-const retiredIndexes = new FinalizationRegistry<{ backend: SearchBackend; retired: Set<WeakRef<ToolIndex>>; ref: WeakRef<ToolIndex> }>(
-  ({ backend, retired, ref }) => {
-    retired.delete(ref);
-    backend.close?.();
-  },
-);

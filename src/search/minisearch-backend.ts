@@ -6,7 +6,7 @@
 import MiniSearch from "minisearch";
 import type { Options, Query, SearchOptions } from "minisearch";
 import { ConfigInvalidError, IndexClosedError } from "../errors.js";
-import { FTS5_WEIGHTS } from "../../wasm/fts5-schema.js";
+import { FTS5_WEIGHTS } from "./fts5-schema.js";
 import { analyzeDoc, analyzeQuery } from "./analyze.js";
 import type { BackendHit, BackendSearchOptions, SearchBackend, SearchBackendFactory, SearchDoc } from "./types.js";
 
@@ -130,4 +130,5 @@ export const minisearchBackend: SearchBackendFactory = {
   kind: "minisearch",
   create: () => Promise.resolve(new MiniSearchBackend()),
   load,
+  worker: "minisearch",
 };

@@ -72,6 +72,12 @@ export interface SearchBackendFactory {
   readonly kind: string;
   create(): Promise<SearchBackend>;
   load?(snapshot: Uint8Array): Promise<SearchBackend>;
+  /**
+   * The name the index worker builds this backend by (src/search/worker-backends.ts): a big
+   * catalog is then indexed off the main thread and loaded here from its snapshot (with
+   * `load`). Without one, every build runs on the calling thread.
+   */
+  readonly worker?: string;
 }
 
 export type BackendChoice = "fts5" | "minisearch" | SearchBackendFactory;

@@ -1,11 +1,10 @@
 /** code: one tool, `tool_search_code`, whose body runs in a sandboxed child (src/sandbox). */
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
-import { InvalidArgsError, ToolSearchError } from "../errors.js";
-import type { BridgeHandler, CodePool } from "../sandbox/types.js";
+import { InvalidArgsError, SandboxUnavailableError, ToolSearchError } from "../errors.js";
+import type { BridgeHandler } from "../sandbox/types.js";
 import { outcomeAttributes, type TraceScope } from "../telemetry/otel.js";
-import type { RunRecorder } from "../telemetry/run-recorder.js";
 import { CODE_INSTRUCTIONS, TOOL_SEARCH_CODE, codeControlTool } from "./control-tools.js";
-import { errorResult, type Surface } from "./surface.js";
+import { errorResult, type SurfaceMode } from "./surface.js";
 
 const MAX_CODE_CHARS = 100_000;
 
@@ -31,11 +30,13 @@ export function bridgeOver(dispatcher: RunDispatcher, trace: TraceScope = {}): B
   };
 }
 
-export function codeSurface(dispatcher: RunDispatcher, pool: CodePool, timeoutMs: number, recorder: RunRecorder): Surface {
-  return {
+export const codeMode: SurfaceMode = {
+  sandboxFallback: "tools",
+  build: ({ dispatcher, settings, recorder, pool }) => ({
     tools: [codeControlTool()],
     instructions: CODE_INSTRUCTIONS,
     upfrontIds: [],
+    selfBounded: true,
     async handle(name, args, { signal, trace }) {
       if (name !== TOOL_SEARCH_CODE) return errorResult(new InvalidArgsError(`Unknown tool "${name}". Available: ${TOOL_SEARCH_CODE}.`));
       const code = args.code;
@@ -46,7 +47,8 @@ export function codeSurface(dispatcher: RunDispatcher, pool: CodePool, timeoutMs
       const bridge = bridgeOver(dispatcher, { parent: span.context, ...(trace.callId !== undefined ? { callId: trace.callId } : {}) });
       let result;
       try {
-        result = await pool.run(code, bridge, { timeoutMs, signal });
+        if (!pool) throw new SandboxUnavailableError("code mode needs the code sandbox");
+        result = await pool.run(code, bridge, { timeoutMs: settings.codeTimeoutMs, signal });
       } catch (error) {
         outcomeAttributes(span.span, "TOOL_FAILED");
         span.span.end();
@@ -64,5 +66,5 @@ export function codeSurface(dispatcher: RunDispatcher, pool: CodePool, timeoutMs
       });
       return result.ok ? { ok: true, value: result.value, logs: result.logs } : { ok: false, error: result.error, logs: result.logs };
     },
-  };
-}
+  }),
+};

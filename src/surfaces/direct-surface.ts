@@ -1,19 +1,18 @@
 /** direct: every effective tool's schema up front (the baseline). */
-import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import type { CallOutcome } from "../dispatch/types.js";
 import { ToolNotFoundError } from "../errors.js";
 import type { CatalogEntry } from "../catalog/types.js";
 import { assignFunctionNames, toProviderTool, type ProviderTool } from "./provider-tool.js";
-import { errorResult, type Surface } from "./surface.js";
+import { errorResult, type SurfaceMode } from "./surface.js";
 
 /** The declared tools of a direct surface; the same for every run over one effective catalog. */
-export interface DirectDeclaration {
+interface DirectDeclaration {
   byFunction: ReadonlyMap<string, CatalogEntry>;
   tools: ProviderTool[];
   upfrontIds: string[];
 }
 
-export function declareDirect(entries: Iterable<CatalogEntry>): DirectDeclaration {
+function declareDirect(entries: Iterable<CatalogEntry>): DirectDeclaration {
   const byFunction = assignFunctionNames(entries);
   return {
     byFunction,
@@ -22,20 +21,24 @@ export function declareDirect(entries: Iterable<CatalogEntry>): DirectDeclaratio
   };
 }
 
-/** `declaration` may come from a cache (runs without client tools share one per policy subject). */
-export function directSurface(dispatcher: RunDispatcher, declaration: DirectDeclaration = declareDirect(dispatcher.catalog.entries())): Surface {
-  const { byFunction, tools, upfrontIds } = declaration;
-  return {
-    tools,
-    instructions: "",
-    upfrontIds,
-    async handle(name, args, { signal, trace }) {
-      const entry = byFunction.get(name);
-      if (!entry) return errorResult(new ToolNotFoundError(name));
-      return directCallResult(await dispatcher.call(entry.id, args, "direct", signal, trace));
-    },
-  };
-}
+export const directMode: SurfaceMode = {
+  build({ dispatcher }) {
+    const { catalog } = dispatcher;
+    // Runs without client tools share one declaration per admitted catalog: 10k schemas are not rebuilt per run.
+    const { byFunction, tools, upfrontIds } =
+      catalog.clientIds.size > 0 ? declareDirect(catalog.entries()) : catalog.shared("direct", () => declareDirect(catalog.catalogEntries()));
+    return {
+      tools,
+      instructions: "",
+      upfrontIds,
+      async handle(name, args, { signal, trace }) {
+        const entry = byFunction.get(name);
+        if (!entry) return errorResult(new ToolNotFoundError(name));
+        return directCallResult(await dispatcher.call(entry.id, args, "direct", signal, trace));
+      },
+    };
+  },
+};
 
 /** A direct call answers with the tool's own result, or the error the model can act on. */
 export function directCallResult(outcome: CallOutcome): unknown {

@@ -4,39 +4,55 @@
  * A call to the exact name of a tool that is listed but not declared is resolved from the
  * authorized catalog and takes the same call path.
  */
+import type { EffectiveCatalog } from "../catalog/effective-catalog.js";
 import type { CatalogEntry } from "../catalog/types.js";
 import type { ToolSearchSettings } from "../config/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
-import { AmbiguousToolNameError, ToolNotFoundError } from "../errors.js";
+import { AmbiguousToolNameError, NameCollisionError, ToolNotFoundError } from "../errors.js";
 import { CONTROL_NAMES, STRUCTURED_INSTRUCTIONS, structuredControlTools } from "./control-tools.js";
 import { directCallResult } from "./direct-surface.js";
 import { assignFunctionNames, toProviderTool } from "./provider-tool.js";
 import { isStructuredControl, structuredHandlers } from "./structured-surface.js";
-import type { Surface } from "./surface.js";
+import { directoryText } from "./directory-text.js";
+import type { SurfaceMode } from "./surface.js";
 
-export interface DirectoryInput {
-  dispatcher: RunDispatcher;
-  settings: ToolSearchSettings;
-  /** The directory text for this effective catalog (cached by the engine). */
-  directory: string;
-  prompt?: string;
-}
+export const directoryMode: SurfaceMode = {
+  check: rejectNameCollisions,
+  build({ dispatcher, settings, prompt }) {
+    const { catalog } = dispatcher;
+    // One directory text per admitted catalog: stable across runs, whatever the prompt.
+    const directory = catalog.shared("directory", () => directoryText(catalog.catalogEntries(), settings.directory));
+    const handlers = structuredHandlers(dispatcher);
+    const direct = assignFunctionNames(upfrontEntries(dispatcher, settings, prompt), CONTROL_NAMES);
+    return {
+      tools: [...structuredControlTools(settings.maxSearchLimit), ...[...direct].map(([fn, entry]) => toProviderTool(fn, entry))],
+      instructions: `${STRUCTURED_INSTRUCTIONS}\n\n${directory}`,
+      upfrontIds: [...direct.values()].map((entry) => entry.id),
+      async handle(name, args, call) {
+        if (isStructuredControl(name)) return handlers[name](args, call);
+        const declared = direct.get(name);
+        if (declared) return directCallResult(await dispatcher.call(declared.id, args, "direct", call.signal, call.trace));
+        const hidden = resolveHiddenName(dispatcher, name);
+        return directCallResult(await dispatcher.call(hidden.id, args, "hidden_name", call.signal, call.trace));
+      },
+    };
+  },
+};
 
-export function directorySurface({ dispatcher, settings, directory, prompt }: DirectoryInput): Surface {
-  const handlers = structuredHandlers(dispatcher);
-  const direct = assignFunctionNames(upfrontEntries(dispatcher, settings, prompt), CONTROL_NAMES);
-  return {
-    tools: [...structuredControlTools(settings.maxSearchLimit), ...[...direct].map(([fn, entry]) => toProviderTool(fn, entry))],
-    instructions: `${STRUCTURED_INSTRUCTIONS}\n\n${directory}`,
-    upfrontIds: [...direct.values()].map((entry) => entry.id),
-    async handle(name, args, call) {
-      if (isStructuredControl(name)) return handlers[name](args, call);
-      const declared = direct.get(name);
-      if (declared) return directCallResult(await dispatcher.call(declared.id, args, "direct", call.signal, call.trace));
-      const hidden = resolveHiddenName(dispatcher, name);
-      return directCallResult(await dispatcher.call(hidden.id, args, "hidden_name", call.signal, call.trace));
-    },
-  };
+/**
+ * Directory mode shows client tools by name next to a directory of catalog names, so a client
+ * tool may not share a name with a catalog tool this run can see. Only visible tools are
+ * compared: a collision with a hidden tool must not reveal that it exists.
+ */
+function rejectNameCollisions(effective: EffectiveCatalog): void {
+  const clientNames = new Set([...effective.clientEntries()].map((entry) => entry.name));
+  if (clientNames.size === 0) return;
+  const clashes = effective.catalogEntries().filter((entry) => clientNames.has(entry.name));
+  if (clashes.length > 0) {
+    throw new NameCollisionError(
+      `Client tool name${clashes.length > 1 ? "s" : ""} ${[...new Set(clashes.map((c) => `"${c.name}"`))].join(", ")} collide${clashes.length > 1 ? "" : "s"} with catalog tool${clashes.length > 1 ? "s" : ""} ${clashes.map((c) => c.id).join(", ")}; rename the client tool.`,
+    );
+  }
 }
 
 /** Client tools, tools marked required, then the likely ones for this prompt (bounded). */

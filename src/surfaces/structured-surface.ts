@@ -2,7 +2,7 @@
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import { InvalidArgsError } from "../errors.js";
 import { STRUCTURED_INSTRUCTIONS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, structuredControlTools } from "./control-tools.js";
-import { errorResult, type Surface, type SurfaceCall } from "./surface.js";
+import { errorResult, type SurfaceCall, type SurfaceMode } from "./surface.js";
 
 export interface StructuredHandlers {
   [TOOL_SEARCH](args: Record<string, unknown>, call: SurfaceCall): unknown;
@@ -43,17 +43,19 @@ export function isStructuredControl(name: string): name is keyof StructuredHandl
   return name === TOOL_SEARCH || name === TOOL_DESCRIBE || name === TOOL_CALL;
 }
 
-export function structuredSurface(dispatcher: RunDispatcher, maxSearchLimit: number): Surface {
-  const handlers = structuredHandlers(dispatcher);
-  return {
-    tools: structuredControlTools(maxSearchLimit),
-    instructions: STRUCTURED_INSTRUCTIONS,
-    upfrontIds: [],
-    async handle(name, args, call) {
-      if (!isStructuredControl(name)) {
-        return errorResult(new InvalidArgsError(`Unknown tool "${name}". Available: ${TOOL_SEARCH}, ${TOOL_DESCRIBE}, ${TOOL_CALL}.`));
-      }
-      return handlers[name](args, call);
-    },
-  };
-}
+export const structuredMode: SurfaceMode = {
+  build({ dispatcher, settings }) {
+    const handlers = structuredHandlers(dispatcher);
+    return {
+      tools: structuredControlTools(settings.maxSearchLimit),
+      instructions: STRUCTURED_INSTRUCTIONS,
+      upfrontIds: [],
+      async handle(name, args, call) {
+        if (!isStructuredControl(name)) {
+          return errorResult(new InvalidArgsError(`Unknown tool "${name}". Available: ${TOOL_SEARCH}, ${TOOL_DESCRIBE}, ${TOOL_CALL}.`));
+        }
+        return handlers[name](args, call);
+      },
+    };
+  },
+};

@@ -1,11 +1,13 @@
 /**
  * Collects one run's telemetry and forwards every event to the session log and to
  * `node:diagnostics_channel` ("toolsearch:event"), where tracers can attach at no cost when unused.
+ * A sink that throws is published on "toolsearch:error" (error-channel.ts).
  */
 import diagnostics from "node:diagnostics_channel";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { ToolSource } from "../catalog/types.js";
 import { clip } from "../dispatch/prompt-text.js";
+import { publishFailure } from "./error-channel.js";
 import type { CallRecord, EventBase, RunTelemetry, SessionEvent, SessionLogSink } from "./types.js";
 
 export const EVENT_CHANNEL = "toolsearch:event";
@@ -97,8 +99,9 @@ export class RunRecorder {
     const event = { ...base, ...input } as SessionEvent;
     try {
       this.sink?.write(event);
-    } catch {
-      // A failing log sink must never fail the run; the sink reports its own errors.
+    } catch (error) {
+      // A failing log sink must never fail the run.
+      publishFailure("session_log", error, { sessionId: event.sessionId, runId: event.runId });
     }
     if (channel.hasSubscribers) channel.publish(event);
   }

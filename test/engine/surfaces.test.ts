@@ -130,3 +130,19 @@ describe("options", () => {
     await expect(engine.prepareRun({ sessionId: "s", mode: "fast" } as never)).rejects.toMatchObject({ code: "CONFIG_INVALID" });
   });
 });
+
+describe("the surface table", () => {
+  it("registers one surface per mode; runs without client tools share a direct declaration", async () => {
+    const { SURFACES } = await import("../../src/surfaces/modes.js");
+    const { TOOL_SEARCH_MODES } = await import("../../src/index.js");
+    expect(Object.keys(SURFACES).sort()).toEqual([...TOOL_SEARCH_MODES].sort());
+    expect(Object.entries(SURFACES).filter(([, mode]) => mode.sandboxFallback !== undefined).map(([name]) => name)).toEqual(["code"]);
+    engine = await fixtureEngine({ toolSearch: false });
+    const [a, b] = [await engine.prepareRun({ sessionId: "a" }), await engine.prepareRun({ sessionId: "b" })];
+    expect(a.tools).toBe(b.tools);
+    expect(a.telemetry().upfront).toEqual(b.telemetry().upfront);
+    const withClient = await engine.prepareRun({ sessionId: "c", clientTools: weatherTools().slice(0, 1).map((t) => ({ ...t, name: "ask_user" })) });
+    expect(withClient.tools).not.toBe(a.tools);
+    expect(withClient.tools.map((t) => t.function.name)).toContain("ask_user");
+  });
+});

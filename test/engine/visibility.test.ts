@@ -53,7 +53,7 @@ describe("hidden tools", () => {
     expect((await wide.search("github issue")).map((h) => h.id)).toContain("plugin:github:create_issue");
     expect((await narrow.search("github issue")).map((h) => h.id)).not.toContain("plugin:github:create_issue");
     const internals = engine as unknown as { indexes: { lastBuild?: { via: string } } };
-    expect(internals.indexes.lastBuild?.via).toBe("thread");
+    expect(internals.indexes.lastBuild?.via).toBe("cache");
     expect(wide.telemetry().catalog.size).toBe(5);
     expect(narrow.telemetry().catalog.bySource).toEqual({ core: 2, plugin: 0, mcp: 0, client: 0 });
   });

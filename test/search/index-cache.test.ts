@@ -3,9 +3,7 @@ import { resolveOptions } from "../../src/engine/options.js";
 import { ToolIndexCache, defaultWorkerFile, fingerprintDocs, resolveBackend } from "../../src/search/index-cache.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/minisearch-backend.js";
-import type { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchBackend, SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
-import { collectGarbage } from "../../bench/lib/stats.js";
 import { CATALOG, doc, widgets } from "../contract/backend-contract.js";
 
 const caches: ToolIndexCache[] = [];
@@ -87,7 +85,7 @@ describe("ToolIndexCache", () => {
   it("evicts the least recently used index, which keeps serving whoever still holds it until close()", async () => {
     const c = cache({ maxEntries: 2 });
     const a = await c.get([doc("core:a", "alpha")], "fts5");
-    const b = await c.get([doc("core:b", "beta")], "fts5");
+    const { index: b } = await c.acquire([doc("core:b", "beta")], "fts5");
     await c.get([doc("core:a", "alpha")], "fts5"); // a is now the most recent
     await c.get([doc("core:c", "gamma")], "fts5");
     expect(c.size).toBe(2);
@@ -104,19 +102,27 @@ describe("ToolIndexCache", () => {
     expect(() => b.search("beta", { limit: 1 })).toThrow(expect.objectContaining({ code: "INDEX_CLOSED" }));
   });
 
-  it("closes an evicted index's database once nothing holds the index", async () => {
+  it("closes an evicted index's database when its last holder releases it; an unheld one at eviction", async () => {
     const c = cache({ maxEntries: 1 });
-    let evicted: ToolIndex | undefined = await c.get([doc("core:x", "xylophone")], "fts5");
-    const backend = evicted.backend;
-    await c.get([doc("core:y", "yodel")], "fts5");
-    expect(backend.size).toBe(1); // still open: someone holds the index
-    evicted = undefined;
-    for (let i = 0; i < 20 && isOpen(backend); i++) {
-      collectGarbage();
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    const x = [doc("core:x", "xylophone")];
+    const first = await c.acquire(x, "fts5");
+    const second = await c.acquire(x, "fts5");
+    expect(second.index).toBe(first.index);
+    const backend = first.index.backend;
+    const unheld = await c.get([doc("core:y", "yodel")], "fts5");
+    expect(isOpen(backend)).toBe(true); // evicted, still held twice
+    first.release();
+    first.release(); // idempotent: one holder left
+    expect(isOpen(backend)).toBe(true);
+    second.release();
     expect(isOpen(backend)).toBe(false);
-    await c.close();
+    expect(first.index.closed).toBe(true);
+    await c.get([doc("core:z", "zither")], "fts5");
+    expect(unheld.closed).toBe(true);
+    // Releasing the cached index closes nothing: the cache still holds it.
+    const current = await c.acquire([doc("core:z", "zither")], "fts5");
+    current.release();
+    expect(current.index.closed).toBe(false);
   });
 
   it("tells custom factories apart even with the same kind", async () => {
@@ -168,6 +174,25 @@ describe("ToolIndexCache", () => {
     await c.get(docs, "minisearch", { workerThreshold: 10 });
     expect(c.lastBuild).toMatchObject({ via: "thread", reason: expect.stringContaining("not found") });
     const custom: SearchBackendFactory = { kind: "mine", create: () => minisearchBackend.create() };
-    await cache().get(docs, custom, { workerThreshold: 10 });
+    const other = cache();
+    await other.get(docs, custom, { workerThreshold: 10 });
+    expect(other.lastBuild).toMatchObject({ via: "thread", reason: expect.stringContaining("declares no worker kind") });
+  });
+
+  it("builds any backend that declares a worker kind (and load) in the worker, whatever its identity", async () => {
+    const docs = widgets(50);
+    const c = cache();
+    const loaded: number[] = [];
+    const declared: SearchBackendFactory = {
+      kind: "declared",
+      create: () => minisearchBackend.create(),
+      load: (snapshot) => (loaded.push(snapshot.byteLength), minisearchBackend.load!(snapshot)),
+      worker: "minisearch",
+    };
+    const index = await c.get(docs, declared, { workerThreshold: 10 });
+    if (defaultWorkerFile() === undefined) return;
+    expect(c.lastBuild).toMatchObject({ via: "worker", kind: "declared" });
+    expect(loaded).toHaveLength(1);
+    expect(index.search("widget 7", { limit: 1 })).toHaveLength(1);
   });
 });

@@ -1,0 +1,171 @@
+/**
+ * The figures of a results file that a comparison judges, each with a stable name, a kind (which
+ * row of THRESHOLDS judges it), a unit and which way is better. Raw milliseconds are never a
+ * figure: timing enters only as ratios of two things measured in the same run (pool vs the
+ * bare-spawn floor, a backend vs plain BM25 or minisearch, a search mode vs direct, a hostile
+ * input's stall vs the idle window), because the same figure moves 20–40% between runs on a
+ * shared CI machine while a same-run ratio moves far less.
+ *
+ * Extraction walks whatever a suite wrote (every catalog, split, ranker, metric, backend, size,
+ * mode, hostile kind), so a figure a suite adds later appears under its own name and a
+ * comparison reports it as new; nothing here lists figure names.
+ */
+import type { BenchResults, SuiteName } from "../harness/results.js";
+import { resultOf } from "../harness/results.js";
+import { searchBaseline } from "../suites/search-suite.js";
+
+/** The rows of THRESHOLDS (bench/compare/thresholds.ts). */
+export const FIGURE_KINDS = ["bytes", "tokens", "count", "relevance", "heap", "ratio-code-mode", "ratio-search", "ratio-search-large", "ratio-gateway-cpu", "ratio-gateway", "ratio-stall-request", "ratio-stall"] as const;
+export type FigureKind = (typeof FIGURE_KINDS)[number];
+
+export interface Figure {
+  /** Stable across runs: suite/what/where, e.g. `payload/synthetic-1000/code/first-request-bytes`. */
+  name: string;
+  suite: SuiteName;
+  kind: FigureKind;
+  unit: string;
+  value: number;
+  better: "smaller" | "bigger";
+  /** Lowest and highest of the repeats measured in this run, when the figure is a median of several. */
+  range?: [number, number];
+  /** Repeats behind the figure (its median), when more than one. */
+  repeats?: number;
+}
+
+const finite = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x);
+
+/** Every figure of a results file, in suite order; figures that are absent or not finite are left out. */
+export function figuresOf(results: BenchResults): Figure[] {
+  const out: Figure[] = [];
+  const add = (f: Figure): void => {
+    if (finite(f.value)) out.push(f);
+  };
+  const suites = results.suites ?? {};
+
+  const payload = resultOf(suites.payload);
+  for (const c of payload?.catalogs ?? []) {
+    for (const m of c.modes ?? []) {
+      const at = `payload/${c.catalog}/${m.requested}`;
+      add({ name: `${at}/first-request-bytes`, suite: "payload", kind: "bytes", unit: "bytes", value: m.firstRequestBytes, better: "smaller" });
+      add({ name: `${at}/first-request-tokens`, suite: "payload", kind: "tokens", unit: "tokens", value: m.firstRequestTokens, better: "smaller" });
+      add({ name: `${at}/turn-bytes`, suite: "payload", kind: "bytes", unit: "bytes", value: m.turnBytes, better: "smaller" });
+      add({ name: `${at}/turn-tokens`, suite: "payload", kind: "tokens", unit: "tokens", value: m.turnTokens, better: "smaller" });
+      add({ name: `${at}/round-trips`, suite: "payload", kind: "count", unit: "round trips", value: m.roundTrips, better: "smaller" });
+      add({ name: `${at}/upfront-schemas`, suite: "payload", kind: "count", unit: "schemas", value: m.upfrontSchemas, better: "smaller" });
+    }
+  }
+  for (const c of payload?.crossover?.byMode ?? []) {
+    // null ("never crosses over") leaves the figure out: a comparison then reports it as missing.
+    if (c.turnBytes !== null) add({ name: `payload/crossover/${c.mode}/turn-bytes-from-tools`, suite: "payload", kind: "count", unit: "tools", value: c.turnBytes, better: "smaller" });
+    if (c.firstRequestBytes !== null) add({ name: `payload/crossover/${c.mode}/first-request-bytes-from-tools`, suite: "payload", kind: "count", unit: "tools", value: c.firstRequestBytes, better: "smaller" });
+  }
+
+  const code = resultOf(suites["code-mode"]);
+  if (code) {
+    for (const r of code.ratios ?? []) {
+      add({ name: `code-mode/pool-${r.size}/bodies-per-s÷bare-spawn-floor`, suite: "code-mode", kind: "ratio-code-mode", unit: "ratio", value: r.poolVsFloor, better: "bigger", ...spread(r.poolVsFloorRange, r.rounds) });
+    }
+    // Warm-pool p50 ÷ fresh-child p50 (code.warmVsFreshChild) is not a figure: a warm body takes
+    // 2–3 ms, mostly the scheduler's latency on a loaded 2-core box, and the ratio moved by 83%
+    // between quick runs even as the median of alternating blocks. A pool that stopped
+    // pre-forking shows in pool ÷ floor instead.
+  }
+
+  const search = resultOf(suites.search);
+  if (search) {
+    const sizes = search.output?.sizes ?? [];
+    for (const tools of [...new Set(sizes.map((s) => s.tools))].sort((a, b) => a - b)) {
+      const rows = sizes.filter((s) => s.tools === tools);
+      // The smallest baseline there is: plain BM25 when bench/search measures it, else minisearch.
+      const baseName = searchBaseline(rows.map((s) => s.backend));
+      const base = rows.find((s) => s.backend === baseName);
+      for (const s of rows) {
+        if (base && s !== base && base.p50Ms > 0) {
+          const repeated = search.p50Ratios?.find((r) => r.tools === tools && r.backend === s.backend && r.baseline === base.backend);
+          add({
+            name: `search/${tools}/${s.backend}÷${base.backend}/query-p50`,
+            suite: "search",
+            // Past a few thousand tools the two backends' query times move apart with the load
+            // (fts5 ÷ minisearch at 10k: 0.61–1.30 over ten quick runs, 2.7–3.6 at 1k).
+            kind: tools > 2_000 ? "ratio-search-large" : "ratio-search",
+            unit: "ratio",
+            value: repeated?.value ?? s.p50Ms / base.p50Ms,
+            better: "smaller",
+            ...spread(repeated?.range, repeated?.repeats),
+          });
+        }
+        if (finite(s.snapshotMiB)) add({ name: `search/${tools}/${s.backend}/snapshot-bytes`, suite: "search", kind: "bytes", unit: "bytes", value: Math.round(s.snapshotMiB * 2 ** 20), better: "smaller" });
+      }
+    }
+  }
+
+  const relevance = resultOf(suites.relevance);
+  for (const split of relevance?.splits ?? []) {
+    const set = `relevance/${split.split}@${split.sampled}`;
+    // Every metric the suite reports, whatever its name, except counts and times: queryMs is one
+    // timed pass of a few ms per query, whose ratio to plain BM25 moves by 70–130% between quick
+    // runs here; the search suite's repeated query-p50 ratio is the timing figure instead.
+    for (const r of split.rankers) {
+      for (const [metric, value] of Object.entries(r.metrics ?? {})) {
+        if (metric === "queries" || metric.endsWith("Ms")) continue;
+        add({ name: `${set}/${r.ranker}/${metric}`, suite: "relevance", kind: "relevance", unit: "score", value: value as number, better: "bigger" });
+      }
+    }
+  }
+
+  const gateway = resultOf(suites.gateway);
+  for (const r of gateway?.runs ?? []) {
+    if (r.mode === "direct") continue;
+    if (r.cpuRatio !== undefined) {
+      add({
+        name: `gateway/${r.mode}/${r.sessions}-session${r.sessions === 1 ? "" : "s"}/cpu-per-turn÷direct`,
+        suite: "gateway",
+        kind: "ratio-gateway-cpu",
+        unit: "ratio",
+        value: r.cpuRatio,
+        better: "smaller",
+        ...spread(r.cpuRatioRange, r.rounds),
+      });
+    }
+    add({
+      name: `gateway/${r.mode}/${r.sessions}-session${r.sessions === 1 ? "" : "s"}/turns-per-s÷direct`,
+      suite: "gateway",
+      kind: "ratio-gateway",
+      unit: "ratio",
+      value: r.throughputRatio,
+      better: "bigger",
+      ...spread(r.throughputRatioRange, r.rounds),
+    });
+  }
+
+  const stall = resultOf(suites.stall);
+  if (stall) {
+    // The size a ladder reached is not a figure: it stops on a per-step deadline, so on a busy
+    // machine it can stop early (long-id-code stopped at 1,000 of 20,000 characters in one of six
+    // quick runs here). A kind that really caps runs its window at a size where one request takes
+    // about the deadline, and its loop p99 ÷ idle shows that by far more than the margin.
+    const ordinary = stall.memory?.runMs?.p50;
+    for (const k of stall.kinds ?? []) {
+      // One hostile request's median time ÷ an ordinary run's (the memory row: prepareRun, a valid
+      // call of a small client tool, end) in the same run: medians over hundreds of requests, so
+      // it moves far less with the machine's load than a window's loop p99 does.
+      if (ordinary !== undefined && ordinary > 0 && finite(k.iterationMs?.p50)) {
+        add({ name: `stall/${k.kind}/request-p50÷ordinary-run-p50`, suite: "stall", kind: "ratio-stall-request", unit: "ratio", value: k.iterationMs.p50 / ordinary, better: "smaller" });
+      }
+      if (stall.idle && stall.idle.loopP99Ms > 0) {
+        add({ name: `stall/${k.kind}/loop-p99÷idle`, suite: "stall", kind: "ratio-stall", unit: "ratio", value: k.window.loopP99Ms / stall.idle.loopP99Ms, better: "smaller" });
+      }
+    }
+    if (stall.memory) add({ name: `stall/memory/heap-growth-${stall.memory.runs}-runs`, suite: "stall", kind: "heap", unit: "MB", value: stall.memory.growthMB, better: "smaller" });
+    const flood = stall.flood;
+    if (flood && "flood" in flood && flood.quiet.runMs.p99 > 0) {
+      add({ name: "stall/mcp-flood/run-p99÷quiet", suite: "stall", kind: "ratio-stall", unit: "ratio", value: flood.flood.runMs.p99 / flood.quiet.runMs.p99, better: "smaller" });
+    }
+  }
+  return out;
+}
+
+function spread(range: readonly number[] | undefined, repeats: number | undefined): Pick<Figure, "range" | "repeats"> {
+  if (!range || range.length < 2 || !range.every(finite)) return {};
+  return { range: [Math.min(...range), Math.max(...range)], ...(repeats !== undefined && repeats > 1 ? { repeats } : {}) };
+}

@@ -1,0 +1,36 @@
+/**
+ * Failures that fail no call and no run, but must not vanish: a catalog rebuild refused (the
+ * previous catalog is kept), an MCP output schema that will not be enforced, an afterToolCall
+ * hook or a session-log sink that threw. Each is published on `node:diagnostics_channel`
+ * ("toolsearch:error"), beside the run events of "toolsearch:event", at no cost when unused.
+ */
+import diagnostics from "node:diagnostics_channel";
+import { toErrorPayload, type ErrorCode } from "../errors.js";
+
+export const ERROR_CHANNEL = "toolsearch:error";
+const channel = diagnostics.channel(ERROR_CHANNEL);
+
+export type FailureOrigin = "catalog_rebuild" | "output_schema" | "after_tool_call" | "session_log";
+
+export interface FailureEvent {
+  origin: FailureOrigin;
+  code: ErrorCode;
+  message: string;
+  time: string;
+  /** Where it happened, when known: the session, run, tool or MCP server. */
+  sessionId?: string;
+  runId?: string;
+  toolId?: string;
+  server?: string;
+  /** What was thrown, for a subscriber that wants the stack. */
+  error?: unknown;
+}
+
+export type FailureContext = Pick<FailureEvent, "sessionId" | "runId" | "toolId" | "server">;
+
+/** Publishes one failure and returns it (the catalog also keeps the last one for its status). */
+export function publishFailure(origin: FailureOrigin, error: unknown, context: FailureContext = {}, fallback: ErrorCode = "TOOL_FAILED"): FailureEvent {
+  const event: FailureEvent = { origin, ...toErrorPayload(error, fallback), time: new Date().toISOString(), ...context, error };
+  if (channel.hasSubscribers) channel.publish(event);
+  return event;
+}
