@@ -1,39 +1,66 @@
 /**
- * Every failure the engine reports is a ToolSearchError with a stable `code`.
- * Callers match on `code` (or `instanceof`), never on message text; the message
- * says what was wrong and, for model-facing errors, what to do next.
+ * Every failure the engine or the gateway reports is a ToolSearchError with a stable `code`.
+ * Callers match on `code` (or `instanceof`), never on message text; the message says what was
+ * wrong and, for model-facing errors, what to do next. ERROR_CODES is the one table of codes:
+ * docs/configuration.md's table is generated from it and README's list is checked against it
+ * (test/errors.test.ts).
  */
 import { clip } from "./dispatch/prompt-text.js";
 
-export type ErrorCode =
-  | "CONFIG_INVALID"
-  | "TOOL_NOT_FOUND"
-  | "TOOL_UNAVAILABLE"
-  | "AMBIGUOUS_TOOL_NAME"
-  | "NAME_COLLISION"
-  | "INVALID_ARGS"
-  | "POLICY_DENIED"
-  | "APPROVAL_DENIED"
-  | "HOOK_BLOCKED"
-  | "TOOL_FAILED"
-  | "TOOL_TIMEOUT"
-  | "CODE_SYNTAX"
-  | "CODE_THREW"
-  | "CODE_TIMEOUT"
-  | "CODE_LIMIT"
-  | "SANDBOX_UNAVAILABLE"
-  | "POOL_SATURATED"
-  | "ENGINE_CLOSED"
-  | "PROVIDER_FAILED";
+interface CodeRow {
+  /** The class that carries the code. */
+  readonly class: string;
+  /** The HTTP status the gateway (`serve`, `mcp --http`) answers it with, where it answers one. */
+  readonly status?: number;
+  readonly meaning: string;
+}
+
+export const ERROR_CODES = {
+  CONFIG_INVALID: { class: "ConfigInvalidError", status: 400, meaning: "a bad option or config value, a duplicate tool id, or a missing `${VAR}`; the CLI exits 2" },
+  TOOL_NOT_FOUND: { class: "ToolNotFoundError", meaning: "no such tool in this run, hidden by policy included; up to three suggestions" },
+  TOOL_UNAVAILABLE: { class: "ToolUnavailableError", meaning: "the tool's MCP server is down, closed or went away; the message says why" },
+  AMBIGUOUS_TOOL_NAME: { class: "AmbiguousToolNameError", meaning: "directory mode: a bare name matches several tools; call one by id" },
+  NAME_COLLISION: { class: "NameCollisionError", status: 400, meaning: "directory mode: a client tool has the name of a visible catalog tool" },
+  INVALID_ARGS: { class: "InvalidArgsError", meaning: "arguments fail the schema or the size and depth caps; the message names the field" },
+  APPROVAL_DENIED: { class: "ApprovalDeniedError", meaning: "the `approve` hook said no (or threw)" },
+  HOOK_BLOCKED: { class: "HookBlockedError", meaning: "a `beforeToolCall` hook blocked the call (or threw)" },
+  TOOL_FAILED: { class: "ToolFailedError", meaning: "the tool threw, an MCP server answered `isError`, or the answer was over the message limit" },
+  TOOL_TIMEOUT: { class: "ToolTimeoutError", meaning: "the call ran past its deadline (`callTimeoutMs`, 60 s by default, or the MCP server's call timeout) and was cancelled" },
+  CANCELLED: { class: "CancelledError", meaning: "the caller cancelled the call or the code run, or the run ended while it was in flight" },
+  CODE_SYNTAX: { class: "CodeError", meaning: "a code-mode body did not parse" },
+  CODE_THREW: { class: "CodeError", meaning: "a code-mode body threw" },
+  CODE_TIMEOUT: { class: "CodeError", meaning: "a code-mode body ran past `codeTimeoutMs`" },
+  CODE_LIMIT: { class: "CodeError", meaning: "a code-mode body went past a pool limit (result, log, bridge calls, memory, frame)" },
+  SANDBOX_UNAVAILABLE: { class: "SandboxUnavailableError", meaning: "the code sandbox could not start" },
+  POOL_SATURATED: { class: "PoolSaturatedError", meaning: "every sandbox child is busy and the queue is full" },
+  ENGINE_CLOSED: { class: "EngineClosedError", meaning: "the engine, the run or the MCP session has ended" },
+  INDEX_CLOSED: { class: "IndexClosedError", meaning: "a search index was used after it was closed (an `EngineClosedError`)" },
+  PROVIDER_FAILED: { class: "ProviderFailedError", status: 502, meaning: "the model provider failed or answered something that is not a model answer" },
+  BAD_REQUEST: { class: "HttpError", status: 400, meaning: "a request body that fails its schema; `mcp --http`: no session and not an initialize request" },
+  PARSE_ERROR: { class: "HttpError", status: 400, meaning: "`mcp --http`: a body that is not JSON" },
+  UNAUTHORIZED: { class: "HttpError", status: 401, meaning: "no valid bearer token (`www-authenticate: Bearer`)" },
+  FORBIDDEN: { class: "HttpError", status: 403, meaning: "the body asks for more than the token allows; `mcp --http`: a non-loopback Host header without auth" },
+  NOT_FOUND: { class: "HttpError", status: 404, meaning: "no such route" },
+  SESSION_NOT_FOUND: { class: "HttpError", status: 404, meaning: "`mcp --http`: an unknown session, or another token's" },
+  BODY_TOO_LARGE: { class: "HttpError", status: 413, meaning: "a body over `gateway.maxBodyBytes`" },
+  CLIENT_CLOSED: { class: "HttpError", status: 499, meaning: "the caller closed the connection before the answer" },
+  INTERNAL: { class: "HttpError", status: 500, meaning: "anything else; the detail goes to stderr, never to the client" },
+  TOO_MANY_SESSIONS: { class: "HttpError", status: 503, meaning: "`mcp --http`: `mcp.maxSessions` sessions are open" },
+  CLOSING: { class: "HttpError", status: 503, meaning: "`mcp --http`: the server is shutting down" },
+} as const satisfies Record<string, CodeRow>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
 
 export interface ErrorPayload {
   code: ErrorCode;
   message: string;
 }
 
+type Options = { cause?: unknown };
+
 export class ToolSearchError extends Error {
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: Options) {
     super(message, options);
     this.code = code;
     this.name = new.target.name;
@@ -44,7 +71,7 @@ export class ToolSearchError extends Error {
 }
 
 export class ConfigInvalidError extends ToolSearchError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: Options) {
     super("CONFIG_INVALID", message, options);
   }
 }
@@ -61,9 +88,10 @@ export class ToolNotFoundError extends ToolSearchError {
   }
 }
 
+/** A tool (`id` given) or a whole MCP server (`id` undefined: the reason is the message) is unavailable. */
 export class ToolUnavailableError extends ToolSearchError {
-  constructor(id: string, reason: string) {
-    super("TOOL_UNAVAILABLE", `Tool "${id}" is unavailable: ${reason}. Try another tool or try again later.`);
+  constructor(id: string | undefined, reason: string, options?: Options) {
+    super("TOOL_UNAVAILABLE", id === undefined ? reason : `Tool "${id}" is unavailable: ${reason}. Try another tool or try again later.`, options);
   }
 }
 
@@ -85,12 +113,6 @@ export class InvalidArgsError extends ToolSearchError {
   }
 }
 
-export class PolicyDeniedError extends ToolSearchError {
-  constructor(message: string) {
-    super("POLICY_DENIED", message);
-  }
-}
-
 export class ApprovalDeniedError extends ToolSearchError {
   constructor(message: string) {
     super("APPROVAL_DENIED", message);
@@ -104,7 +126,7 @@ export class HookBlockedError extends ToolSearchError {
 }
 
 export class ToolFailedError extends ToolSearchError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: Options) {
     super("TOOL_FAILED", message, options);
   }
 }
@@ -113,6 +135,13 @@ export class ToolFailedError extends ToolSearchError {
 export class ToolTimeoutError extends ToolSearchError {
   constructor(message: string) {
     super("TOOL_TIMEOUT", message);
+  }
+}
+
+/** The caller cancelled (an aborted signal, an MCP cancel, a closed connection) or the run ended mid-flight. */
+export class CancelledError extends ToolSearchError {
+  constructor(message: string) {
+    super("CANCELLED", message);
   }
 }
 
@@ -125,7 +154,7 @@ export class CodeError extends ToolSearchError {
 }
 
 export class SandboxUnavailableError extends ToolSearchError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: Options) {
     super("SANDBOX_UNAVAILABLE", message, options);
   }
 }
@@ -136,16 +165,38 @@ export class PoolSaturatedError extends ToolSearchError {
   }
 }
 
+/** The engine, a run, or an MCP face session has ended. */
 export class EngineClosedError extends ToolSearchError {
+  constructor(message = "The tool-search engine is closed; create a new one.", code: "ENGINE_CLOSED" | "INDEX_CLOSED" = "ENGINE_CLOSED") {
+    super(code, message);
+  }
+}
+
+/** A search index (or the cache that holds them) used after close; `instanceof EngineClosedError` holds. */
+export class IndexClosedError extends EngineClosedError {
   constructor() {
-    super("ENGINE_CLOSED", "The tool-search engine is closed; create a new one.");
+    super("The search index is closed; the engine or run that held it has ended.", "INDEX_CLOSED");
   }
 }
 
 /** The model provider failed or answered something that is not a model answer (runAgentTurn). */
 export class ProviderFailedError extends ToolSearchError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: Options) {
     super("PROVIDER_FAILED", message, options);
+  }
+}
+
+/** A gateway answer other than 200: the status comes from ERROR_CODES unless given (a ToolSearchError refused at the door is a 400). */
+export class HttpError extends ToolSearchError {
+  readonly status: number;
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+    status?: number,
+  ) {
+    super(code, message);
+    this.status = status ?? (ERROR_CODES[code] as CodeRow).status ?? 400;
   }
 }
 

@@ -66,7 +66,7 @@ export {
   AmbiguousToolNameError,
   NameCollisionError,
   InvalidArgsError,
-  PolicyDeniedError,
+  CancelledError,
   ApprovalDeniedError,
   HookBlockedError,
   ToolFailedError,

@@ -20,7 +20,7 @@ describe("public exports", () => {
         "HookBlockedError",
         "InvalidArgsError",
         "NameCollisionError",
-        "PolicyDeniedError",
+        "CancelledError",
         "PoolSaturatedError",
         "ProviderFailedError",
         "runAgentTurn",

@@ -3,6 +3,8 @@
  * answer before parsing it, so an answer over `maxBytes` (declared, or as it streams in) fails
  * the request instead of growing the process with it.
  */
+import { ProviderFailedError } from "../errors.js";
+
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 export function boundedFetch(maxBytes: number, inner: FetchLike = fetch): FetchLike {
@@ -11,7 +13,7 @@ export function boundedFetch(maxBytes: number, inner: FetchLike = fetch): FetchL
     const declared = Number(response.headers.get("content-length") ?? 0);
     if (declared > maxBytes) {
       await response.body?.cancel().catch(() => {});
-      throw new Error(`the provider's answer is ${declared} bytes, over the ${maxBytes}-byte limit`);
+      throw new ProviderFailedError(`the provider's answer is ${declared} bytes, over the ${maxBytes}-byte limit`);
     }
     if (!response.body) return response;
     let seen = 0;
@@ -19,7 +21,7 @@ export function boundedFetch(maxBytes: number, inner: FetchLike = fetch): FetchL
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           seen += chunk.byteLength;
-          if (seen > maxBytes) controller.error(new Error(`the provider's answer is over the ${maxBytes}-byte limit`));
+          if (seen > maxBytes) controller.error(new ProviderFailedError(`the provider's answer is over the ${maxBytes}-byte limit`));
           else controller.enqueue(chunk);
         },
       }),

@@ -3,6 +3,7 @@
  * lists; the MCP source (src/mcp) is dynamic: it connects at start, may change its list, and
  * may go away. The catalog only talks to this interface.
  */
+import { ConfigInvalidError } from "../errors.js";
 import type { ToolDefinition, ToolSource } from "./types.js";
 
 export interface CatalogSource {
@@ -39,7 +40,7 @@ export function coreTools(definitions: readonly ToolDefinition[]): CatalogSource
 /** A plugin's tools: ids `plugin:<pluginId>:<name>`. */
 export function pluginTools(pluginId: string, definitions: readonly ToolDefinition[]): CatalogSource {
   if (typeof pluginId !== "string" || !/^[A-Za-z0-9._-]{1,64}$/.test(pluginId)) {
-    throw new TypeError(`pluginTools: pluginId must be 1-64 characters of letters, digits, ".", "_" or "-"; got ${JSON.stringify(pluginId)}`);
+    throw new ConfigInvalidError(`pluginTools: pluginId must be 1-64 characters of letters, digits, ".", "_" or "-"; got ${JSON.stringify(pluginId)}`);
   }
   return new StaticSource("plugin", pluginId, [...definitions]);
 }

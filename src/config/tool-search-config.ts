@@ -2,12 +2,11 @@
  * The `tools.toolSearch` value: `true` (code mode), `false` (direct), or an object. Validated
  * with ajv once, at the edge, and defaulted here and nowhere else.
  */
-import type { JSONSchemaType } from "ajv";
-import { ConfigInvalidError } from "../errors.js";
-import { createOptionsAjv, describeAjvErrors } from "./ajv.js";
+import { compileOptions } from "./ajv.js";
 
-export type ToolSearchMode = "direct" | "code" | "tools" | "directory";
-export const TOOL_SEARCH_MODES: readonly ToolSearchMode[] = ["direct", "code", "tools", "directory"];
+/** The modes, listed here and nowhere else (schemas, the run context, the gateway take them from here). */
+export const TOOL_SEARCH_MODES = ["direct", "code", "tools", "directory"] as const;
+export type ToolSearchMode = (typeof TOOL_SEARCH_MODES)[number];
 
 export interface DirectorySettings {
   maxChars: number;
@@ -59,46 +58,33 @@ const RANGES = {
   maxResultBytes: [1_024, 64 * 1024 * 1024],
 } as const;
 
-const integer = { type: "integer" } as const;
-const objectSchema: JSONSchemaType<ToolSearchObject> = {
+const integer = { type: "integer" };
+const objectSchema = {
   type: "object",
+  description: "true, false or an object { mode, codeTimeoutMs, searchDefaultLimit, maxSearchLimit, maxResultBytes, directory }",
   additionalProperties: false,
   properties: {
-    mode: { type: "string", enum: ["direct", "code", "tools", "directory"], nullable: true },
-    codeTimeoutMs: { ...integer, nullable: true },
-    searchDefaultLimit: { ...integer, nullable: true },
-    maxSearchLimit: { ...integer, nullable: true },
-    maxResultBytes: { ...integer, nullable: true },
+    mode: { enum: TOOL_SEARCH_MODES },
+    codeTimeoutMs: integer,
+    searchDefaultLimit: integer,
+    maxSearchLimit: integer,
+    maxResultBytes: integer,
     directory: {
       type: "object",
-      nullable: true,
       additionalProperties: false,
-      required: [],
-      properties: {
-        maxChars: { ...integer, nullable: true },
-        descriptionChars: { ...integer, nullable: true },
-        likelySchemas: { ...integer, nullable: true },
-        maxLikelySchemas: { ...integer, nullable: true },
-      },
+      properties: { maxChars: integer, descriptionChars: integer, likelySchemas: integer, maxLikelySchemas: integer },
     },
   },
-  required: [],
 };
-
-const validateObject = createOptionsAjv().compile(objectSchema);
 
 /** The JSON Schema of the config value, for tools (CLI, editors) that want it. */
 export const toolSearchConfigSchema: Record<string, unknown> = { anyOf: [{ type: "boolean" }, objectSchema] };
+const check = compileOptions<ToolSearchObject>(objectSchema);
 
 export function resolveToolSearchConfig(value: unknown, path = "tools.toolSearch"): ToolSearchSettings {
   if (value === undefined || value === true) return structuredClone(DEFAULT_SETTINGS);
   if (value === false) return { ...structuredClone(DEFAULT_SETTINGS), mode: "direct" };
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ConfigInvalidError(`${path}: must be true, false or an object { mode, codeTimeoutMs, searchDefaultLimit, maxSearchLimit, maxResultBytes, directory }; got ${JSON.stringify(value)}`);
-  }
-  const copy = structuredClone(value) as ToolSearchObject;
-  if (!validateObject(copy)) throw new ConfigInvalidError(describeAjvErrors(path, validateObject.errors, copy));
-  return withDefaults(copy);
+  return withDefaults(check(value, path));
 }
 
 function withDefaults(value: ToolSearchObject): ToolSearchSettings {

@@ -4,19 +4,10 @@
  * block included, is a `{ ok: false, error: { code, message } }` outcome.
  */
 import type { CatalogEntry } from "../catalog/types.js";
-import {
-  ApprovalDeniedError,
-  HookBlockedError,
-  InvalidArgsError,
-  ToolFailedError,
-  ToolSearchError,
-  ToolTimeoutError,
-  ToolUnavailableError,
-  toErrorPayload,
-} from "../errors.js";
+import { ApprovalDeniedError, CancelledError, HookBlockedError, InvalidArgsError, toErrorPayload, ToolFailedError, ToolSearchError, ToolTimeoutError, ToolUnavailableError } from "../errors.js";
 import { publishFailure } from "../telemetry/error-channel.js";
 import { argsOverLimits, type ArgsLimits } from "../validation/args-limits.js";
-import { describeArgsErrors } from "./args-error.js";
+import { describeAjvErrors } from "../config/ajv.js";
 import type { HookLists, ToolCallInfo } from "./hooks.js";
 import type { CallOutcome } from "./types.js";
 
@@ -73,7 +64,7 @@ function validateArgs(entry: CatalogEntry, args: unknown, limits: ArgsLimits): R
   if (over) throw new InvalidArgsError(`Arguments for "${entry.id}" were refused: ${over}. Send smaller arguments.`);
   const validate = entry.validator();
   if (!validate(args)) {
-    throw new InvalidArgsError(`Invalid arguments for "${entry.id}": ${describeArgsErrors(validate.errors)}. Describe the tool to see its schema.`);
+    throw new InvalidArgsError(`Invalid arguments for "${entry.id}": ${describeAjvErrors("args", validate.errors, { noun: "field" })}. Describe the tool to see its schema.`);
   }
   return args as Record<string, unknown>;
 }
@@ -116,7 +107,8 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
   const unavailable = entry.unavailableReason?.();
   if (unavailable) throw new ToolUnavailableError(entry.id, unavailable);
   const signals = callSignal && callSignal !== env.signal ? [env.signal, callSignal] : [env.signal];
-  if (signals.some((signal) => signal.aborted)) throw cancelled(entry.id);
+  const abortedBy = () => signals.find((signal) => signal.aborted);
+  if (abortedBy()) throw cancelled(entry.id, abortedBy()!);
   const controller = new AbortController();
   let failure: ToolSearchError | undefined;
   let rejectAborted: (error: ToolSearchError) => void = () => {};
@@ -127,7 +119,7 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
     rejectAborted(failure);
   };
   const timer = setTimeout(() => abort(new ToolTimeoutError(`Tool "${entry.id}" timed out after ${env.timeoutMs} ms and was cancelled. Try again with less work, or another tool.`)), env.timeoutMs);
-  const onRunAbort = () => abort(cancelled(entry.id));
+  const onRunAbort = () => abort(cancelled(entry.id, abortedBy()!));
   for (const signal of signals) signal.addEventListener("abort", onRunAbort, { once: true });
   try {
     const ctx = { id: entry.id, sessionId: env.sessionId, agentId: env.agentId, runId: env.runId, owner: env.owner, signal: controller.signal };
@@ -145,8 +137,10 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
   }
 }
 
-function cancelled(id: string): ToolFailedError {
-  return new ToolFailedError(`Tool "${id}" was cancelled because the run ended.`);
+/** CANCELLED, saying who cancelled (the run's end, the caller, the code run's end): the signal's reason says which. */
+function cancelled(id: string, signal: AbortSignal): CancelledError {
+  const reason: unknown = signal.reason;
+  return new CancelledError(`Tool "${id}" was cancelled: ${reason instanceof CancelledError ? reason.message : "its signal was aborted."}`);
 }
 
 async function runAfterHooks(call: Parameters<HookLists["afterToolCall"][number]>[0], env: CallEnvironment): Promise<void> {

@@ -3,7 +3,6 @@
  * hook that throws blocks the call (fail closed) and the outcome says so.
  */
 import type { ToolSource } from "../catalog/types.js";
-import { ConfigInvalidError } from "../errors.js";
 import type { CallOutcome } from "./types.js";
 
 export interface ToolCallInfo {
@@ -40,19 +39,8 @@ export interface HookLists {
   afterToolCall: readonly AfterToolCallHook[];
 }
 
+/** The hooks as lists (createToolSearch's options schema checked that each is a function). */
 export function normalizeHooks(hooks: ToolHooks | undefined): HookLists {
-  return {
-    beforeToolCall: toList(hooks?.beforeToolCall, "beforeToolCall"),
-    approve: toList(hooks?.approve, "approve"),
-    afterToolCall: toList(hooks?.afterToolCall, "afterToolCall"),
-  };
-}
-
-function toList<T>(value: OneOrMany<T> | undefined, name: string): readonly T[] {
-  if (value === undefined) return [];
-  const list = (Array.isArray(value) ? value : [value]) as T[];
-  for (const hook of list) {
-    if (typeof hook !== "function") throw new ConfigInvalidError(`hooks.${name} must be a function or an array of functions; got ${typeof hook}`);
-  }
-  return list;
+  const list = <T>(value: OneOrMany<T> | undefined): readonly T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value as T]);
+  return { beforeToolCall: list(hooks?.beforeToolCall), approve: list(hooks?.approve), afterToolCall: list(hooks?.afterToolCall) };
 }

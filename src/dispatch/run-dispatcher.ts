@@ -5,7 +5,7 @@
  */
 import type { EffectiveCatalog } from "../catalog/effective-catalog.js";
 import type { CatalogEntry } from "../catalog/types.js";
-import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, toErrorPayload } from "../errors.js";
+import { MAX_ID_CHARS, ToolNotFoundError, toErrorPayload } from "../errors.js";
 import type { ToolIndex } from "../search/tool-index.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
 import type { RunTrace, TraceScope } from "../telemetry/otel.js";
@@ -15,6 +15,7 @@ import { runCallPath, type CallEnvironment } from "./call-path.js";
 import { mergeHits } from "./merge-hits.js";
 import { clip } from "./prompt-text.js";
 import { toDescription, toHit } from "./present.js";
+import { checkSearchArgs, checkToolId, MAX_QUERY_CHARS } from "../validation/search-args.js";
 import type { BatchSearchResult, CallOutcome, SearchHit, SearchOptions, ToolDescription } from "./types.js";
 
 export interface RunScope {
@@ -31,8 +32,6 @@ export interface SearchLimits {
   maxSearchLimit: number;
 }
 
-const MAX_BATCH_QUERIES = 10;
-const MAX_QUERY_CHARS = 1000;
 const MAX_SUGGESTIONS = 3;
 
 export class RunDispatcher {
@@ -55,8 +54,7 @@ export class RunDispatcher {
   search(query: string | readonly string[], options?: SearchOptions, via?: CallVia, scope?: TraceScope): SearchHit[] | BatchSearchResult[];
   search(query: string | readonly string[], options: SearchOptions = {}, via: CallVia = "api", scope?: TraceScope): SearchHit[] | BatchSearchResult[] {
     const started = performance.now();
-    const queries = checkQueries(query);
-    const limit = this.limitFor(options.limit, queries.length);
+    const { queries, limit } = this.checked(query, options);
     const answers = queries.map((q) => ({ query: q, hits: this.rank(q, limit) }));
     return this.recordSearch(query, answers, via, started, scope);
   }
@@ -68,8 +66,7 @@ export class RunDispatcher {
    */
   async searchYielding(query: string | readonly string[], options: SearchOptions = {}, via: CallVia = "api", signal?: AbortSignal, scope?: TraceScope): Promise<SearchHit[] | BatchSearchResult[]> {
     const started = performance.now();
-    const queries = checkQueries(query);
-    const limit = this.limitFor(options.limit, queries.length);
+    const { queries, limit } = this.checked(query, options);
     const answers: BatchSearchResult[] = [];
     for (const [i, q] of queries.entries()) {
       if (i > 0) await new Promise((resolve) => setImmediate(resolve));
@@ -87,13 +84,11 @@ export class RunDispatcher {
     return typeof query === "string" ? answers[0]!.hits : answers;
   }
 
-  private limitFor(requested: unknown, queryCount: number): number {
-    if (requested !== undefined && (typeof requested !== "number" || !Number.isFinite(requested))) {
-      throw new InvalidArgsError(`search limit must be a number from 1 to ${this.limits.maxSearchLimit}; got ${JSON.stringify(requested)}`);
-    }
-    const limit = Math.min(this.limits.maxSearchLimit, Math.max(1, Math.floor(requested ?? this.limits.searchDefaultLimit)));
-    // A batch shares one response budget of maxSearchLimit hits.
-    return queryCount === 1 ? limit : Math.max(1, Math.min(limit, Math.floor(this.limits.maxSearchLimit / queryCount)));
+  /** The queries and the per-query hit limit: a batch shares one response budget of maxSearchLimit hits. */
+  private checked(query: unknown, options: unknown): { queries: string[]; limit: number } {
+    const { queries, limit: requested } = checkSearchArgs(query, options);
+    const limit = Math.min(this.limits.maxSearchLimit, requested ?? this.limits.searchDefaultLimit);
+    return { queries, limit: queries.length === 1 ? limit : Math.max(1, Math.min(limit, Math.floor(this.limits.maxSearchLimit / queries.length))) };
   }
 
   /**
@@ -161,8 +156,8 @@ export class RunDispatcher {
   }
 
   /** The entry for an id in this run, or TOOL_NOT_FOUND with up to three ids it may have meant. */
-  lookup(id: unknown): CatalogEntry {
-    if (typeof id !== "string" || id.length === 0) throw new InvalidArgsError(`A tool id must be a non-empty string; got ${JSON.stringify(id)?.slice(0, 100)}`);
+  lookup(raw: unknown): CatalogEntry {
+    const id = checkToolId(raw);
     // No tool has an id this long: answered at once, without looking for suggestions.
     if (id.length > MAX_ID_CHARS) throw new ToolNotFoundError(id);
     const entry = this.scope.catalog.get(id);
@@ -182,12 +177,4 @@ export class RunDispatcher {
 /** An id as it may be shown back or logged: a string, clipped with a marker. */
 function shownId(id: unknown): string {
   return clip(typeof id === "string" ? id : typeof id, MAX_ID_CHARS);
-}
-
-function checkQueries(query: unknown): string[] {
-  const list = typeof query === "string" ? [query] : query;
-  if (!Array.isArray(list) || list.length === 0 || list.length > MAX_BATCH_QUERIES || !list.every((q) => typeof q === "string")) {
-    throw new InvalidArgsError(`search takes a query string or a list of 1 to ${MAX_BATCH_QUERIES} query strings; got ${JSON.stringify(query)?.slice(0, 100)}`);
-  }
-  return list.map((q: string) => q.slice(0, MAX_QUERY_CHARS));
 }

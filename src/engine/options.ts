@@ -6,7 +6,7 @@ import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolDefinition } from "../catalog/types.js";
 import { resolveToolSearchConfig, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchSettings } from "../config/tool-search-config.js";
 import { normalizeHooks, type HookLists, type ToolHooks } from "../dispatch/hooks.js";
-import { ConfigInvalidError } from "../errors.js";
+import { compileOptions, int } from "../config/ajv.js";
 import { parsePolicy } from "../policy/policy-schema.js";
 import type { PolicyConfig } from "../policy/types.js";
 import { resolvePoolOptions } from "../sandbox/pool/options.js";
@@ -77,108 +77,70 @@ export interface ResolvedOptions {
   tracing: { recordQueryText: boolean };
 }
 
-const KNOWN_OPTIONS = new Set(["toolSearch", "sources", "policy", "hooks", "backend", "pool", "codePool", "sessionLog", "callTimeoutMs", "limits", "tracing"]);
-const KNOWN_LIMITS = new Set(["schemaBytes", "schemaNodes", "schemaDepth", "schemaPatterns", "argsBytes", "argsDepth"]);
+const limit = (maximum: number, fallback: number) => int(1, maximum, fallback);
+const object = (methods: string[], description: string) => ({ type: "object", methods, description });
+
+const hooks = { description: "a function or an array of functions", anyOf: [{ function: true }, { type: "array", items: { function: true } }] };
+
+const optionsSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    // Each checked by its own module's schema: resolveToolSearchConfig, parsePolicy, resolvePoolOptions.
+    toolSearch: true,
+    policy: true,
+    pool: true,
+    hooks: { type: "object", additionalProperties: false, properties: { beforeToolCall: hooks, approve: hooks, afterToolCall: hooks } },
+    sources: {
+      type: "array",
+      default: [],
+      items: { ...object(["tools"], "a catalog source: coreTools([...]), pluginTools(id, [...]) or mcpServer({...})"), required: ["owner"], properties: { owner: { type: "string" } } },
+    },
+    backend: {
+      description: '"fts5", "minisearch" or a SearchBackendFactory ({ kind, create })',
+      default: "fts5",
+      anyOf: [{ enum: ["fts5", "minisearch"] }, { type: "object", methods: ["create"], required: ["kind"], properties: { kind: { type: "string" } } }],
+    },
+    codePool: object(["run", "report"], "a pool from createCodePool (with run and report)"),
+    sessionLog: object(["write"], "a sink with a write(event) method, e.g. jsonlSessionLog(file)"),
+    callTimeoutMs: int(1, 3_600_000, 60_000),
+    limits: {
+      type: "object",
+      additionalProperties: false,
+      default: {},
+      properties: {
+        schemaBytes: limit(16_777_216, DEFAULT_SCHEMA_LIMITS.maxBytes),
+        schemaNodes: limit(100_000, DEFAULT_SCHEMA_LIMITS.maxNodes),
+        schemaDepth: limit(1_000, DEFAULT_SCHEMA_LIMITS.maxDepth),
+        schemaPatterns: limit(10_000, DEFAULT_SCHEMA_LIMITS.maxPatterns),
+        argsBytes: limit(1_073_741_824, DEFAULT_ARGS_LIMITS.maxBytes),
+        argsDepth: limit(10_000, DEFAULT_ARGS_LIMITS.maxDepth),
+      },
+    },
+    tracing: { type: "object", additionalProperties: false, default: {}, properties: { recordQueryText: { type: "boolean", default: false } } },
+  },
+};
+type Checked = Omit<ToolSearchOptions, "limits" | "tracing"> & { sources: CatalogSource[]; backend: BackendChoice; callTimeoutMs: number; limits: Required<InputLimits>; tracing: { recordQueryText: boolean } };
+const checkOptions = compileOptions<Checked>(optionsSchema);
 
 export function resolveOptions(options: ToolSearchOptions | undefined): ResolvedOptions {
-  const o = options ?? {};
-  if (typeof o !== "object") throw new ConfigInvalidError(`createToolSearch options must be an object; got ${typeof o}`);
-  for (const key of Object.keys(o)) {
-    if (!KNOWN_OPTIONS.has(key)) throw new ConfigInvalidError(`createToolSearch: unknown option "${key}"; known: ${[...KNOWN_OPTIONS].join(", ")}`);
-  }
-  return {
-    settings: resolveToolSearchConfig(o.toolSearch),
-    sources: checkSources(o.sources),
-    policy: parsePolicy(o.policy),
-    hooks: normalizeHooks(o.hooks),
-    backend: checkBackend(o.backend),
-    pool: checkPoolOptions(o.pool),
-    ...(o.codePool !== undefined ? { codePool: checkCodePool(o.codePool) } : {}),
-    ...(o.sessionLog !== undefined ? { sessionLog: checkSink(o.sessionLog) } : {}),
-    callTimeoutMs: checkInteger(o.callTimeoutMs, "callTimeoutMs", 1, 3_600_000) ?? 60_000,
-    ...resolveLimits(o.limits),
-    tracing: checkTracing(o.tracing),
-  };
-}
-
-function checkTracing(tracing: unknown): { recordQueryText: boolean } {
-  if (tracing === undefined) return { recordQueryText: false };
-  if (typeof tracing !== "object" || tracing === null) throw new ConfigInvalidError(`createToolSearch: tracing must be an object; got ${typeof tracing}`);
-  const { recordQueryText, ...rest } = tracing as TracingOptions;
-  const unknown = Object.keys(rest);
-  if (unknown.length > 0) throw new ConfigInvalidError(`createToolSearch: unknown tracing option "${unknown[0]}"; known: recordQueryText`);
-  if (recordQueryText !== undefined && typeof recordQueryText !== "boolean") throw new ConfigInvalidError(`createToolSearch: tracing.recordQueryText must be a boolean; got ${typeof recordQueryText}`);
-  return { recordQueryText: recordQueryText === true };
-}
-
-function resolveLimits(limits: unknown): { schemaLimits: SchemaLimits; argsLimits: ArgsLimits } {
-  if (limits === undefined) return { schemaLimits: DEFAULT_SCHEMA_LIMITS, argsLimits: DEFAULT_ARGS_LIMITS };
-  if (typeof limits !== "object" || limits === null || Array.isArray(limits)) throw new ConfigInvalidError(`limits must be an object; got ${JSON.stringify(limits)}`);
-  const l = limits as Record<string, unknown>;
-  for (const key of Object.keys(l)) {
-    if (!KNOWN_LIMITS.has(key)) throw new ConfigInvalidError(`limits: unknown option "${key}"; known: ${[...KNOWN_LIMITS].join(", ")}`);
-  }
-  const int = (key: string, max: number) => checkInteger(l[key], `limits.${key}`, 1, max);
-  return {
-    schemaLimits: {
-      maxBytes: int("schemaBytes", 16_777_216) ?? DEFAULT_SCHEMA_LIMITS.maxBytes,
-      maxNodes: int("schemaNodes", 100_000) ?? DEFAULT_SCHEMA_LIMITS.maxNodes,
-      maxDepth: int("schemaDepth", 1_000) ?? DEFAULT_SCHEMA_LIMITS.maxDepth,
-      maxPatterns: int("schemaPatterns", 10_000) ?? DEFAULT_SCHEMA_LIMITS.maxPatterns,
-    },
-    argsLimits: {
-      maxBytes: int("argsBytes", 1_073_741_824) ?? DEFAULT_ARGS_LIMITS.maxBytes,
-      maxDepth: int("argsDepth", 10_000) ?? DEFAULT_ARGS_LIMITS.maxDepth,
-    },
-  };
-}
-
-function checkSources(sources: unknown): readonly CatalogSource[] {
-  if (sources === undefined) return [];
-  if (!Array.isArray(sources)) throw new ConfigInvalidError(`sources must be an array of catalog sources (coreTools, pluginTools, mcpServer); got ${typeof sources}`);
-  sources.forEach((source: unknown, i) => {
-    const s = source as Partial<CatalogSource> | null;
-    if (typeof s !== "object" || s === null || typeof s.tools !== "function" || typeof s.owner !== "string") {
-      throw new ConfigInvalidError(`sources[${i}] is not a catalog source; build one with coreTools([...]), pluginTools(id, [...]) or mcpServer({...})`);
-    }
-  });
-  return sources as CatalogSource[];
-}
-
-function checkBackend(backend: unknown): BackendChoice {
-  if (backend === undefined) return "fts5";
-  if (backend === "fts5" || backend === "minisearch") return backend;
-  if (typeof backend === "object" && backend !== null && typeof (backend as { create?: unknown }).create === "function") return backend as BackendChoice;
-  throw new ConfigInvalidError(`backend must be "fts5", "minisearch" or a SearchBackendFactory; got ${JSON.stringify(backend)}`);
-}
-
-/** Checked here even when no run uses code mode yet, so a typo fails at start. */
-function checkPoolOptions(pool: PoolOptions | undefined): PoolOptions {
+  const { toolSearch, sources, policy, hooks, backend, pool, codePool, sessionLog, callTimeoutMs, limits: l, tracing } = checkOptions(options ?? {}, "createToolSearch");
+  // The pool options are checked here even when no run uses code mode yet, so a typo fails at start.
   resolvePoolOptions(pool);
-  return pool ?? {};
-}
-
-function checkCodePool(pool: unknown): CodePool {
-  const p = pool as Partial<CodePool> | null;
-  if (typeof p !== "object" || p === null || typeof p.run !== "function" || typeof p.report !== "function") {
-    throw new ConfigInvalidError("codePool must be a pool from createCodePool (with run and report)");
-  }
-  return p as CodePool;
-}
-
-function checkSink(sink: unknown): SessionLogSink {
-  if (typeof sink !== "object" || sink === null || typeof (sink as { write?: unknown }).write !== "function") {
-    throw new ConfigInvalidError("sessionLog must be a sink with a write(event) method, e.g. jsonlSessionLog(file)");
-  }
-  return sink as SessionLogSink;
-}
-
-function checkInteger(value: unknown, name: string, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigInvalidError(`${name} must be an integer from ${min} to ${max}; got ${JSON.stringify(value)}`);
-  }
-  return value;
+  return {
+    settings: resolveToolSearchConfig(toolSearch),
+    sources,
+    policy: parsePolicy(policy),
+    hooks: normalizeHooks(hooks),
+    backend,
+    pool: pool ?? {},
+    ...(codePool !== undefined ? { codePool } : {}),
+    ...(sessionLog !== undefined ? { sessionLog } : {}),
+    callTimeoutMs,
+    schemaLimits: { maxBytes: l.schemaBytes, maxNodes: l.schemaNodes, maxDepth: l.schemaDepth, maxPatterns: l.schemaPatterns },
+    argsLimits: { maxBytes: l.argsBytes, maxDepth: l.argsDepth },
+    tracing,
+  };
 }
 
 /** The per-run context a Gateway passes to prepareRun. */
@@ -198,16 +160,19 @@ export interface RunContext {
   mode?: ToolSearchMode;
 }
 
+/** Who a run is for and how it runs: the run context's fields that the gateway's request body shares (with its own bound on strings). */
+export function runIdentityProperties(text: Record<string, unknown>): Record<string, unknown> {
+  return { agentId: text, profile: text, channel: text, owner: { type: "boolean" }, mode: { enum: TOOL_SEARCH_MODES } };
+}
+
+const text = { type: "string" };
+const runContextSchema = {
+  type: "object",
+  required: ["sessionId"],
+  properties: { sessionId: { type: "string", minLength: 1, description: "a non-empty string" }, ...runIdentityProperties(text), sandbox: text, prompt: text },
+};
+const checkContext = compileOptions<RunContext>(runContextSchema);
+
 export function checkRunContext(ctx: unknown): RunContext {
-  if (typeof ctx !== "object" || ctx === null) throw new ConfigInvalidError(`prepareRun needs a run context object { sessionId, ... }; got ${JSON.stringify(ctx)}`);
-  const c = ctx as Record<string, unknown>;
-  if (typeof c.sessionId !== "string" || c.sessionId.length === 0) throw new ConfigInvalidError(`prepareRun: sessionId must be a non-empty string; got ${JSON.stringify(c.sessionId)}`);
-  for (const key of ["agentId", "profile", "sandbox", "channel", "prompt"] as const) {
-    if (c[key] !== undefined && typeof c[key] !== "string") throw new ConfigInvalidError(`prepareRun: ${key} must be a string; got ${JSON.stringify(c[key])}`);
-  }
-  if (c.owner !== undefined && typeof c.owner !== "boolean") throw new ConfigInvalidError(`prepareRun: owner must be a boolean; got ${JSON.stringify(c.owner)}`);
-  if (c.mode !== undefined && !TOOL_SEARCH_MODES.includes(c.mode as ToolSearchMode)) {
-    throw new ConfigInvalidError(`prepareRun: mode must be one of ${TOOL_SEARCH_MODES.join(", ")}; got ${JSON.stringify(c.mode)}`);
-  }
-  return c as unknown as RunContext;
+  return checkContext(ctx, "prepareRun");
 }

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import type { BatchSearchResult, CallOutcome, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
-import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, ToolSearchError, type ErrorPayload } from "../errors.js";
+import { CancelledError, EngineClosedError, InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, type ErrorPayload } from "../errors.js";
 import { formatTools, isToolFormat, TOOL_FORMATS, type FormatTools, type ToolFormat } from "../surfaces/formats.js";
 import type { ProviderTool } from "../surfaces/provider-tool.js";
 import { errorResult, toToolMessage, type Surface } from "../surfaces/surface.js";
@@ -145,7 +145,7 @@ export class ToolSearchRun {
   private callCanceller(signal: AbortSignal): { signal: AbortSignal; release(): void } {
     const controller = new AbortController();
     const sources = [this.controller.signal, signal];
-    const abort = () => controller.abort(new ToolSearchError("TOOL_FAILED", "The call was cancelled by the client."));
+    const abort = () => controller.abort(this.controller.signal.aborted ? this.controller.signal.reason : new CancelledError("The call was cancelled by the client."));
     if (sources.some((s) => s.aborted)) abort();
     else for (const s of sources) s.addEventListener("abort", abort, { once: true });
     return {
@@ -176,14 +176,14 @@ export class ToolSearchRun {
   async end(): Promise<void> {
     if (this.ended) return;
     this.ended = true;
-    this.controller.abort(new ToolSearchError("TOOL_FAILED", "The run ended."));
+    this.controller.abort(new CancelledError("The run ended."));
     this.recorder.end();
     this.dispatcher.trace.end(this.recorder.snapshot().counts);
     this.onEnd(this);
   }
 
   private assertActive(): void {
-    if (this.ended) throw new ToolSearchError("ENGINE_CLOSED", `Run ${this.runId} has ended; prepare a new run.`);
+    if (this.ended) throw new EngineClosedError(`Run ${this.runId} has ended; prepare a new run.`);
   }
 }
 

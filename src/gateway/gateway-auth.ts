@@ -6,7 +6,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
-import { ConfigInvalidError } from "../errors.js";
+import { ConfigInvalidError, HttpError } from "../errors.js";
 
 /** Shorter tokens are guessable; the config schema holds the same bound. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -41,12 +41,12 @@ export interface RunIdentity {
 }
 
 /** A body field asks for more than its token allows: answered 403. */
-export class ForbiddenFieldError extends Error {
+export class ForbiddenFieldError extends HttpError {
   constructor(
     readonly field: keyof RunIdentity,
     message: string,
   ) {
-    super(`${field}: ${message}`);
+    super("FORBIDDEN", `${field}: ${message}`);
   }
 }
 

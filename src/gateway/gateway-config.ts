@@ -4,9 +4,9 @@
  * provider.api is "anthropic"; TOOLSEARCH_MODEL), and defaults, in one place.
  */
 import path from "node:path";
-import { createOptionsAjv, describeAjvErrors } from "../config/ajv.js";
+import { compileOptions } from "../config/ajv.js";
 import type { JsonObject } from "../config/dot-path.js";
-import type { ToolSearchConfig } from "../config/tool-search-config.js";
+import { TOOL_SEARCH_MODES, type ToolSearchConfig } from "../config/tool-search-config.js";
 import { ConfigInvalidError } from "../errors.js";
 import type { McpServerConfig } from "../mcp/options.js";
 import type { PolicyConfig } from "../policy/types.js";
@@ -87,7 +87,7 @@ const authSchema = {
           agentId: text,
           owner: { type: "boolean" },
           channels: { type: "array", minItems: 1, uniqueItems: true, items: text },
-          modes: { type: "array", minItems: 1, uniqueItems: true, items: { enum: ["direct", "code", "tools", "directory"] } },
+          modes: { type: "array", minItems: 1, uniqueItems: true, items: { enum: TOOL_SEARCH_MODES } },
         },
       },
     },
@@ -176,11 +176,11 @@ const sectionsSchema = {
   },
 };
 
-const validateSections = createOptionsAjv().compile(sectionsSchema);
+const checkSections = compileOptions<JsonObject>(sectionsSchema);
 
 /** Checks the gateway sections of a config object (tools.toolSearch and policy are checked by validateConfig). */
 export function validateGatewaySections(config: JsonObject): void {
-  if (!validateSections(config)) throw new ConfigInvalidError(describeAjvErrors("config", validateSections.errors, withoutTokens(config)));
+  checkSections(config, "config", withoutTokens(config));
   checkTokenEntries(authEntries(config));
 }
 

@@ -17,12 +17,12 @@ import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolDefinition } from "../catalog/types.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import { createToolSearch, type ToolSearchEngine } from "../engine/engine.js";
-import { ConfigInvalidError, ProviderFailedError, ToolSearchError } from "../errors.js";
+import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, ToolSearchError, type ErrorCode } from "../errors.js";
 import { mcpServer } from "../mcp/index.js";
 import type { PoolOptions } from "../sandbox/types.js";
-import { BodyTooLargeError, readBody, sendJson } from "../http/json-http.js";
+import { readJson, sendJson } from "../http/json-http.js";
 import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
-import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, type TokenIdentity } from "./gateway-auth.js";
+import { identityFromToken, isLoopbackHost, TokenTable, type TokenIdentity } from "./gateway-auth.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { loadPluginFolder } from "./plugin-loader.js";
 import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
@@ -42,18 +42,7 @@ export interface GatewayExtras {
   log?: (line: string) => void;
 }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
-
-const UNAUTHORIZED = () => new HttpError(401, "UNAUTHORIZED", "This gateway needs a token: send Authorization: Bearer <token>.", { "www-authenticate": "Bearer" });
+const UNAUTHORIZED = () => new HttpError("UNAUTHORIZED", "This gateway needs a token: send Authorization: Bearer <token>.", { "www-authenticate": "Bearer" });
 
 /** No token list means no authentication, which only a loopback address may offer. */
 function checkExposure(config: GatewayConfig): TokenTable | undefined {
@@ -97,7 +86,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
       // The detail may hold paths, hosts or secrets: it goes to the operator's stderr, not the client.
       const detail = error instanceof Error ? error.message : String(error);
       console.error(`toolsearch gateway: internal error on ${req.method} ${req.url}: ${detail.replace(/\s+/g, " ")}`);
-      sendJson(res, 500, { error: { code: "INTERNAL", message: "internal error" } });
+      sendJson(res, 500, { error: { code: "INTERNAL" satisfies ErrorCode, message: "internal error" } });
     });
   });
 
@@ -113,18 +102,17 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     // Before the body is read: a caller without a token costs a header check, not a 1 MiB parse.
     if (identity === undefined) throw UNAUTHORIZED();
     if (req.method === "POST" && path === "/v1/runs") {
-      const [status, body] = await runTurn(await readJson(req, config.gateway.maxBodyBytes), identity, res);
+      const [status, body] = await runTurn(await readJson(req, config.gateway.maxBodyBytes, "BAD_REQUEST"), identity, res);
       const session = (body as { sessionId?: unknown }).sessionId;
       if (log && typeof session === "string") res.setHeader("x-toolsearch-session", encodeURIComponent(session.slice(0, 64)));
       return sendJson(res, status, body);
     }
-    throw new HttpError(404, "NOT_FOUND", `No route ${req.method} ${path}; use POST /v1/runs or GET /healthz.`);
+    throw new HttpError("NOT_FOUND", `No route ${req.method} ${path}; use POST /v1/runs or GET /healthz.`);
   }
 
   async function runTurn(body: unknown, identity: TokenIdentity | null, res: ServerResponse): Promise<[number, unknown]> {
     const parsed = parseRunRequest(body);
-    if (!parsed.ok) throw new HttpError(400, "BAD_REQUEST", parsed.message);
-    const request = identity ? withTokenIdentity(parsed.request, identity, engine.settings.mode) : parsed.request;
+    const request = identity ? withTokenIdentity(parsed, identity, engine.settings.mode) : parsed;
     const clientToolCalls: Array<{ name: string; args: Record<string, unknown> }> = [];
     let run;
     try {
@@ -135,13 +123,13 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
         clientTools: (request.clientTools ?? []).map((spec) => forwardedClientTool(spec, clientToolCalls)),
       });
     } catch (error) {
-      if (error instanceof ToolSearchError) throw new HttpError(400, error.code, error.message);
+      if (error instanceof ToolSearchError) throw new HttpError(error.code, error.message, {}, 400);
       throw error;
     }
     // A caller that hangs up stops its turn: no more provider requests or tool calls for nobody.
     const hangUp = new AbortController();
     const onClose = () => {
-      if (!res.writableFinished) hangUp.abort(new ToolSearchError("TOOL_FAILED", "The caller closed the connection."));
+      if (!res.writableFinished) hangUp.abort(new CancelledError("The caller closed the connection."));
     };
     res.once("close", onClose);
     try {
@@ -155,7 +143,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
         return [502, { runId: run.runId, error: { code: error.code, message: error.message }, telemetry: run.telemetry() }];
       }
       // Nobody is left to read an answer.
-      if (hangUp.signal.aborted) return [499, { runId: run.runId, error: { code: "CLIENT_CLOSED", message: "The caller closed the connection." } }];
+      if (hangUp.signal.aborted) return [499, { runId: run.runId, error: new HttpError("CLIENT_CLOSED", "The caller closed the connection.").toJSON() }];
       throw error;
     } finally {
       res.off("close", onClose);
@@ -195,12 +183,7 @@ async function providerFor(settings: GatewayConfig["provider"]): Promise<AgentPr
 /** The request with the token's identity in place of the body's; a body field asking for more is a 403. */
 function withTokenIdentity(request: RunRequest, identity: TokenIdentity, defaultMode: ToolSearchMode): RunRequest {
   const { agentId, owner, channel, mode, ...rest } = request;
-  try {
-    return { ...rest, ...identityFromToken({ agentId, owner, channel, mode }, identity, defaultMode) };
-  } catch (error) {
-    if (error instanceof ForbiddenFieldError) throw new HttpError(403, "FORBIDDEN", error.message);
-    throw error;
-  }
+  return { ...rest, ...identityFromToken({ agentId, owner, channel, mode }, identity, defaultMode) };
 }
 
 function pick(request: RunRequest): { agentId?: string; profile?: string; channel?: string; owner?: boolean; mode?: RunRequest["mode"] } {
@@ -234,19 +217,4 @@ function forwardedClientTool(spec: ClientToolSpec, calls: Array<{ name: string; 
       return { status: "forwarded_to_client", tool: spec.name };
     },
   };
-}
-
-async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  let body: Buffer;
-  try {
-    body = await readBody(req, maxBytes);
-  } catch (error) {
-    if (error instanceof BodyTooLargeError) throw new HttpError(413, "BODY_TOO_LARGE", error.message);
-    throw error;
-  }
-  try {
-    return JSON.parse(body.toString("utf8"));
-  } catch (error) {
-    throw new HttpError(400, "BAD_REQUEST", `body: not valid JSON (${(error as Error).message})`);
-  }
 }

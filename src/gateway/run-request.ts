@@ -1,5 +1,8 @@
 /** `POST /v1/runs` bodies, validated with ajv: a clear 400 names what was wrong. */
-import { createOptionsAjv, describeAjvErrors } from "../config/ajv.js";
+import { compileOptions } from "../config/ajv.js";
+import type { ToolSearchMode } from "../config/tool-search-config.js";
+import { runIdentityProperties } from "../engine/options.js";
+import { HttpError } from "../errors.js";
 import type { ChatMessage } from "../provider/chat-types.js";
 
 export interface ClientToolSpec {
@@ -18,7 +21,7 @@ export interface RunRequest {
   messages?: ChatMessage[];
   clientTools?: ClientToolSpec[];
   /** Overrides the gateway's mode for this run (A/B comparisons, the main job). */
-  mode?: "direct" | "code" | "tools" | "directory";
+  mode?: ToolSearchMode;
 }
 
 const text = { type: "string", minLength: 1, maxLength: 256 };
@@ -28,11 +31,7 @@ const schema = {
   required: ["sessionId"],
   properties: {
     sessionId: text,
-    agentId: text,
-    profile: text,
-    channel: text,
-    owner: { type: "boolean" },
-    mode: { enum: ["direct", "code", "tools", "directory"] },
+    ...runIdentityProperties(text),
     input: { type: "string", minLength: 1 },
     messages: {
       type: "array",
@@ -58,11 +57,14 @@ const schema = {
   oneOf: [{ required: ["input"] }, { required: ["messages"] }],
 };
 
-const validate = createOptionsAjv().compile<RunRequest>(schema);
+const check = compileOptions<RunRequest>(schema);
 
-/** The request, or a message naming what was wrong. */
-export function parseRunRequest(body: unknown): { ok: true; request: RunRequest } | { ok: false; message: string } {
-  if (validate(body)) return { ok: true, request: body };
-  const oneOf = validate.errors?.some((e) => e.keyword === "oneOf" && e.instancePath === "");
-  return { ok: false, message: oneOf ? 'body: give exactly one of "input" (a string) or "messages" (a list)' : describeAjvErrors("body", validate.errors, body) };
+/** The request, or BAD_REQUEST (400) naming what was wrong. */
+export function parseRunRequest(body: unknown): RunRequest {
+  try {
+    return check(body, "body");
+  } catch (error) {
+    const both = typeof body === "object" && body !== null && "input" in body === "messages" in body;
+    throw new HttpError("BAD_REQUEST", both ? 'body: give exactly one of "input" (a string) or "messages" (a list)' : (error as Error).message);
+  }
 }

@@ -1,9 +1,10 @@
 /** The little HTTP plumbing the gateway and the scripted provider share: capped bodies, JSON answers. */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { HttpError } from "../errors.js";
 
-export class BodyTooLargeError extends Error {
+export class BodyTooLargeError extends HttpError {
   constructor(readonly maxBytes: number) {
-    super(`Request body is over the ${maxBytes}-byte limit.`);
+    super("BODY_TOO_LARGE", `Request body is over the ${maxBytes}-byte limit.`);
   }
 }
 
@@ -18,6 +19,16 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
+}
+
+/** The body as JSON; over maxBytes is BODY_TOO_LARGE (413), not JSON is `notJson` (400). */
+export async function readJson(req: IncomingMessage, maxBytes: number, notJson: "BAD_REQUEST" | "PARSE_ERROR"): Promise<unknown> {
+  const body = await readBody(req, maxBytes);
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch (error) {
+    throw new HttpError(notJson, `body: not valid JSON (${(error as Error).message})`);
+  }
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

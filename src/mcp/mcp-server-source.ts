@@ -94,7 +94,7 @@ export class McpServerSource implements CatalogSource {
 
   /** Connects and lists every tool; from failed or gone, reconnects. Throws a clear message when the server is down. */
   start(): Promise<void> {
-    if (this.state === "closed") return Promise.reject(new Error(`${this.label()} is closed; create a new source.`));
+    if (this.state === "closed") return Promise.reject(new ToolUnavailableError(undefined, `${this.label()} is closed; create a new source.`));
     if (this.state === "ready") return Promise.resolve();
     this.starting ??= this.connect().finally(() => {
       this.starting = undefined;
@@ -137,7 +137,7 @@ export class McpServerSource implements CatalogSource {
       this.state = "closed";
       this.reason = `${this.label()} is closed`;
       this.cancelRelist();
-      this.startAbort?.abort(new Error(`${this.label()} was closed while connecting`));
+      this.startAbort?.abort(new ToolUnavailableError(undefined, `${this.label()} was closed while connecting`));
       this.retire(this.connection);
       this.connection = undefined;
       this.definitions = [];
@@ -175,11 +175,11 @@ export class McpServerSource implements CatalogSource {
       this.retire(connection);
       await Promise.allSettled([...this.closing]);
       const reason = abort.signal.aborted ? abort.signal.reason : error;
-      if (this.isClosed()) throw new Error(`${this.label()} was closed while connecting`);
+      if (this.isClosed()) throw new ToolUnavailableError(undefined, `${this.label()} was closed while connecting`);
       const detail = reason instanceof StartTimeout ? reason.message : `could not start: ${bounded(describeError(reason))}`;
       this.setUnavailable("failed", `${this.label()} is down (${reason instanceof StartTimeout ? "connect timeout" : "could not connect"})`);
       const stderr = this.stderrTail();
-      throw new Error(`${this.label()} (${this.target()}) ${detail}${stderr ? `; its stderr ends: ${stderr}` : ""}`, { cause: reason });
+      throw new ToolUnavailableError(undefined, `${this.label()} (${this.target()}) ${detail}${stderr ? `; its stderr ends: ${stderr}` : ""}`, { cause: reason });
     } finally {
       clearTimeout(timer);
       if (this.startAbort === abort) this.startAbort = undefined;

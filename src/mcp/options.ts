@@ -1,7 +1,8 @@
 /**
- * What `mcpServer(config, options)` accepts, checked once at the entry: a bad value is a
- * ConfigInvalidError that names the option, the value and its type.
+ * What `mcpServer(config, options)` accepts, described by the schemas below and checked once at
+ * the entry: a bad value is a ConfigInvalidError that names the option, the value and its type.
  */
+import { compileOptions, int } from "../config/ajv.js";
 import { ConfigInvalidError } from "../errors.js";
 
 /** A server the engine starts as a child process and talks to over stdio. */
@@ -73,130 +74,75 @@ export interface McpServerOptions {
 
 export type ResolvedMcpOptions = Required<McpServerOptions>;
 
-export const DEFAULT_MCP_OPTIONS: ResolvedMcpOptions = {
-  connectTimeoutMs: 10_000,
-  callTimeoutMs: 60_000,
-  maxDescriptionChars: 2_000,
-  maxSchemaBytes: 32_768,
-  maxTools: 5_000,
-  listChangedDebounceMs: 100,
-  minRelistIntervalMs: 2_000,
-  maxMessageBytes: 8 * 1024 * 1024,
-  healthCheckTimeoutMs: 5_000,
-  stderr: "capture",
-  killGraceMs: 1_000,
+const optionsSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    connectTimeoutMs: int(1, 600_000, 10_000),
+    callTimeoutMs: int(1, 3_600_000, 60_000),
+    maxDescriptionChars: int(16, 100_000, 2_000),
+    maxSchemaBytes: int(256, 10_000_000, 32_768),
+    maxTools: int(1, 100_000, 5_000),
+    listChangedDebounceMs: int(0, 60_000, 100),
+    minRelistIntervalMs: int(0, 3_600_000, 2_000),
+    // Below 64 KiB a server could not even answer initialize with a long instructions text.
+    maxMessageBytes: int(65_536, 1_073_741_824, 8 * 1024 * 1024),
+    healthCheckTimeoutMs: int(1, 600_000, 5_000),
+    stderr: { enum: ["capture", "inherit", "ignore"], default: "capture" },
+    killGraceMs: int(0, 60_000, 1_000),
+  },
 };
+const checkOptions = compileOptions<ResolvedMcpOptions>(optionsSchema);
+export const DEFAULT_MCP_OPTIONS: Readonly<ResolvedMcpOptions> = Object.freeze(checkOptions({}, "mcpServer options"));
 
 /** The config as the source uses it: one of two shapes, checked. */
 export type ResolvedMcpConfig =
   | { kind: "stdio"; name: string; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
   | { kind: "http"; name: string; url: URL; headers: Record<string, string> };
 
-const NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+const NAME = "^[A-Za-z0-9._-]{1,64}$";
+const nonEmpty = { type: "string", minLength: 1, description: "a non-empty string" };
+const strings = { type: "object", additionalProperties: { type: "string" }, description: "an object of string values" };
+const configSchema = {
+  type: "object",
+  description: "an object with name and command or url",
+  required: ["name"],
+  properties: {
+    name: { type: "string", pattern: NAME, description: '1-64 characters of letters, digits, ".", "_" or "-"' },
+    command: nonEmpty,
+    args: { type: "array", items: { type: "string" }, description: "an array of strings" },
+    env: strings,
+    cwd: nonEmpty,
+    url: { type: "string", description: "an http: or https: URL" },
+    headers: strings,
+  },
+  if: { required: ["command"] },
+  then: { properties: { name: true, command: true, args: true, env: true, cwd: true }, additionalProperties: false },
+  else: { properties: { name: true, url: true, headers: true }, additionalProperties: false },
+};
+const checkConfig = compileOptions<McpStdioServerConfig & McpHttpServerConfig & { url?: string }>(configSchema);
 
 export function resolveMcpConfig(config: unknown): ResolvedMcpConfig {
-  if (!isObject(config)) throw bad("mcpServer: config must be an object with name and command or url", config);
-  const { name } = config;
-  if (typeof name !== "string" || !NAME_PATTERN.test(name)) {
-    throw new ConfigInvalidError(`mcpServer: name must be 1-64 characters of letters, digits, ".", "_" or "-"; got ${show(name)} (${typeName(name)})`);
+  const raw = config as Partial<McpHttpServerConfig> | undefined;
+  const named = typeof raw?.name === "string" && new RegExp(NAME).test(raw.name);
+  const where = named ? `mcpServer "${raw.name}"` : "mcpServer";
+  // String values under env and headers (secrets, often) are not quoted.
+  const hide = (values: unknown) => (typeof values === "object" && values !== null ? Object.fromEntries(Object.entries(values).map(([k, v]) => [k, typeof v === "string" ? "<not shown>" : v])) : values);
+  const shown = typeof raw === "object" && raw !== null ? { ...raw, env: hide((raw as { env?: unknown }).env), headers: hide(raw.headers) } : raw;
+  if (named && ((raw as { command?: unknown }).command === undefined) === (raw.url === undefined)) {
+    throw new ConfigInvalidError(`${where}: give exactly one of command (stdio) or url (Streamable HTTP)`);
   }
-  const where = `mcpServer "${name}"`;
-  const hasCommand = config.command !== undefined;
-  const hasUrl = config.url !== undefined;
-  if (hasCommand === hasUrl) throw new ConfigInvalidError(`${where}: give exactly one of command (stdio) or url (Streamable HTTP)`);
-  if (hasCommand) {
-    const { command, args, env, cwd } = config;
-    if (typeof command !== "string" || command.length === 0) throw bad(`${where}: command must be a non-empty string`, command);
-    if (args !== undefined && (!Array.isArray(args) || !args.every((a) => typeof a === "string"))) throw bad(`${where}: args must be an array of strings`, args);
-    if (env !== undefined && !isStringRecord(env)) throw new ConfigInvalidError(`${where}: env must be an object of string values; got ${typeName(env)}`);
-    if (cwd !== undefined && (typeof cwd !== "string" || cwd.length === 0)) throw bad(`${where}: cwd must be a non-empty string`, cwd);
-    forbidExtra(config, ["name", "command", "args", "env", "cwd"], where);
-    return {
-      kind: "stdio",
-      name,
-      command,
-      args: [...((args as string[] | undefined) ?? [])],
-      ...(env !== undefined ? { env: { ...(env as Record<string, string>) } } : {}),
-      ...(cwd !== undefined ? { cwd: cwd as string } : {}),
-    };
+  const c = checkConfig(raw?.url instanceof URL ? { ...raw, url: raw.url.href } : config, where, shown);
+  if (c.command !== undefined) {
+    return { kind: "stdio", name: c.name, command: c.command, args: c.args ?? [], ...(c.env !== undefined ? { env: c.env } : {}), ...(c.cwd !== undefined ? { cwd: c.cwd } : {}) };
   }
-  const { url, headers } = config;
-  let parsed: URL;
-  try {
-    parsed = url instanceof URL ? new URL(url.href) : new URL(String(url));
-  } catch {
-    throw bad(`${where}: url must be an http: or https: URL`, typeof url === "string" ? "(unparsable URL)" : url);
+  const url = URL.canParse(c.url!) ? new URL(c.url!) : undefined;
+  if (url?.protocol !== "http:" && url?.protocol !== "https:") {
+    throw new ConfigInvalidError(`${where}.url: must be an http: or https: URL; got ${url ? `protocol ${JSON.stringify(url.protocol)}` : "(unparsable URL)"}`);
   }
-  if ((typeof url !== "string" && !(url instanceof URL)) || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
-    throw new ConfigInvalidError(`${where}: url must be an http: or https: URL; got protocol ${JSON.stringify(parsed.protocol)}`);
-  }
-  if (headers !== undefined && !isStringRecord(headers)) throw new ConfigInvalidError(`${where}: headers must be an object of string values`);
-  forbidExtra(config, ["name", "url", "headers"], where);
-  return { kind: "http", name, url: parsed, headers: { ...((headers as Record<string, string> | undefined) ?? {}) } };
+  return { kind: "http", name: c.name, url, headers: c.headers ?? {} };
 }
 
 export function resolveMcpOptions(options: unknown, name: string): ResolvedMcpOptions {
-  if (options === undefined) return { ...DEFAULT_MCP_OPTIONS };
-  const where = `mcpServer "${name}" options`;
-  if (!isObject(options)) throw bad(`${where} must be an object`, options);
-  forbidExtra(options, Object.keys(DEFAULT_MCP_OPTIONS), where);
-  const resolved: ResolvedMcpOptions = { ...DEFAULT_MCP_OPTIONS };
-  const integer = (key: Exclude<keyof ResolvedMcpOptions, "stderr">, min: number, max: number): void => {
-    const value = options[key];
-    if (value === undefined) return;
-    if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-      throw bad(`${where}: ${key} must be an integer from ${min} to ${max}`, value);
-    }
-    resolved[key] = value;
-  };
-  integer("connectTimeoutMs", 1, 600_000);
-  integer("callTimeoutMs", 1, 3_600_000);
-  integer("maxDescriptionChars", 16, 100_000);
-  integer("maxSchemaBytes", 256, 10_000_000);
-  integer("maxTools", 1, 100_000);
-  integer("listChangedDebounceMs", 0, 60_000);
-  integer("minRelistIntervalMs", 0, 3_600_000);
-  // Below 64 KiB a server could not even answer initialize with a long instructions text.
-  integer("maxMessageBytes", 65_536, 1_073_741_824);
-  integer("healthCheckTimeoutMs", 1, 600_000);
-  integer("killGraceMs", 0, 60_000);
-  const { stderr } = options;
-  if (stderr !== undefined) {
-    if (stderr !== "capture" && stderr !== "inherit" && stderr !== "ignore") throw bad(`${where}: stderr must be "capture", "inherit" or "ignore"`, stderr);
-    resolved.stderr = stderr;
-  }
-  return resolved;
-}
-
-function forbidExtra(object: Record<string, unknown>, allowed: readonly string[], where: string): void {
-  const extra = Object.keys(object).filter((key) => !allowed.includes(key));
-  if (extra.length > 0) throw new ConfigInvalidError(`${where}: unknown option ${extra.map((k) => JSON.stringify(k)).join(", ")}; allowed: ${allowed.join(", ")}`);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isStringRecord(value: unknown): boolean {
-  return isObject(value) && Object.values(value).every((v) => typeof v === "string");
-}
-
-function bad(message: string, value: unknown): ConfigInvalidError {
-  return new ConfigInvalidError(`${message}; got ${show(value)} (${typeName(value)})`);
-}
-
-function show(value: unknown): string {
-  if (typeof value === "function") return "a function";
-  try {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > 80 ? `${text.slice(0, 77)}...` : text;
-  } catch {
-    return String(value);
-  }
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "array";
-  return typeof value;
+  return checkOptions(options ?? {}, `mcpServer "${name}" options`);
 }

@@ -13,7 +13,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
 import type { ToolCallAnswer, ToolSearchRun } from "../engine/run.js";
-import { ToolUnavailableError } from "../errors.js";
+import { EngineClosedError, ToolUnavailableError } from "../errors.js";
 import { TOOL_CALL } from "../surfaces/control-tools.js";
 import { errorResult, toToolMessage } from "../surfaces/surface.js";
 
@@ -102,7 +102,7 @@ export class FaceSession {
   }
 
   private async current(): Promise<ToolSearchRun> {
-    if (this.closed) throw new Error("session closed");
+    if (this.closed) throw new EngineClosedError("The MCP session is closed.");
     if (!this.stale) return this.run;
     this.refreshing ??= this.refresh().finally(() => (this.refreshing = undefined));
     return this.refreshing;

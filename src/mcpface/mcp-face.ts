@@ -25,11 +25,11 @@ import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } fr
 import type { CatalogSource } from "../catalog/sources.js";
 import { createToolSearch, type ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
-import { ConfigInvalidError } from "../errors.js";
+import { ConfigInvalidError, HttpError } from "../errors.js";
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, type TokenIdentity } from "../gateway/gateway-auth.js";
 import type { GatewayConfig } from "../gateway/gateway-config.js";
 import { loadPluginFolder } from "../gateway/plugin-loader.js";
-import { BodyTooLargeError, readBody, sendJson } from "../http/json-http.js";
+import { readJson, sendJson } from "../http/json-http.js";
 import { mcpServer, type McpServerSource } from "../mcp/index.js";
 import type { PoolOptions } from "../sandbox/types.js";
 import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
@@ -56,17 +56,6 @@ export interface McpFace {
   sessionCount(): number;
   /** Ends every session and run, stops listening, closes the engine (and the downstream servers). Idempotent. */
   close(): Promise<void>;
-}
-
-class HttpFailure extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
 }
 
 interface Live {
@@ -183,7 +172,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       const started = performance.now();
       if (log) res.once("finish", () => log(`${req.method} ${(req.url ?? "/").slice(0, 200)} ${res.statusCode} ${ms(started)} session=${String(req.headers["mcp-session-id"] ?? "-").slice(0, 64)}`));
       route(req, res).catch((error: unknown) => {
-        if (error instanceof HttpFailure) return sendJson(res, error.status, { jsonrpc: "2.0", error: { code: -32_000, message: error.message, data: { code: error.code } }, id: null }, error.headers);
+        if (error instanceof HttpError) return sendJson(res, error.status, { jsonrpc: "2.0", error: { code: -32_000, message: error.message, data: { code: error.code } }, id: null }, error.headers);
         const detail = error instanceof Error ? error.message : String(error);
         console.error(`toolsearch mcp: internal error on ${req.method} ${req.url}: ${detail.replace(/\s+/g, " ").slice(0, 500)}`);
         if (!res.headersSent) sendJson(res, 500, { jsonrpc: "2.0", error: { code: -32_603, message: "internal error" }, id: null });
@@ -208,26 +197,26 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     // Without tokens the only guard is the loopback bind; a page in a browser could still reach it by a rebound name.
-    if (!tokens && !isLoopbackHost(hostName(req.headers.host))) throw new HttpFailure(403, "FORBIDDEN", "Host header is not a loopback name.");
+    if (!tokens && !isLoopbackHost(hostName(req.headers.host))) throw new HttpError("FORBIDDEN", "Host header is not a loopback name.");
     if (req.method === "GET" && path === "/healthz") return sendJson(res, 200, { ok: true });
-    if (path !== "/mcp") throw new HttpFailure(404, "NOT_FOUND", `No route ${req.method} ${path}; the MCP endpoint is /mcp.`);
+    if (path !== "/mcp") throw new HttpError("NOT_FOUND", `No route ${req.method} ${path}; the MCP endpoint is /mcp.`);
     const identity = tokens ? tokens.match(req.headers.authorization) : null;
-    if (identity === undefined) throw new HttpFailure(401, "UNAUTHORIZED", "This server needs a token: send Authorization: Bearer <token>.", { "www-authenticate": "Bearer" });
+    if (identity === undefined) throw new HttpError("UNAUTHORIZED", "This server needs a token: send Authorization: Bearer <token>.", { "www-authenticate": "Bearer" });
     const sessionHeader = req.headers["mcp-session-id"];
     if (typeof sessionHeader === "string") {
       const entry = byHttpId.get(sessionHeader);
       // Another token's session is as unknown as one that never existed.
-      if (!entry?.transport || entry.identity !== identity) throw new HttpFailure(404, "SESSION_NOT_FOUND", "Session not found; initialize a new one.");
+      if (!entry?.transport || entry.identity !== identity) throw new HttpError("SESSION_NOT_FOUND", "Session not found; initialize a new one.");
       entry.lastUsed = Date.now();
-      if (req.method === "POST") return entry.transport.handleRequest(req, res, await readJson(req, config.gateway.maxBodyBytes));
+      if (req.method === "POST") return entry.transport.handleRequest(req, res, await readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR"));
       return entry.transport.handleRequest(req, res);
     }
-    if (req.method !== "POST") throw new HttpFailure(400, "BAD_REQUEST", "No mcp-session-id: POST an initialize request first.");
-    const body = await readJson(req, config.gateway.maxBodyBytes);
-    if (!isInitializeRequest(body)) throw new HttpFailure(400, "BAD_REQUEST", "No mcp-session-id: the first request of a session must be initialize.");
-    if (closed) throw new HttpFailure(503, "CLOSING", "The server is shutting down.");
+    if (req.method !== "POST") throw new HttpError("BAD_REQUEST", "No mcp-session-id: POST an initialize request first.");
+    const body = await readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR");
+    if (!isInitializeRequest(body)) throw new HttpError("BAD_REQUEST", "No mcp-session-id: the first request of a session must be initialize.");
+    if (closed) throw new HttpError("CLOSING", "The server is shutting down.");
     if (byHttpId.size + opening >= config.mcp.maxSessions) {
-      throw new HttpFailure(503, "TOO_MANY_SESSIONS", `This server holds ${config.mcp.maxSessions} sessions at most (mcp.maxSessions); close one (DELETE /mcp) or try later.`, { "retry-after": "5" });
+      throw new HttpError("TOO_MANY_SESSIONS", `This server holds ${config.mcp.maxSessions} sessions at most (mcp.maxSessions); close one (DELETE /mcp) or try later.`, { "retry-after": "5" });
     }
     opening += 1;
     let entry: Live | undefined;
@@ -258,7 +247,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       const { agentId, owner, channel, mode } = identityFromToken(configIdentity, identity, engine.settings.mode);
       return { ...(agentId !== undefined ? { agentId } : {}), ...(owner !== undefined ? { owner } : {}), ...(channel !== undefined ? { channel } : {}), ...(mode !== undefined ? { mode } : {}) };
     } catch (error) {
-      if (error instanceof ForbiddenFieldError) throw new HttpFailure(403, "FORBIDDEN", `the config's mcp.${error.message}`);
+      if (error instanceof ForbiddenFieldError) throw new HttpError("FORBIDDEN", `the config's mcp.${error.message}`);
       throw error;
     }
   }
@@ -295,19 +284,4 @@ function hostName(header: string | undefined): string {
   if (bracketed) return bracketed[1]!;
   const colon = header.lastIndexOf(":");
   return colon > 0 && header.indexOf(":") === colon ? header.slice(0, colon) : header;
-}
-
-async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  let body: Buffer;
-  try {
-    body = await readBody(req, maxBytes);
-  } catch (error) {
-    if (error instanceof BodyTooLargeError) throw new HttpFailure(413, "BODY_TOO_LARGE", error.message);
-    throw error;
-  }
-  try {
-    return JSON.parse(body.toString("utf8"));
-  } catch (error) {
-    throw new HttpFailure(400, "PARSE_ERROR", `body: not valid JSON (${(error as Error).message})`);
-  }
 }

@@ -1,6 +1,5 @@
 /** ajv check of the `policy` option, so a typo fails at start instead of silently admitting tools. */
-import { ConfigInvalidError } from "../errors.js";
-import { createOptionsAjv, describeAjvErrors } from "../config/ajv.js";
+import { compileOptions } from "../config/ajv.js";
 import type { PolicyConfig } from "./types.js";
 
 const globs = { type: "array", items: { type: "string", minLength: 1 } };
@@ -22,10 +21,8 @@ const schema = {
   },
 };
 
-const validate = createOptionsAjv().compile<PolicyConfig>(schema);
+const check = compileOptions<PolicyConfig>(schema);
 
 export function parsePolicy(value: unknown): PolicyConfig {
-  if (value === undefined) return {};
-  if (!validate(value)) throw new ConfigInvalidError(describeAjvErrors("policy", validate.errors, value));
-  return value;
+  return value === undefined ? {} : check(value, "policy");
 }

@@ -38,7 +38,7 @@ export type CodeResult =
   | {
       ok: false;
       error: {
-        code: CodeErrorCode | "SANDBOX_UNAVAILABLE" | "POOL_SATURATED";
+        code: CodeErrorCode | "CANCELLED" | "SANDBOX_UNAVAILABLE" | "POOL_SATURATED";
         message: string;
         /** CODE_THREW only: the body's own stack frames (`at … (code.js:LINE:COL)`), no sandbox internals. */
         stack?: string;

@@ -4,7 +4,7 @@
  * docs as if they were part of the catalog, so client and catalog hits merge by score.
  * Garbage-collected with the run: nothing to close, no snapshot.
  */
-import { EngineClosedError } from "../errors.js";
+import { IndexClosedError } from "../errors.js";
 import { Bm25fIndex, fieldTerms } from "./bm25f.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchBackendFactory, SearchDoc } from "./types.js";
 
@@ -37,7 +37,7 @@ export class Bm25fBackend implements SearchBackend {
   }
 
   #open(): Bm25fIndex {
-    if (this.#index === undefined) throw new EngineClosedError();
+    if (this.#index === undefined) throw new IndexClosedError();
     return this.#index;
   }
 }

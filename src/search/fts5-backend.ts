@@ -8,7 +8,7 @@
  * whole thread (sqlite-loader.ts).
  */
 import type { Database, PreparedStatement, Sqlite3Static } from "@sqlite.org/sqlite-wasm";
-import { ConfigInvalidError, EngineClosedError } from "../errors.js";
+import { ConfigInvalidError, IndexClosedError } from "../errors.js";
 import { loadSqlite } from "./sqlite-loader.js";
 import { DOCS_TABLE, FTS5_SCHEMA_SQL, FTS5_TABLE, META_TABLE } from "./fts5-schema.js";
 import { analyzeDoc, analyzeQuery } from "./analyze.js";
@@ -180,7 +180,7 @@ export class Fts5Backend implements SearchBackend {
   }
 
   #open(): Database {
-    if (this.#db === undefined) throw new EngineClosedError();
+    if (this.#db === undefined) throw new IndexClosedError();
     return this.#db;
   }
 }

@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import Tinypool from "tinypool";
-import { ConfigInvalidError, EngineClosedError } from "../errors.js";
+import { IndexClosedError } from "../errors.js";
 import { analyzerSignature } from "./analyzer-signature.js";
 import { fingerprintDocs } from "./fingerprint.js";
 import { fts5Backend } from "./fts5-backend.js";
@@ -47,17 +47,9 @@ export interface ToolIndexCacheOptions {
 const DEFAULT_WORKER_THRESHOLD = 10_000;
 const DEFAULT_MAX_ENTRIES = 4;
 
-/** The built-in factories by name; a custom factory is used as given. */
+/** The built-in factories by name; a custom factory is used as given (createToolSearch checked the choice). */
 export function resolveBackend(choice: BackendChoice | undefined): SearchBackendFactory {
-  if (choice === undefined || choice === "fts5") return fts5Backend;
-  if (choice === "minisearch") return minisearchBackend;
-  if (typeof choice === "object" && choice !== null && typeof choice.create === "function" && typeof choice.kind === "string") {
-    return choice;
-  }
-  const shown = typeof choice === "string" ? `"${choice}"` : String(choice);
-  throw new ConfigInvalidError(
-    `backend: expected "fts5", "minisearch" or a SearchBackendFactory ({ kind, create }), got ${shown} (${typeof choice}).`,
-  );
+  return choice === "minisearch" ? minisearchBackend : typeof choice === "object" ? choice : fts5Backend;
 }
 
 /**
@@ -118,7 +110,7 @@ export class ToolIndexCache {
    * The index for these docs and backend: from the cache when the catalog's fingerprint is
    * known, else built (and cached). Concurrent calls for one catalog share one build.
    * Unheld, an index is usable until it is evicted (after `maxEntries` newer catalogs) or the
-   * cache is closed; then its search throws ENGINE_CLOSED. Use acquire() to keep it longer.
+   * cache is closed; then its search throws INDEX_CLOSED. Use acquire() to keep it longer.
    */
   async get(docs: readonly SearchDoc[], choice: BackendChoice | undefined, options: GetToolIndexOptions = {}): Promise<ToolIndex> {
     const { index, release } = await this.acquire(docs, choice, options);
@@ -132,7 +124,7 @@ export class ToolIndexCache {
    * in the WASM heap) closes when the last one releases it, or at close().
    */
   async acquire(docs: readonly SearchDoc[], choice: BackendChoice | undefined, options: GetToolIndexOptions = {}): Promise<IndexHold> {
-    if (this.#closed) throw new EngineClosedError();
+    if (this.#closed) throw new IndexClosedError();
     const started = performance.now();
     const factory = resolveBackend(choice);
     const fingerprint = options.fingerprint ?? fingerprintDocs(docs);

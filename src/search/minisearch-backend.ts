@@ -5,7 +5,7 @@
  */
 import MiniSearch from "minisearch";
 import type { Options, Query, SearchOptions } from "minisearch";
-import { ConfigInvalidError, EngineClosedError } from "../errors.js";
+import { ConfigInvalidError, IndexClosedError } from "../errors.js";
 import { FTS5_WEIGHTS } from "./fts5-schema.js";
 import { analyzeDoc, analyzeQuery } from "./analyze.js";
 import type { BackendHit, BackendSearchOptions, SearchBackend, SearchBackendFactory, SearchDoc } from "./types.js";
@@ -102,7 +102,7 @@ export class MiniSearchBackend implements SearchBackend {
   }
 
   #open(): MiniSearch<IndexedFields> {
-    if (this.#index === undefined) throw new EngineClosedError();
+    if (this.#index === undefined) throw new IndexClosedError();
     return this.#index;
   }
 }

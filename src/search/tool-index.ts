@@ -7,7 +7,7 @@
  * - `limit` allowed hits whenever that many allowed tools match (backends over-fetch).
  * `allowed` is the run's effective catalog: nothing outside it is ever returned or suggested.
  */
-import { EngineClosedError } from "../errors.js";
+import { IndexClosedError } from "../errors.js";
 import { IdSuggester } from "./id-suggester.js";
 import type { BackendHit, CorpusStats, SearchBackend, SearchDoc } from "./types.js";
 
@@ -141,7 +141,7 @@ export class ToolIndex {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw new EngineClosedError();
+    if (this.#closed) throw new IndexClosedError();
   }
 }
 

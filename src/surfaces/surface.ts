@@ -5,7 +5,7 @@
 import type { EffectiveCatalog } from "../catalog/effective-catalog.js";
 import type { ToolSearchMode, ToolSearchSettings } from "../config/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
-import { ToolSearchError, toErrorPayload, type ErrorPayload } from "../errors.js";
+import { ToolFailedError, ToolSearchError, toErrorPayload, type ErrorPayload } from "../errors.js";
 import type { CodePool } from "../sandbox/types.js";
 import type { TraceScope } from "../telemetry/otel.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
@@ -73,6 +73,6 @@ export function toToolMessage(value: unknown): string {
   try {
     return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) ?? "null";
   } catch (error) {
-    return JSON.stringify(errorResult(new Error(`The result could not be serialized: ${error instanceof Error ? error.message : String(error)}`)));
+    return JSON.stringify(errorResult(new ToolFailedError(`The result could not be serialized: ${error instanceof Error ? error.message : String(error)}`)));
   }
 }

@@ -6,6 +6,7 @@
  */
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { ConfigInvalidError } from "../errors.js";
 import type { SessionEvent, SessionLogSink } from "./types.js";
 
 export interface JsonlSessionLog extends SessionLogSink {
@@ -14,7 +15,7 @@ export interface JsonlSessionLog extends SessionLogSink {
 }
 
 export function jsonlSessionLog(file: string): JsonlSessionLog {
-  if (typeof file !== "string" || file.length === 0) throw new TypeError("jsonlSessionLog needs a file path");
+  if (typeof file !== "string" || file.length === 0) throw new ConfigInvalidError("jsonlSessionLog needs a file path");
   mkdirSync(dirname(file), { recursive: true });
   let fd: number | undefined = openSync(file, "a");
   let failed = false;

@@ -206,11 +206,11 @@ export function backendContract(factory: SearchBackendFactory): void {
       await expect(factory.load(new Uint8Array())).rejects.toMatchObject({ code: "CONFIG_INVALID" });
     });
 
-    it("throws ENGINE_CLOSED after close", async () => {
+    it("throws INDEX_CLOSED (an EngineClosedError) after close", async () => {
       const b = await factory.create();
       b.add(CATALOG);
       b.close?.();
-      if (b.close !== undefined) expect(() => b.search("weather", { limit: 3 })).toThrow(expect.objectContaining({ code: "ENGINE_CLOSED" }));
+      if (b.close !== undefined) expect(() => b.search("weather", { limit: 3 })).toThrow(expect.objectContaining({ code: "INDEX_CLOSED" }));
     });
   });
 

@@ -83,7 +83,11 @@ describe("tools surface", () => {
       [{ name: "tool_search", arguments: "[1,2]" }, "INVALID_ARGS", /must be a JSON object/],
       [{ name: "tool_frobnicate", arguments: "{}" }, "INVALID_ARGS", /Unknown tool "tool_frobnicate"/],
       [{ name: "tool_search", arguments: "{}" }, "INVALID_ARGS", /needs "query"/],
-      [{ name: "tool_search", arguments: '{"query":"x","limit":"many"}' }, "INVALID_ARGS", /limit must be a number/],
+      [{ name: "tool_search", arguments: '{"query":"x","limit":"many"}' }, "INVALID_ARGS", /limit must be a positive integer; got "many"/],
+      // The same rules as the code-mode bridge (src/validation/search-args.ts): no fractional limit, no blank query.
+      [{ name: "tool_search", arguments: '{"query":"x","limit":2.5}' }, "INVALID_ARGS", /limit must be a positive integer; got 2.5/],
+      [{ name: "tool_search", arguments: '{"query":"  "}' }, "INVALID_ARGS", /non-blank query/],
+      [{ name: "tool_search", arguments: '{"queries":["a",""]}' }, "INVALID_ARGS", /non-blank query/],
       [{ name: "tool_describe", arguments: '{"id":"core:nope"}' }, "TOOL_NOT_FOUND", /No tool with id "core:nope"/],
       [{ name: "tool_call", arguments: '{"id":"core:send_email","args":"{bad"}' }, "INVALID_ARGS", /args/],
       [{ name: 42 as unknown as string }, "INVALID_ARGS", /needs a name/],
@@ -117,11 +121,14 @@ describe("options", () => {
   it("reject bad input with the option, the value and what is allowed", async () => {
     const { createToolSearch } = await import("../../src/index.js");
     await expect(createToolSearch({ toolSearch: { mode: "fast" as "code" } })).rejects.toThrow(/tools\.toolSearch\.mode: must be one of "direct", "code", "tools", "directory"; got "fast"/);
-    await expect(createToolSearch({ backend: "tantivy" as "fts5" })).rejects.toThrow(/backend must be "fts5", "minisearch"/);
+    await expect(createToolSearch({ backend: "tantivy" as "fts5" })).rejects.toThrow(/backend: must be "fts5", "minisearch"/);
     await expect(createToolSearch({ nope: 1 } as never)).rejects.toThrow(/unknown option "nope"/);
-    await expect(createToolSearch({ toolSearch: false, pool: { prefork: -1 } })).rejects.toThrow(/pool\.prefork must be an integer from 0 to 64; got -1/);
+    await expect(createToolSearch({ hooks: { approve: 5 as never } })).rejects.toThrow(/hooks\.approve: must be a function or an array of functions; got 5 \(number\)/);
+    await expect(createToolSearch({ hooks: { beforeToolcall: () => {} } as never })).rejects.toThrow(/hooks: unknown option "beforeToolcall"/);
+    await expect(createToolSearch({ limits: { argsDepth: 0 } })).rejects.toThrow(/limits\.argsDepth: must be an integer from 1 to 10000; got 0/);
+    await expect(createToolSearch({ toolSearch: false, pool: { prefork: -1 } })).rejects.toThrow(/pool\.prefork: must be an integer from 0 to 64; got -1/);
     engine = await fixtureEngine();
-    await expect(engine.prepareRun({} as never)).rejects.toThrow(/sessionId must be a non-empty string/);
+    await expect(engine.prepareRun({} as never)).rejects.toThrow(/sessionId: must be a non-empty string/);
     await expect(engine.prepareRun({ sessionId: "s", mode: "fast" } as never)).rejects.toMatchObject({ code: "CONFIG_INVALID" });
   });
 });

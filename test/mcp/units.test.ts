@@ -16,16 +16,16 @@ describe("mcpServer config", () => {
 
   it("rejects bad config with a message naming the option, the value and its type", () => {
     const cases: Array<[unknown, RegExp]> = [
-      [null, /config must be an object.*got null \(null\)/],
-      [{ name: "a:b", command: "x" }, /name must be 1-64 characters.*got "a:b" \(string\)/],
+      [null, /mcpServer: must be an object with name and command or url; got null \(null\)/],
+      [{ name: "a:b", command: "x" }, /name: must be 1-64 characters.*got "a:b" \(string\)/],
       [{ name: "a" }, /exactly one of command \(stdio\) or url/],
       [{ name: "a", command: "x", url: "http://h" }, /exactly one of command/],
-      [{ name: "a", command: "" }, /command must be a non-empty string; got "" \(string\)/],
-      [{ name: "a", command: "x", args: "y" }, /args must be an array of strings; got "y" \(string\)/],
-      [{ name: "a", command: "x", env: { TOKEN: 5 } }, /env must be an object of string values; got object$/],
-      [{ name: "a", url: "ftp://h/x" }, /url must be an http: or https: URL; got protocol "ftp:"/],
-      [{ name: "a", url: "not a url" }, /url must be an http: or https: URL/],
-      [{ name: "a", url: "http://h", headers: { Authorization: 1 } }, /headers must be an object of string values$/],
+      [{ name: "a", command: "" }, /command: must be a non-empty string; got "" \(string\)/],
+      [{ name: "a", command: "x", args: "y" }, /args: must be an array of strings; got "y" \(string\)/],
+      [{ name: "a", command: "x", env: { TOKEN: 5 } }, /env\.TOKEN: must be string; got 5 \(number\)/],
+      [{ name: "a", url: "ftp://h/x" }, /url: must be an http: or https: URL; got protocol "ftp:"/],
+      [{ name: "a", url: "not a url" }, /url: must be an http: or https: URL/],
+      [{ name: "a", url: "http://h", headers: { Authorization: 1 } }, /headers\.Authorization: must be string; got 1 \(number\)/],
       [{ name: "a", command: "x", shell: true }, /unknown option "shell"/],
     ];
     for (const [config, message] of cases) {
@@ -36,12 +36,12 @@ describe("mcpServer config", () => {
 
   it("rejects bad options the same way", () => {
     const cfg = { name: "a", command: "x" };
-    expect(() => mcpServer(cfg, { connectTimeoutMs: 0 })).toThrow(/connectTimeoutMs must be an integer from 1 to 600000; got 0 \(number\)/);
-    expect(() => mcpServer(cfg, { stderr: "pipe" as never })).toThrow(/stderr must be "capture", "inherit" or "ignore"; got "pipe" \(string\)/);
+    expect(() => mcpServer(cfg, { connectTimeoutMs: 0 })).toThrow(/connectTimeoutMs: must be an integer from 1 to 600000; got 0 \(number\)/);
+    expect(() => mcpServer(cfg, { stderr: "pipe" as never })).toThrow(/stderr: must be one of "capture", "inherit", "ignore"; got "pipe" \(string\)/);
     expect(() => mcpServer(cfg, { retries: 3 } as never)).toThrow(/unknown option "retries"/);
-    expect(() => mcpServer(cfg, { minRelistIntervalMs: -1 })).toThrow(/minRelistIntervalMs must be an integer from 0 to 3600000; got -1 \(number\)/);
-    expect(() => mcpServer(cfg, { maxMessageBytes: 1_000 })).toThrow(/maxMessageBytes must be an integer from 65536 to 1073741824; got 1000 \(number\)/);
-    expect(() => mcpServer(cfg, { maxMessageBytes: "8MB" as never })).toThrow(/maxMessageBytes must be an integer.*got "8MB" \(string\)/);
+    expect(() => mcpServer(cfg, { minRelistIntervalMs: -1 })).toThrow(/minRelistIntervalMs: must be an integer from 0 to 3600000; got -1 \(number\)/);
+    expect(() => mcpServer(cfg, { maxMessageBytes: 1_000 })).toThrow(/maxMessageBytes: must be an integer from 65536 to 1073741824; got 1000 \(number\)/);
+    expect(() => mcpServer(cfg, { maxMessageBytes: "8MB" as never })).toThrow(/maxMessageBytes: must be an integer.*got "8MB" \(string\)/);
     expect(mcpServer(cfg, { minRelistIntervalMs: 0, maxMessageBytes: 65_536 }).status().state).toBe("idle");
   });
 });

@@ -57,12 +57,12 @@ describe("deadlines and limits", () => {
     await waitFor(() => bridge.calls.length === 1);
     controller.abort();
     const result = await pending;
-    expect(result).toMatchObject({ ok: false, error: { code: "CODE_TIMEOUT" } });
+    expect(result).toMatchObject({ ok: false, error: { code: "CANCELLED" } });
     expect(!result.ok && result.error.message).toMatch(/cancelled/);
     expect(bridge.signals[0]!.aborted).toBe(true);
     expect(await pool.run("return 1;", fakeBridge(), { timeoutMs: 1000, signal: AbortSignal.abort() })).toMatchObject({
       ok: false,
-      error: { code: "CODE_TIMEOUT" },
+      error: { code: "CANCELLED" },
     });
   });
 

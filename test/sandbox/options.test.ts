@@ -26,11 +26,11 @@ describe("pool options", () => {
   });
 
   it.each([
-    [{ prefork: -1 }, /pool\.prefork must be an integer from 0 to 64; got -1 \(number\)/],
-    [{ prefork: "2" }, /pool\.prefork .* got "2" \(string\)/],
+    [{ prefork: -1 }, /pool\.prefork: must be an integer from 0 to 64; got -1 \(number\)/],
+    [{ prefork: "2" }, /pool\.prefork: .* got "2" \(string\)/],
     [{ maxQueue: 1.5 }, /pool\.maxQueue/],
-    [{ namespaces: "yes" }, /pool\.namespaces must be true or false; got "yes" \(string\)/],
-    [{ maxFrames: 1 }, /pool\.maxFrames is not a pool option/],
+    [{ namespaces: "yes" }, /pool\.namespaces: must be boolean; got "yes" \(string\)/],
+    [{ maxFrames: 1 }, /pool: unknown option "maxFrames"/],
     [{ maxFrameBytes: 2048, maxResultBytes: 10_000 }, /pool\.maxFrameBytes \(2048\) must be at least/],
     [{ maxMemoryMb: 128, maxOldSpaceSizeMb: 64 }, /pool\.maxMemoryMb \(128\) must be at least maxOldSpaceSizeMb \(64\) \+ 128/],
   ])("rejects %o", (options, message) => {

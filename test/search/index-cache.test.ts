@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { resolveOptions } from "../../src/engine/options.js";
 import { ToolIndexCache, defaultWorkerFile, fingerprintDocs, resolveBackend } from "../../src/search/index-cache.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/minisearch-backend.js";
@@ -15,7 +16,7 @@ afterEach(async () => {
   for (const c of caches.splice(0)) await c.close();
 });
 
-/** Whether a backend still answers (a closed one throws ENGINE_CLOSED). */
+/** Whether a backend still answers (a closed one throws INDEX_CLOSED). */
 function isOpen(backend: SearchBackend): boolean {
   try {
     backend.search("xylophone", { limit: 1 });
@@ -46,9 +47,11 @@ describe("resolveBackend", () => {
     const custom: SearchBackendFactory = { kind: "mine", create: () => minisearchBackend.create() };
     expect(resolveBackend(custom)).toBe(custom);
   });
-  it("rejects anything else with CONFIG_INVALID naming the value", () => {
-    expect(() => resolveBackend("tantivy" as "fts5")).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining('"tantivy"') }));
-    expect(() => resolveBackend(42 as unknown as "fts5")).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+  it("leaves the checking to createToolSearch's options: anything else is CONFIG_INVALID naming the value there", () => {
+    expect(() => resolveOptions({ backend: "tantivy" as "fts5" })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining('"tantivy"') }));
+    expect(() => resolveOptions({ backend: 42 as unknown as "fts5" })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+    expect(() => resolveOptions({ backend: { kind: "x" } as unknown as "fts5" })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+    expect(resolveOptions({ backend: { kind: "mine", create: () => minisearchBackend.create() } }).backend).toMatchObject({ kind: "mine" });
   });
 });
 
@@ -96,7 +99,7 @@ describe("ToolIndexCache", () => {
     await c.close();
     expect(b.closed).toBe(true);
     expect(a.closed).toBe(true);
-    expect(() => b.search("beta", { limit: 1 })).toThrow(expect.objectContaining({ code: "ENGINE_CLOSED" }));
+    expect(() => b.search("beta", { limit: 1 })).toThrow(expect.objectContaining({ code: "INDEX_CLOSED" }));
   });
 
   it("closes an evicted index's database when its last holder releases it; an unheld one at eviction", async () => {
@@ -134,7 +137,7 @@ describe("ToolIndexCache", () => {
     const index = await c.get(CATALOG, "fts5");
     await c.close();
     expect(index.closed).toBe(true);
-    await expect(c.get(CATALOG, "fts5")).rejects.toMatchObject({ code: "ENGINE_CLOSED" });
+    await expect(c.get(CATALOG, "fts5")).rejects.toMatchObject({ code: "INDEX_CLOSED" });
   });
 
   it("does not cache a failed build", async () => {

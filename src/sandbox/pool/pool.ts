@@ -80,7 +80,7 @@ export interface InternalPoolOptions {
   launchPlans?: (plans: LaunchPlan[]) => LaunchPlan[];
 }
 
-function failure(code: "SANDBOX_UNAVAILABLE" | "POOL_SATURATED" | "CODE_TIMEOUT", message: string): CodeResult {
+function failure(code: "SANDBOX_UNAVAILABLE" | "POOL_SATURATED" | "CANCELLED", message: string): CodeResult {
   return { ok: false, error: { code, message }, logs: [], stats: { ms: 0, bridgeCalls: 0 } };
 }
 
@@ -178,7 +178,7 @@ class Pool implements SandboxPool {
     }
     if (this.closing) return failure("SANDBOX_UNAVAILABLE", "The code pool is closed.");
     if (!this.reportValue.available) return failure("SANDBOX_UNAVAILABLE", `The code sandbox is unavailable: ${this.reportValue.reason ?? "unknown reason"}.`);
-    if (options.signal?.aborted) return failure("CODE_TIMEOUT", "The run was cancelled by the caller before it started.");
+    if (options.signal?.aborted) return failure("CANCELLED", "The run was cancelled by the caller before it started.");
 
     if (this.running.size < this.options.maxConcurrent && this.idle.length > 0) {
       return this.startOn(this.idle.shift() as SandboxChild, code, bridge, options);
@@ -198,7 +198,7 @@ class Pool implements SandboxPool {
         onAbort: () => {
           const at = this.queue.indexOf(waiter);
           if (at >= 0) this.queue.splice(at, 1);
-          resolve(failure("CODE_TIMEOUT", "The run was cancelled by the caller while it waited for a sandbox child."));
+          resolve(failure("CANCELLED", "The run was cancelled by the caller while it waited for a sandbox child."));
         },
       };
       options.signal?.addEventListener("abort", waiter.onAbort, { once: true });

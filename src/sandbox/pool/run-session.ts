@@ -5,7 +5,8 @@
  * breach) is the one reported. Settling always kills the child; in-flight bridge calls see their
  * AbortSignal fire and their late answers are dropped.
  */
-import { ToolSearchError, toErrorPayload } from "../../errors.js";
+import { CancelledError, toErrorPayload } from "../../errors.js";
+import { checkSearchArgs, checkToolId } from "../../validation/search-args.js";
 import { encodeFrame } from "../bridge/codec.js";
 import { PROTOCOL_VERSION, type BridgeFrame, type LogFrame, type ParentFrame, type ResultFrame } from "../bridge/protocol.js";
 import type { BridgeHandler, CodeResult, LogEntry } from "../types.js";
@@ -26,30 +27,15 @@ type BridgeArgs = { op: "search"; query: string | string[]; options: { limit?: n
 const OUT_OF_MEMORY = /out of memory|heap limit|allocation failed/i;
 
 /** The abort reason in-flight bridge calls see when their run has ended. */
-const RUN_ENDED = new ToolSearchError("CODE_TIMEOUT", "The code run ended before this call finished.");
+const RUN_ENDED = new CancelledError("The code run ended before this call finished.");
 
-function kindOf(value: unknown): string {
-  return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
-}
-
-/** Checks the argument list the body passed to openclaw.tools.<op>; returns a message when wrong. */
-function parseBridgeArgs(op: BridgeFrame["op"], list: unknown[]): BridgeArgs | string {
+/** The argument list the body passed to openclaw.tools.<op>, checked by the rules every door shares (INVALID_ARGS when wrong). */
+function parseBridgeArgs(op: BridgeFrame["op"], list: unknown[]): BridgeArgs {
   if (op === "search") {
-    const [query, options] = list;
-    const okQuery =
-      (typeof query === "string" && query.trim() !== "") ||
-      (Array.isArray(query) && query.length > 0 && query.every((q) => typeof q === "string"));
-    if (!okQuery) return `openclaw.tools.search(query, { limit }) needs query as a non-empty string or an array of strings; got ${kindOf(query)}.`;
-    if (options === undefined || options === null) return { op, query: query as string | string[], options: undefined };
-    if (typeof options !== "object" || Array.isArray(options)) return `openclaw.tools.search options must be an object like { limit: 5 }; got ${kindOf(options)}.`;
-    const limit = (options as { limit?: unknown }).limit;
-    if (limit !== undefined && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1)) {
-      return `openclaw.tools.search options.limit must be a positive integer; got ${JSON.stringify(limit)}.`;
-    }
-    return { op, query: query as string | string[], options: limit === undefined ? {} : { limit } };
+    const { queries, limit } = checkSearchArgs(list[0], list[1]);
+    return { op, query: typeof list[0] === "string" ? queries[0]! : queries, options: list[1] == null ? undefined : limit === undefined ? {} : { limit } };
   }
-  const id = list[0];
-  if (typeof id !== "string" || id === "") return `openclaw.tools.${op}(id${op === "call" ? ", args" : ""}) needs id as a non-empty string; got ${kindOf(id)}.`;
+  const id = checkToolId(list[0]);
   return op === "describe" ? { op, id } : { op, id, args: list[1] ?? {} };
 }
 
@@ -64,7 +50,7 @@ export class RunSession {
   private inflight = 0;
   private readonly startedAt = performance.now();
   private readonly timer: NodeJS.Timeout;
-  private readonly onCallerAbort = () => this.fail("CODE_TIMEOUT", "The run was cancelled by the caller; the code was stopped.");
+  private readonly onCallerAbort = () => this.fail("CANCELLED", "The run was cancelled by the caller; the code was stopped.");
 
   constructor(
     private readonly io: SessionIo,
@@ -207,9 +193,11 @@ export class RunSession {
       this.onBreach("bridge arguments are not a list");
       return;
     }
-    const parsed = parseBridgeArgs(frame.op, list);
-    if (typeof parsed === "string") {
-      this.reply(frame.id, { code: "INVALID_ARGS", message: parsed });
+    let parsed: BridgeArgs;
+    try {
+      parsed = parseBridgeArgs(frame.op, list);
+    } catch (error) {
+      this.reply(frame.id, toErrorPayload(error));
       return;
     }
     this.inflight += 1;

@@ -1,0 +1,57 @@
+/**
+ * ERROR_CODES (src/errors.ts) is the one table of codes: docs/configuration.md's table is
+ * generated from it (UPDATE_DOCS=1 rewrites it), README's list is checked against it, and each
+ * class carries the code the table gives it.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import * as errors from "../src/errors.js";
+import { ERROR_CODES, type ErrorCode } from "../src/errors.js";
+
+const DOC = new URL("../docs/configuration.md", import.meta.url);
+const START = "<!-- error-codes: generated from ERROR_CODES in src/errors.ts by test/error-codes.test.ts -->";
+const END = "<!-- /error-codes -->";
+
+function table(): string {
+  const rows = Object.entries(ERROR_CODES).map(([code, row]) => `| \`${code}\` | \`${row.class}\` | ${"status" in row ? row.status : ""} | ${row.meaning} |`);
+  return [START, "| code | class | HTTP status | meaning |", "| --- | --- | --- | --- |", ...rows, END].join("\n");
+}
+
+describe("error codes", () => {
+  it("docs/configuration.md carries the table generated from ERROR_CODES", () => {
+    const text = readFileSync(DOC, "utf8");
+    const start = text.indexOf(START);
+    const end = text.indexOf(END);
+    expect(start).toBeGreaterThan(0);
+    const current = text.slice(start, end + END.length);
+    if (process.env.UPDATE_DOCS && current !== table()) writeFileSync(DOC, text.replace(current, table()));
+    else expect(current).toBe(table());
+  });
+
+  it("README's error list names exactly the codes of ERROR_CODES", () => {
+    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+    const start = readme.indexOf("- Errors are `ToolSearchError` subclasses");
+    const paragraph = readme.slice(start, readme.indexOf("\n- ", start + 1));
+    const listed = [...new Set([...paragraph.matchAll(/`([A-Z][A-Z_]*[A-Z])`/g)].map((m) => m[1]!))];
+    expect(listed.sort()).toEqual(Object.keys(ERROR_CODES).sort());
+  });
+
+  it("each class carries its code and is a ToolSearchError", () => {
+    const classes = errors as unknown as Record<string, new (...args: never[]) => errors.ToolSearchError>;
+    for (const [code, row] of Object.entries(ERROR_CODES)) {
+      expect(typeof classes[row.class], row.class).toBe("function");
+      expect(classes[row.class]!.prototype).toBeInstanceOf(errors.ToolSearchError);
+      void code;
+    }
+    const samples: Array<[errors.ToolSearchError, ErrorCode]> = [
+      [new errors.CancelledError("x"), "CANCELLED"],
+      [new errors.IndexClosedError(), "INDEX_CLOSED"],
+      [new errors.EngineClosedError(), "ENGINE_CLOSED"],
+      [new errors.HttpError("NOT_FOUND", "x"), "NOT_FOUND"],
+    ];
+    for (const [error, code] of samples) expect(error.code).toBe(code);
+    expect(new errors.IndexClosedError()).toBeInstanceOf(errors.EngineClosedError);
+    expect(new errors.HttpError("TOO_MANY_SESSIONS", "x").status).toBe(503);
+    expect(new errors.HttpError("CONFIG_INVALID", "x").status).toBe(400);
+  });
+});
