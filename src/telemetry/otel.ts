@@ -14,8 +14,7 @@
  */
 import { context as otelContext, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
 import type { ToolSource } from "../catalog/types.js";
-import type { ToolSearchMode } from "../config/tool-search-config.js";
-import type { CallVia, RunTelemetry } from "./types.js";
+import type { CallVia, RunStartInfo, RunTelemetry } from "./types.js";
 
 export const TRACER_NAME = "toolsearch";
 /** Query text on search spans is clipped to this when recording it is enabled. */
@@ -33,13 +32,7 @@ export interface TracingOptions {
   recordQueryText?: boolean;
 }
 
-export interface RunTraceInit {
-  runId: string;
-  sessionId: string;
-  mode: ToolSearchMode;
-  requestedMode: ToolSearchMode;
-  fallbackReason?: string;
-  bySource: Record<ToolSource, number>;
+export interface RunTraceInit extends RunStartInfo {
   recordQueryText?: boolean;
 }
 

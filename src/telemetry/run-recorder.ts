@@ -4,11 +4,9 @@
  * A sink that throws is published on "toolsearch:error" (error-channel.ts).
  */
 import diagnostics from "node:diagnostics_channel";
-import type { ToolSearchMode } from "../config/tool-search-config.js";
-import type { ToolSource } from "../catalog/types.js";
 import { clip } from "../dispatch/prompt-text.js";
 import { publishFailure } from "./error-channel.js";
-import type { CallRecord, EventBase, RunTelemetry, SessionEvent, SessionLogSink } from "./types.js";
+import type { CallRecord, EventBase, RunStartInfo, RunTelemetry, SessionEvent, SessionLogSink } from "./types.js";
 
 export const EVENT_CHANNEL = "toolsearch:event";
 /** Ids and queries in telemetry and the session log are clipped to this, with a marker. */
@@ -20,13 +18,7 @@ const channel = diagnostics.channel(EVENT_CHANNEL);
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type EventInput = DistributiveOmit<SessionEvent, keyof EventBase>;
 
-export interface RecorderInit {
-  runId: string;
-  sessionId: string;
-  mode: ToolSearchMode;
-  requestedMode: ToolSearchMode;
-  fallbackReason?: string;
-  bySource: Record<ToolSource, number>;
+export interface RecorderInit extends RunStartInfo {
   sink?: SessionLogSink;
 }
 

@@ -50,6 +50,16 @@ export type SessionEvent =
   | ({ type: "code_run" } & EventBase & { ok: boolean; code?: string; ms: number; bridgeCalls: number })
   | ({ type: "run_end" } & EventBase & { telemetry: RunTelemetry });
 
+/** What every per-run telemetry consumer (recorder, tracer) is told when a run starts. */
+export interface RunStartInfo {
+  runId: string;
+  sessionId: string;
+  mode: ToolSearchMode;
+  requestedMode: ToolSearchMode;
+  fallbackReason?: string;
+  bySource: Record<ToolSource, number>;
+}
+
 export interface EventBase {
   sessionId: string;
   runId: string;
