@@ -9,6 +9,8 @@
  */
 import { EngineClosedError } from "../errors.js";
 import { IdSuggester } from "./id-suggester.js";
+import { searchIntents, type IntentOptions } from "./intents.js";
+import { buildSiblings } from "./siblings.js";
 import type { BackendHit, CorpusStats, SearchBackend, SearchDoc } from "./types.js";
 
 export interface ToolIndexSearchOptions {
@@ -16,6 +18,12 @@ export interface ToolIndexSearchOptions {
   allowed?: ReadonlySet<string>;
   /** Passed to the backend: rank with another index's statistics (see BackendSearchOptions). */
   stats?: CorpusStats;
+  /**
+   * Multi-intent handling (intents.ts): clause fusion and linked siblings, both on by default;
+   * false ranks the request as one list (what a caller that fuses several indexes' merged
+   * lists itself asks for, see RunDispatcher.searchOne).
+   */
+  intents?: IntentOptions | false;
 }
 
 const SELECT_PREFIX = "select:";
@@ -33,6 +41,7 @@ export class ToolIndex {
   readonly #byLowerName = new Map<string, string[]>();
   #closed = false;
   #suggester: IdSuggester | undefined;
+  #siblings: Map<string, string[]> | undefined;
 
   /** `docs` must be what the backend indexes (ToolIndex.build adds them for you). */
   constructor(backend: SearchBackend, docs: readonly SearchDoc[]) {
@@ -88,6 +97,24 @@ export class ToolIndex {
     this.#assertOpen();
     const limit = Math.floor(options.limit);
     if (!(limit > 0)) return [];
+    if (options.intents === false) return this.#searchOne(query, limit, options);
+    const allowed = options.allowed;
+    return searchIntents(query, limit, (q, n) => this.#searchOne(q, n, options), (id) => this.siblings(id, allowed), options.intents);
+  }
+
+  /**
+   * Tools of the same server or plugin that its own text links to this one (siblings.ts),
+   * strongest first, allowed ones only. Built on first use.
+   */
+  siblings(id: string, allowed?: ReadonlySet<string>): readonly string[] {
+    this.#assertOpen();
+    this.#siblings ??= buildSiblings(this.#docs.values());
+    const linked = this.#siblings.get(id) ?? [];
+    return allowed === undefined ? linked : linked.filter((s) => allowed.has(s));
+  }
+
+  /** One request ranked as one list: `select:`, exact names and ids, then the backend's ranking. */
+  #searchOne(query: string, limit: number, options: ToolIndexSearchOptions): BackendHit[] {
     const allowed = options.allowed;
     const trimmed = query.trim();
 
