@@ -7,8 +7,10 @@
  * convert) are such links; search carries them along with a hit (intents.ts withSiblings).
  *
  * Only owners of a few tools are read: an owner of hundreds is a catalog, not a server, and
- * its tools share words by chance. The cost is quadratic in one owner's size, so bounded by
- * MAX_OWNER_TOOLS², and paid once per index on first use.
+ * its tools share words by chance. Links are made one owner at a time, when a hit of that
+ * owner first needs them (ToolIndex.siblings): quadratic in one owner's size, so bounded by
+ * MAX_OWNER_TOOLS² per owner, never a pass over the whole catalog on the shared thread (all
+ * owners of toolsdk-registry's 8,010 tools at once take ~250 ms).
  */
 import { analyzeText, splitIdentifier, stem } from "./analyze.js";
 import type { SearchDoc } from "./types.js";
@@ -61,28 +63,41 @@ function link(a: Profile, b: Profile): number {
   return score;
 }
 
-/** id → its linked siblings, strongest first, for every tool of an owner of 2 to MAX_OWNER_TOOLS tools. */
+/** The group a tool's siblings come from: one server or plugin. */
+export function ownerKey(doc: SearchDoc): string {
+  return `${doc.source}:${doc.owner}`;
+}
+
+/**
+ * id → its linked siblings, strongest first, for the tools of one owner (ownerKey); empty for
+ * an owner of one tool or of more than MAX_OWNER_TOOLS.
+ */
+export function linkOwner(group: readonly SearchDoc[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  if (group.length < 2 || group.length > MAX_OWNER_TOOLS) return out;
+  const profiles = group.map(profile);
+  for (const a of profiles) {
+    const linked = profiles
+      .filter((b) => b !== a)
+      .map((b) => ({ id: b.id, score: link(a, b) }))
+      .filter((l) => l.score >= MIN_LINK)
+      .sort((x, y) => y.score - x.score)
+      .slice(0, MAX_SIBLINGS)
+      .map((l) => l.id);
+    if (linked.length > 0) out.set(a.id, linked);
+  }
+  return out;
+}
+
+/** Every owner's links at once (tests and offline figures; ToolIndex links one owner at a time). */
 export function buildSiblings(docs: Iterable<SearchDoc>): Map<string, string[]> {
   const byOwner = new Map<string, SearchDoc[]>();
   for (const doc of docs) {
-    const group = byOwner.get(`${doc.source}:${doc.owner}`);
-    if (group === undefined) byOwner.set(`${doc.source}:${doc.owner}`, [doc]);
+    const group = byOwner.get(ownerKey(doc));
+    if (group === undefined) byOwner.set(ownerKey(doc), [doc]);
     else group.push(doc);
   }
   const out = new Map<string, string[]>();
-  for (const group of byOwner.values()) {
-    if (group.length < 2 || group.length > MAX_OWNER_TOOLS) continue;
-    const profiles = group.map(profile);
-    for (const a of profiles) {
-      const linked = profiles
-        .filter((b) => b !== a)
-        .map((b) => ({ id: b.id, score: link(a, b) }))
-        .filter((l) => l.score >= MIN_LINK)
-        .sort((x, y) => y.score - x.score)
-        .slice(0, MAX_SIBLINGS)
-        .map((l) => l.id);
-      if (linked.length > 0) out.set(a.id, linked);
-    }
-  }
+  for (const group of byOwner.values()) for (const [id, linked] of linkOwner(group)) out.set(id, linked);
   return out;
 }

@@ -10,7 +10,7 @@
 import { EngineClosedError } from "../errors.js";
 import { IdSuggester } from "./id-suggester.js";
 import { searchIntents, type IntentOptions } from "./intents.js";
-import { buildSiblings } from "./siblings.js";
+import { linkOwner, ownerKey } from "./siblings.js";
 import type { BackendHit, CorpusStats, SearchBackend, SearchDoc } from "./types.js";
 
 export interface ToolIndexSearchOptions {
@@ -41,7 +41,9 @@ export class ToolIndex {
   readonly #byLowerName = new Map<string, string[]>();
   #closed = false;
   #suggester: IdSuggester | undefined;
-  #siblings: Map<string, string[]> | undefined;
+  /** ownerKey → that owner's docs, and its sibling links once made (siblings.ts). */
+  readonly #byOwner = new Map<string, SearchDoc[]>();
+  readonly #links = new Map<string, Map<string, string[]>>();
 
   /** `docs` must be what the backend indexes (ToolIndex.build adds them for you). */
   constructor(backend: SearchBackend, docs: readonly SearchDoc[]) {
@@ -53,6 +55,9 @@ export class ToolIndex {
       const ids = this.#byLowerName.get(key);
       if (ids === undefined) this.#byLowerName.set(key, [doc.id]);
       else ids.push(doc.id);
+      const group = this.#byOwner.get(ownerKey(doc));
+      if (group === undefined) this.#byOwner.set(ownerKey(doc), [doc]);
+      else group.push(doc);
     }
   }
 
@@ -104,12 +109,19 @@ export class ToolIndex {
 
   /**
    * Tools of the same server or plugin that its own text links to this one (siblings.ts),
-   * strongest first, allowed ones only. Built on first use.
+   * strongest first, allowed ones only. An owner's links are made when first asked for.
    */
   siblings(id: string, allowed?: ReadonlySet<string>): readonly string[] {
     this.#assertOpen();
-    this.#siblings ??= buildSiblings(this.#docs.values());
-    const linked = this.#siblings.get(id) ?? [];
+    const doc = this.#docs.get(id);
+    if (doc === undefined) return [];
+    const key = ownerKey(doc);
+    let links = this.#links.get(key);
+    if (links === undefined) {
+      links = linkOwner(this.#byOwner.get(key) ?? []);
+      this.#links.set(key, links);
+    }
+    const linked = links.get(id) ?? [];
     return allowed === undefined ? linked : linked.filter((s) => allowed.has(s));
   }
 
