@@ -112,7 +112,14 @@ export class RunDispatcher {
    */
   private searchOne(query: string, limit: number): SearchHit[] {
     const { catalog, index } = this.scope;
-    const ranked = searchIntents(query, limit, (q, n) => this.mergedHits(q, n), (id) => index.siblings(id, catalog.catalogIds));
+    const ranked = searchIntents(
+      query,
+      limit,
+      (q, n) => this.mergedHits(q, n),
+      (id) => index.siblings(id, catalog.catalogIds),
+      {},
+      (q, clauses, n) => this.mergedClauses(q, clauses, n),
+    );
     return ranked.flatMap((hit) => {
       const entry = catalog.get(hit.id);
       return entry ? [toHit(entry, hit.score)] : [];
@@ -122,10 +129,23 @@ export class RunDispatcher {
   /** One list ranked over both indexes; `score` is the relative score the model sees (mergeHits). */
   private mergedHits(query: string, limit: number): BackendHit[] {
     const { catalog, index, clientIndex } = this.scope;
-    const hits = index.search(query, { limit, allowed: catalog.catalogIds, intents: false });
     const stats = index.backend.corpusStats?.();
+    const hits = index.search(query, { limit, allowed: catalog.catalogIds, intents: false });
     const clientHits = clientIndex?.search(query, { limit, allowed: catalog.clientIds, intents: false, ...(stats ? { stats } : {}) }) ?? [];
-    const comparable = stats !== undefined && clientIndex?.backend.corpusStats !== undefined;
+    return this.merge(hits, clientHits, limit, stats !== undefined);
+  }
+
+  /** mergedHits for a request and its clauses, each index ranking them all in one pass. */
+  private mergedClauses(query: string, clauses: readonly string[], limit: number): BackendHit[][] {
+    const { catalog, index, clientIndex } = this.scope;
+    const stats = index.backend.corpusStats?.();
+    const lists = index.searchClauses(query, clauses, { limit, allowed: catalog.catalogIds });
+    const clientLists = clientIndex?.searchClauses(query, clauses, { limit, allowed: catalog.clientIds, ...(stats ? { stats } : {}) });
+    return lists.map((hits, i) => this.merge(hits, clientLists?.[i] ?? [], limit, stats !== undefined));
+  }
+
+  private merge(hits: readonly BackendHit[], clientHits: readonly BackendHit[], limit: number, catalogStats: boolean): BackendHit[] {
+    const comparable = catalogStats && this.scope.clientIndex?.backend.corpusStats !== undefined;
     return mergeHits(hits, clientHits, limit, comparable).map((hit) => ({ id: hit.id, score: hit.relative }));
   }
 

@@ -67,16 +67,28 @@ export function splitClauses(query: string): string[] {
 }
 
 export type Searcher = (query: string, limit: number) => BackendHit[];
+/** [hits of the whole request, ...hits of each clause]: one pass where the backend can (see SearchBackend.searchClauses). */
+export type ClauseSearcher = (query: string, clauses: readonly string[], limit: number) => BackendHit[][];
 
 /**
  * The hits for a request: the whole request's ranking fused with each clause's, then the tail
  * filled with linked siblings of the first hits (see withSiblings). Scores of a fused list
- * are fusion scores from 0 to 1 (see fuse).
+ * are fusion scores from 0 to 1 (see fuse). `searchClauses`, when given, ranks the whole and
+ * the clauses at once; otherwise each is a `search`.
  */
-export function searchIntents(query: string, limit: number, search: Searcher, siblingsOf: ((id: string) => readonly string[]) | undefined, options: IntentOptions = {}): BackendHit[] {
+export function searchIntents(
+  query: string,
+  limit: number,
+  search: Searcher,
+  siblingsOf: ((id: string) => readonly string[]) | undefined,
+  options: IntentOptions = {},
+  searchClauses?: ClauseSearcher,
+): BackendHit[] {
   const clauses = splitClauses(query);
   if (clauses.length === 1) return search(query, limit);
-  const hits = options.clauses === false ? search(query, limit) : fuse([search(query, limit), ...clauses.map((c) => search(c, limit))], limit);
+  let hits: BackendHit[];
+  if (options.clauses === false) hits = search(query, limit);
+  else hits = fuse(searchClauses?.(query, clauses, limit) ?? [search(query, limit), ...clauses.map((c) => search(c, limit))], limit);
   // Only for tasks of several steps: a one-action request wants alternatives in its tail, not
   // the next steps (siblings there cost dev-queries 0.01–0.05 of R@10).
   return options.siblings === false || siblingsOf === undefined ? hits : withSiblings(hits, limit, siblingsOf);

@@ -104,7 +104,31 @@ export class ToolIndex {
     if (!(limit > 0)) return [];
     if (options.intents === false) return this.#searchOne(query, limit, options);
     const allowed = options.allowed;
-    return searchIntents(query, limit, (q, n) => this.#searchOne(q, n, options), (id) => this.siblings(id, allowed), options.intents);
+    return searchIntents(
+      query,
+      limit,
+      (q, n) => this.#searchOne(q, n, options),
+      (id) => this.siblings(id, allowed),
+      options.intents,
+      (q, clauses, n) => this.searchClauses(q, clauses, { ...options, limit: n }),
+    );
+  }
+
+  /**
+   * [hits of `query`, ...hits of each clause] for a request split into clauses (intents.ts),
+   * each list with the same rules as a search of that text (exact names first). One pass over
+   * the backend's postings where it can (SearchBackend.searchClauses).
+   */
+  searchClauses(query: string, clauses: readonly string[], options: ToolIndexSearchOptions): BackendHit[][] {
+    this.#assertOpen();
+    const limit = Math.floor(options.limit);
+    const texts = [query, ...clauses];
+    if (!(limit > 0)) return texts.map(() => []);
+    if (this.backend.searchClauses === undefined) return texts.map((t) => this.#searchOne(t, limit, options));
+    const exact = texts.map((t) => this.#exact(t.trim(), options.allowed));
+    const extra = { ...(options.allowed ? { allowed: options.allowed } : {}), ...(options.stats ? { stats: options.stats } : {}) };
+    const lists = this.backend.searchClauses(clauses, { limit: limit + Math.max(...exact.map((e) => e.length)), ...extra });
+    return texts.map((_, i) => this.#withExact(exact[i]!, lists[i] ?? [], limit));
   }
 
   /**
@@ -137,15 +161,20 @@ export class ToolIndex {
     }
 
     const exact = this.#exact(trimmed, allowed);
-    const exactSet = new Set(exact);
-    const hits: BackendHit[] = exact.slice(0, limit).map((id) => ({ id, score: EXACT_SCORE }));
-    if (hits.length === limit) return hits;
+    if (exact.length >= limit) return this.#withExact(exact, [], limit);
     // Ask for enough that dropping the exact ids (already listed) still leaves `limit`.
     const extra = { ...(allowed ? { allowed } : {}), ...(options.stats ? { stats: options.stats } : {}) };
-    for (const hit of this.backend.search(query, { limit: limit + exactSet.size, ...extra })) {
+    return this.#withExact(exact, this.backend.search(query, { limit: limit + exact.length, ...extra }), limit);
+  }
+
+  /** Exact matches first, then the backend's hits without them, `limit` in all. */
+  #withExact(exact: readonly string[], ranked: readonly BackendHit[], limit: number): BackendHit[] {
+    const exactSet = new Set(exact);
+    const hits: BackendHit[] = exact.slice(0, limit).map((id) => ({ id, score: EXACT_SCORE }));
+    for (const hit of ranked) {
+      if (hits.length >= limit) break;
       if (exactSet.has(hit.id) || !this.#docs.has(hit.id)) continue;
       hits.push(hit);
-      if (hits.length === limit) break;
     }
     return hits;
   }

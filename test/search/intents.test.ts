@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { fuse, splitClauses, withSiblings } from "../../src/search/intents.js";
 import { buildSiblings, MAX_OWNER_TOOLS } from "../../src/search/siblings.js";
 import { bm25fBackend } from "../../src/search/bm25f-backend.js";
+import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchDoc } from "../../src/search/types.js";
 
@@ -100,5 +101,18 @@ describe("ToolIndex with several intents", () => {
     expect(steps).toEqual(expect.arrayContaining(["mcp:tickets:get_ticket_status", "mcp:mail:send_email", "mcp:weather:get_forecast"]));
     for (const q of ["weather forecast for Oslo", "submit a support ticket", "add a picture to my word document"]) expect(ids(q)).toEqual(ids(q, false));
     index.close();
+  });
+
+  it("ranks the whole request and its clauses in one pass as separate searches would", async () => {
+    for (const factory of [bm25fBackend, fts5Backend]) {
+      const index = await ToolIndex.build(() => factory.create(), [...word, ...others]);
+      const query = "Get the status of support ticket 7, then send an email to the customer";
+      const clauses = splitClauses(query);
+      expect(clauses).toHaveLength(2);
+      const ids = (hits: ReadonlyArray<{ id: string }>) => hits.map((h) => h.id);
+      const lists = index.searchClauses(query, clauses, { limit: 5 });
+      expect(lists.map(ids)).toEqual([query, ...clauses].map((q) => ids(index.search(q, { limit: 5, intents: false }))));
+      index.close();
+    }
   });
 });
