@@ -26,6 +26,7 @@ import { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
 import { loadRegistryTools, loadSealQueries, loadSealTools, repoRoot, sharedDataDir } from "../lib/shared-data.js";
 import { memoryBm25 } from "../lib/memory-bm25.js";
+import type { IntentOptions } from "../../src/search/intents.js";
 import { fts5BackendWith } from "../../src/search/fts5-backend.js";
 import { MiB, collectGarbage, memory, percentile, seededRandom } from "../lib/stats.js";
 
@@ -113,8 +114,11 @@ function timeRanker(ranker: Ranker, queries: readonly string[]): { wall: number[
 async function measureNatural(dataDir: string): Promise<NaturalResult[]> {
   const docs = loadSealTools(dataDir);
   const queries = loadSealQueries(dataDir, "dev").map((q) => q.query);
-  const factories: Array<[string, SearchBackendFactory]> = [
+  // "fts5 −clauses" ranks each request as one list: beside "fts5 (bm25f)" it shows what clause
+  // fusion (src/search/intents.ts) costs on requests of several sentences.
+  const factories: Array<[string, SearchBackendFactory, IntentOptions?]> = [
     ["fts5 (bm25f)", fts5Backend],
+    ["fts5 −clauses", fts5Backend, { clauses: false }],
     ["fts5 bm25()", fts5BackendWith({ ranking: "fts5" })],
     ["minisearch", minisearchBackend],
   ];
@@ -124,9 +128,9 @@ async function measureNatural(dataDir: string): Promise<NaturalResult[]> {
       const baseline = memoryBm25(docs);
       return { name: "memory-bm25", search: (q) => baseline.search(q, LIMIT) };
     },
-    ...factories.map(([name, factory]) => async (): Promise<Ranker> => {
+    ...factories.map(([name, factory, intents]) => async (): Promise<Ranker> => {
       const index = await ToolIndex.build(() => factory.create(), docs);
-      return { name, search: (q) => index.search(q, { limit: LIMIT }), close: () => index.close() };
+      return { name, search: (q) => index.search(q, { limit: LIMIT, ...(intents ? { intents } : {}) }), close: () => index.close() };
     }),
   ];
   const rows: NaturalResult[] = [];

@@ -13,6 +13,8 @@ import type { CallVia } from "../telemetry/types.js";
 import { outcomeAttributes } from "../telemetry/otel.js";
 import { runCallPath, type CallEnvironment } from "./call-path.js";
 import { mergeHits } from "./merge-hits.js";
+import { searchIntents } from "../search/intents.js";
+import type { BackendHit } from "../search/types.js";
 import { clip } from "./prompt-text.js";
 import { toDescription, toHit } from "./present.js";
 import { checkSearchArgs, checkToolId, MAX_QUERY_CHARS } from "../validation/search-args.js";
@@ -102,18 +104,47 @@ export class RunDispatcher {
   /**
    * The catalog's index and the run's client index, as one ranking: client tools are scored
    * with the catalog's corpus statistics (IDF, mean field lengths), so their scores compare
-   * with catalog hits and a better-matching client tool ranks first.
+   * with catalog hits and a better-matching client tool ranks first. A request of several
+   * steps is ranked clause by clause over that merged ranking and fused (search/intents.ts),
+   * so a client tool can answer one step and catalog tools the others.
    */
   private searchOne(query: string, limit: number): SearchHit[] {
-    const { catalog, index, clientIndex } = this.scope;
-    const hits = index.search(query, { limit, allowed: catalog.catalogIds });
-    const stats = index.backend.corpusStats?.();
-    const clientHits = clientIndex?.search(query, { limit, allowed: catalog.clientIds, ...(stats ? { stats } : {}) }) ?? [];
-    const comparable = stats !== undefined && clientIndex?.backend.corpusStats !== undefined;
-    return mergeHits(hits, clientHits, limit, comparable).flatMap((hit) => {
+    const { catalog, index } = this.scope;
+    const ranked = searchIntents(
+      query,
+      limit,
+      (q, n) => this.mergedHits(q, n),
+      (id) => index.siblings(id, catalog.catalogIds),
+      {},
+      (q, clauses, n) => this.mergedClauses(q, clauses, n),
+    );
+    return ranked.flatMap((hit) => {
       const entry = catalog.get(hit.id);
-      return entry ? [toHit(entry, hit.relative)] : [];
+      return entry ? [toHit(entry, hit.score)] : [];
     });
+  }
+
+  /** One list ranked over both indexes; `score` is the relative score the model sees (mergeHits). */
+  private mergedHits(query: string, limit: number): BackendHit[] {
+    const { catalog, index, clientIndex } = this.scope;
+    const stats = index.backend.corpusStats?.();
+    const hits = index.search(query, { limit, allowed: catalog.catalogIds, intents: false });
+    const clientHits = clientIndex?.search(query, { limit, allowed: catalog.clientIds, intents: false, ...(stats ? { stats } : {}) }) ?? [];
+    return this.merge(hits, clientHits, limit, stats !== undefined);
+  }
+
+  /** mergedHits for a request and its clauses, each index ranking them all in one pass. */
+  private mergedClauses(query: string, clauses: readonly string[], limit: number): BackendHit[][] {
+    const { catalog, index, clientIndex } = this.scope;
+    const stats = index.backend.corpusStats?.();
+    const lists = index.searchClauses(query, clauses, { limit, allowed: catalog.catalogIds });
+    const clientLists = clientIndex?.searchClauses(query, clauses, { limit, allowed: catalog.clientIds, ...(stats ? { stats } : {}) });
+    return lists.map((hits, i) => this.merge(hits, clientLists?.[i] ?? [], limit, stats !== undefined));
+  }
+
+  private merge(hits: readonly BackendHit[], clientHits: readonly BackendHit[], limit: number, catalogStats: boolean): BackendHit[] {
+    const comparable = catalogStats && this.scope.clientIndex?.backend.corpusStats !== undefined;
+    return mergeHits(hits, clientHits, limit, comparable).map((hit) => ({ id: hit.id, score: hit.relative }));
   }
 
   describe(id: unknown, via: CallVia = "api"): ToolDescription {

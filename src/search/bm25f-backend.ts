@@ -28,6 +28,10 @@ export class Bm25fBackend implements SearchBackend {
     return this.#open().search(query, options);
   }
 
+  searchClauses(clauses: readonly string[], options: BackendSearchOptions): BackendHit[][] {
+    return this.#open().searchClauses(clauses, options);
+  }
+
   corpusStats(): CorpusStats | undefined {
     return this.#open();
   }

@@ -15,7 +15,7 @@
  * Cost per query: one pass over the postings of the (at most MAX_QUERY_TERMS) query words and
  * their bounded expansions, then a heap select of k: linear in the postings touched.
  */
-import { analyzeDoc, analyzeIdentifier, analyzeQuery, type AnalyzableDoc, type AnalyzedDoc } from "./analyze.js";
+import { analyzeDoc, analyzeIdentifier, analyzeQuery, MAX_QUERY_TERMS, type AnalyzableDoc, type AnalyzedDoc } from "./analyze.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats } from "./types.js";
 import { expandWord, MAX_QUERY_SYNONYMS, MAX_TYPO_WORDS, type Expander, type Variant } from "./query-expansion.js";
 import { PostingStore } from "./postings.js";
@@ -98,6 +98,9 @@ export class Bm25fIndex implements CorpusStats {
   #best = new Float64Array(0);
   #touched = new Int32Array(0);
   #wordTouched = new Int32Array(0);
+  /** The whole request's scores while its clauses are scored one by one (searchClauses). */
+  #whole = new Float64Array(0);
+  #wholeTouched = new Int32Array(0);
 
   constructor(params: Bm25fParams = DEFAULT_BM25F, expander: Expander = expandWord) {
     this.#params = params;
@@ -199,8 +202,47 @@ export class Bm25fIndex implements CorpusStats {
     return this.#select(this.#score(words, stats), limit, options.allowed);
   }
 
-  /** Accumulates each word's best variant per doc into #scores; returns how many docs #touched lists. */
-  #score(words: readonly string[], stats: CorpusStats): number {
+  /**
+   * The hits of a request's whole text and of each of its clauses (intents.ts) in one pass
+   * over the postings: the clauses partition the request's words, so the whole request's score
+   * of a doc is the sum of its clause scores, and scoring the clauses is all the work. Returns
+   * [whole, ...one list per clause]. Ranking the whole request and then each clause would read
+   * every posting twice.
+   */
+  searchClauses(clauses: readonly string[], options: BackendSearchOptions): BackendHit[][] {
+    const limit = Math.floor(options.limit);
+    if (!(limit > 0) || this.#live === 0) return [[], ...clauses.map(() => [])];
+    const stats = options.stats === undefined ? this : combineStats(this, options.stats);
+    this.#ensureScratch();
+    const whole = this.#whole;
+    const wholeTouched = this.#wholeTouched;
+    const scores = this.#scores;
+    const touched = this.#touched;
+    // The whole request counts each distinct word once, as search() does, and no more than
+    // MAX_QUERY_TERMS of them: "retrieve" in every clause must not weigh three times.
+    const seen = new Set<string>();
+    let wholeCount = 0;
+    const lists: BackendHit[][] = [];
+    for (const clause of clauses) {
+      const words = analyzeQuery(clause).map((t) => t.term);
+      const fresh = words.filter((w) => seen.size < MAX_QUERY_TERMS && !seen.has(w) && seen.add(w));
+      const count = this.#score(fresh, stats, 0);
+      for (let i = 0; i < count; i++) {
+        const doc = touched[i]!;
+        if (whole[doc] === 0) wholeTouched[wholeCount++] = doc;
+        whole[doc]! += scores[doc]!;
+      }
+      const again = words.filter((w) => !fresh.includes(w));
+      lists.push(this.#select(this.#score(again, stats, count), limit, options.allowed));
+    }
+    return [this.#select(wholeCount, limit, options.allowed, whole, wholeTouched), ...lists];
+  }
+
+  /**
+   * Accumulates each word's best variant per doc into #scores; returns how many docs #touched
+   * lists. `count`: docs #touched already lists (a second call adding words to the same scores).
+   */
+  #score(words: readonly string[], stats: CorpusStats, count = 0): number {
     this.#ensureScratch();
     const { k1, fields } = this.#params;
     const avg = stats.avgLengths;
@@ -213,7 +255,6 @@ export class Bm25fIndex implements CorpusStats {
     const postings = this.#read();
     const { start, data } = postings;
     const budget = { typos: MAX_TYPO_WORDS, synonyms: MAX_QUERY_SYNONYMS };
-    let count = 0;
     for (const word of words) {
       let wordCount = 0;
       for (const variant of this.#expander(word, stats, budget)) {
@@ -250,9 +291,7 @@ export class Bm25fIndex implements CorpusStats {
   }
 
   /** Top `limit` of the touched docs (score, then insertion order); resets the scratch scores. */
-  #select(count: number, limit: number, allowed: ReadonlySet<string> | undefined): BackendHit[] {
-    const scores = this.#scores;
-    const touched = this.#touched;
+  #select(count: number, limit: number, allowed: ReadonlySet<string> | undefined, scores = this.#scores, touched = this.#touched): BackendHit[] {
     const heap = new TopK(limit);
     for (let i = 0; i < count; i++) {
       const doc = touched[i]!;
@@ -276,6 +315,8 @@ export class Bm25fIndex implements CorpusStats {
     this.#best = new Float64Array(size);
     this.#touched = new Int32Array(size);
     this.#wordTouched = new Int32Array(size);
+    this.#whole = new Float64Array(size);
+    this.#wholeTouched = new Int32Array(size);
   }
 
   /** The postings with every pending add in them. */

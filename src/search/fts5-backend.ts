@@ -136,6 +136,16 @@ export class Fts5Backend implements SearchBackend {
     });
   }
 
+  /** One pass for all clauses with BM25F; FTS5's own ranking has no such pass (undefined: search each). */
+  get searchClauses(): ((clauses: readonly string[], options: BackendSearchOptions) => BackendHit[][]) | undefined {
+    const bm25f = this.#bm25f;
+    if (bm25f === undefined) return undefined;
+    return (clauses, options) => {
+      this.#open();
+      return bm25f.searchClauses(clauses, options);
+    };
+  }
+
   /** The best n matches, best first. Scores are negated FTS5 ranks, so higher is better. */
   #topN(match: string, n: number): BackendHit[] {
     const hits: BackendHit[] = [];

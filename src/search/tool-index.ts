@@ -9,6 +9,8 @@
  */
 import { IndexClosedError } from "../errors.js";
 import { IdSuggester } from "./id-suggester.js";
+import { searchIntents, type IntentOptions } from "./intents.js";
+import { linkOwner, ownerKey } from "./siblings.js";
 import type { BackendHit, CorpusStats, SearchBackend, SearchDoc } from "./types.js";
 
 export interface ToolIndexSearchOptions {
@@ -16,6 +18,12 @@ export interface ToolIndexSearchOptions {
   allowed?: ReadonlySet<string>;
   /** Passed to the backend: rank with another index's statistics (see BackendSearchOptions). */
   stats?: CorpusStats;
+  /**
+   * Multi-intent handling (intents.ts): clause fusion and linked siblings, both on by default;
+   * false ranks the request as one list (what a caller that fuses several indexes' merged
+   * lists itself asks for, see RunDispatcher.searchOne).
+   */
+  intents?: IntentOptions | false;
 }
 
 const SELECT_PREFIX = "select:";
@@ -33,6 +41,9 @@ export class ToolIndex {
   readonly #byLowerName = new Map<string, string[]>();
   #closed = false;
   #suggester: IdSuggester | undefined;
+  /** ownerKey → that owner's docs, and its sibling links once made (siblings.ts). */
+  readonly #byOwner = new Map<string, SearchDoc[]>();
+  readonly #links = new Map<string, Map<string, string[]>>();
 
   /** `docs` must be what the backend indexes (ToolIndex.build adds them for you). */
   constructor(backend: SearchBackend, docs: readonly SearchDoc[]) {
@@ -44,6 +55,9 @@ export class ToolIndex {
       const ids = this.#byLowerName.get(key);
       if (ids === undefined) this.#byLowerName.set(key, [doc.id]);
       else ids.push(doc.id);
+      const group = this.#byOwner.get(ownerKey(doc));
+      if (group === undefined) this.#byOwner.set(ownerKey(doc), [doc]);
+      else group.push(doc);
     }
   }
 
@@ -88,6 +102,55 @@ export class ToolIndex {
     this.#assertOpen();
     const limit = Math.floor(options.limit);
     if (!(limit > 0)) return [];
+    if (options.intents === false) return this.#searchOne(query, limit, options);
+    const allowed = options.allowed;
+    return searchIntents(
+      query,
+      limit,
+      (q, n) => this.#searchOne(q, n, options),
+      (id) => this.siblings(id, allowed),
+      options.intents,
+      (q, clauses, n) => this.searchClauses(q, clauses, { ...options, limit: n }),
+    );
+  }
+
+  /**
+   * [hits of `query`, ...hits of each clause] for a request split into clauses (intents.ts),
+   * each list with the same rules as a search of that text (exact names first). One pass over
+   * the backend's postings where it can (SearchBackend.searchClauses).
+   */
+  searchClauses(query: string, clauses: readonly string[], options: ToolIndexSearchOptions): BackendHit[][] {
+    this.#assertOpen();
+    const limit = Math.floor(options.limit);
+    const texts = [query, ...clauses];
+    if (!(limit > 0)) return texts.map(() => []);
+    if (this.backend.searchClauses === undefined) return texts.map((t) => this.#searchOne(t, limit, options));
+    const exact = texts.map((t) => this.#exact(t.trim(), options.allowed));
+    const extra = { ...(options.allowed ? { allowed: options.allowed } : {}), ...(options.stats ? { stats: options.stats } : {}) };
+    const lists = this.backend.searchClauses(clauses, { limit: limit + Math.max(...exact.map((e) => e.length)), ...extra });
+    return texts.map((_, i) => this.#withExact(exact[i]!, lists[i] ?? [], limit));
+  }
+
+  /**
+   * Tools of the same server or plugin that its own text links to this one (siblings.ts),
+   * strongest first, allowed ones only. An owner's links are made when first asked for.
+   */
+  siblings(id: string, allowed?: ReadonlySet<string>): readonly string[] {
+    this.#assertOpen();
+    const doc = this.#docs.get(id);
+    if (doc === undefined) return [];
+    const key = ownerKey(doc);
+    let links = this.#links.get(key);
+    if (links === undefined) {
+      links = linkOwner(this.#byOwner.get(key) ?? []);
+      this.#links.set(key, links);
+    }
+    const linked = links.get(id) ?? [];
+    return allowed === undefined ? linked : linked.filter((s) => allowed.has(s));
+  }
+
+  /** One request ranked as one list: `select:`, exact names and ids, then the backend's ranking. */
+  #searchOne(query: string, limit: number, options: ToolIndexSearchOptions): BackendHit[] {
     const allowed = options.allowed;
     const trimmed = query.trim();
 
@@ -98,15 +161,20 @@ export class ToolIndex {
     }
 
     const exact = this.#exact(trimmed, allowed);
-    const exactSet = new Set(exact);
-    const hits: BackendHit[] = exact.slice(0, limit).map((id) => ({ id, score: EXACT_SCORE }));
-    if (hits.length === limit) return hits;
+    if (exact.length >= limit) return this.#withExact(exact, [], limit);
     // Ask for enough that dropping the exact ids (already listed) still leaves `limit`.
     const extra = { ...(allowed ? { allowed } : {}), ...(options.stats ? { stats: options.stats } : {}) };
-    for (const hit of this.backend.search(query, { limit: limit + exactSet.size, ...extra })) {
+    return this.#withExact(exact, this.backend.search(query, { limit: limit + exact.length, ...extra }), limit);
+  }
+
+  /** Exact matches first, then the backend's hits without them, `limit` in all. */
+  #withExact(exact: readonly string[], ranked: readonly BackendHit[], limit: number): BackendHit[] {
+    const exactSet = new Set(exact);
+    const hits: BackendHit[] = exact.slice(0, limit).map((id) => ({ id, score: EXACT_SCORE }));
+    for (const hit of ranked) {
+      if (hits.length >= limit) break;
       if (exactSet.has(hit.id) || !this.#docs.has(hit.id)) continue;
       hits.push(hit);
-      if (hits.length === limit) break;
     }
     return hits;
   }

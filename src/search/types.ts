@@ -59,6 +59,12 @@ export interface SearchBackend {
   add(docs: readonly SearchDoc[]): void;
   remove(ids: readonly string[]): void;
   search(query: string, options: BackendSearchOptions): BackendHit[];
+  /**
+   * [hits of the clauses' whole text, ...hits of each clause], for a request split into
+   * clauses (intents.ts), where a backend can rank them all in one pass (BM25F sums word
+   * scores, so the whole is the sum of its clauses). Without it, each is a `search`.
+   */
+  searchClauses?(clauses: readonly string[], options: BackendSearchOptions): BackendHit[][];
   readonly size: number;
   /** This backend's BM25F statistics, when it ranks by BM25F (to rank other docs comparably). */
   corpusStats?(): CorpusStats | undefined;

@@ -63,3 +63,14 @@ describe("client tools beside a small catalog", () => {
     for (const h of hits) expect(h.score > 0 && h.score <= 1).toBe(true);
   });
 });
+
+describe("a request of several steps", () => {
+  it("gets a client tool for one step and catalog tools for the others, scores within (0, 1]", async () => {
+    engine = await createToolSearch({ toolSearch: { mode: "tools" }, sources: [pluginTools("github", githubTools({ ran: [] }))] });
+    const run = await engine.prepareRun({ sessionId: "s", clientTools: [CAMERA] });
+    const hits = await run.search("Create a github issue about the crash. Then open the camera app, and also list the open pull requests", { limit: 3 });
+    const ids = hits.map((h) => h.id);
+    expect(ids).toEqual(expect.arrayContaining(["plugin:github:create_issue", "client:open_camera_app", "plugin:github:list_pull_requests"]));
+    for (const h of hits) expect(h.score > 0 && h.score <= 1).toBe(true);
+  });
+});

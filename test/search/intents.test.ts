@@ -1,0 +1,118 @@
+/** Multi-intent requests: clause splitting, fusion, and linked siblings of one server. */
+import { describe, expect, it } from "vitest";
+import { fuse, splitClauses, withSiblings } from "../../src/search/intents.js";
+import { buildSiblings, MAX_OWNER_TOOLS } from "../../src/search/siblings.js";
+import { bm25fBackend } from "../../src/search/bm25f-backend.js";
+import { fts5Backend } from "../../src/search/fts5-backend.js";
+import { ToolIndex } from "../../src/search/tool-index.js";
+import type { SearchDoc } from "../../src/search/types.js";
+
+const tool = (owner: string, name: string, description: string, params: string[] = []): SearchDoc => ({
+  id: `mcp:${owner}:${name}`,
+  name,
+  source: "mcp",
+  owner,
+  description,
+  params: params.map((p) => ({ name: p, description: "" })),
+});
+
+const word = [
+  tool("word", "create_document", "Create a new Word document with optional metadata.", ["filename", "title"]),
+  tool("word", "add_paragraph", "Add a paragraph to a Word document.", ["filename", "text"]),
+  tool("word", "add_picture", "Add an image to a Word document.", ["filename", "image_path"]),
+  tool("word", "convert_to_pdf", "Convert a Word document to PDF format.", ["filename", "output_filename"]),
+  tool("word", "get_document_info", "Get information about a Word document.", ["filename"]),
+];
+const others = [
+  tool("weather", "get_forecast", "Weather forecast for a city.", ["city"]),
+  tool("mail", "send_email", "Send an email message to a recipient.", ["to", "subject", "body"]),
+  tool("tickets", "get_ticket_status", "Status of a support ticket by its id.", ["ticket_id"]),
+  tool("tickets", "submit_ticket", "Submit a new support ticket.", ["summary"]),
+  ...Array.from({ length: 30 }, (_, i) => tool("misc", `lorem_${i}`, `ipsum dolor amet consectetur ${i}`)),
+];
+
+describe("splitClauses", () => {
+  it("keeps a one-action request whole", () => {
+    for (const q of ["convert 20 euros to japanese yen", "find tables and charts in the report", "find a place to stay in Lisbon next weekend", "send_email"]) {
+      expect(splitClauses(q)).toEqual([q]);
+    }
+  });
+
+  it("splits at sentence ends, commas and step words", () => {
+    expect(splitClauses("Check the status of ticket 42. Then submit a new ticket, and finally email the team about it")).toEqual([
+      "Check the status of ticket 42",
+      "Then submit a new ticket",
+      "and finally email the team about it",
+    ]);
+    expect(splitClauses("get the weather in Paris and also send an email to Bob")).toEqual(["get the weather in Paris", "and also send an email to Bob"]);
+  });
+
+  it("joins pieces too short to rank on their own, and never splits a select: list", () => {
+    expect(splitClauses("Please, get the forecast for Paris")).toEqual(["Please, get the forecast for Paris"]);
+    expect(splitClauses("select:a,b,c")).toEqual(["select:a,b,c"]);
+  });
+});
+
+describe("fuse", () => {
+  it("lets each clause's best tool into the first hits, with scores from 0 to 1", () => {
+    const whole = [
+      { id: "a1", score: 9 },
+      { id: "a2", score: 8 },
+      { id: "a3", score: 7 },
+      { id: "b1", score: 2 },
+    ];
+    // b1, the second clause's best, passes a3; a1, best of the whole list and of its clause, stays first.
+    const fused = fuse([whole, [{ id: "a1", score: 5 }], [{ id: "b1", score: 3 }]], 3);
+    expect(fused.map((h) => h.id)).toEqual(["a1", "a2", "b1"]);
+    expect(fused[0]!.score).toBe(1);
+    for (const h of fused) expect(h.score).toBeGreaterThan(0), expect(h.score).toBeLessThanOrEqual(1);
+  });
+});
+
+describe("siblings", () => {
+  it("links tools of one server whose text names the other's object and takes the same handle", () => {
+    const links = buildSiblings([...word, ...others]);
+    expect(links.get("mcp:word:create_document")).toContain("mcp:word:convert_to_pdf");
+    expect(links.get("mcp:word:add_paragraph")).toContain("mcp:word:create_document");
+    // Same verb: alternatives, not steps of one task.
+    expect(links.get("mcp:word:add_paragraph") ?? []).not.toContain("mcp:word:add_picture");
+    // Never across owners.
+    for (const linked of links.values()) for (const id of linked) expect(id.startsWith("mcp:misc:")).toBe(false);
+  });
+
+  it("reads no owner of more than MAX_OWNER_TOOLS tools (a catalog, not a server)", () => {
+    const big = Array.from({ length: MAX_OWNER_TOOLS + 1 }, (_, i) => tool("big", `add_item_${i}`, "Add an item to the list", ["list_id"]));
+    big.push(tool("big", "create_list", "Create a new item list", ["list_id"]));
+    expect(buildSiblings(big).size).toBe(0);
+  });
+
+  it("fills only the tail, after the ranking's own first hits, and stays within the limit", () => {
+    const hits = Array.from({ length: 8 }, (_, i) => ({ id: `h${i}`, score: 8 - i }));
+    const out = withSiblings(hits, 8, (id) => (id === "h0" ? ["s1", "h3", "s2", "s3"] : []));
+    expect(out.map((h) => h.id)).toEqual(["h0", "h1", "h2", "h3", "h4", "h5", "s1", "s2"]);
+  });
+});
+
+describe("ToolIndex with several intents", () => {
+  it("answers every step of a multi-step request and ranks a one-step request as before", async () => {
+    const index = await ToolIndex.build(() => bm25fBackend.create(), [...word, ...others]);
+    const ids = (q: string, intents?: false) => index.search(q, { limit: 4, ...(intents === false ? { intents } : {}) }).map((h) => h.id);
+    const steps = ids("What is the status of support ticket 7? Then send an email to the customer, and also give me the weather forecast for Oslo");
+    expect(steps).toEqual(expect.arrayContaining(["mcp:tickets:get_ticket_status", "mcp:mail:send_email", "mcp:weather:get_forecast"]));
+    for (const q of ["weather forecast for Oslo", "submit a support ticket", "add a picture to my word document"]) expect(ids(q)).toEqual(ids(q, false));
+    index.close();
+  });
+
+  it("ranks the whole request and its clauses in one pass as separate searches would", async () => {
+    for (const factory of [bm25fBackend, fts5Backend]) {
+      const index = await ToolIndex.build(() => factory.create(), [...word, ...others]);
+      const query = "Get the status of support ticket 7, then send an email to the customer";
+      const clauses = splitClauses(query);
+      expect(clauses).toHaveLength(2);
+      const ids = (hits: ReadonlyArray<{ id: string }>) => hits.map((h) => h.id);
+      const lists = index.searchClauses(query, clauses, { limit: 5 });
+      expect(lists.map(ids)).toEqual([query, ...clauses].map((q) => ids(index.search(q, { limit: 5, intents: false }))));
+      index.close();
+    }
+  });
+});
