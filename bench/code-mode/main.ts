@@ -12,14 +12,20 @@
  * - sustained bodies per second at pool sizes 1, 2, 4, 8 (quick: 1, 2, 4), against a pool that forks a fresh child
  *   per body (no prefork) and against a bare `node -e 0` spawn (the floor), with the CPU each
  *   costs (user+sys of reaped children, from /proc/self/stat).
+ * - the launch floor (issue 12): the exact wrapper chain (prlimit, unshare) and node flags the pool
+ *   uses, running `-e 0`, at the same concurrencies: what no pool can beat on this machine;
+ * - the parent's own CPU per body (process.cpuUsage of this process: spawning, framing, bridge
+ *   calls), the part of the cost that grows with concurrency on one event loop.
+ * Pool sizes: 1, 2, 4, … up to os.availableParallelism() (and it), or `--sizes 1,2,4`.
  * Prints a table and writes bench/results/code-mode.json. Targets: warm p50 ≤ 5 ms; pool
- * throughput ≥ 80% of the bare-spawn rate.
+ * throughput ≥ 80% of the bare-spawn rate; ≥ 90% of the launch floor.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { childSource } from "../../src/sandbox/child/source.js";
+import type { LaunchPlan } from "../../src/sandbox/pool/launch.js";
 import { startCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js";
 import { resolvePoolOptions } from "../../src/sandbox/pool/options.js";
 import { SandboxChild } from "../../src/sandbox/pool/sandbox-child.js";
@@ -27,7 +33,16 @@ import type { BridgeHandler } from "../../src/sandbox/types.js";
 import { percentile } from "../harness/stats.js";
 
 const QUICK = process.argv.includes("--quick");
-const SIZES = QUICK ? [1, 2, 4] : [1, 2, 4, 8];
+function sizes(): number[] {
+  const i = process.argv.indexOf("--sizes");
+  if (i >= 0) return process.argv[i + 1]!.split(",").map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  const cores = availableParallelism();
+  const out: number[] = [];
+  for (let n = 1; n < cores; n *= 2) out.push(n);
+  out.push(cores);
+  return out;
+}
+const SIZES = sizes();
 // Throughput runs `rounds` short rounds per mode, alternating modes, so that load from other
 // processes on a shared machine falls on every mode alike.
 const N = QUICK
@@ -77,6 +92,17 @@ async function loops(concurrency: number, total: number, task: () => Promise<voi
     }),
   );
   return performance.now() - t0;
+}
+
+/** The launch floor: the pool's own launch plan (wrappers and node flags), running `-e 0`. */
+let floorPlan: LaunchPlan | undefined;
+function floorSpawn(): Promise<void> {
+  const plan = floorPlan!;
+  return new Promise((resolve, reject) => {
+    const child = spawn(plan.command, [...plan.prefix, ...plan.nodeFlags, "-e", "0"], { stdio: "ignore", env: {} });
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`the launch floor exited with ${code}: ${plan.command} ${[...plan.prefix, ...plan.nodeFlags].join(" ")}`))));
+  });
 }
 
 function bareSpawn(): Promise<void> {
@@ -187,28 +213,34 @@ interface Rate {
 }
 
 /** Bodies (or spawns) per second in one round, per mode: the per-round ratios a CI comparison takes the median of. */
-type RoundRates = { pool: number; noPrefork: number; bare: number };
+type RoundRates = { pool: number; noPrefork: number; bare: number; floor: number };
 
-async function throughput(size: number): Promise<{ size: number; pool: Rate; noPrefork: Rate; bare: Rate; rounds: RoundRates[] }> {
-  const sums = { pool: { ms: 0, cpu: 0 }, noPrefork: { ms: 0, cpu: 0 }, bare: { ms: 0, cpu: 0 } };
+async function throughput(size: number): Promise<{ size: number; pool: Rate; noPrefork: Rate; bare: Rate; floor: Rate; parentCpuMsPerBody: number; rounds: RoundRates[] }> {
+  const sums = { pool: { ms: 0, cpu: 0 }, noPrefork: { ms: 0, cpu: 0 }, bare: { ms: 0, cpu: 0 }, floor: { ms: 0, cpu: 0 } };
+  let parentCpuUs = 0;
   const rounds: RoundRates[] = [];
   const runBodies = (pool: SandboxPool) => async () => {
     const result = await pool.run(BODY, bridge, { timeoutMs: 30_000 });
     if (!result.ok) throw new Error(`run failed: ${result.error.code} ${result.error.message}`);
   };
   for (let round = 0; round < N.rounds; round++) {
-    const ms: RoundRates = { pool: 0, noPrefork: 0, bare: 0 };
-    {
+    const ms: RoundRates = { pool: 0, noPrefork: 0, bare: 0, floor: 0 };
+    for (const [mode, task] of [["bare", bareSpawn], ["floor", floorSpawn]] as const) {
       const cpu0 = childrenCpuMs();
-      ms.bare = await loops(size, N.bodies, bareSpawn);
-      sums.bare.ms += ms.bare;
-      sums.bare.cpu += childrenCpuMs() - cpu0;
+      ms[mode] = await loops(size, N.bodies, task);
+      sums[mode].ms += ms[mode];
+      sums[mode].cpu += childrenCpuMs() - cpu0;
     }
     for (const mode of ["pool", "noPrefork"] as const) {
       const pool = await startCodePool({ prefork: mode === "pool" ? size : 0, maxConcurrent: size, maxQueue: 10_000 });
       await pool.whenReady(mode === "pool" ? size : 0);
       const cpu0 = childrenCpuMs();
+      const parent0 = process.cpuUsage();
       ms[mode] = await loops(size, N.bodies, runBodies(pool));
+      if (mode === "pool") {
+        const used = process.cpuUsage(parent0);
+        parentCpuUs += used.user + used.system;
+      }
       sums[mode].ms += ms[mode];
       // Count the CPU of the children that ran bodies: wait until they are reaped.
       const deadline = Date.now() + 10_000;
@@ -216,13 +248,13 @@ async function throughput(size: number): Promise<{ size: number; pool: Rate; noP
       sums[mode].cpu += childrenCpuMs() - cpu0;
       await pool.close();
     }
-    rounds.push({ pool: (N.bodies * 1000) / ms.pool, noPrefork: (N.bodies * 1000) / ms.noPrefork, bare: (N.bodies * 1000) / ms.bare });
+    rounds.push({ pool: (N.bodies * 1000) / ms.pool, noPrefork: (N.bodies * 1000) / ms.noPrefork, bare: (N.bodies * 1000) / ms.bare, floor: (N.bodies * 1000) / ms.floor });
   }
   const rate = (s: { ms: number; cpu: number }): Rate => ({
     perSecond: (N.bodies * N.rounds * 1000) / s.ms,
     cpuMsPer: s.cpu / (N.bodies * N.rounds),
   });
-  return { size, pool: rate(sums.pool), noPrefork: rate(sums.noPrefork), bare: rate(sums.bare), rounds };
+  return { size, pool: rate(sums.pool), noPrefork: rate(sums.noPrefork), bare: rate(sums.bare), floor: rate(sums.floor), parentCpuMsPerBody: parentCpuUs / 1000 / (N.bodies * N.rounds), rounds };
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
@@ -240,6 +272,9 @@ async function main(): Promise<void> {
   console.log(`code-mode bench${QUICK ? " (quick)" : ""}: node ${process.version}, ${cpus().length} CPUs, load ${fmt(load, 2)}`);
   console.log(`layers: ${Object.entries(report.layers).filter(([, on]) => on).map(([name]) => name).join(", ")}\n`);
 
+  floorPlan = probePool.launchPlan();
+  console.log(`launch floor: ${floorPlan!.command} ${[...floorPlan!.prefix, ...floorPlan!.nodeFlags].join(" ")} -e 0`);
+  console.log(`pool sizes: ${SIZES.join(", ")} (os.availableParallelism() = ${availableParallelism()})\n`);
   const starts = await startups(probePool);
   await probePool.close();
   const { warm, perCall, blockRatios } = await latencies();
@@ -269,13 +304,16 @@ async function main(): Promise<void> {
   table(rows);
   console.log("");
   table([
-    ["pool size", "pool /s", "no prefork /s", "bare spawn /s", "pool ÷ bare", "CPU ms/body", "CPU ms/bare", "CPU bare ÷ body"],
+    ["pool size", "pool /s", "no prefork /s", "bare spawn /s", "launch floor /s", "pool ÷ bare", "pool ÷ floor", "parent CPU ms/body", "CPU ms/body", "CPU ms/bare", "CPU bare ÷ body"],
     ...rates.map((r) => [
       String(r.size),
       fmt(r.pool.perSecond),
       fmt(r.noPrefork.perSecond),
       fmt(r.bare.perSecond),
+      fmt(r.floor.perSecond),
       `${fmt((100 * r.pool.perSecond) / r.bare.perSecond, 0)}%`,
+      `${fmt((100 * r.pool.perSecond) / r.floor.perSecond, 0)}%`,
+      fmt(r.parentCpuMsPerBody, 2),
       fmt(r.pool.cpuMsPer, 0),
       fmt(r.bare.cpuMsPer, 0),
       `${fmt((100 * r.bare.cpuMsPer) / r.pool.cpuMsPer, 0)}%`,
@@ -285,8 +323,10 @@ async function main(): Promise<void> {
 
   const warmP50 = percentile(warm, 50);
   const worstRatio = Math.min(...rates.map((r) => r.pool.perSecond / r.bare.perSecond));
+  const worstFloor = Math.min(...rates.map((r) => r.pool.perSecond / r.floor.perSecond));
   console.log(`\ntargets: warm p50 ≤ 5 ms: ${fmt(warmP50, 2)} ms ${warmP50 <= 5 ? "met" : "MISSED"}; ` +
-    `throughput ≥ 80% of bare spawn: worst ${fmt(100 * worstRatio, 0)}% ${worstRatio >= 0.8 ? "met" : "MISSED"}`);
+    `throughput ≥ 80% of bare spawn: worst ${fmt(100 * worstRatio, 0)}% ${worstRatio >= 0.8 ? "met" : "MISSED"}; ` +
+    `≥ 90% of the launch floor: worst ${fmt(100 * worstFloor, 0)}% ${worstFloor >= 0.9 ? "met" : "MISSED"}`);
 
   const results = {
     date: new Date().toISOString(),
@@ -301,7 +341,7 @@ async function main(): Promise<void> {
     /** Per alternating block: warm p50 ÷ fresh-child p50. */
     warmVsPerCallBlocks: blockRatios,
     throughput: rates,
-    targets: { warmP50Ms: 5, warmMet: warmP50 <= 5, minThroughputRatio: 0.8, worstRatio, throughputMet: worstRatio >= 0.8 },
+    targets: { warmP50Ms: 5, warmMet: warmP50 <= 5, minThroughputRatio: 0.8, worstRatio, throughputMet: worstRatio >= 0.8, minFloorRatio: 0.9, worstFloorRatio: worstFloor, floorMet: worstFloor >= 0.9 },
   };
   const dir = join(process.cwd(), "bench", "results");
   mkdirSync(dir, { recursive: true });

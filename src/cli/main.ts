@@ -34,17 +34,17 @@ const COMMANDS: Record<string, { options: Record<string, { type: "string" | "boo
     },
   },
   serve: {
-    options: { config: { type: "string" }, port: { type: "string" }, host: { type: "string" }, verbose: { type: "boolean" } },
+    options: { config: { type: "string" }, port: { type: "string" }, host: { type: "string" }, verbose: { type: "boolean" }, workers: { type: "string" } },
     load: async () => {
       const { SERVE_USAGE, serveCommand } = await import("./server-commands.js");
-      return { usage: SERVE_USAGE, run: (v) => serveCommand(v as { config?: string; port?: string; host?: string; verbose?: boolean }, io) };
+      return { usage: SERVE_USAGE, run: (v) => serveCommand(v as { config?: string; port?: string; host?: string; verbose?: boolean; workers?: string }, io) };
     },
   },
   mcp: {
-    options: { config: { type: "string" }, http: { type: "string" }, host: { type: "string" }, verbose: { type: "boolean" } },
+    options: { config: { type: "string" }, http: { type: "string" }, host: { type: "string" }, verbose: { type: "boolean" }, workers: { type: "string" } },
     load: async () => {
       const { MCP_USAGE, mcpCommand } = await import("./mcp-command.js");
-      return { usage: MCP_USAGE, run: (v) => mcpCommand(v as { config?: string; http?: string; host?: string; verbose?: boolean }, io) };
+      return { usage: MCP_USAGE, run: (v) => mcpCommand(v as { config?: string; http?: string; host?: string; verbose?: boolean; workers?: string }, io) };
     },
   },
   "mock-provider": {

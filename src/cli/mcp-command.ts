@@ -3,11 +3,13 @@ import path from "node:path";
 import { loadConfig } from "../config/config-file.js";
 import { resolveGatewayConfig } from "../gateway/gateway-config.js";
 import { createMcpFace } from "../mcpface/mcp-face.js";
+import { parseWorkers } from "./cluster.js";
+import { UsageError } from "./usage.js";
 import { parsePort, startOtlp, untilSignal } from "./server-commands.js";
 import { startupSummary } from "./startup-summary.js";
 import type { CommandIo } from "./usage.js";
 
-export const MCP_USAGE = `Usage: toolsearch mcp [--config FILE] [--http PORT] [--host HOST] [--verbose]
+export const MCP_USAGE = `Usage: toolsearch mcp [--config FILE] [--http PORT] [--host HOST] [--workers 1] [--verbose]
 
   Serves the configured catalog (plugins, mcpServers, policy, tools.toolSearch) to an MCP
   client. stdio by default: an MCP client (Claude Desktop, Cursor, VS Code) starts this command
@@ -25,10 +27,23 @@ export interface McpCommandOptions {
   http?: string;
   host?: string;
   verbose?: boolean;
+  workers?: string;
 }
 
 export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Promise<number> {
   const port = parsePort(options.http, MCP_USAGE, "--http");
+  const workers = parseWorkers(options.workers, MCP_USAGE);
+  // Streamable HTTP sessions live in the process that made them, and node:cluster hands out
+  // connections, not sessions: a second worker would answer SESSION_NOT_FOUND. One process here;
+  // scale out with replicas behind a balancer sticky on the mcp-session-id header.
+  if (workers !== undefined && workers > 1) {
+    throw new UsageError(
+      port === undefined
+        ? "--workers needs --http (stdio is one client)"
+        : "--workers above 1 is refused: MCP sessions live in one process; run replicas behind a balancer sticky on the mcp-session-id header (docs/deployment.md)",
+      MCP_USAGE,
+    );
+  }
   const { file, config: raw } = loadConfig(options.config);
   const config = resolveGatewayConfig(raw, path.dirname(file), process.env, {
     ...(port !== undefined ? { port } : {}),

@@ -6,10 +6,11 @@ import { resolveGatewayConfig, type GatewayConfig } from "../gateway/gateway-con
 import { startGateway } from "../gateway/gateway-server.js";
 import { startMockProvider } from "../provider/mock-provider.js";
 import { startOtlpExport, type OtlpExport } from "../telemetry/otlp-export.js";
+import { announceReady, clusterHealth, isClusterWorker, leaveCluster, parseWorkers, poolSlotsPerWorker, runPrimary, untilStopped, workerCount, workerIndex } from "./cluster.js";
 import { startupSummary } from "./startup-summary.js";
 import { UsageError, type CommandIo } from "./usage.js";
 
-export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [--host HOST] [--verbose]
+export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [--host HOST] [--workers N|auto] [--verbose]
 
   Starts the HTTP gateway: POST /v1/runs runs one agent turn, GET /healthz reports status.
   Provider, catalog (plugins, mcpServers), policy and tools.toolSearch come from the JSON5
@@ -21,7 +22,10 @@ export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [
   SDK packages are then loaded; they are optional peer dependencies).
   Prints the catalog by source, the sandbox layers and each MCP server that is down on stderr,
   then "listening <url>" on stdout once ready; a bad config exits 2. --verbose logs one line
-  per request (method, path, status, ms, session) on stderr.`;
+  per request (method, path, status, ms, session) on stderr.
+  --workers N|auto starts N worker processes (auto: one per core) that share the port, each
+  with its own engine and a code pool of cores/N slots; SIGTERM/SIGINT drains and stops them
+  all. With tools.toolSearch.indexCacheDir set, only one of them builds the index.`;
 
 export const MOCK_PROVIDER_USAGE = `Usage: toolsearch mock-provider [--port N] [--host HOST]
 
@@ -38,28 +42,49 @@ export function parsePort(value: string | undefined, usage: string, flag = "--po
   return port;
 }
 
-export async function serveCommand(options: { config?: string; port?: string; host?: string; verbose?: boolean }, io: CommandIo): Promise<number> {
+/** Requests in flight get this long to finish on SIGTERM/SIGINT under --workers. */
+const DRAIN_MS = 10_000;
+
+export async function serveCommand(options: { config?: string; port?: string; host?: string; verbose?: boolean; workers?: string }, io: CommandIo): Promise<number> {
   const port = parsePort(options.port, SERVE_USAGE);
+  const workers = parseWorkers(options.workers, SERVE_USAGE);
+  const worker = workers !== undefined && isClusterWorker();
   // A config the gateway refuses (ConfigInvalidError) is answered by main: one line, exit 2.
   const { file, config: raw } = loadConfig(options.config);
   const config = resolveGatewayConfig(raw, path.dirname(file), process.env, {
     ...(port !== undefined ? { port } : {}),
     ...(options.host ? { host: options.host } : {}),
   });
-  warnIfExposed(config, io);
+  // The primary checks the config (a bad one exits 2 before any fork) and runs no engine.
+  if (workers !== undefined && !worker) {
+    warnIfExposed(config, io);
+    return runPrimary(workers, "serve", io);
+  }
+  if (!worker) warnIfExposed(config, io);
   const otlp = await startOtlp(io, "serve");
+  const slots = worker ? poolSlotsPerWorker(workerCount()) : undefined;
   let gateway;
   try {
-    gateway = await startGateway(config, options.verbose ? { log: io.err } : {});
+    gateway = await startGateway(config, {
+      ...(options.verbose ? { log: worker ? (line: string) => io.err(`[worker ${workerIndex()} pid ${process.pid}] ${line}`) : io.err } : {}),
+      ...(slots !== undefined ? { pool: { prefork: Math.min(2, slots), maxConcurrent: slots }, health: async () => ({ cluster: await clusterHealth() }) } : {}),
+    });
   } catch (error) {
     await otlp?.shutdown();
     throw error;
   }
-  for (const line of await startupSummary(gateway.engine, "serve")) io.err(line);
-  io.out(`listening ${gateway.url}`);
-  await untilSignal();
-  await gateway.close();
+  if (!worker || workerIndex() === 0) for (const line of await startupSummary(gateway.engine, "serve")) io.err(line);
+  if (worker) {
+    announceReady(gateway.url);
+    await untilStopped();
+    await gateway.close({ drainMs: DRAIN_MS });
+  } else {
+    io.out(`listening ${gateway.url}`);
+    await untilSignal();
+    await gateway.close();
+  }
   await otlp?.shutdown();
+  if (worker) leaveCluster();
   return 0;
 }
 

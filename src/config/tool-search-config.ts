@@ -23,6 +23,8 @@ export interface ToolSearchSettings {
   directory: DirectorySettings;
   /** A tool result's text past this many UTF-8 bytes is cut, with a marker, before the model sees it (not code mode). */
   maxResultBytes: number;
+  /** Index snapshots by catalog fingerprint in this folder (shared by workers and replicas); none when unset. */
+  indexCacheDir?: string;
 }
 
 /** 1 MiB: what a tool result may put in front of the model outside code mode. */
@@ -35,6 +37,7 @@ export interface ToolSearchObject {
   maxSearchLimit?: number;
   directory?: Partial<DirectorySettings>;
   maxResultBytes?: number;
+  indexCacheDir?: string;
 }
 
 export type ToolSearchConfig = boolean | ToolSearchObject;
@@ -61,7 +64,7 @@ const RANGES = {
 const integer = { type: "integer" };
 const objectSchema = {
   type: "object",
-  description: "true, false or an object { mode, codeTimeoutMs, searchDefaultLimit, maxSearchLimit, maxResultBytes, directory }",
+  description: "true, false or an object { mode, codeTimeoutMs, searchDefaultLimit, maxSearchLimit, maxResultBytes, directory, indexCacheDir }",
   additionalProperties: false,
   properties: {
     mode: { enum: TOOL_SEARCH_MODES },
@@ -69,6 +72,7 @@ const objectSchema = {
     searchDefaultLimit: integer,
     maxSearchLimit: integer,
     maxResultBytes: integer,
+    indexCacheDir: { type: "string", minLength: 1 },
     directory: {
       type: "object",
       additionalProperties: false,
@@ -103,6 +107,7 @@ function withDefaults(value: ToolSearchObject): ToolSearchSettings {
       likelySchemas: Math.min(clamp(value.directory?.likelySchemas ?? d.directory.likelySchemas, RANGES.likelySchemas), maxLikelySchemas),
     },
     maxResultBytes: clamp(value.maxResultBytes ?? d.maxResultBytes, RANGES.maxResultBytes),
+    ...(value.indexCacheDir !== undefined ? { indexCacheDir: value.indexCacheDir } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  * block included, is a `{ ok: false, error: { code, message } }` outcome.
  */
 import type { CatalogEntry } from "../catalog/types.js";
+import { onAbort } from "../abort-listeners.js";
 import { ApprovalDeniedError, CancelledError, HookBlockedError, InvalidArgsError, toErrorPayload, ToolFailedError, ToolSearchError, ToolTimeoutError, ToolUnavailableError } from "../errors.js";
 import { publishFailure } from "../telemetry/error-channel.js";
 import { argsOverLimits, type ArgsLimits } from "../validation/args-limits.js";
@@ -120,7 +121,7 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
   };
   const timer = setTimeout(() => abort(new ToolTimeoutError(`Tool "${entry.id}" timed out after ${env.timeoutMs} ms and was cancelled. Try again with less work, or another tool.`)), env.timeoutMs);
   const onRunAbort = () => abort(cancelled(entry.id, abortedBy()!));
-  for (const signal of signals) signal.addEventListener("abort", onRunAbort, { once: true });
+  const offs = signals.map((signal) => onAbort(signal, onRunAbort));
   try {
     const ctx = { id: entry.id, sessionId: env.sessionId, agentId: env.agentId, runId: env.runId, owner: env.owner, signal: controller.signal };
     const running = Promise.resolve().then(() => entry.definition.execute(args, ctx));
@@ -133,7 +134,7 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
     throw new ToolFailedError(`Tool "${entry.id}" failed: ${messageOf(error)}`, { cause: error });
   } finally {
     clearTimeout(timer);
-    for (const signal of signals) signal.removeEventListener("abort", onRunAbort);
+    for (const off of offs) off();
   }
 }
 

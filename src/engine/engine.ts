@@ -33,7 +33,7 @@ const MAX_CACHED_SUBJECTS = 512;
 
 export class ToolSearchEngine {
   private readonly policy: Policy;
-  private readonly indexes = new ToolIndexCache({ maxEntries: 4 });
+  private readonly indexes: ToolIndexCache;
   private readonly admittedCache = new Map<string, AdmittedCatalog>();
   private pool: Promise<CodePool> | undefined;
   private readonly runs = new Set<ToolSearchRun>();
@@ -45,6 +45,7 @@ export class ToolSearchEngine {
     private readonly catalog: Catalog,
   ) {
     this.policy = new Policy(options.policy);
+    this.indexes = new ToolIndexCache({ maxEntries: 4, ...(options.indexCache !== undefined ? { snapshots: options.indexCache } : {}) });
     catalog.onChange(() => this.admittedCache.clear());
   }
 

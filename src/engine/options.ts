@@ -7,6 +7,7 @@ import type { ToolDefinition } from "../catalog/types.js";
 import { resolveToolSearchConfig, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchSettings } from "../config/tool-search-config.js";
 import { normalizeHooks, type HookLists, type ToolHooks } from "../dispatch/hooks.js";
 import { compileOptions, int } from "../config/ajv.js";
+import { indexSnapshotSchema, type IndexSnapshotOptions } from "../search/snapshot-store.js";
 import { parsePolicy } from "../policy/policy-schema.js";
 import type { PolicyConfig } from "../policy/types.js";
 import { resolvePoolOptions } from "../sandbox/pool/options.js";
@@ -39,6 +40,11 @@ export interface ToolSearchOptions {
   limits?: InputLimits;
   /** OpenTelemetry spans (emitted only when an SDK is registered): what they may carry. */
   tracing?: TracingOptions;
+  /**
+   * Index snapshots on disk by catalog fingerprint, so a new process with the same catalog
+   * loads its index instead of building it (`tools.toolSearch.indexCacheDir` sets `dir`).
+   */
+  indexCache?: IndexSnapshotOptions;
 }
 
 /**
@@ -75,6 +81,7 @@ export interface ResolvedOptions {
   schemaLimits: SchemaLimits;
   argsLimits: ArgsLimits;
   tracing: { recordQueryText: boolean };
+  indexCache?: IndexSnapshotOptions;
 }
 
 const limit = (maximum: number, fallback: number) => int(1, maximum, fallback);
@@ -118,17 +125,21 @@ const optionsSchema = {
       },
     },
     tracing: { type: "object", additionalProperties: false, default: {}, properties: { recordQueryText: { type: "boolean", default: false } } },
+    indexCache: indexSnapshotSchema,
   },
 };
 type Checked = Omit<ToolSearchOptions, "limits" | "tracing"> & { sources: CatalogSource[]; backend: BackendChoice; callTimeoutMs: number; limits: Required<InputLimits>; tracing: { recordQueryText: boolean } };
 const checkOptions = compileOptions<Checked>(optionsSchema);
 
 export function resolveOptions(options: ToolSearchOptions | undefined): ResolvedOptions {
-  const { toolSearch, sources, policy, hooks, backend, pool, codePool, sessionLog, callTimeoutMs, limits: l, tracing } = checkOptions(options ?? {}, "createToolSearch");
+  const { toolSearch, sources, policy, hooks, backend, pool, codePool, sessionLog, callTimeoutMs, limits: l, tracing, indexCache } = checkOptions(options ?? {}, "createToolSearch");
   // The pool options are checked here even when no run uses code mode yet, so a typo fails at start.
   resolvePoolOptions(pool);
+  const settings = resolveToolSearchConfig(toolSearch);
+  const snapshots = indexCache ?? (settings.indexCacheDir !== undefined ? { dir: settings.indexCacheDir } : undefined);
   return {
-    settings: resolveToolSearchConfig(toolSearch),
+    settings,
+    ...(snapshots !== undefined ? { indexCache: snapshots } : {}),
     sources,
     policy: parsePolicy(policy),
     hooks: normalizeHooks(hooks),

@@ -1,5 +1,6 @@
 /** One agent turn: its effective catalog, its surface, and its telemetry. */
 import { randomUUID } from "node:crypto";
+import { onAbort } from "../abort-listeners.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import type { BatchSearchResult, CallOutcome, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
@@ -147,11 +148,11 @@ export class ToolSearchRun {
     const sources = [this.controller.signal, signal];
     const abort = () => controller.abort(this.controller.signal.aborted ? this.controller.signal.reason : new CancelledError("The call was cancelled by the client."));
     if (sources.some((s) => s.aborted)) abort();
-    else for (const s of sources) s.addEventListener("abort", abort, { once: true });
+    const offs = sources.some((s) => s.aborted) ? [] : sources.map((s) => onAbort(s, abort));
     return {
       signal: controller.signal,
       release: () => {
-        for (const s of sources) s.removeEventListener("abort", abort);
+        for (const off of offs) off();
       },
     };
   }

@@ -260,8 +260,13 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
   const gateway = (config.gateway ?? {}) as Partial<Omit<GatewaySettings, "auth">>;
   const auth = resolveAuth(authEntries(config), env);
   const tools = (config.tools ?? {}) as { toolSearch?: ToolSearchConfig };
+  // The snapshot folder, like every path in the file, is relative to the config file's folder.
+  const toolSearch =
+    typeof tools.toolSearch === "object" && typeof tools.toolSearch.indexCacheDir === "string"
+      ? { ...tools.toolSearch, indexCacheDir: path.resolve(configDir, tools.toolSearch.indexCacheDir) }
+      : tools.toolSearch;
   return {
-    ...(tools.toolSearch !== undefined ? { toolSearch: tools.toolSearch } : {}),
+    ...(toolSearch !== undefined ? { toolSearch } : {}),
     ...(config.policy !== undefined ? { policy: config.policy as PolicyConfig } : {}),
     provider: providerSettings(provider, env),
     gateway: {

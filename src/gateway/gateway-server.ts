@@ -31,7 +31,11 @@ export interface Gateway {
   readonly url: string;
   readonly port: number;
   readonly engine: ToolSearchEngine;
-  close(): Promise<void>;
+  /**
+   * Stops the server, then the engine. With `drainMs`, requests in flight get that long to
+   * finish (no new connection is accepted, idle keep-alive ones are closed) before the rest are cut.
+   */
+  close(options?: { drainMs?: number }): Promise<void>;
 }
 
 export interface GatewayExtras {
@@ -40,6 +44,8 @@ export interface GatewayExtras {
   pool?: PoolOptions;
   /** One line per request (method, path, status, ms, session): `--verbose`. */
   log?: (line: string) => void;
+  /** Extra fields of the authenticated /healthz view (`serve --workers`: every worker's state). */
+  health?: () => Promise<Record<string, unknown>>;
 }
 
 const UNAUTHORIZED = () => new HttpError("UNAUTHORIZED", "This gateway needs a token: send Authorization: Bearer <token>.", { "www-authenticate": "Bearer" });
@@ -98,7 +104,12 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     const identity = identityOf(req);
-    if (req.method === "GET" && path === "/healthz") return sendJson(res, 200, identity === undefined ? { ok: true } : { ok: true, mode: engine.settings.mode, catalog: engine.catalogStatus() });
+    if (req.method === "GET" && path === "/healthz") {
+      // Unauthenticated: a balancer's probe learns nothing but that this process answers.
+      if (identity === undefined) return sendJson(res, 200, { ok: true });
+      const more = extras.health ? await extras.health() : {};
+      return sendJson(res, 200, { ok: true, mode: engine.settings.mode, catalog: engine.catalogStatus(), ...more });
+    }
     // Before the body is read: a caller without a token costs a header check, not a 1 MiB parse.
     if (identity === undefined) throw UNAUTHORIZED();
     if (req.method === "POST" && path === "/v1/runs") {
@@ -159,10 +170,13 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     url: `http://${config.gateway.host}:${port}`,
     port,
     engine,
-    async close() {
+    async close(options = {}) {
       await new Promise<void>((resolve) => {
-        server.closeAllConnections();
         server.close(() => resolve());
+        if (options.drainMs === undefined || options.drainMs <= 0) return server.closeAllConnections();
+        server.closeIdleConnections();
+        const cut = setTimeout(() => server.closeAllConnections(), options.drainMs);
+        cut.unref();
       });
       await engine.close();
       await sessionLog?.close();

@@ -16,6 +16,7 @@
  * the operator (the catalog's source status) and carries the child's last stderr lines.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { onAbort } from "../abort-listeners.js";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolContext, ToolDefinition } from "../catalog/types.js";
 import { stripControl, truncate } from "../dispatch/prompt-text.js";
@@ -473,15 +474,14 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     return Promise.reject(signal.reason);
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
+    const off = onAbort(signal, () => reject(signal.reason));
     promise.then(
       (value) => {
-        signal.removeEventListener("abort", onAbort);
+        off();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
+        off();
         reject(error);
       },
     );

@@ -12,6 +12,7 @@ import { analyzerSignature } from "./analyzer-signature.js";
 import { fingerprintDocs } from "./fingerprint.js";
 import { fts5Backend } from "./fts5-backend.js";
 import { minisearchBackend } from "./minisearch-backend.js";
+import { SnapshotStore, type IndexSnapshotOptions } from "./snapshot-store.js";
 import { ToolIndex } from "./tool-index.js";
 import type { BackendChoice, SearchBackendFactory, SearchDoc } from "./types.js";
 import { workerBackend, type BuildResult, type BuildTask } from "./worker-backends.js";
@@ -30,9 +31,9 @@ export interface IndexBuildInfo {
   fingerprint: string;
   kind: string;
   size: number;
-  /** "cache": reused; "worker": built in a worker thread; "thread": built on the calling thread. */
-  via: "cache" | "worker" | "thread";
-  /** Why a big catalog was built on the calling thread after all (no worker file, stale worker, custom backend, worker error). */
+  /** "cache": reused; "snapshot": loaded from the snapshot folder; "worker": built in a worker thread; "thread": built on the calling thread. */
+  via: "cache" | "snapshot" | "worker" | "thread";
+  /** Why a big catalog was built on the calling thread after all (no worker file, stale worker, custom backend, worker error), or why no snapshot was used or written. */
   reason?: string;
   ms: number;
 }
@@ -42,6 +43,8 @@ export interface ToolIndexCacheOptions {
   maxEntries?: number;
   /** Override the worker file (tests); default: the compiled wasm/index-worker.js in dist/. */
   workerFile?: string | null;
+  /** Index snapshots on disk by catalog fingerprint (snapshot-store.ts); none by default. */
+  snapshots?: IndexSnapshotOptions;
 }
 
 const DEFAULT_WORKER_THRESHOLD = 10_000;
@@ -92,10 +95,12 @@ export class ToolIndexCache {
   readonly #retired = new Set<Entry>();
   #closed = false;
   #lastBuild: IndexBuildInfo | undefined;
+  readonly #store: SnapshotStore | undefined;
 
   constructor(options: ToolIndexCacheOptions = {}) {
     this.#maxEntries = Math.max(1, Math.floor(options.maxEntries ?? DEFAULT_MAX_ENTRIES));
     this.#workerFile = options.workerFile === null ? undefined : (options.workerFile ?? defaultWorkerFile());
+    this.#store = options.snapshots === undefined ? undefined : new SnapshotStore(options.snapshots);
   }
 
   get lastBuild(): IndexBuildInfo | undefined {
@@ -174,25 +179,85 @@ export class ToolIndexCache {
     fingerprint: string,
     started: number,
   ): Promise<ToolIndex> {
+    const store = this.#store !== undefined && factory.load !== undefined && this.#isBuiltIn(factory) ? this.#store : undefined;
+    if (store === undefined) return (await this.#buildFresh(docs, factory, options, fingerprint, started, undefined)).index;
+    const first = await this.#fromSnapshot(store, docs, factory, fingerprint, started);
+    if (first.index !== undefined) return first.index;
+    // Another process (a worker, a replica) may be building this catalog: wait for its snapshot.
+    const lock = await store.lock(factory.kind, fingerprint);
+    try {
+      if (!lock.build) {
+        const second = await this.#fromSnapshot(store, docs, factory, fingerprint, started);
+        if (second.index !== undefined) return second.index;
+      }
+      const built = await this.#buildFresh(docs, factory, options, fingerprint, started, first.reason);
+      const payload = built.snapshot ?? built.index.backend.serialize?.();
+      const written = payload === undefined ? { ok: false as const, reason: "the backend cannot serialize" } : await store.write(factory.kind, fingerprint, docs.length, payload);
+      if (!written.ok && this.#lastBuild !== undefined) this.#lastBuild = { ...this.#lastBuild, reason: [this.#lastBuild.reason, written.reason].filter(Boolean).join("; ") };
+      return built.index;
+    } finally {
+      await lock.release();
+    }
+  }
+
+  /** A valid snapshot loaded, or why not (a bad one is deleted: never trusted twice). */
+  async #fromSnapshot(
+    store: SnapshotStore,
+    docs: readonly SearchDoc[],
+    factory: SearchBackendFactory,
+    fingerprint: string,
+    started: number,
+  ): Promise<{ index?: ToolIndex; reason: string }> {
+    const load = factory.load;
+    if (load === undefined) return { reason: `backend "${factory.kind}" has no load()` };
+    const read = await store.read(factory.kind, fingerprint);
+    if (!read.ok) return { reason: read.reason };
+    if (read.docs !== docs.length) {
+      await store.discard(factory.kind, fingerprint);
+      return { reason: `snapshot rejected: ${read.docs} docs, not ${docs.length}` };
+    }
+    try {
+      const backend = await load(read.payload);
+      if (backend.size !== docs.length) {
+        backend.close?.();
+        throw new Error(`it holds ${backend.size} docs, not ${docs.length}`);
+      }
+      const index = new ToolIndex(backend, docs);
+      this.#record(fingerprint, factory.kind, docs.length, "snapshot", undefined, started);
+      return { index, reason: "" };
+    } catch (error) {
+      await store.discard(factory.kind, fingerprint);
+      return { reason: `snapshot rejected: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+
+  async #buildFresh(
+    docs: readonly SearchDoc[],
+    factory: SearchBackendFactory,
+    options: GetToolIndexOptions,
+    fingerprint: string,
+    started: number,
+    why: string | undefined,
+  ): Promise<{ index: ToolIndex; snapshot?: Uint8Array }> {
     const threshold = options.workerThreshold ?? DEFAULT_WORKER_THRESHOLD;
     let reason: string | undefined;
     if (docs.length >= threshold) {
       const attempt = await this.#buildInWorker(docs, factory);
       if (attempt.index !== undefined) {
-        this.#record(fingerprint, factory.kind, docs.length, "worker", undefined, started);
-        return attempt.index;
+        this.#record(fingerprint, factory.kind, docs.length, "worker", why, started);
+        return { index: attempt.index, ...(attempt.snapshot !== undefined ? { snapshot: attempt.snapshot } : {}) };
       }
       reason = attempt.reason;
     }
     const index = await ToolIndex.build(() => factory.create(), docs);
-    this.#record(fingerprint, factory.kind, docs.length, "thread", reason, started);
-    return index;
+    this.#record(fingerprint, factory.kind, docs.length, "thread", [why, reason].filter(Boolean).join("; ") || undefined, started);
+    return { index };
   }
 
   async #buildInWorker(
     docs: readonly SearchDoc[],
     factory: SearchBackendFactory,
-  ): Promise<{ index?: ToolIndex; reason?: string }> {
+  ): Promise<{ index?: ToolIndex; snapshot?: Uint8Array; reason?: string }> {
     if (factory.worker === undefined) return { reason: `backend "${factory.kind}" declares no worker kind, so it cannot be built in a worker thread` };
     if (factory.load === undefined) return { reason: `backend "${factory.kind}" has no load()` };
     if (this.#workerFile === undefined) {
@@ -210,11 +275,16 @@ export class ToolIndexCache {
       return { reason: "worker build is stale (its analyzer differs from this one; run `npm run build`)" };
     }
     const backend = await factory.load(result.snapshot);
-    return { index: new ToolIndex(backend, docs) };
+    return { index: new ToolIndex(backend, docs), snapshot: result.snapshot };
   }
 
-  #record(fingerprint: string, kind: string, size: number, via: "worker" | "thread", reason: string | undefined, started: number): void {
+  #record(fingerprint: string, kind: string, size: number, via: "snapshot" | "worker" | "thread", reason: string | undefined, started: number): void {
     this.#lastBuild = { fingerprint, kind, size, via, ms: performance.now() - started, ...(reason === undefined ? {} : { reason }) };
+  }
+
+  /** Only the built-in factories' snapshots are shared on disk: a custom factory's kind is free-form. */
+  #isBuiltIn(factory: SearchBackendFactory): boolean {
+    return factory.worker !== undefined && workerBackend(factory.worker) === factory;
   }
 
   /** The worker's own factories are keyed by kind; others are told apart by identity, not by their (free-form) kind. */

@@ -25,6 +25,7 @@
  * tinypool stays the right tool for CPU work in worker threads (e.g. building large indexes).
  */
 import { randomBytes } from "node:crypto";
+import { onAbort } from "../../abort-listeners.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -57,6 +58,8 @@ interface Waiter {
   options: CodeRunOptions;
   resolve: (result: CodeResult | Promise<CodeResult>) => void;
   onAbort: () => void;
+  /** Unregisters onAbort from the caller's signal. */
+  offAbort: () => void;
 }
 
 /** A CodePool with the extras tests and the bench use. */
@@ -195,13 +198,14 @@ class Pool implements SandboxPool {
         bridge,
         options,
         resolve,
+        offAbort: () => {},
         onAbort: () => {
           const at = this.queue.indexOf(waiter);
           if (at >= 0) this.queue.splice(at, 1);
           resolve(failure("CANCELLED", "The run was cancelled by the caller while it waited for a sandbox child."));
         },
       };
-      options.signal?.addEventListener("abort", waiter.onAbort, { once: true });
+      if (options.signal !== undefined) waiter.offAbort = onAbort(options.signal, waiter.onAbort);
       this.queue.push(waiter);
       this.refill();
     });
@@ -214,7 +218,7 @@ class Pool implements SandboxPool {
 
   private async shutdown(): Promise<void> {
     for (const waiter of this.queue.splice(0)) {
-      waiter.options.signal?.removeEventListener("abort", waiter.onAbort);
+      waiter.offAbort();
       waiter.resolve(failure("SANDBOX_UNAVAILABLE", "The code pool was closed before the code could run."));
     }
     for (const child of [...this.live]) child.abort("SANDBOX_UNAVAILABLE", "The code pool was closed while the code ran.");
@@ -226,7 +230,7 @@ class Pool implements SandboxPool {
   private markUnavailable(reason: string): void {
     this.reportValue = { ...this.reportValue, available: false, reason };
     for (const waiter of this.queue.splice(0)) {
-      waiter.options.signal?.removeEventListener("abort", waiter.onAbort);
+      waiter.offAbort();
       waiter.resolve(failure("SANDBOX_UNAVAILABLE", `The code sandbox is unavailable: ${reason}.`));
     }
     this.flushReadyWaiters(true);
@@ -289,7 +293,7 @@ class Pool implements SandboxPool {
   private onChildReady(child: SandboxChild): void {
     const waiter = this.running.size < this.options.maxConcurrent ? this.queue.shift() : undefined;
     if (waiter) {
-      waiter.options.signal?.removeEventListener("abort", waiter.onAbort);
+      waiter.offAbort();
       waiter.resolve(this.startOn(child, waiter.code, waiter.bridge, waiter.options));
       return;
     }
@@ -323,7 +327,7 @@ class Pool implements SandboxPool {
   private pump(): void {
     while (this.queue.length > 0 && this.idle.length > 0 && this.running.size < this.options.maxConcurrent) {
       const waiter = this.queue.shift() as Waiter;
-      waiter.options.signal?.removeEventListener("abort", waiter.onAbort);
+      waiter.offAbort();
       waiter.resolve(this.startOn(this.idle.shift() as SandboxChild, waiter.code, waiter.bridge, waiter.options));
     }
   }

@@ -6,6 +6,7 @@
  * AbortSignal fire and their late answers are dropped.
  */
 import { CancelledError, toErrorPayload } from "../../errors.js";
+import { onAbort } from "../../abort-listeners.js";
 import { checkSearchArgs, checkToolId } from "../../validation/search-args.js";
 import { encodeFrame } from "../bridge/codec.js";
 import { PROTOCOL_VERSION, type BridgeFrame, type LogFrame, type ParentFrame, type ResultFrame } from "../bridge/protocol.js";
@@ -50,6 +51,7 @@ export class RunSession {
   private inflight = 0;
   private readonly startedAt = performance.now();
   private readonly timer: NodeJS.Timeout;
+  private offCallerAbort: () => void = () => {};
   private readonly onCallerAbort = () => this.fail("CANCELLED", "The run was cancelled by the caller; the code was stopped.");
 
   constructor(
@@ -65,7 +67,7 @@ export class RunSession {
       () => this.fail("CODE_TIMEOUT", `The code did not finish within ${timeoutMs} ms and was stopped. Make fewer or smaller calls, or return earlier.`),
       timeoutMs,
     );
-    signal?.addEventListener("abort", this.onCallerAbort, { once: true });
+    if (signal !== undefined) this.offCallerAbort = onAbort(signal, this.onCallerAbort);
     const run: ParentFrame = {
       v: PROTOCOL_VERSION,
       type: "run",
@@ -125,7 +127,7 @@ export class RunSession {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.timer);
-    this.signal?.removeEventListener("abort", this.onCallerAbort);
+    this.offCallerAbort();
     this.resolveResult(result);
     const end = () => {
       this.io.kill();
