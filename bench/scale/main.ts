@@ -13,12 +13,12 @@
  * CI quick bench (it needs apt and takes longer than 20 s).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, request } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort, postRun, writeAcmePlugin } from "./fixture.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const CLI = path.join(ROOT, "dist/src/cli/main.js");
@@ -56,13 +56,6 @@ function ensureHaproxy(): string | undefined {
   return haproxyBinary();
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Proc {
   child: ChildProcess;
@@ -115,19 +108,6 @@ interface Outcome {
   body: string;
 }
 
-function post(port: number, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve) => {
-    const req = request({ host: "127.0.0.1", port, path: "/v1/runs", method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) }, agent: false }, (res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => (text = (text + c.toString()).slice(0, 100_000)));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on("error", () => resolve({ status: 0, text }));
-    });
-    req.on("error", (error) => resolve({ status: 0, text: error.message }));
-    req.setTimeout(60_000, () => req.destroy(new Error("timeout")));
-    req.end(body);
-  });
-}
 
 /** One session's turns, one after the other; every answer checked. */
 async function session(port: number, id: number, turns: number, phase: string, t0: number): Promise<Outcome[]> {
@@ -135,7 +115,7 @@ async function session(port: number, id: number, turns: number, phase: string, t
   for (let turn = 0; turn < turns; turn++) {
     const sessionId = `${phase}-s${id}-t${turn}`;
     const startedAt = performance.now() - t0;
-    const { status, text } = await post(port, JSON.stringify({ sessionId, input: REQUEST, mode: "tools" }));
+    const { status, text } = await postRun(port, JSON.stringify({ sessionId, input: REQUEST, mode: "tools" }));
     let wrong = "";
     if (status === 200) {
       try {
@@ -169,12 +149,7 @@ async function main(): Promise<number> {
   const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-scale-"));
   const procs: Proc[] = [];
   try {
-    const plugins = path.join(dir, "plugins");
-    mkdirSync(plugins);
-    writeFileSync(
-      path.join(plugins, "acme.mjs"),
-      `import { syntheticTools } from ${JSON.stringify(path.join(ROOT, "dist/src/demo/synthetic-catalog.js"))};\nexport default { id: "acme", tools: syntheticTools(600).map((t) => t.definition) };\n`,
-    );
+    writeAcmePlugin(dir, ROOT);
     const providerPort = await freePort();
     procs.push(await start(process.execPath, [CLI, "mock-provider", "--port", String(providerPort)], /listening/, "mock-provider"));
     const config = path.join(dir, "config.json5");

@@ -10,12 +10,11 @@
  * small machine the figures say little about what more cores would give.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, request } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort, postRun, writeAcmePlugin } from "./fixture.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const CLI = path.join(ROOT, "dist/src/cli/main.js");
@@ -28,13 +27,6 @@ const TURNS = arg("--turns", 8);
 const REQUEST = "Get the weather forecast for Paris using the mapping service.";
 const TARGET = "geo_get_weather_forecast";
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function start(args: string[]): Promise<ChildProcess> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
@@ -62,36 +54,21 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-function turn(port: number, sessionId: string, mode: string): Promise<boolean> {
-  const body = JSON.stringify({ sessionId, input: REQUEST, mode });
-  return new Promise((resolve) => {
-    const req = request({ host: "127.0.0.1", port, path: "/v1/runs", method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => (text += c.toString()));
-      res.on("end", () => {
-        try {
-          const json = JSON.parse(text) as { sessionId?: string; answer?: string };
-          resolve(res.statusCode === 200 && json.sessionId === sessionId && String(json.answer).includes(`"tool":"${TARGET}"`));
-        } catch {
-          resolve(false);
-        }
-      });
-    });
-    req.on("error", () => resolve(false));
-    req.end(body);
-  });
+async function turn(port: number, sessionId: string, mode: string): Promise<boolean> {
+  const { status, text } = await postRun(port, JSON.stringify({ sessionId, input: REQUEST, mode }));
+  try {
+    const json = JSON.parse(text) as { sessionId?: string; answer?: string };
+    return status === 200 && json.sessionId === sessionId && String(json.answer).includes(`"tool":"${TARGET}"`);
+  } catch {
+    return false;
+  }
 }
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-workers-bench-"));
   const children: ChildProcess[] = [];
   try {
-    const plugins = path.join(dir, "plugins");
-    mkdirSync(plugins);
-    writeFileSync(
-      path.join(plugins, "acme.mjs"),
-      `import { syntheticTools } from ${JSON.stringify(path.join(ROOT, "dist/src/demo/synthetic-catalog.js"))};\nexport default { id: "acme", tools: syntheticTools(600).map((t) => t.definition) };\n`,
-    );
+    writeAcmePlugin(dir, ROOT);
     const providerPort = await freePort();
     children.push(await start(["mock-provider", "--port", String(providerPort)]));
     const config = path.join(dir, "config.json5");
