@@ -42,6 +42,7 @@ import { runCodeModeSuite } from "./suites/code-mode-suite.js";
 import { runSearchSuite } from "./suites/search-suite.js";
 import { stallPlan } from "./stall/plan.js";
 import { runStallBench, stallProblems } from "./stall/stall-bench.js";
+import { flagValue } from "./harness/args.js";
 
 export interface BenchArgs {
   quick: boolean;
@@ -71,11 +72,7 @@ export function parseArgs(argv: readonly string[], root: string): BenchArgs {
   let from: string | undefined;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
-    const value = (): string => {
-      const v = argv[++i];
-      if (v === undefined || v.startsWith("--")) throw new Error(`${arg} needs a value`);
-      return v;
-    };
+    const value = (): string => flagValue(argv, ++i, arg);
     if (arg === "--quick") quick = true;
     else if (arg === "--update-readme") updateReadme = true;
     else if (arg === "--format") format = true;

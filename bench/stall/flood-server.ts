@@ -9,11 +9,12 @@
  *   node dist/bench/stall/flood-server.js --tools 10000
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import { McpServer, type RegisteredTool } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { routeSessions } from "../lib/mcp-http-sessions.js";
 
 interface Session {
   server: McpServer;
@@ -44,20 +45,7 @@ async function newSession(): Promise<StreamableHTTPServerTransport> {
   return transport;
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  try {
-    const id = req.headers["mcp-session-id"];
-    const existing = typeof id === "string" ? sessions.get(id) : undefined;
-    if (existing) return await existing.transport.handleRequest(req, res);
-    if (typeof id === "string") {
-      res.writeHead(404).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
-      return;
-    }
-    await (await newSession()).handleRequest(req, res);
-  } catch (error) {
-    if (!res.headersSent) res.writeHead(500).end(String(error));
-  }
-}
+const handle = routeSessions(sessions, newSession);
 
 /** Each tick changes one tool's description; RegisteredTool.update sends tools/list_changed. */
 function flood(intervalMs: number): void {

@@ -17,6 +17,7 @@ import { stallMarkdown } from "../report/stall.js";
 import { HOSTILE_KIND_NAMES, type HostileKindName } from "./hostile.js";
 import { stallPlan, type StallPlan } from "./plan.js";
 import { runStallBench, stallProblems } from "./stall-bench.js";
+import { flagValue } from "../harness/args.js";
 
 const NUMERIC: Record<string, (plan: StallPlan, n: number) => void> = {
   "--tools": (p, n) => void (p.tools = n),
@@ -36,11 +37,7 @@ export function parseStallArgs(argv: readonly string[]): { plan: StallPlan; json
   let json: string | undefined;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]!;
-    const value = (): string => {
-      const v = argv[++i];
-      if (v === undefined || v.startsWith("--")) throw new Error(`${arg} needs a value`);
-      return v;
-    };
+    const value = (): string => flagValue(argv, ++i, arg);
     const setter = NUMERIC[arg];
     if (setter) {
       const n = Number(value());

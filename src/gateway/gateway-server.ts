@@ -13,18 +13,14 @@ import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
 import { runAgentTurn, type AgentProvider } from "../agent/agent-turn.js";
 import { boundedFetch } from "../agent/bounded-fetch.js";
-import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolDefinition } from "../catalog/types.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
-import { createToolSearch, type ToolSearchEngine } from "../engine/engine.js";
+import type { ToolSearchEngine } from "../engine/engine.js";
 import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, ToolSearchError, type ErrorCode } from "../errors.js";
-import { mcpServer } from "../mcp/index.js";
-import type { PoolOptions } from "../sandbox/types.js";
 import { readJson, sendJson } from "../http/json-http.js";
-import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
 import { identityFromToken, isLoopbackHost, TokenTable, type TokenIdentity } from "./gateway-auth.js";
+import { engineFromConfig, type EngineExtras } from "./config-engine.js";
 import type { GatewayConfig } from "./gateway-config.js";
-import { loadPluginFolder } from "./plugin-loader.js";
 import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
 
 export interface Gateway {
@@ -38,10 +34,7 @@ export interface Gateway {
   close(options?: { drainMs?: number }): Promise<void>;
 }
 
-export interface GatewayExtras {
-  /** Extra catalog sources (tests, embedded defaults). */
-  sources?: CatalogSource[];
-  pool?: PoolOptions;
+export interface GatewayExtras extends EngineExtras {
   /** One line per request (method, path, status, ms, session): `--verbose`. */
   log?: (line: string) => void;
   /** Extra fields of the authenticated /healthz view (`serve --workers`: every worker's state). */
@@ -62,16 +55,7 @@ function checkExposure(config: GatewayConfig): TokenTable | undefined {
 export async function startGateway(config: GatewayConfig, extras: GatewayExtras = {}): Promise<Gateway> {
   // Before anything starts, so a refused config leaves nothing running.
   const tokens = checkExposure(config);
-  const plugins = (await Promise.all(config.plugins.map(loadPluginFolder))).flat();
-  const mcp = config.mcpServers.map((server) => mcpServer(server));
-  const sessionLog: JsonlSessionLog | undefined = config.sessionLog ? jsonlSessionLog(config.sessionLog) : undefined;
-  const engine = await createToolSearch({
-    ...(config.toolSearch !== undefined ? { toolSearch: config.toolSearch } : {}),
-    ...(config.policy ? { policy: config.policy } : {}),
-    sources: [...(extras.sources ?? []), ...plugins, ...mcp],
-    ...(sessionLog ? { sessionLog } : {}),
-    ...(extras.pool ? { pool: extras.pool } : {}),
-  });
+  const { engine, sessionLog } = await engineFromConfig(config, extras);
   let provider: AgentProvider;
   try {
     provider = await providerFor(config.provider);

@@ -22,24 +22,18 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { CatalogSource } from "../catalog/sources.js";
-import { createToolSearch, type ToolSearchEngine } from "../engine/engine.js";
+import type { ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
 import { ConfigInvalidError, HttpError } from "../errors.js";
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, type TokenIdentity } from "../gateway/gateway-auth.js";
 import type { GatewayConfig } from "../gateway/gateway-config.js";
-import { loadPluginFolder } from "../gateway/plugin-loader.js";
+import { engineFromConfig, type EngineExtras } from "../gateway/config-engine.js";
 import { readJson, sendJson } from "../http/json-http.js";
-import { mcpServer, type McpServerSource } from "../mcp/index.js";
-import type { PoolOptions } from "../sandbox/types.js";
-import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
+import type { McpServerSource } from "../mcp/index.js";
 import { packageVersion } from "../version.js";
 import { FaceSession } from "./face-session.js";
 
-export interface McpFaceExtras {
-  /** Extra catalog sources (tests, embedded defaults). */
-  sources?: CatalogSource[];
-  pool?: PoolOptions;
+export interface McpFaceExtras extends EngineExtras {
   /** One line per MCP request (`--verbose`). */
   log?: (line: string) => void;
 }
@@ -71,16 +65,7 @@ interface Live {
 /** Builds the engine over the config's plugins and MCP servers; nothing listens yet. */
 export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras = {}): Promise<McpFace> {
   const tokens = config.gateway.auth ? new TokenTable(config.gateway.auth.tokens) : undefined;
-  const plugins = (await Promise.all(config.plugins.map(loadPluginFolder))).flat();
-  const mcpSources = config.mcpServers.map((server) => mcpServer(server));
-  const sessionLog: JsonlSessionLog | undefined = config.sessionLog ? jsonlSessionLog(config.sessionLog) : undefined;
-  const engine = await createToolSearch({
-    ...(config.toolSearch !== undefined ? { toolSearch: config.toolSearch } : {}),
-    ...(config.policy ? { policy: config.policy } : {}),
-    sources: [...(extras.sources ?? []), ...plugins, ...mcpSources],
-    ...(sessionLog ? { sessionLog } : {}),
-    ...(extras.pool ? { pool: extras.pool } : {}),
-  });
+  const { engine, sessionLog, mcpSources } = await engineFromConfig(config, extras);
   const log = extras.log;
   const live = new Set<Live>();
   const byHttpId = new Map<string, Live>();

@@ -1,6 +1,6 @@
 /** Real MCP servers for the tests: the reference "everything" server over stdio, and small SDK servers over Streamable HTTP. */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import { createServer, type Server as HttpServer } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
@@ -10,6 +10,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, typ
 import { afterEach } from "vitest";
 import type { ToolContext } from "../../src/catalog/types.js";
 import { mcpServer, type McpServerSource } from "../../src/mcp/index.js";
+import { routeSessions } from "../../bench/lib/mcp-http-sessions.js";
 
 const require = createRequire(import.meta.url);
 
@@ -103,21 +104,8 @@ export async function startHttpServer(tools: TestTool[], pageSize = 1_000): Prom
     return transport;
   };
 
-  const handler = async (req: IncomingMessage, res: ServerResponse) => {
-    try {
-      const id = req.headers["mcp-session-id"];
-      const existing = typeof id === "string" ? sessions.get(id) : undefined;
-      if (existing) return await existing.transport.handleRequest(req, res);
-      if (typeof id === "string") {
-        res.writeHead(404).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
-        return;
-      }
-      const transport = await newSession();
-      await transport.handleRequest(req, res);
-    } catch (error) {
-      if (!res.headersSent) res.writeHead(500).end(String(error));
-    }
-  };
+  const handler = routeSessions(sessions, newSession);
+
 
   let http: HttpServer = createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));

@@ -1,0 +1,44 @@
+/**
+ * The engine a config file describes — plugins, MCP servers, policy, tools.toolSearch and the
+ * session log — built the same way for `serve` (the gateway) and `mcp` (the MCP server face).
+ */
+import type { CatalogSource } from "../catalog/sources.js";
+import { createToolSearch, type ToolSearchEngine } from "../engine/engine.js";
+import { mcpServer, type McpServerSource } from "../mcp/index.js";
+import type { PoolOptions } from "../sandbox/types.js";
+import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
+import type { GatewayConfig } from "./gateway-config.js";
+import { loadPluginFolder } from "./plugin-loader.js";
+
+export interface EngineExtras {
+  /** Extra catalog sources (tests, embedded defaults), before the config's own. */
+  sources?: CatalogSource[];
+  pool?: PoolOptions;
+}
+
+export interface ConfiguredEngine {
+  engine: ToolSearchEngine;
+  /** The config's MCP servers, as the engine holds them (for status and reasons). */
+  mcpSources: McpServerSource[];
+  /** Open when the config names one; the caller closes it after the engine. */
+  sessionLog?: JsonlSessionLog;
+}
+
+export async function engineFromConfig(config: GatewayConfig, extras: EngineExtras = {}): Promise<ConfiguredEngine> {
+  const plugins = (await Promise.all(config.plugins.map(loadPluginFolder))).flat();
+  const mcp = config.mcpServers.map((server) => mcpServer(server));
+  const sessionLog = config.sessionLog ? jsonlSessionLog(config.sessionLog) : undefined;
+  try {
+    const engine = await createToolSearch({
+      ...(config.toolSearch !== undefined ? { toolSearch: config.toolSearch } : {}),
+      ...(config.policy ? { policy: config.policy } : {}),
+      sources: [...(extras.sources ?? []), ...plugins, ...mcp],
+      ...(sessionLog ? { sessionLog } : {}),
+      ...(extras.pool ? { pool: extras.pool } : {}),
+    });
+    return { engine, mcpSources: mcp, ...(sessionLog ? { sessionLog } : {}) };
+  } catch (error) {
+    await sessionLog?.close();
+    throw error;
+  }
+}
