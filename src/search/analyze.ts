@@ -6,6 +6,7 @@
  * which is what keeps FTS5 query syntax (quotes, `*`, `NEAR`, `-`, `:`, parentheses) out of
  * the engine whatever the user typed.
  */
+import { isEnglishWord } from "./english-words.js";
 import { STOPWORDS } from "./stopwords.js";
 import { SYNONYM_GROUPS } from "./synonyms.js";
 
@@ -143,10 +144,41 @@ export function analyzeText(text: string): Terms {
     const words = splitIdentifier(match[0]);
     if (words.length > 1) terms.push(words.join("_")); // the whole identifier (see wholeTerm)
     for (const word of words) {
-      if (!STOPWORDS.has(word) && !isNoiseWord(word)) terms.push(stem(word));
+      if (STOPWORDS.has(word) || isNoiseWord(word)) continue;
+      const stemmed = stem(word);
+      terms.push(stemmed);
+
     }
   }
   return terms;
+}
+
+/** Shortest word tried as a compound, and shortest part. */
+const MIN_COMPOUND = 6;
+const MIN_PART = 3;
+
+/**
+ * The stemmed parts of a closed compound that is not itself an English word: "hackernews" →
+ * hacker, new; "codebase" → code, base. Tool and server names run words together that people
+ * type apart (and the other way round); indexing and querying both with the parts lets either
+ * spelling find the other. Two parts of 3+ letters, both English (english-words.ts); of several
+ * such splits, the most even one. [] for anything else.
+ */
+export function compoundParts(word: string, stemmed: string): string[] {
+  if (word.length < MIN_COMPOUND || !ASCII_WORD.test(word) || isEnglishWord(stemmed)) return [];
+  let best: string[] = [];
+  let bestShortest = 0;
+  for (let cut = MIN_PART; cut <= word.length - MIN_PART; cut++) {
+    const shortest = Math.min(cut, word.length - cut);
+    if (shortest <= bestShortest) continue;
+    const head = stem(word.slice(0, cut));
+    const tail = stem(word.slice(cut));
+    if (isEnglishWord(head) && isEnglishWord(tail)) {
+      best = [head, tail];
+      bestShortest = shortest;
+    }
+  }
+  return best;
 }
 
 /** Identifiers (names, ids): like analyzeText, but a one-word identifier is kept even if it is a stopword. */

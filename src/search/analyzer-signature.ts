@@ -18,7 +18,7 @@ const PROBE = {
   id: "mcp:git-hub:createIssue_v2",
   name: "getHTTPResponse.parse-JSON",
   owner: "Café Owner",
-  description: "Creates, lists and deleted the running processes' images; 東京 weather ✓ and naïve users.",
+  description: "Creates, lists and deleted the running processes' images; 東京 weather ✓ and naïve users of hackernews.",
   params: [{ name: "repoName", description: "Searching tickets for queries" }],
 };
 

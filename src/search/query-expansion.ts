@@ -8,7 +8,7 @@
  * its synonym in the same field.
  */
 import { stem } from "./analyze.js";
-import { isEnglishWord } from "./english-words.js";
+import { isCommonWord } from "./english-words.js";
 import { THESAURUS_GROUPS } from "./thesaurus.js";
 import type { CorpusStats } from "./types.js";
 
@@ -73,8 +73,9 @@ export function makeExpander(options: ExpansionOptions = {}): Expander {
   const typos = options.typos ?? true;
   return (word, stats, budget) => {
     const variants: Variant[] = [{ term: word, weight: 1 }];
-    // Only words in neither the catalog nor English: a real word the catalog lacks is not a typo.
-    if (typos && budget.typos > 0 && stats.df(word) === 0 && isEnglishWord(word) === false) {
+    // Only words in neither the catalog nor common English: a real word the catalog lacks is
+    // not a typo ("paris" is not a misspelt "parse"), but a rare one ("wether") usually is.
+    if (typos && budget.typos > 0 && stats.df(word) === 0 && !isCommonWord(word)) {
       budget.typos--;
       for (const term of stats.corrections?.(word) ?? []) variants.push({ term, weight: TYPO_WEIGHT });
     }

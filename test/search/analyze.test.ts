@@ -4,6 +4,7 @@ import {
   analyzeIdentifier,
   analyzeQuery,
   analyzeText,
+  compoundParts,
   splitIdentifier,
   stem,
   synonymKeys,
@@ -83,6 +84,24 @@ describe("analyzeText", () => {
   });
   it("drops single ASCII letters (id shards)", () => {
     expect(analyzeText("a b c x")).toEqual([]);
+  });
+});
+
+describe("compoundParts", () => {
+  const parts = (word: string) => compoundParts(word, stem(word));
+  it("splits a closed compound that is not an English word into two English words", () => {
+    expect(parts("hackernews")).toEqual(["hacker", "new"]);
+    expect(parts("codebase")).toEqual(["cod", "bas"]);
+    expect(parts("filesystem")).toEqual(["fil", "system"]);
+  });
+  it("leaves English words, short words, non-compounds and other scripts whole", () => {
+    for (const word of ["database", "playwright", "weather", "notebook", "news", "xkcdqz", "kospi", "ygocdb", "東京東京東京"]) expect(parts(word), word).toEqual([]);
+  });
+  it("lets either spelling find the other: the parts are indexed and queried with the whole", () => {
+    expect(analyzeText("hackernews")).toEqual(["hackernew", "hacker", "new"]);
+    const doc = analyzeIdentifier("mcp_hackernews");
+    for (const term of analyzeText("hacker news")) expect(doc).toContain(term);
+    expect(analyzeText("search my codebase")).toContain(stem("code"));
   });
 });
 

@@ -1,6 +1,6 @@
 /** BM25F postings: per-field normalisation, snapshots, and scoring with another index's statistics. */
 import { describe, expect, it } from "vitest";
-import { Bm25fIndex, fieldTerms } from "../../src/search/bm25f.js";
+import { Bm25fIndex, DEFAULT_BM25F, fieldTerms } from "../../src/search/bm25f.js";
 import type { SearchDoc } from "../../src/search/types.js";
 
 const tool = (name: string, description: string, owner = "t"): SearchDoc => ({ id: `plugin:${owner}:${name}`, name, source: "plugin", owner, description, params: [] });
@@ -8,6 +8,35 @@ const entries = (docs: readonly SearchDoc[]) => docs.map((d) => ({ id: d.id, fie
 const filler = Array.from({ length: 40 }, (_, i) => tool(`lorem_${i}`, `ipsum dolor amet consectetur ${i}`));
 
 describe("Bm25fIndex", () => {
+  it("coordination: a tool matching most of the request beats one rare word mentioned in passing", () => {
+    // "write" and "note" are common in this catalog, "meeting" is in one tool: plain BM25F
+    // ranks that tool first on the one rare word; coordination ranks the tool matching both.
+    const docs = [
+      ...filler,
+      ...["file", "log", "page", "row", "cell", "memo", "line", "byte", "blob", "json", "text", "csv"].map((x) => tool(`write_${x}`, `Write a ${x}`)),
+      ...["read", "delete", "list", "move", "tag", "pin", "copy", "find", "share", "lock", "sort", "star"].map((x) => tool(`${x}_note`, `${x} a note`)),
+      tool("write_note", "Write a note"),
+      tool("suggest_meeting_point", "Find a place to meet for a meeting"),
+    ];
+    const first = (coord: number) => {
+      const index = new Bm25fIndex({ ...DEFAULT_BM25F, coord });
+      index.add(entries(docs));
+      return index.search("write a note about the meeting", { limit: 1 })[0]?.id;
+    };
+    expect(DEFAULT_BM25F.coord).toBeGreaterThan(0);
+    expect(first(DEFAULT_BM25F.coord!)).toBe("plugin:t:write_note");
+    expect(first(0)).toBe("plugin:t:suggest_meeting_point");
+  });
+
+  it("coordination applies to the whole request of a multi-clause search too", () => {
+    const index = new Bm25fIndex();
+    index.add(entries([...filler, tool("write_note", "Write a note"), tool("suggest_meeting_point", "Meeting point")]));
+    const [whole] = index.searchClauses(["write a note", "then the meeting"], { limit: 2 });
+    const single = index.search("write a note then the meeting", { limit: 2 });
+    expect(whole!.map((h) => h.id)).toEqual(single.map((h) => h.id));
+    whole!.forEach((h, i) => expect(h.score).toBeCloseTo(single[i]!.score, 9));
+  });
+
   it("ranks a name match above the same word deep in a long description", () => {
     const index = new Bm25fIndex();
     const long = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");

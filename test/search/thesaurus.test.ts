@@ -5,7 +5,7 @@
  * field) while the typed word is only in its description; the synonym still finds its tool.
  */
 import { describe, expect, it } from "vitest";
-import { stem } from "../../src/search/analyze.js";
+import { analyzeText, stem } from "../../src/search/analyze.js";
 import { bm25fBackend } from "../../src/search/bm25f-backend.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { THESAURUS_WEIGHT, thesaurusOf } from "../../src/search/query-expansion.js";
@@ -46,7 +46,12 @@ describe("thesaurus", () => {
 
   it("never ranks a synonym match above a match of the typed word", async () => {
     const failures: string[] = [];
+    let checked = 0;
     for (const [typed, synonym] of pairs()) {
+      // A compound holding the typed word ("codebase" for "code") matches the word itself,
+      // not a synonym: compound parts are indexed (analyze.ts compoundParts).
+      if (analyzeText(synonym).includes(stem(typed))) continue;
+      checked++;
       const b = await index([
         tool("alpha_tool", `${typed} helper`),
         tool("beta_tool", `${synonym} helper`),
@@ -59,6 +64,7 @@ describe("thesaurus", () => {
       if (exact !== 0 || sameField === -1 || inName === -1) failures.push(`${typed} → ${synonym}: ${ids.join(", ")}`);
     }
     expect(failures).toEqual([]);
+    expect(checked).toBeGreaterThan(1000);
   });
 
   it("works the same through the default backend", async () => {

@@ -1,11 +1,12 @@
 /**
- * Guarded typo correction: only words of 4+ letters that are in neither the catalog nor
- * English are corrected, within one edit up to five letters and two beyond, to catalog words.
+ * Guarded typo correction: only words of 4+ letters that are in neither the catalog nor common
+ * English (WordNet lemmas seen in use, SemCor-tagged) are corrected, within one edit up to five
+ * letters and two beyond, to catalog words.
  */
 import { describe, expect, it } from "vitest";
 import { stem } from "../../src/search/analyze.js";
 import { bm25fBackend } from "../../src/search/bm25f-backend.js";
-import { isEnglishWord } from "../../src/search/english-words.js";
+import { isCommonWord, isEnglishWord } from "../../src/search/english-words.js";
 import { TypoIndex, maxTypoDistance } from "../../src/search/typo.js";
 import type { SearchDoc } from "../../src/search/types.js";
 
@@ -48,6 +49,18 @@ describe("typo correction in search", () => {
     }
   });
 
+  it("knows which English words are common: seen in use, not only listed", () => {
+    for (const word of ["paris", "weather", "hiking", "remember", "price", "finally"]) expect(isCommonWord(stem(word)), word).toBe(true);
+    expect(isEnglishWord("wether")).toBe(true); // a castrated ram: listed in WordNet, never tagged in use
+    expect(isCommonWord("wether")).toBe(false);
+  });
+
+  it("corrects a rare English word the catalog lacks: wether is a misspelt weather", async () => {
+    const b = await bm25fBackend.create();
+    b.add(docs);
+    expect(b.search("whats the wether like in paris", { limit: 3 }).map((h) => h.id)[0]).toBe("plugin:t:get_weather_forecast");
+  });
+
   it("corrects words in neither the catalog nor English", async () => {
     const b = await bm25fBackend.create();
     b.add(docs);
@@ -55,10 +68,11 @@ describe("typo correction in search", () => {
     expect(b.search("wheather forcast", { limit: 3 }).map((h) => h.id)[0]).toBe("plugin:t:get_weather_forecast");
   });
 
-  it("leaves English words the catalog lacks alone: paris is not a misspelt parse", async () => {
+  it("leaves common English words the catalog lacks alone: paris is not a misspelt parse", async () => {
     const b = await bm25fBackend.create();
     b.add(docs);
     expect(b.search("paris", { limit: 3 })).toEqual([]);
+    expect(b.search("finally", { limit: 3 })).toEqual([]);
   });
 
   it("never corrects a word the catalog holds", async () => {
