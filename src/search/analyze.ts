@@ -146,8 +146,7 @@ export function analyzeText(text: string): Terms {
     for (const word of words) {
       if (STOPWORDS.has(word) || isNoiseWord(word)) continue;
       const stemmed = stem(word);
-      terms.push(stemmed);
-
+      terms.push(stemmed, ...compoundParts(word, stemmed));
     }
   }
   return terms;
