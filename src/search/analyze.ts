@@ -152,8 +152,10 @@ export function analyzeText(text: string): Terms {
   return terms;
 }
 
-/** Shortest word tried as a compound, and shortest part. */
+/** Shortest and longest word tried as a compound, and shortest part. */
 const MIN_COMPOUND = 6;
+/** Longer "words" are ids or junk; the bound also keeps the split loop (quadratic in length) cheap on hostile input. */
+const MAX_COMPOUND = 24;
 const MIN_PART = 3;
 
 /**
@@ -164,7 +166,7 @@ const MIN_PART = 3;
  * such splits, the most even one. [] for anything else.
  */
 export function compoundParts(word: string, stemmed: string): string[] {
-  if (word.length < MIN_COMPOUND || !ASCII_WORD.test(word) || isEnglishWord(stemmed)) return [];
+  if (word.length < MIN_COMPOUND || word.length > MAX_COMPOUND || !ASCII_WORD.test(word) || isEnglishWord(stemmed)) return [];
   let best: string[] = [];
   let bestShortest = 0;
   for (let cut = MIN_PART; cut <= word.length - MIN_PART; cut++) {

@@ -94,6 +94,10 @@ describe("compoundParts", () => {
     expect(parts("codebase")).toEqual(["cod", "bas"]);
     expect(parts("filesystem")).toEqual(["fil", "system"]);
   });
+  it("leaves words over 24 letters whole (ids, or a hostile request's one giant word)", () => {
+    expect(parts("hackernewshackernewshackernews")).toEqual([]);
+    expect(parts(`hacker${"x".repeat(400_000)}`)).toEqual([]);
+  });
   it("leaves English words, short words, non-compounds and other scripts whole", () => {
     for (const word of ["database", "playwright", "weather", "notebook", "news", "xkcdqz", "kospi", "ygocdb", "東京東京東京"]) expect(parts(word), word).toEqual([]);
   });
