@@ -53,7 +53,7 @@ export class ToolSearchEngine {
   async start(): Promise<void> {
     await this.catalog.start();
     const warmups: Promise<unknown>[] = [this.indexes.get(this.catalog.docs(), this.options.backend)];
-    loadEnglishWords(); // typo correction's guard: decoded here, not during a first query
+    loadEnglishWords(); // typo and compound guards: decoded here, not during a first query
     if (SURFACES[this.options.settings.mode].sandboxFallback !== undefined) warmups.push(this.codePool());
     await Promise.all(warmups);
   }

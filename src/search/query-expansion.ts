@@ -1,8 +1,8 @@
 /**
  * What one query word may also match, with a weight below the word itself:
  * - thesaurus words (thesaurus.ts) at THESAURUS_WEIGHT: "picture" also finds `take_screenshot`;
- * - for a word in neither the catalog nor English (english-words.ts), its likely spellings
- *   among the catalog's words (typo.ts): "transcipt" → transcript.
+ * - for a word in neither the catalog nor common English (english-words.ts), its likely
+ *   spellings among the catalog's words (typo.ts): "transcipt" → transcript, "wether" → weather.
  * BM25F (bm25f.ts) counts only a word's best variant per doc and never gives a variant more
  * IDF than the typed word, so an exact match of what was typed always ranks above a match of
  * its synonym in the same field.
