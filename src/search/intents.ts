@@ -31,6 +31,11 @@ export const MAX_CLAUSES = 6;
  * "thanks" alone would rank noise. Shorter pieces join the clause before them.
  */
 const MIN_CLAUSE_TERMS = 2;
+/**
+ * What counts as a content word of a clause: letters only. "I was born 1990-05-01 at 8am" is
+ * the arguments of the step before it, not a step: its dates and numbers would rank noise.
+ */
+const PLAIN_WORD = /^\p{L}+$/u;
 /** Weight of the whole request's list in the fusion (see fuse). */
 export const WHOLE_WEIGHT = 1.5;
 
@@ -53,7 +58,7 @@ export function splitClauses(query: string): string[] {
     .filter((p) => p !== "");
   const clauses: Array<{ text: string; terms: number }> = [];
   for (const piece of pieces) {
-    const terms = analyzeQuery(piece).length;
+    const terms = analyzeQuery(piece).filter((t) => PLAIN_WORD.test(t.term)).length;
     const last = clauses[clauses.length - 1];
     if (last !== undefined && (terms < MIN_CLAUSE_TERMS || last.terms < MIN_CLAUSE_TERMS || clauses.length >= MAX_CLAUSES)) {
       last.text += ` ${piece}`;

@@ -28,11 +28,28 @@ describe("Bm25fIndex", () => {
     expect(first(0)).toBe("plugin:t:suggest_meeting_point");
   });
 
-  it("coordination applies to the whole request of a multi-clause search too", () => {
+  it("name precision: of two tools matching alike, the one whose name holds less that was not asked gains", () => {
+    const docs = [...filler, tool("getBuildingHumidity", "Get the humidity level"), tool("getHumidity", "Get the humidity level")];
+    const scores = (namePrecision: number) => {
+      const index = new Bm25fIndex({ ...DEFAULT_BM25F, namePrecision });
+      index.add(entries(docs));
+      const hits = index.search("retrieve the humidity level of a location", { limit: 2 });
+      return new Map(hits.map((h) => [h.id, h.score]));
+    };
+    const on = scores(DEFAULT_BM25F.namePrecision!);
+    const off = scores(0);
+    expect(DEFAULT_BM25F.namePrecision).toBeGreaterThan(0);
+    expect([...on.keys()]).toEqual(["plugin:t:getHumidity", "plugin:t:getBuildingHumidity"]);
+    // BM25F's name-length normalisation already prefers the shorter name; the factor widens the gap.
+    const gap = (m: Map<string, number>) => m.get("plugin:t:getHumidity")! / m.get("plugin:t:getBuildingHumidity")!;
+    expect(gap(on) / gap(off)).toBeGreaterThan(1.01);
+  });
+
+  it("coordination and name precision apply to the whole request of a multi-clause search too", () => {
     const index = new Bm25fIndex();
-    index.add(entries([...filler, tool("write_note", "Write a note"), tool("suggest_meeting_point", "Meeting point")]));
-    const [whole] = index.searchClauses(["write a note", "then the meeting"], { limit: 2 });
-    const single = index.search("write a note then the meeting", { limit: 2 });
+    index.add(entries([...filler, tool("write_note", "Write a note"), tool("suggest_meeting_point", "Meeting point"), tool("write_meeting_note", "Notes")]));
+    const [whole] = index.searchClauses(["write a note", "then the meeting"], { limit: 3 });
+    const single = index.search("write a note then the meeting", { limit: 3 });
     expect(whole!.map((h) => h.id)).toEqual(single.map((h) => h.id));
     whole!.forEach((h, i) => expect(h.score).toBeCloseTo(single[i]!.score, 9));
   });

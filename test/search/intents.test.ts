@@ -50,6 +50,8 @@ describe("splitClauses", () => {
   it("joins pieces too short to rank on their own, and never splits a select: list", () => {
     expect(splitClauses("Please, get the forecast for Paris")).toEqual(["Please, get the forecast for Paris"]);
     expect(splitClauses("select:a,b,c")).toEqual(["select:a,b,c"]);
+    // Dates, times and numbers are the arguments of the step before them, not a step.
+    expect(splitClauses("calculate my bazi chart, I was born 1990-05-01 at 8am")).toEqual(["calculate my bazi chart, I was born 1990-05-01 at 8am"]);
   });
 });
 

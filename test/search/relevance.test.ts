@@ -22,17 +22,18 @@ const dataDir = sharedDataDir();
 if (dataDir === undefined) console.warn("relevance: ../shared/data not found; Seal-Tools relevance tests skipped");
 
 /**
- * Measured on dev with clause fusion (fts5 R@5 0.921 R@10 0.958 MRR 0.980 top-1 0.969;
- * minisearch 0.912 0.950 0.972 0.954).
+ * Measured on dev with clause fusion (fts5 R@5 0.923 R@10 0.960 MRR 0.981 top-1 0.970;
+ * minisearch 0.913 0.951 0.972 0.954). The fts5 floors of R@5 and top-1 are the targets set
+ * for this set (R@5 ≥ 0.92, top-1 ≥ 0.97).
  */
 const FLOORS: Record<string, Pick<RelevanceReport, "recallAt5" | "recallAt10" | "mrr" | "top1">> = {
-  fts5: { recallAt5: 0.915, recallAt10: 0.95, mrr: 0.975, top1: 0.965 },
+  fts5: { recallAt5: 0.92, recallAt10: 0.95, mrr: 0.975, top1: 0.97 },
   minisearch: { recallAt5: 0.905, recallAt10: 0.945, mrr: 0.968, top1: 0.95 },
 };
 
 /**
- * Seal-Tools dev's 500 requests that need several tools, fts5 backend: measured R@5 0.899
- * R@10 0.946 with clause fusion, 0.853 / 0.916 without (src/search/intents.ts).
+ * Seal-Tools dev's 500 requests that need several tools, fts5 backend: measured R@5 0.902
+ * R@10 0.948 with clause fusion, 0.857 / 0.917 without (src/search/intents.ts).
  */
 const MULTI_STEP_FLOOR = { recallAt5: 0.895, recallAt10: 0.94, gainAt5: 0.03 };
 
@@ -94,7 +95,7 @@ describe.skipIf(dataDir === undefined)("relevance on Seal-Tools dev's multi-step
 });
 
 /**
- * Measured with fts5: all 80 top-1 0.85 top-5 0.975; the 20 held out top-1 0.90 top-5 1.0.
+ * Measured with fts5: all 80 top-1 0.8625 top-5 0.975; the 20 held out top-1 0.90 top-5 1.0.
  * The floors of all 80 are the targets set for them (top-1 ≥ 0.85, top-5 ≥ 0.97).
  */
 const LIVE_FLOORS = { all: { top1: 0.85, top5: 0.97 }, heldOut: { top1: 0.85, top5: 0.95 } };
