@@ -45,9 +45,8 @@ export interface Bm25fParams {
    * Name precision: a doc's score is also multiplied by ((request words found in its name + 1)
    * ÷ (its name's terms + 1)) ^ namePrecision, 0 = off. Of two tools that match the request
    * alike, the one whose name holds less that was not asked wins: `getHumidity` over
-   * `getBuildingHumidity` for "the humidity level", `playwright_fill` over
-   * `playwright_iframe_fill`. Small: 0.05–0.15 gain on both Seal-Tools splits, 0.25 already
-   * costs the written requests.
+   * `getBuildingHumidity` for "the humidity level". It only breaks near-ties: 0.05–0.15 gain
+   * on both Seal-Tools splits, 0.25 already costs the written requests.
    */
   namePrecision?: number;
 }
