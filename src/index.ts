@@ -5,6 +5,7 @@
  */
 export { createToolSearch, type ToolSearchEngine } from "./engine/engine.js";
 export type { ToolSearchOptions, RunContext } from "./engine/options.js";
+export type { SourceStatus } from "./catalog/catalog.js";
 export type { ToolSearchRun, ModelToolCall, ToolCallAnswer } from "./engine/run.js";
 
 export { coreTools, pluginTools, type CatalogSource } from "./catalog/sources.js";

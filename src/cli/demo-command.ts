@@ -5,9 +5,10 @@ import { UsageError, type CommandIo } from "./usage.js";
 
 export const DEMO_USAGE = `Usage: toolsearch demo [--tools N]
 
-  Runs one request over a generated catalog of N tools (default 1000) in direct, tools,
-  directory and code mode, and prints tools declared, request bytes, round trips, time,
-  searches/describes/calls and the final tool for each.`;
+  Runs two requests (one for a plugin tool, one for a real MCP server's tool) over a catalog
+  of N generated plugin tools (default 1000) plus the tools of the MCP servers installed
+  beside it, in direct, tools, directory and code mode, and prints tools declared, request
+  bytes, round trips, time, searches/describes/calls and the final tool for each.`;
 
 export async function demoCommand(options: { tools?: string }, io: CommandIo): Promise<number> {
   const tools = Number(options.tools ?? "1000");

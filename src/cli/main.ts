@@ -2,13 +2,14 @@
 /** The `toolsearch` command. `--help` works on every command; usage errors exit 2. */
 import { parseArgs } from "node:util";
 import { ToolSearchError } from "../errors.js";
+import { closestWord } from "../validation/closest-word.js";
 import { packageVersion } from "../version.js";
 import { UsageError, type CommandIo } from "./usage.js";
 
 const USAGE = `Usage: toolsearch <command> [options]
 
 Commands:
-  demo           Compare every mode on one request over a large catalog (npm start).
+  demo           Compare every mode on two requests over a large catalog (npm start).
   serve          Start the HTTP gateway (POST /v1/runs).
   mcp            Serve the catalog to an MCP client (stdio, or Streamable HTTP with --http).
   mock-provider  Start the scripted provider (OpenAI Chat, Responses, Anthropic).
@@ -75,11 +76,13 @@ async function main(argv: string[]): Promise<number> {
   }
   const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!entry) {
-    io.err(`toolsearch: unknown command "${name}"\n\n${USAGE}`);
+    const meant = closestWord(name, Object.keys(COMMANDS));
+    io.err(`toolsearch: unknown command "${name}"${meant ? `; did you mean "${meant}"?` : ""}\n\n${USAGE}`);
     return 2;
   }
   const command = await entry.load();
   try {
+    refuseUnknownOptions(rest, Object.keys(entry.options), command.usage);
     const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true, options: { ...entry.options, help: { type: "boolean", short: "h" } } });
     if (values.help) {
       io.out(command.usage);
@@ -99,6 +102,23 @@ async function main(argv: string[]): Promise<number> {
     // Anything else: one line too; the stack only when asked for (TOOLSEARCH_DEBUG=1).
     io.err(`toolsearch ${name}: ${process.env.TOOLSEARCH_DEBUG ? ((error as Error).stack ?? String(error)) : oneLine(error instanceof Error ? error.message : String(error))}`);
     return 1;
+  }
+}
+
+/**
+ * Node's parseArgs answers `--conifg x` with advice about positional arguments; a user who
+ * mistyped an option should read its name and the one meant. Checked before parseArgs, which
+ * still refuses everything else it refuses.
+ */
+function refuseUnknownOptions(args: readonly string[], known: readonly string[], usage: string): void {
+  const names = [...known, "help"];
+  for (const arg of args) {
+    if (arg === "--") return;
+    if (!arg.startsWith("--")) continue;
+    const option = arg.slice(2).split("=", 1)[0] ?? "";
+    if (names.includes(option)) continue;
+    const meant = closestWord(option, names);
+    throw new UsageError(`unknown option --${option.slice(0, 60)}${meant ? `; did you mean --${meant}?` : ""}`, usage);
   }
 }
 

@@ -22,6 +22,7 @@ import { loadEnglishWords } from "../search/english-words.js";
 import { ToolIndex } from "../search/tool-index.js";
 import { SURFACES } from "../surfaces/modes.js";
 import { upfrontOf } from "../surfaces/surface.js";
+import { publishFailure } from "../telemetry/error-channel.js";
 import { RunTrace } from "../telemetry/otel.js";
 import { RunRecorder } from "../telemetry/run-recorder.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
@@ -52,10 +53,25 @@ export class ToolSearchEngine {
   /** @internal */
   async start(): Promise<void> {
     await this.catalog.start();
+    this.reportDownSources();
     const warmups: Promise<unknown>[] = [this.indexes.get(this.catalog.docs(), this.options.backend)];
     loadEnglishWords(); // typo and compound guards: decoded here, not during a first query
     if (SURFACES[this.options.settings.mode].sandboxFallback !== undefined) warmups.push(this.codePool());
     await Promise.all(warmups);
+  }
+
+  /** A throwing callback is the caller's bug, not a reason to refuse the engine: it goes to the error channel. */
+  private reportDownSources(): void {
+    const report = this.options.onSourceDown;
+    if (!report) return;
+    for (const status of this.catalog.sourceStatus()) {
+      if (status.ok) continue;
+      try {
+        report(status);
+      } catch (error) {
+        publishFailure("on_source_down", error, {}, "CONFIG_INVALID");
+      }
+    }
   }
 
   get settings(): ResolvedOptions["settings"] {

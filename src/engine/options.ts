@@ -2,6 +2,7 @@
  * createToolSearch's options and the run context: checked once, here, with messages that name
  * the option, the bad value and what is allowed; defaulted here and nowhere else.
  */
+import type { SourceStatus } from "../catalog/catalog.js";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolDefinition } from "../catalog/types.js";
 import { resolveToolSearchConfig, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchSettings } from "../config/tool-search-config.js";
@@ -45,6 +46,12 @@ export interface ToolSearchOptions {
    * loads its index instead of building it (`tools.toolSearch.indexCacheDir` sets `dir`).
    */
   indexCache?: IndexSnapshotOptions;
+  /**
+   * Called once at start for each source that could not start (an MCP server whose command is
+   * missing, say); its tools are left out and later runs retry it. Without it the only trace is
+   * `engine.catalogStatus()`.
+   */
+  onSourceDown?: (status: SourceStatus) => void;
 }
 
 /**
@@ -82,6 +89,7 @@ export interface ResolvedOptions {
   argsLimits: ArgsLimits;
   tracing: { recordQueryText: boolean };
   indexCache?: IndexSnapshotOptions;
+  onSourceDown?: (status: SourceStatus) => void;
 }
 
 const limit = (maximum: number, fallback: number) => int(1, maximum, fallback);
@@ -126,13 +134,14 @@ const optionsSchema = {
     },
     tracing: { type: "object", additionalProperties: false, default: {}, properties: { recordQueryText: { type: "boolean", default: false } } },
     indexCache: indexSnapshotSchema,
+    onSourceDown: { function: true, description: "a function (status) => void" },
   },
 };
 type Checked = Omit<ToolSearchOptions, "limits" | "tracing"> & { sources: CatalogSource[]; backend: BackendChoice; callTimeoutMs: number; limits: Required<InputLimits>; tracing: { recordQueryText: boolean } };
 const checkOptions = compileOptions<Checked>(optionsSchema);
 
 export function resolveOptions(options: ToolSearchOptions | undefined): ResolvedOptions {
-  const { toolSearch, sources, policy, hooks, backend, pool, codePool, sessionLog, callTimeoutMs, limits: l, tracing, indexCache } = checkOptions(options ?? {}, "createToolSearch");
+  const { toolSearch, sources, policy, hooks, backend, pool, codePool, sessionLog, callTimeoutMs, limits: l, tracing, indexCache, onSourceDown } = checkOptions(options ?? {}, "createToolSearch");
   // The pool options are checked here even when no run uses code mode yet, so a typo fails at start.
   resolvePoolOptions(pool);
   const settings = resolveToolSearchConfig(toolSearch);
@@ -147,6 +156,7 @@ export function resolveOptions(options: ToolSearchOptions | undefined): Resolved
     pool: pool ?? {},
     ...(codePool !== undefined ? { codePool } : {}),
     ...(sessionLog !== undefined ? { sessionLog } : {}),
+    ...(onSourceDown !== undefined ? { onSourceDown } : {}),
     callTimeoutMs,
     schemaLimits: { maxBytes: l.schemaBytes, maxNodes: l.schemaNodes, maxDepth: l.schemaDepth, maxPatterns: l.schemaPatterns },
     argsLimits: { maxBytes: l.argsBytes, maxDepth: l.argsDepth },

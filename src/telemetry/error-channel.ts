@@ -10,7 +10,7 @@ import { toErrorPayload, type ErrorCode } from "../errors.js";
 export const ERROR_CHANNEL = "toolsearch:error";
 const channel = diagnostics.channel(ERROR_CHANNEL);
 
-export type FailureOrigin = "catalog_rebuild" | "output_schema" | "after_tool_call" | "session_log";
+export type FailureOrigin = "catalog_rebuild" | "output_schema" | "after_tool_call" | "session_log" | "on_source_down";
 
 export interface FailureEvent {
   origin: FailureOrigin;

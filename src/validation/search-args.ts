@@ -6,6 +6,7 @@
  * over the configured maximum is lowered to it by the dispatcher), a tool id a non-empty string.
  */
 import { InvalidArgsError } from "../errors.js";
+import { refuseUnknownKeys } from "./control-args.js";
 
 export const MAX_BATCH_QUERIES = 10;
 export const MAX_QUERY_CHARS = 1000;
@@ -18,6 +19,7 @@ export function checkSearchArgs(query: unknown, options: unknown): { queries: st
   if (options !== undefined && options !== null && (typeof options !== "object" || Array.isArray(options))) {
     throw new InvalidArgsError(`search options must be an object like { limit: 5 }; got ${shown(options)}.`);
   }
+  if (options !== undefined && options !== null) refuseUnknownKeys("search options", options as Record<string, unknown>, ["limit"]);
   const limit = (options as { limit?: unknown } | null | undefined)?.limit;
   if (limit !== undefined && (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1)) {
     throw new InvalidArgsError(`search limit must be a positive integer; got ${shown(limit)}.`);

@@ -24,12 +24,21 @@ await run.end();
 await engine.close();
 `;
 
-function project(name: string, type: "module" | "commonjs"): string {
+/** A fresh project with the tarball installed (and `extra` packages, at the versions this repository pins). */
+function project(name: string, type: "module" | "commonjs", extra: string[] = []): string {
   const dir = path.join(work, name);
   mkdirSync(dir);
   writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name, private: true, type }));
-  execFileSync(npm, ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", tarball], { cwd: dir, stdio: "pipe", timeout: 240_000 });
+  const pinned = extra.map((pkg) => `${pkg}@${pinnedVersion(pkg)}`);
+  execFileSync(npm, ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", tarball, ...pinned], { cwd: dir, stdio: "pipe", timeout: 240_000 });
   return dir;
+}
+
+function pinnedVersion(pkg: string): string {
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> };
+  const version = manifest.devDependencies[pkg];
+  if (version === undefined) throw new Error(`${pkg} is not a devDependency of this repository`);
+  return version;
 }
 
 beforeAll(() => {
@@ -45,7 +54,7 @@ beforeAll(() => {
 
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, 120_000);
 
 describe("the packed package", () => {
   it("imports in an ESM project and searches", { timeout: 300_000 }, () => {
@@ -54,10 +63,29 @@ describe("the packed package", () => {
     expect(execFileSync(process.execPath, ["main.js"], { cwd: dir, encoding: "utf8", timeout: 60_000 }).trim()).toBe('["core:get_weather"]');
   });
 
+  it("runs the README's library example (examples/library.ts) as a user would: TypeScript --strict, ESM, a real MCP server", { timeout: 300_000 }, () => {
+    const dir = project("ts-app", "module", ["@modelcontextprotocol/server-memory", "@types/node"]);
+    writeFileSync(path.join(dir, "library.ts"), readFileSync(path.join(ROOT, "examples", "library.ts"), "utf8"));
+    const compilerOptions = { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", outDir: "out", types: ["node"] };
+    writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["library.ts"] }));
+    const tsc = spawnSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], { cwd: dir, encoding: "utf8", timeout: 120_000 });
+    expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
+    const ran = spawnSync(process.execPath, ["out/library.js"], { cwd: dir, encoding: "utf8", timeout: 120_000 });
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(ran.stdout).toContain('model reads: {"ok":true,"value":{"city":"Oslo","sky":"clear"}');
+    // The MCP server started: its tools are in the catalog, and nothing was reported down.
+    expect(ran.stdout).toMatch(/catalog: core:core 1, plugin:github 2, mcp:memory [1-9]\d*/);
+    expect(ran.stderr).not.toContain("is down");
+  });
+
   it("requires in a CommonJS project (Node >= 20.19) and searches; the installed bin prints --version and runs the demo without devDependencies", { timeout: 300_000 }, () => {
     const dir = project("cjs-app", "commonjs");
     writeFileSync(path.join(dir, "main.js"), `(async () => {\n${SEARCH('const { coreTools, createToolSearch } = require("toolsearch");')}\n})();\n`);
     expect(execFileSync(process.execPath, ["--no-warnings", "main.js"], { cwd: dir, encoding: "utf8", timeout: 60_000 }).trim()).toBe('["core:get_weather"]');
+
+    // toolsearch/ai-sdk loads from require too; without its optional peer `ai` it says what to install.
+    writeFileSync(path.join(dir, "ai.js"), 'const { aiSdkTools } = require("toolsearch/ai-sdk");\ntry { aiSdkTools({}); } catch (e) { console.log(e.code + " " + e.message); }\n');
+    expect(execFileSync(process.execPath, ["--no-warnings", "ai.js"], { cwd: dir, encoding: "utf8", timeout: 60_000 }).trim()).toBe('CONFIG_INVALID toolsearch/ai-sdk needs the optional peer dependency "ai" (version 6): run npm install ai@^6');
 
     const bin = path.join(dir, "node_modules", ".bin", "toolsearch");
     const { version } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };

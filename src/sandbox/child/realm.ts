@@ -140,15 +140,18 @@ export function setupRealm(post: PostFn): RealmHooks {
     };
   }
 
+  // Extra arguments travel too, so that the parent refuses them (INVALID_ARGS) instead of the
+  // body's third argument being dropped without a word.
   const tools = freeze({
-    search(query: unknown, options?: unknown) {
+    search(query: unknown, options?: unknown, ...extra: unknown[]) {
+      if (extra.length > 0) return bridge("search", [query, options, ...extra]);
       return options === undefined ? bridge("search", [query]) : bridge("search", [query, options]);
     },
-    describe(id: unknown) {
-      return bridge("describe", [id]);
+    describe(id: unknown, ...extra: unknown[]) {
+      return bridge("describe", [id, ...extra]);
     },
-    call(id: unknown, args?: unknown) {
-      return bridge("call", [id, args === undefined ? {} : args]);
+    call(id: unknown, args?: unknown, ...extra: unknown[]) {
+      return bridge("call", [id, args === undefined ? {} : args, ...extra]);
     },
   });
   const consoleObject = freeze({ log: log(0), info: log(0), debug: log(0), warn: log(1), error: log(2) });

@@ -5,7 +5,7 @@
  * breach) is the one reported. Settling always kills the child; in-flight bridge calls see their
  * AbortSignal fire and their late answers are dropped.
  */
-import { CancelledError, toErrorPayload } from "../../errors.js";
+import { CancelledError, InvalidArgsError, toErrorPayload } from "../../errors.js";
 import { onAbort } from "../../abort-listeners.js";
 import { checkSearchArgs, checkToolId } from "../../validation/search-args.js";
 import { encodeFrame } from "../bridge/codec.js";
@@ -25,6 +25,9 @@ export interface SessionIo {
 
 type BridgeArgs = { op: "search"; query: string | string[]; options: { limit?: number } | undefined } | { op: "describe"; id: string } | { op: "call"; id: string; args: unknown };
 
+/** What each bridge function takes; more is refused, not dropped. */
+const BRIDGE_SIGNATURES: Record<BridgeFrame["op"], readonly string[]> = { search: ["query", "options"], describe: ["id"], call: ["id", "args"] };
+
 const OUT_OF_MEMORY = /out of memory|heap limit|allocation failed/i;
 
 /** The abort reason in-flight bridge calls see when their run has ended. */
@@ -32,6 +35,10 @@ const RUN_ENDED = new CancelledError("The code run ended before this call finish
 
 /** The argument list the body passed to openclaw.tools.<op>, checked by the rules every door shares (INVALID_ARGS when wrong). */
 function parseBridgeArgs(op: BridgeFrame["op"], list: unknown[]): BridgeArgs {
+  const takes = BRIDGE_SIGNATURES[op];
+  if (list.length > takes.length) {
+    throw new InvalidArgsError(`openclaw.tools.${op}(${takes.join(", ")}) takes ${takes.length} argument${takes.length === 1 ? "" : "s"}; got ${list.length}.`);
+  }
   if (op === "search") {
     const { queries, limit } = checkSearchArgs(list[0], list[1]);
     return { op, query: typeof list[0] === "string" ? queries[0]! : queries, options: list[1] == null ? undefined : limit === undefined ? {} : { limit } };
