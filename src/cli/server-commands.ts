@@ -7,7 +7,7 @@ import { startGateway } from "../gateway/gateway-server.js";
 import { startMockProvider } from "../provider/mock-provider.js";
 import { startOtlpExport, type OtlpExport } from "../telemetry/otlp-export.js";
 import { announceReady, clusterHealth, isClusterWorker, leaveCluster, parseWorkers, poolSlotsPerWorker, runPrimary, untilStopped, workerCount, workerIndex } from "./cluster.js";
-import { startupSummary } from "./startup-summary.js";
+import { configNotes, startupSummary } from "./startup-summary.js";
 import { UsageError, type CommandIo } from "./usage.js";
 
 export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [--host HOST] [--workers N|auto] [--verbose]
@@ -73,7 +73,7 @@ export async function serveCommand(options: { config?: string; port?: string; ho
     await otlp?.shutdown();
     throw error;
   }
-  if (!worker || workerIndex() === 0) for (const line of await startupSummary(gateway.engine, "serve")) io.err(line);
+  if (!worker || workerIndex() === 0) for (const line of await startupSummary(gateway.engine, "serve", [`provider ${config.provider.api} at ${config.provider.baseURL}, model ${config.provider.model}`, ...configNotes(config)])) io.err(line);
   if (worker) {
     announceReady(gateway.url);
     await untilStopped();

@@ -1,9 +1,10 @@
-/** What `serve` and `mcp` print on stderr at start: the catalog by source, the sandbox layers, each MCP server that is down and why. */
+/** What `serve` and `mcp` print on stderr at start: the catalog by source, the sandbox layers, each MCP server that is down and why, and the command's own `extra` lines. */
 import type { ToolSearchEngine } from "../engine/engine.js";
+import type { GatewayConfig } from "../gateway/gateway-config.js";
 
 const MAX_REASON_CHARS = 400;
 
-export async function startupSummary(engine: ToolSearchEngine, command: string): Promise<string[]> {
+export async function startupSummary(engine: ToolSearchEngine, command: string, extra: readonly string[] = []): Promise<string[]> {
   const { size, sources } = engine.catalogStatus();
   const parts = sources.map((s) => `${s.source === "core" ? "core" : `${s.source}:${s.owner}`} ${s.ok ? s.tools : "down"}`);
   const lines = [`toolsearch ${command}: catalog ${size} tool${size === 1 ? "" : "s"}${parts.length > 0 ? ` (${parts.join(", ")})` : " (no sources: add plugins or mcpServers to the config)"}; mode ${engine.settings.mode}`];
@@ -12,6 +13,7 @@ export async function startupSummary(engine: ToolSearchEngine, command: string):
     if (s.ok) continue;
     lines.push(`toolsearch ${command}: warning: ${s.source === "mcp" ? "MCP server" : s.source} "${s.owner}" is down: ${reasonOf(s.error ?? "unknown reason")}`);
   }
+  for (const line of extra) lines.push(`toolsearch ${command}: ${line}`);
   return lines;
 }
 
@@ -34,4 +36,9 @@ export function reasonOf(message: string): string {
     .replace(/\s+/g, " ")
     .trim();
   return text.length > MAX_REASON_CHARS ? `${text.slice(0, MAX_REASON_CHARS - 3)}...` : text;
+}
+
+/** Keys of the config file that are accepted but not used, as start-summary lines. */
+export function configNotes(config: GatewayConfig): string[] {
+  return (config.notes ?? []).map((note) => `note: ${note}`);
 }

@@ -7,6 +7,7 @@
  */
 import { Ajv, type ErrorObject } from "ajv";
 import { ConfigInvalidError } from "../errors.js";
+import { closestWord } from "../validation/closest-word.js";
 import { linearRegExpEngine } from "../validation/linear-regexp.js";
 import { useLinearUniqueItems } from "../validation/unique-items.js";
 
@@ -102,7 +103,8 @@ export function describeAjvErrors(root: string, errors: readonly ErrorObject[] |
   const described = errors.filter((e) => typeof e.parentSchema?.description === "string" && e.keyword !== "required" && e.keyword !== "if");
   const describedPaths = new Set(described.map((e) => e.instancePath));
   const composite = new Set(["if", "anyOf", "oneOf"]);
-  const visible = errors.filter((e) => !composite.has(e.keyword));
+  // An unknown key comes first: it is usually the typo that also made a required key "missing".
+  const visible = errors.filter((e) => !composite.has(e.keyword)).sort((a, b) => Number(b.keyword === "additionalProperties") - Number(a.keyword === "additionalProperties"));
   for (const error of [...described, ...(visible.length > 0 ? visible : errors)]) {
     const pointer = error.instancePath.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
     const params = error.params as Record<string, unknown>;
@@ -114,7 +116,9 @@ export function describeAjvErrors(root: string, errors: readonly ErrorObject[] |
     const range = schema.type === "integer" && schema.minimum !== undefined && schema.maximum !== undefined;
     if (error.keyword === "additionalProperties") {
       const allowed = Object.keys((schema.properties ?? {}) as object);
-      lines.set(key, `${path}: unknown ${noun} "${String(params.additionalProperty)}"${shows && allowed.length > 0 ? `; allowed: ${allowed.join(", ")}` : ""}`);
+      const meant = closestWord(String(params.additionalProperty), allowed);
+      const hint = meant ? ` (did you mean "${meant}"?)` : "";
+      lines.set(key, `${path}: unknown ${noun} "${String(params.additionalProperty)}"${hint}${shows && allowed.length > 0 ? `; allowed: ${allowed.join(", ")}` : ""}`);
       continue;
     }
     if (error.keyword === "required") {

@@ -66,6 +66,8 @@ export interface GatewayConfig {
   /** A JSONL session log file. */
   sessionLog?: string;
   mcp: McpFaceSettings;
+  /** What the file holds that is accepted but not used (other MCP hosts' keys), for the start summary. */
+  notes?: string[];
 }
 
 const text = { type: "string", minLength: 1, maxLength: 256 };
@@ -94,6 +96,14 @@ const authSchema = {
   },
 };
 
+/** Keys other MCP hosts write in a server entry that this one takes and does not use; and why. */
+const IGNORED_HOST_KEYS: Record<string, { schema: Record<string, unknown>; why: string }> = {
+  autoApprove: { schema: { type: "array", items: { type: "string" } }, why: "approval is the approve hook's (policy and hooks decide)" },
+  alwaysAllow: { schema: { type: "array", items: { type: "string" } }, why: "approval is the approve hook's (policy and hooks decide)" },
+  timeout: { schema: { type: "number", minimum: 0 }, why: "each call has the engine's deadline (callTimeoutMs)" },
+  transportType: { schema: { type: "string" }, why: "the transport follows command or url" },
+};
+
 const mcpServerProperties = {
   command: { type: "string", minLength: 1 },
   args: { type: "array", maxItems: 1_000, items: { type: "string" } },
@@ -103,6 +113,11 @@ const mcpServerProperties = {
   headers: { type: "object", additionalProperties: { type: "string" } },
   /** As Claude Desktop, Cursor and VS Code write it; the transport follows command or url. */
   type: { enum: ["stdio", "http", "streamable-http", "streamableHttp"] },
+  /** Cline, Roo and Windsurf: a disabled server is not started. */
+  disabled: { type: "boolean" },
+  // Other hosts' keys, accepted so that their configs move over unchanged, and reported as ignored
+  // (ignoredHostKeys): approval here is the `approve` hook's and the call deadline the engine's.
+  ...Object.fromEntries(Object.entries(IGNORED_HOST_KEYS).map(([key, { schema }]) => [key, schema])),
 };
 const SERVER_NAME = "^[A-Za-z0-9._-]{1,64}$";
 
@@ -135,8 +150,10 @@ const sectionsSchema = {
     },
     plugins: { type: "array", items: { type: "string", minLength: 1 } },
     mcpServers: {
-      anyOf: [
-        {
+      // if/then/else rather than anyOf: a keyed entry with a typo is told about that entry, not
+      // that mcpServers "must be array" because the other form did not match either.
+      if: { type: "array" },
+      then: {
           type: "array",
           maxItems: 256,
           items: {
@@ -147,8 +164,8 @@ const sectionsSchema = {
             oneOf: [{ required: ["command"] }, { required: ["url"] }],
           },
         },
-        {
-          // The keyed form of Claude Desktop and Cursor: { "memory": { command, args } }.
+      else: {
+          // The keyed form of Claude Desktop, Cursor and Cline: { "memory": { command, args } }.
           type: "object",
           maxProperties: 256,
           propertyNames: { pattern: SERVER_NAME },
@@ -159,7 +176,6 @@ const sectionsSchema = {
             oneOf: [{ required: ["command"] }, { required: ["url"] }],
           },
         },
-      ],
     },
     mcp: {
       type: "object",
@@ -286,24 +302,43 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
       maxSessions: mcp.maxSessions ?? 32,
       sessionIdleMs: mcp.sessionIdleMs ?? 30 * 60_000,
     },
+    notes: ignoredHostKeys(config),
   };
 }
 
-type McpServerEntry = Omit<McpServerConfig, "name"> & { name?: string; type?: string };
+type McpServerEntry = Omit<McpServerConfig, "name"> & { name?: string; type?: string; disabled?: boolean } & Record<string, unknown>;
 
-/** The array form as it is; the keyed form `{ name: { command, … } }` as an array, in key order. */
+/**
+ * The array form as it is; the keyed form `{ name: { command, … } }` as an array, in key order.
+ * Entries marked `disabled: true` are left out; other hosts' keys are dropped here, after
+ * `ignoredHostKeys` has said which.
+ */
 function mcpServerList(value: unknown): McpServerConfig[] {
-  if (value === undefined) return [];
-  const entries: McpServerEntry[] = Array.isArray(value)
-    ? (value as McpServerEntry[])
-    : Object.entries(value as Record<string, McpServerEntry>).map(([name, server]) => ({ ...server, name }));
   const seen = new Set<string>();
-  return entries.map(({ type: _type, ...server }, i) => {
+  const servers: McpServerConfig[] = [];
+  for (const [i, entry] of mcpServerEntries(value).entries()) {
+    const { type: _type, disabled, ...server } = entry;
+    for (const key of Object.keys(IGNORED_HOST_KEYS)) delete server[key];
     const name = server.name!;
     if (seen.has(name)) throw new ConfigInvalidError(`mcpServers.${i}: a second server named "${name}"; each name must be different`);
     seen.add(name);
-    return server as McpServerConfig;
-  });
+    if (disabled !== true) servers.push(server as unknown as McpServerConfig);
+  }
+  return servers;
+}
+
+function mcpServerEntries(value: unknown): McpServerEntry[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? (value as McpServerEntry[]) : Object.entries(value as Record<string, McpServerEntry>).map(([name, server]) => ({ ...server, name }));
+}
+
+/** One line per server entry key that is accepted for compatibility but not used, for the start summary. */
+export function ignoredHostKeys(raw: JsonObject): string[] {
+  return mcpServerEntries(raw.mcpServers).flatMap((entry) =>
+    Object.keys(IGNORED_HOST_KEYS)
+      .filter((key) => Object.hasOwn(entry, key))
+      .map((key) => `mcpServers.${entry.name}.${key} is ignored: ${IGNORED_HOST_KEYS[key]!.why}`),
+  );
 }
 
 /**
