@@ -2,7 +2,7 @@
 import path from "node:path";
 import { loadConfig } from "../config/config-file.js";
 import { resolveGatewayConfig } from "../gateway/gateway-config.js";
-import { createMcpFace } from "../mcpface/mcp-face.js";
+import { checkHttpExposure, createMcpFace } from "../mcpface/mcp-face.js";
 import { parseWorkers } from "./cluster.js";
 import { UsageError } from "./usage.js";
 import { parsePort, startOtlp, untilSignal } from "./server-commands.js";
@@ -49,6 +49,8 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
     ...(port !== undefined ? { port } : {}),
     ...(options.host ? { host: options.host } : {}),
   });
+  // Before any MCP server is spawned: a refused --host costs nothing to start and stop.
+  if (port !== undefined) checkHttpExposure(config, config.gateway.host);
   const otlp = await startOtlp(io, "mcp");
   let face;
   try {

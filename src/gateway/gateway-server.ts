@@ -18,6 +18,7 @@ import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, ToolSearchError, type ErrorCode } from "../errors.js";
 import { readJson, sendJson } from "../http/json-http.js";
+import { listenOn } from "../http/listen.js";
 import { identityFromToken, isLoopbackHost, TokenTable, type TokenIdentity } from "./gateway-auth.js";
 import { engineFromConfig, type EngineExtras } from "./config-engine.js";
 import type { GatewayConfig } from "./gateway-config.js";
@@ -145,10 +146,14 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     }
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.gateway.port, config.gateway.host, resolve);
-  });
+  try {
+    await listenOn(server, config.gateway.port, config.gateway.host);
+  } catch (error) {
+    // A busy port: what started for this gateway (MCP children, the pool) must not outlive it.
+    await engine.close();
+    await sessionLog?.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${config.gateway.host}:${port}`,

@@ -29,6 +29,7 @@ import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, typ
 import type { GatewayConfig } from "../gateway/gateway-config.js";
 import { engineFromConfig, type EngineExtras } from "../gateway/config-engine.js";
 import { readJson, sendJson } from "../http/json-http.js";
+import { listenOn } from "../http/listen.js";
 import type { McpServerSource } from "../mcp/index.js";
 import { packageVersion } from "../version.js";
 import { FaceSession } from "./face-session.js";
@@ -150,9 +151,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
   // ── Streamable HTTP ──────────────────────────────────────────────────────────────────────
 
   async function listenHttp(host: string, port: number): Promise<{ url: string; port: number }> {
-    if (!tokens && !isLoopbackHost(host)) {
-      throw new ConfigInvalidError(`--host "${host}" is not a loopback address, and without gateway.auth anyone who can reach it could call tools as this config's identity; configure gateway.auth.tokens or bind 127.0.0.1`);
-    }
+    checkHttpExposure(config, host);
     const server = createServer((req, res) => {
       const started = performance.now();
       if (log) res.once("finish", () => log(`${req.method} ${(req.url ?? "/").slice(0, 200)} ${res.statusCode} ${ms(started)} session=${String(req.headers["mcp-session-id"] ?? "-").slice(0, 64)}`));
@@ -164,10 +163,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
         else res.end();
       });
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, host, resolve);
-    });
+    await listenOn(server, port, host);
     http = server;
     const idle = config.mcp.sessionIdleMs;
     sweeper = setInterval(() => {
@@ -260,6 +256,16 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
 
 function ms(started: number): string {
   return `${Math.round(performance.now() - started)}ms`;
+}
+
+/**
+ * Without bearer tokens only a loopback address may serve HTTP. Exported so that `mcp --http`
+ * refuses a bad --host before it spawns any MCP server, not after.
+ */
+export function checkHttpExposure(config: GatewayConfig, host: string): void {
+  if (!config.gateway.auth && !isLoopbackHost(host)) {
+    throw new ConfigInvalidError(`--host "${host}" is not a loopback address, and without gateway.auth anyone who can reach it could call tools as this config's identity; configure gateway.auth.tokens or bind 127.0.0.1`);
+  }
 }
 
 /** The name part of a Host header ("127.0.0.1:8080", "[::1]:80", "localhost"). */

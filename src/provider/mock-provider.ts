@@ -17,6 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { ChatRequest } from "./chat-types.js";
 import { readBody, sendJson } from "../http/json-http.js";
+import { listenOn } from "../http/listen.js";
 import { plan } from "./planner.js";
 import { anthropicReply, anthropicToChat, chatReply, responsesReply, responsesToChat } from "./wire.js";
 import type { AnthropicRequest, ProviderApi, ResponsesRequest } from "./wire-types.js";
@@ -146,10 +147,7 @@ export async function startMockProvider(options: MockProviderOptions = {}): Prom
     sendJson(res, 200, reply);
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve);
-  });
+  await listenOn(server, options.port ?? 0, options.host ?? "127.0.0.1");
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${options.host ?? "127.0.0.1"}:${port}/v1`,
