@@ -3,27 +3,48 @@
  * (the primary hands connections round-robin), each with its own engine and a code pool of
  * cores ÷ N slots, so all workers together use the machine's cores. The primary runs no engine.
  *
- * - Ready: the primary prints "listening <url>" once every worker listens.
+ * - Ready: the primary prints "listening <url>" once every worker listens. A worker that dies
+ *   before that fails the start (exit 1): a config or catalog that kills one kills them all.
+ * - Restarts, per slot (`gateway.workers`): a worker that dies is forked again after a backoff
+ *   (100 ms, doubling per restart of that slot in the last minute, 10 s at most), up to
+ *   `restartsPerMinute` restarts of that slot in a rolling minute. One more death and the slot
+ *   cools down: it is forked again after `cooldownMs`, with a fresh budget. One crashing slot
+ *   never spends another slot's budget, and no slot is abandoned for good.
+ * - No worker left: when every slot is cooling down (no worker process runs and none is about to
+ *   be forked), the primary stops and exits 1, so a supervisor that restarts on failure acts;
+ *   a service with nobody answering for a whole cool-down is worse than a restart.
+ * - Heartbeats: a ready worker sends one every `heartbeatMs` from an unref'd timer in its own
+ *   event loop, so a worker that is blocked or stopped (SIGSTOP) falls silent. Three missed beats
+ *   mark it "unresponsive" (the /healthz view); a beat marks it ready again. Silent for
+ *   `killUnresponsiveMs` (unless 0), it is killed with SIGKILL (a blocked loop would never read a
+ *   gentler request) and comes back through the restart path, counted in its slot's budget.
  * - Health: a worker's authenticated /healthz carries every worker's state, asked of the
  *   primary over IPC (bounded: one answer per request, 1 s at most).
- * - A worker that dies unexpectedly is forked again (at most 5 times a minute).
  * - SIGTERM/SIGINT to the primary: each worker is told to stop; it stops accepting, drains
  *   in-flight requests, then closes its engine (MCP servers, code pool children). Workers not gone
- *   within the grace period are killed; the primary exits last, so no child is left.
+ *   within the grace period are killed; the primary exits last (0), so no child is left.
  */
 import cluster, { type Worker } from "node:cluster";
+import { createServer, type AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
+import type { WorkerSupervisionSettings } from "../gateway/gateway-config.js";
 import { UsageError } from "./usage.js";
 
-export type WorkerStateName = "starting" | "ready" | "stopping" | "exited";
+/**
+ * `restarting`: forked again after its backoff; `cooling-down`: its restarts are spent, forked
+ * again at `retryAt`; `unresponsive`: alive but silent for three heartbeats (not ready).
+ */
+export type WorkerStateName = "starting" | "ready" | "unresponsive" | "restarting" | "cooling-down" | "stopping" | "exited";
 
 export interface WorkerState {
   index: number;
   pid: number | undefined;
   state: WorkerStateName;
-  /** Forks of this slot after the first (crashes). */
+  /** Forks of this slot after the first (crashes, kills). */
   restarts: number;
   since: string;
+  /** `cooling-down`: when the slot is forked again. */
+  retryAt?: string;
 }
 
 /** The cluster as a worker sees it, for /healthz. */
@@ -32,11 +53,16 @@ export interface ClusterHealth {
   workers: WorkerState[];
 }
 
-type ToPrimary = { type: "toolsearch:ready"; url: string } | { type: "toolsearch:health?"; id: number };
+type ToPrimary = { type: "toolsearch:ready"; url: string } | { type: "toolsearch:health?"; id: number } | { type: "toolsearch:heartbeat" };
 type ToWorker = { type: "toolsearch:stop" } | { type: "toolsearch:health"; id: number; workers: WorkerState[] };
 
 const GRACE_MS = 15_000;
-const MAX_RESTARTS_PER_MINUTE = 5;
+/** The first restart of a slot waits this long; each further one in the budget window twice as long. */
+const RESTART_BACKOFF_MS = 100;
+const MAX_RESTART_BACKOFF_MS = 10_000;
+const RESTART_WINDOW_MS = 60_000;
+/** Heartbeats missed before a worker is reported unresponsive. */
+const MISSED_BEATS = 3;
 
 /** `--workers`: a count from 1 to 256, or "auto" (the machine's available parallelism). Undefined: no cluster. */
 export function parseWorkers(value: string | undefined, usage: string): number | undefined {
@@ -60,85 +86,193 @@ export function workerIndex(): number {
   return Number(process.env.TOOLSEARCH_WORKER_INDEX ?? 0);
 }
 
+/**
+ * The one port of the whole cluster. When the last live worker dies, node:cluster closes the
+ * shared socket and the next worker to listen opens it again: asked for port 0, that would be a
+ * new random port, and the announced URL would be dead. So the primary picks a free port once
+ * (a tiny window in which another process could take it: port 0 is for tests and development).
+ */
+export async function clusterPort(port: number, host: string): Promise<number> {
+  if (port !== 0) return port;
+  const probe = createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once("error", reject);
+    probe.listen(0, host, resolve);
+  });
+  const picked = (probe.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return picked;
+}
+
+/** In a worker: the port the primary chose for every worker, restarted ones included. */
+export function workerPort(): number | undefined {
+  const port = Number(process.env.TOOLSEARCH_LISTEN_PORT);
+  return isClusterWorker() && process.env.TOOLSEARCH_LISTEN_PORT && Number.isInteger(port) ? port : undefined;
+}
+
+/**
+ * In a worker whose start failed: main reports the error and sets the exit code (microtasks, all
+ * done before this runs); then the worker must go, or its IPC channel (or a half-started engine)
+ * would keep it "starting" forever instead of letting the primary restart it.
+ */
+export function leaveClusterAfterFailure(): void {
+  setImmediate(() => process.exit(process.exitCode ?? 1));
+}
+
 export function workerCount(): number {
   return Number(process.env.TOOLSEARCH_WORKERS ?? 1);
 }
 
+/** One slot's supervision state; `state` is what /healthz shows. */
+interface Slot {
+  state: WorkerState;
+  worker?: Worker;
+  /** When this slot was restarted within the last minute (its budget). */
+  restartTimes: number[];
+  /** The pending backoff fork or cool-down retry. */
+  timer?: NodeJS.Timeout;
+  lastBeat: number;
+  killed: boolean;
+}
+
+type Io = { out(line: string): void; err(line: string): void };
+
 /**
  * The primary: forks `workers` copies of this command, prints "listening <url>" once all are
- * ready, and stops them all on SIGTERM/SIGINT. Resolves with the exit code.
+ * ready, keeps them alive (see the header), and stops them all on SIGTERM/SIGINT.
+ * Resolves with the exit code: 0 after a signal, 1 when the start failed or no worker is left.
  */
-export async function runPrimary(workers: number, command: string, io: { out(line: string): void; err(line: string): void }): Promise<number> {
-  const slots: WorkerState[] = Array.from({ length: workers }, (_, index) => ({ index, pid: undefined, state: "starting", restarts: 0, since: new Date().toISOString() }));
-  const live = new Map<number, Worker>();
-  const recentRestarts: number[] = [];
+export async function runPrimary(workers: number, command: string, io: Io, supervision: WorkerSupervisionSettings, listen: { port: number }): Promise<number> {
+  const slots: Slot[] = Array.from({ length: workers }, (_, index) => ({
+    state: { index, pid: undefined, state: "starting", restarts: 0, since: new Date().toISOString() },
+    restartTimes: [],
+    lastBeat: 0,
+    killed: false,
+  }));
   let stopping = false;
   let announced = false;
   let url: string | undefined;
-  let failed: ((error: Error) => void) | undefined;
+  let startFailed: ((error: Error) => void) | undefined;
   let allReady: (() => void) | undefined;
   const ready = new Promise<void>((resolve, reject) => {
     allReady = resolve;
-    failed = reject;
+    startFailed = reject;
   });
+  let lastWorkerGone: (() => void) | undefined;
+  const noWorkerLeft = new Promise<void>((resolve) => (lastWorkerGone = resolve));
+  const tag = `toolsearch ${command}:`;
 
-  const set = (index: number, state: WorkerStateName, pid?: number): void => {
-    const slot = slots[index]!;
-    slot.state = state;
-    if (pid !== undefined) slot.pid = pid;
-    slot.since = new Date().toISOString();
+  const set = (slot: Slot, state: WorkerStateName, pid?: number): void => {
+    slot.state.state = state;
+    if (pid !== undefined) slot.state.pid = pid;
+    if (state !== "cooling-down") delete slot.state.retryAt;
+    slot.state.since = new Date().toISOString();
   };
 
-  const fork = (index: number): void => {
-    const worker = cluster.fork({ TOOLSEARCH_WORKER_INDEX: String(index), TOOLSEARCH_WORKERS: String(workers) });
-    live.set(index, worker);
-    set(index, "starting", worker.process.pid);
-    worker.on("message", (message: ToPrimary) => {
-      if (message?.type === "toolsearch:ready") {
-        url ??= message.url;
-        set(index, "ready");
-        if (!announced && slots.every((s) => s.state === "ready")) {
-          announced = true;
-          allReady?.();
-        }
-      } else if (message?.type === "toolsearch:health?") {
-        const answer: ToWorker = { type: "toolsearch:health", id: message.id, workers: slots.map((s) => ({ ...s })) };
-        if (worker.isConnected()) worker.send(answer);
+  const onMessage = (slot: Slot, worker: Worker, message: ToPrimary): void => {
+    if (slot.worker !== worker) return;
+    // Any message is a sign of life, not only the heartbeat.
+    slot.lastBeat = performance.now();
+    if (slot.state.state === "unresponsive") {
+      set(slot, "ready");
+      io.err(`${tag} worker ${slot.state.index} (pid ${slot.state.pid}) answers again; ready`);
+    }
+    if (message?.type === "toolsearch:ready") {
+      url ??= message.url;
+      set(slot, "ready");
+      if (!announced && slots.every((s) => s.state.state === "ready")) {
+        announced = true;
+        allReady?.();
       }
-    });
+    } else if (message?.type === "toolsearch:health?") {
+      const answer: ToWorker = { type: "toolsearch:health", id: message.id, workers: slots.map((s) => ({ ...s.state })) };
+      if (worker.isConnected()) worker.send(answer);
+    }
+  };
+
+  const fork = (slot: Slot): void => {
+    slot.timer = undefined;
+    slot.killed = false;
+    const env = {
+      TOOLSEARCH_WORKER_INDEX: String(slot.state.index),
+      TOOLSEARCH_WORKERS: String(workers),
+      TOOLSEARCH_HEARTBEAT_MS: String(supervision.heartbeatMs),
+      TOOLSEARCH_LISTEN_PORT: String(listen.port),
+    };
+    const worker = cluster.fork(env);
+    slot.worker = worker;
+    set(slot, "starting", worker.process.pid);
+    worker.on("message", (message: ToPrimary) => onMessage(slot, worker, message));
     worker.once("exit", (code, signal) => {
-      if (live.get(index) === worker) live.delete(index);
-      set(index, "exited");
+      if (slot.worker !== worker) return;
+      slot.worker = undefined;
+      set(slot, "exited");
       if (stopping) return;
-      if (!announced) {
-        failed?.(new Error(`toolsearch ${command}: worker ${index} exited (${signal ?? code}) before it was ready`));
-        return;
-      }
-      const now = Date.now();
-      while (recentRestarts.length > 0 && now - recentRestarts[0]! > 60_000) recentRestarts.shift();
-      if (recentRestarts.length >= MAX_RESTARTS_PER_MINUTE) {
-        io.err(`toolsearch ${command}: worker ${index} exited (${signal ?? code}); ${MAX_RESTARTS_PER_MINUTE} restarts in a minute, not restarting it`);
-        return;
-      }
-      recentRestarts.push(now);
-      slots[index]!.restarts += 1;
-      io.err(`toolsearch ${command}: worker ${index} (pid ${slots[index]!.pid}) exited (${signal ?? code}); starting another`);
-      fork(index);
+      const why = signal ?? code;
+      if (!announced) return startFailed?.(new Error(`${tag} worker ${slot.state.index} exited (${why}) before it was ready`));
+      restartLater(slot, `worker ${slot.state.index} (pid ${slot.state.pid}) exited (${why})`);
     });
+  };
+
+  /** The backoff fork while the slot's budget lasts, else the cool-down; exits when no worker is left. */
+  const restartLater = (slot: Slot, what: string): void => {
+    const now = performance.now();
+    slot.restartTimes = slot.restartTimes.filter((t) => now - t < RESTART_WINDOW_MS);
+    const spent = slot.restartTimes.length;
+    if (spent >= supervision.restartsPerMinute) {
+      set(slot, "cooling-down");
+      slot.state.retryAt = new Date(Date.now() + supervision.cooldownMs).toISOString();
+      io.err(`${tag} ${what}; slot ${slot.state.index} spent its ${supervision.restartsPerMinute} restarts this minute, cooling down: it is retried in ${seconds(supervision.cooldownMs)}`);
+      slot.timer = setTimeout(() => {
+        slot.restartTimes = [];
+        slot.state.restarts += 1;
+        io.err(`${tag} slot ${slot.state.index} cooled down; starting a worker again`);
+        fork(slot);
+      }, supervision.cooldownMs);
+      if (slots.every((s) => s.state.state === "cooling-down")) lastWorkerGone?.();
+      return;
+    }
+    const delay = Math.min(MAX_RESTART_BACKOFF_MS, RESTART_BACKOFF_MS * 2 ** spent);
+    slot.restartTimes.push(now);
+    slot.state.restarts += 1;
+    set(slot, "restarting");
+    io.err(`${tag} ${what}; starting another in ${delay} ms (restart ${spent + 1} of ${supervision.restartsPerMinute} this minute for slot ${slot.state.index})`);
+    slot.timer = setTimeout(() => fork(slot), delay);
+  };
+
+  /** Marks silent workers unresponsive, and kills those silent past the limit. */
+  const checkHeartbeats = (): void => {
+    const now = performance.now();
+    for (const slot of slots) {
+      const { state } = slot.state;
+      if ((state !== "ready" && state !== "unresponsive") || slot.worker === undefined || slot.killed) continue;
+      const silent = now - slot.lastBeat;
+      if (state === "ready" && silent > MISSED_BEATS * supervision.heartbeatMs) {
+        set(slot, "unresponsive");
+        io.err(`${tag} worker ${slot.state.index} (pid ${slot.state.pid}) sent no heartbeat for ${seconds(silent)}; unresponsive (not ready)`);
+      }
+      if (supervision.killUnresponsiveMs > 0 && silent > supervision.killUnresponsiveMs) {
+        slot.killed = true;
+        io.err(`${tag} worker ${slot.state.index} (pid ${slot.state.pid}) silent for ${seconds(silent)}; killing it (SIGKILL)`);
+        slot.worker.process.kill("SIGKILL");
+      }
+    }
   };
 
   const stopAll = async (): Promise<void> => {
     stopping = true;
-    const exits = [...live.entries()].map(
-      ([index, worker]) =>
+    for (const slot of slots) clearTimeout(slot.timer);
+    const exits = slots.map(
+      (slot) =>
         new Promise<void>((resolve) => {
-          if (worker.isDead()) return resolve();
+          const worker = slot.worker;
+          if (worker === undefined || worker.isDead()) return resolve();
           const kill = setTimeout(() => worker.process.kill("SIGKILL"), GRACE_MS);
           worker.once("exit", () => {
             clearTimeout(kill);
             resolve();
           });
-          set(index, "stopping");
+          set(slot, "stopping");
           const stop: ToWorker = { type: "toolsearch:stop" };
           if (worker.isConnected()) worker.send(stop);
           else worker.process.kill("SIGTERM");
@@ -154,22 +288,29 @@ export async function runPrimary(workers: number, command: string, io: { out(lin
   // A worker of a terminal's process group gets the SIGINT too; the primary's message decides.
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
+  const monitor = setInterval(checkHeartbeats, supervision.heartbeatMs);
   try {
-    for (let i = 0; i < workers; i++) fork(i);
+    for (const slot of slots) fork(slot);
     const started = await Promise.race([ready.then(() => true), signal.then(() => false)]);
-    if (started) {
-      io.out(`listening ${url ?? "?"}`);
-      await signal;
-    }
-    return 0;
+    if (!started) return 0;
+    io.out(`listening ${url ?? "?"}`);
+    const gone = await Promise.race([signal.then(() => false), noWorkerLeft.then(() => true)]);
+    if (!gone) return 0;
+    io.err(`${tag} no worker left: every slot spent its restarts; exiting 1 so that a supervisor restarts the service`);
+    return 1;
   } catch (error) {
     io.err(error instanceof Error ? error.message : String(error));
     return 1;
   } finally {
+    clearInterval(monitor);
     await stopAll();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1_000).toFixed(1)} s`;
 }
 
 /**
@@ -201,9 +342,22 @@ export function leaveCluster(): never {
   process.exit(0);
 }
 
+/** In a worker: tells the primary it listens, then beats every TOOLSEARCH_HEARTBEAT_MS (set by the primary). */
 export function announceReady(url: string): void {
   const message: ToPrimary = { type: "toolsearch:ready", url };
-  process.send?.(message);
+  send(message);
+  const every = Number(process.env.TOOLSEARCH_HEARTBEAT_MS);
+  if (!Number.isFinite(every) || every <= 0) return;
+  // Unref'd: the beat never keeps a stopping worker alive. In the worker's own loop on purpose:
+  // a loop that is blocked (or a process that is stopped) must fall silent.
+  const beat: ToPrimary = { type: "toolsearch:heartbeat" };
+  setInterval(() => send(beat), every).unref();
+}
+
+/** A message to the primary; a closed channel is no error (the primary is gone, `disconnect` stops us). */
+function send(message: ToPrimary): void {
+  if (process.send === undefined || !process.connected) return;
+  process.send(message, undefined, undefined, () => {});
 }
 
 let nextHealthId = 0;

@@ -6,7 +6,7 @@ import { resolveGatewayConfig, type GatewayConfig } from "../gateway/gateway-con
 import { startGateway } from "../gateway/gateway-server.js";
 import { startMockProvider } from "../provider/mock-provider.js";
 import { startOtlpExport, type OtlpExport } from "../telemetry/otlp-export.js";
-import { announceReady, clusterHealth, isClusterWorker, leaveCluster, parseWorkers, poolSlotsPerWorker, runPrimary, untilStopped, workerCount, workerIndex } from "./cluster.js";
+import { announceReady, clusterHealth, clusterPort, isClusterWorker, leaveCluster, leaveClusterAfterFailure, parseWorkers, poolSlotsPerWorker, runPrimary, untilStopped, workerCount, workerIndex, workerPort } from "./cluster.js";
 import { configNotes, startupSummary } from "./startup-summary.js";
 import { UsageError, type CommandIo } from "./usage.js";
 
@@ -25,7 +25,9 @@ export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [
   per request (method, path, status, ms, session) on stderr.
   --workers N|auto starts N worker processes (auto: one per core) that share the port, each
   with its own engine and a code pool of cores/N slots; SIGTERM/SIGINT drains and stops them
-  all. With tools.toolSearch.indexCacheDir set, only one of them builds the index.`;
+  all. A worker that dies comes back (gateway.workers: restarts per slot, cool-down,
+  heartbeats); with none left the primary exits 1. With tools.toolSearch.indexCacheDir set,
+  only one of them builds the index.`;
 
 export const MOCK_PROVIDER_USAGE = `Usage: toolsearch mock-provider [--port N] [--host HOST]
 
@@ -45,10 +47,22 @@ export function parsePort(value: string | undefined, usage: string, flag = "--po
 /** Requests in flight get this long to finish on SIGTERM/SIGINT under --workers. */
 const DRAIN_MS = 10_000;
 
-export async function serveCommand(options: { config?: string; port?: string; host?: string; verbose?: boolean; workers?: string }, io: CommandIo): Promise<number> {
-  const port = parsePort(options.port, SERVE_USAGE);
+type ServeOptions = { config?: string; port?: string; host?: string; verbose?: boolean; workers?: string };
+
+export async function serveCommand(options: ServeOptions, io: CommandIo): Promise<number> {
+  try {
+    return await serve(options, io);
+  } catch (error) {
+    // A worker that cannot start (its config changed, its port is taken) must exit, so the primary restarts it.
+    if (options.workers !== undefined && isClusterWorker()) leaveClusterAfterFailure();
+    throw error;
+  }
+}
+
+async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
   const workers = parseWorkers(options.workers, SERVE_USAGE);
   const worker = workers !== undefined && isClusterWorker();
+  const port = (worker ? workerPort() : undefined) ?? parsePort(options.port, SERVE_USAGE);
   // A config the gateway refuses (ConfigInvalidError) is answered by main: one line, exit 2.
   const { file, config: raw } = loadConfig(options.config);
   const config = resolveGatewayConfig(raw, path.dirname(file), process.env, {
@@ -58,7 +72,8 @@ export async function serveCommand(options: { config?: string; port?: string; ho
   // The primary checks the config (a bad one exits 2 before any fork) and runs no engine.
   if (workers !== undefined && !worker) {
     warnIfExposed(config, io);
-    return runPrimary(workers, "serve", io);
+    const listen = { port: await clusterPort(config.gateway.port, config.gateway.host) };
+    return runPrimary(workers, "serve", io, config.gateway.workers, listen);
   }
   if (!worker) warnIfExposed(config, io);
   const otlp = await startOtlp(io, "serve");

@@ -35,6 +35,20 @@ export interface GatewaySettings {
   maxBodyBytes: number;
   /** Bearer tokens and the identity each carries; without it the gateway binds loopback only. */
   auth?: AuthSettings;
+  /** `serve --workers`: how the primary keeps its workers alive. */
+  workers: WorkerSupervisionSettings;
+}
+
+/** `gateway.workers`: restarts, cool-down and heartbeats of `serve --workers` (per slot, not shared). */
+export interface WorkerSupervisionSettings {
+  /** Restarts of one slot within a rolling minute; one more death and the slot cools down. */
+  restartsPerMinute: number;
+  /** A slot that spent its restarts is forked again after this long, with a fresh budget. */
+  cooldownMs: number;
+  /** How often a worker tells the primary it is alive; three missed beats mark it unresponsive. */
+  heartbeatMs: number;
+  /** A worker silent this long is killed (SIGKILL) and restarted like a crash; 0: never. */
+  killUnresponsiveMs: number;
 }
 
 /** One `gateway.auth.tokens` entry as written in the config file. */
@@ -146,6 +160,16 @@ const sectionsSchema = {
         maxTurns: { type: "integer", minimum: 1, maximum: 100 },
         maxBodyBytes: { type: "integer", minimum: 1024, maximum: 64 * 1024 * 1024 },
         auth: authSchema,
+        workers: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            restartsPerMinute: { type: "integer", minimum: 0, maximum: 100 },
+            cooldownMs: { type: "integer", minimum: 1_000, maximum: 3_600_000 },
+            heartbeatMs: { type: "integer", minimum: 100, maximum: 60_000 },
+            killUnresponsiveMs: { type: "integer", minimum: 0, maximum: 3_600_000 },
+          },
+        },
       },
     },
     plugins: { type: "array", items: { type: "string", minLength: 1 } },
@@ -273,7 +297,7 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
   validateGatewaySections(config);
   const mcp = (config.mcp ?? {}) as Partial<McpFaceSettings>;
   const provider = (config.provider ?? {}) as Partial<ProviderSettings>;
-  const gateway = (config.gateway ?? {}) as Partial<Omit<GatewaySettings, "auth">>;
+  const gateway = (config.gateway ?? {}) as Partial<Omit<GatewaySettings, "auth" | "workers">> & { workers?: Partial<WorkerSupervisionSettings> };
   const auth = resolveAuth(authEntries(config), env);
   const tools = (config.tools ?? {}) as { toolSearch?: ToolSearchConfig };
   // The snapshot folder, like every path in the file, is relative to the config file's folder.
@@ -291,6 +315,7 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
       maxTurns: gateway.maxTurns ?? 8,
       maxBodyBytes: gateway.maxBodyBytes ?? 1024 * 1024,
       ...(auth ? { auth } : {}),
+      workers: workerSupervision(gateway.workers ?? {}),
     },
     plugins: ((config.plugins ?? []) as string[]).map((folder) => path.resolve(configDir, folder)),
     mcpServers: mcpServerList(config.mcpServers).map((server) => withConfigFolder(server, configDir)),
@@ -304,6 +329,22 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
     },
     notes: ignoredHostKeys(config),
   };
+}
+
+/** `gateway.workers` with its defaults; a kill limit must leave room for the "unresponsive" mark first. */
+function workerSupervision(workers: Partial<WorkerSupervisionSettings>): WorkerSupervisionSettings {
+  const settings = {
+    restartsPerMinute: workers.restartsPerMinute ?? 5,
+    cooldownMs: workers.cooldownMs ?? 60_000,
+    heartbeatMs: workers.heartbeatMs ?? 1_000,
+    killUnresponsiveMs: workers.killUnresponsiveMs ?? 30_000,
+  };
+  if (settings.killUnresponsiveMs !== 0 && settings.killUnresponsiveMs <= 3 * settings.heartbeatMs) {
+    throw new ConfigInvalidError(
+      `gateway.workers.killUnresponsiveMs: ${settings.killUnresponsiveMs} must be 0 (never kill) or more than 3 × heartbeatMs (${3 * settings.heartbeatMs}): a worker is marked unresponsive after three missed heartbeats, and only killed later`,
+    );
+  }
+  return settings;
 }
 
 type McpServerEntry = Omit<McpServerConfig, "name"> & { name?: string; type?: string; disabled?: boolean } & Record<string, unknown>;
