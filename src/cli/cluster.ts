@@ -28,6 +28,7 @@ import cluster, { type Worker } from "node:cluster";
 import { createServer, type AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
 import type { WorkerSupervisionSettings } from "../gateway/gateway-config.js";
+import { listenOn } from "../http/listen.js";
 import { UsageError } from "./usage.js";
 
 /**
@@ -93,12 +94,10 @@ export function workerIndex(): number {
  * (a tiny window in which another process could take it: port 0 is for tests and development).
  */
 export async function clusterPort(port: number, host: string): Promise<number> {
-  if (port !== 0) return port;
+  // Bound once here even when the port is given: a busy port is refused (exit 2, naming it)
+  // before any worker is forked and spawns MCP servers only to fail.
   const probe = createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once("error", reject);
-    probe.listen(0, host, resolve);
-  });
+  await listenOn(probe, port, host);
   const picked = (probe.address() as AddressInfo).port;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return picked;

@@ -1,5 +1,5 @@
 /** Binding a server, with the failures a user meets said as what to do about them. */
-import type { Server } from "node:http";
+import type { Server } from "node:net";
 import { ConfigInvalidError } from "../errors.js";
 
 /** Resolves once `server` listens; a busy port, a privileged one or a foreign address is CONFIG_INVALID naming it. */
