@@ -2,7 +2,8 @@
 import path from "node:path";
 import { loadConfig } from "../config/config-file.js";
 import { resolveGatewayConfig } from "../gateway/gateway-config.js";
-import { checkHttpExposure, createMcpFace } from "../mcpface/mcp-face.js";
+import { checkHttpExposure, checkTokenIdentities, createMcpFace } from "../mcpface/mcp-face.js";
+import { resolveToolSearchConfig } from "../config/tool-search-config.js";
 import { parseWorkers } from "./cluster.js";
 import { UsageError } from "./usage.js";
 import { parsePort, startOtlp, untilSignal } from "./server-commands.js";
@@ -50,7 +51,10 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
     ...(options.host ? { host: options.host } : {}),
   });
   // Before any MCP server is spawned: a refused --host costs nothing to start and stop.
-  if (port !== undefined) checkHttpExposure(config, config.gateway.host);
+  if (port !== undefined) {
+    checkHttpExposure(config, config.gateway.host);
+    checkTokenIdentities(config, resolveToolSearchConfig(config.toolSearch).mode);
+  }
   const otlp = await startOtlp(io, "mcp");
   let face;
   try {

@@ -24,6 +24,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
+import type { ToolSearchMode } from "../config/tool-search-config.js";
 import { ConfigInvalidError, HttpError } from "../errors.js";
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, type TokenIdentity } from "../gateway/gateway-auth.js";
 import type { GatewayConfig } from "../gateway/gateway-config.js";
@@ -76,11 +77,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
   let closed = false;
 
   const serverReason = (name: string): string | undefined => mcpSources.find((source) => source.owner === name)?.unavailableReason();
-  const configIdentity = {
-    ...(config.mcp.agentId !== undefined ? { agentId: config.mcp.agentId } : {}),
-    ...(config.mcp.owner !== undefined ? { owner: config.mcp.owner } : {}),
-    ...(config.mcp.channel !== undefined ? { channel: config.mcp.channel } : {}),
-  };
+  const configIdentity = mcpSectionIdentity(config);
 
   const stopListening = engine.onCatalogChange(() => {
     for (const entry of live) {
@@ -265,6 +262,34 @@ function ms(started: number): string {
 export function checkHttpExposure(config: GatewayConfig, host: string): void {
   if (!config.gateway.auth && !isLoopbackHost(host)) {
     throw new ConfigInvalidError(`--host "${host}" is not a loopback address, and without gateway.auth anyone who can reach it could call tools as this config's identity; configure gateway.auth.tokens or bind 127.0.0.1`);
+  }
+}
+
+/** Who the config's `mcp` section says sessions run as. */
+function mcpSectionIdentity(config: GatewayConfig): { agentId?: string; owner?: boolean; channel?: string } {
+  return {
+    ...(config.mcp.agentId !== undefined ? { agentId: config.mcp.agentId } : {}),
+    ...(config.mcp.owner !== undefined ? { owner: config.mcp.owner } : {}),
+    ...(config.mcp.channel !== undefined ? { channel: config.mcp.channel } : {}),
+  };
+}
+
+/**
+ * Over HTTP a session runs as the config's `mcp` identity narrowed by the caller's token. A
+ * token that identity asks more of (another agentId, owner rights, a channel it does not list)
+ * would have every session refused with 403; said at start instead, naming both sides.
+ */
+export function checkTokenIdentities(config: GatewayConfig, defaultMode: ToolSearchMode): void {
+  const section = mcpSectionIdentity(config);
+  for (const [i, token] of (config.gateway.auth?.tokens ?? []).entries()) {
+    try {
+      identityFromToken(section, token, defaultMode);
+    } catch (error) {
+      if (!(error instanceof ForbiddenFieldError)) throw error;
+      throw new ConfigInvalidError(
+        `gateway.auth.tokens.${i} conflicts with the mcp section: mcp.${error.message}, so every session with that token would be refused (403); make mcp.${error.field} agree with the token or remove it from the mcp section`,
+      );
+    }
   }
 }
 
