@@ -62,10 +62,31 @@ const check = compileOptions<RunRequest>(schema, { copy: false });
 
 /** The request, or BAD_REQUEST (400) naming what was wrong. */
 export function parseRunRequest(body: unknown): RunRequest {
+  refuseProviderShapedTools(body);
   try {
     return check(body, "body");
   } catch (error) {
     const both = typeof body === "object" && body !== null && "input" in body === "messages" in body;
     throw new HttpError("BAD_REQUEST", both ? 'body: give exactly one of "input" (a string) or "messages" (a list)' : (error as Error).message);
+  }
+}
+
+/**
+ * A client tool written in a provider's format (OpenAI's `{ type: "function", function: {…} }`,
+ * Anthropic's `input_schema`) is the commonest first mistake: said as the shape to use, not as
+ * ajv's "unknown option".
+ */
+function refuseProviderShapedTools(body: unknown): void {
+  const tools = (body as { clientTools?: unknown } | null)?.clientTools;
+  if (!Array.isArray(tools)) return;
+  const SHAPE = '{ name, description, inputSchema } (inputSchema: a JSON Schema object)';
+  for (const [i, tool] of tools.slice(0, 128).entries()) {
+    if (typeof tool !== "object" || tool === null) continue;
+    if ("function" in tool || (tool as { type?: unknown }).type === "function") {
+      throw new HttpError("BAD_REQUEST", `body.clientTools.${i}: looks like an OpenAI tool ({ type: "function", function: {…} }); use ${SHAPE}`);
+    }
+    if ("input_schema" in tool || "parameters" in tool) {
+      throw new HttpError("BAD_REQUEST", `body.clientTools.${i}: "${"input_schema" in tool ? "input_schema" : "parameters"}" is not a key here; use ${SHAPE}`);
+    }
   }
 }

@@ -63,6 +63,10 @@ describe("gateway bad input", () => {
     expect(await postJson(runs, { sessionId: "s", input: "x", colour: "red" })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('unknown option "colour"') } } });
     expect(await postJson(runs, { sessionId: "s" })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('exactly one of "input"') } } });
     expect(await postJson(runs, { sessionId: 5, input: "x" })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining("body.sessionId: must be string") } } });
+    // A client tool in OpenAI's or Anthropic's shape is told the shape to use.
+    const openAiTool = { type: "function", function: { name: "ask_user", description: "Ask", parameters: { type: "object" } } };
+    expect(await postJson(runs, { sessionId: "s", input: "x", clientTools: [openAiTool] })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining("body.clientTools.0: looks like an OpenAI tool") } } });
+    expect(await postJson(runs, { sessionId: "s", input: "x", clientTools: [{ name: "a", description: "b", input_schema: {} }] })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining("use { name, description, inputSchema }") } } });
     const huge = await fetch(runs, { method: "POST", body: JSON.stringify({ sessionId: "s", input: "x".repeat(200_000) }) }).catch((e: unknown) => e);
     if (huge instanceof Response) expect(huge.status).toBe(413);
     expect((await fetch(`${gateway.url}/nope`)).status).toBe(404);
