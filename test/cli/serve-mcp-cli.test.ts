@@ -36,7 +36,7 @@ describe("toolsearch CLI: config errors", () => {
     for (const file of ["bad.json5", "typo.json5", "broken.json5"]) {
       for (const command of ["serve", "mcp"]) {
         const result = run(dir, [command, "--config", file]);
-        expect(result.status, `${command} ${file}`).toBe(2);
+        expect(result.status, `${command} ${file}: ${result.stderr}`).toBe(2);
         expect(lines(result.stderr), `${command} ${file}`).toHaveLength(1);
         expect(result.stderr).not.toMatch(/^\s+at /m);
       }
