@@ -8,6 +8,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../e2e/processes.js";
 
@@ -76,6 +78,22 @@ describe("the packed package", () => {
     // The MCP server started: its tools are in the catalog, and nothing was reported down.
     expect(ran.stdout).toMatch(/catalog: core:core 1, plugin:github 2, mcp:memory [1-9]\d*/);
     expect(ran.stderr).not.toContain("is down");
+  });
+
+  it("a global install gives the `toolsearch` command the README's Claude Desktop entry runs, and an MCP client gets the control tool", { timeout: 300_000 }, async () => {
+    const prefix = path.join(work, "global");
+    execFileSync(npm, ["install", "-g", "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", tarball], { stdio: "pipe", timeout: 240_000 });
+    const config = path.join(work, "desktop.config.json5");
+    writeFileSync(config, "{ tools: { toolSearch: { mode: \"code\" } } }");
+    // As in README: { "command": "toolsearch", "args": ["mcp", "--config", "/abs/path/toolsearch.config.json5"] }, with npm's global bin on PATH.
+    const transport = new StdioClientTransport({ command: "toolsearch", args: ["mcp", "--config", config], env: { PATH: `${path.join(prefix, "bin")}${path.delimiter}${process.env.PATH ?? ""}` }, stderr: "pipe" });
+    const client = new Client({ name: "packaging-test", version: "1.0.0" });
+    try {
+      await client.connect(transport);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["tool_search_code"]);
+    } finally {
+      await client.close();
+    }
   });
 
   it("requires in a CommonJS project (Node >= 20.19) and searches; the installed bin prints --version and runs the demo without devDependencies", { timeout: 300_000 }, () => {
