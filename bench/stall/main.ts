@@ -7,7 +7,7 @@
  * result. Sizes default to the hostile sizes of the hardening issue (quick: small ones); each
  * can be set: --tools N, --id-chars N, --regex-chars N, --schema-properties N, --unique-items N,
  * --memory-runs N, --window-ms N, --deadline-ms N, --flood-tools N, --flood-ms N, --no-flood,
- * --tenant-bodies N, --tenant-busy-ms N, --tenant-calls N, --tenant-hold cpu|sleep, --tenant-no-shares, --no-tenant-flood,
+ * --tenant-bodies N, --tenant-busy-ms N, --tenant-calls N, --tenant-retry-ms N, --tenant-hold cpu|sleep, --tenant-no-shares, --no-tenant-flood,
  * --no-code, --kinds a,b ("" for none). Exit status 1 when the benchmark broke (not when a figure misses its target),
  * 2 for bad arguments.
  */
@@ -34,6 +34,7 @@ const NUMERIC: Record<string, (plan: StallPlan, n: number) => void> = {
   "--tenant-bodies": (p, n) => void (p.tenantFlood ? (p.tenantFlood.floodBodies = n) : undefined),
   "--tenant-busy-ms": (p, n) => void (p.tenantFlood ? (p.tenantFlood.busyMs = n) : undefined),
   "--tenant-calls": (p, n) => void (p.tenantFlood ? (p.tenantFlood.victimCalls = n) : undefined),
+  "--tenant-retry-ms": (p, n) => void (p.tenantFlood ? (p.tenantFlood.retryMs = n) : undefined),
 };
 
 export function parseStallArgs(argv: readonly string[]): { plan: StallPlan; json?: string } {

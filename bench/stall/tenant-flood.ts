@@ -6,15 +6,16 @@
  * issue's batch of 100): each answered body is sent again at once, each refused one
  * (POOL_SATURATED) after `retryMs`. The figure is the quiet tenant's p99 under the flood ÷ its
  * idle p99; the goal is ≤ 2×. Its calls' round trips cross the SDK client, HTTP, the face, the
- * engine and the pool, as a real client's do.
+ * engine and the pool, as a real client's do. Each tenant's client (the official SDK client) runs
+ * in a worker thread of its own, so that the clients' own work is not counted on the gateway's
+ * event loop: it costs about as much per request as the server's side.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
 import { pluginTools } from "../../src/catalog/sources.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
 import { resolveGatewayConfig } from "../../src/gateway/gateway-config.js";
-import { createMcpFace, type McpFace } from "../../src/mcpface/mcp-face.js";
+import { createMcpFace } from "../../src/mcpface/mcp-face.js";
 import { resolvePoolOptions } from "../../src/sandbox/pool/options.js";
 import type { PoolOptions } from "../../src/sandbox/types.js";
 import type { Progress } from "../harness/progress.js";
@@ -81,8 +82,6 @@ function poolFor(shares: boolean): PoolOptions {
   return { ...pool, maxRunningPerTenant: pool.maxConcurrent, maxQueuePerTenant: maxQueue };
 }
 const QUIET_BODY = 'return (await openclaw.tools.search("create a contact", { limit: 3 })).length;';
-/** The SDK client's own deadline per request (60 s by default) would cut the flooder's queued bodies. */
-const REQUEST = { timeout: 600_000 };
 
 export async function runTenantFloodRow(probes: Probes, options: TenantFloodOptions, log: Progress): Promise<TenantFloodResult | { skipped: string }> {
   const codeTimeoutMs = Math.min(60_000, Math.max(1_000, options.busyMs + 5_000));
@@ -93,22 +92,22 @@ export async function runTenantFloodRow(probes: Probes, options: TenantFloodOpti
   );
   const pool = poolFor(options.shares);
   const face = await createMcpFace(config, { sources: [pluginTools("acme", syntheticTools(200).map((t) => t.definition))], pool });
-  const clients: Client[] = [];
-  let flooder: Flooder | undefined;
+  const clients: TenantClient[] = [];
   try {
     const sandbox = await face.engine.sandboxReport();
     if (!sandbox.available) return { skipped: `code sandbox unavailable: ${sandbox.reason ?? "unknown reason"}` };
     const { url } = await face.listenHttp("127.0.0.1", 0);
     const healthz = url.replace(/\/mcp$/, "/healthz");
-    const [flooding, quiet] = await Promise.all(TOKENS.map(async ({ token }) => connect(url, token, clients)));
+    const [flooder, quiet] = TOKENS.map(({ token }) => new TenantClient(url, token));
+    clients.push(flooder!, quiet!);
+    await Promise.all(clients.map((c) => c.connected));
     // The first calls start the index and JIT; they belong to neither phase.
-    for (let i = 0; i < 3; i += 1) await callOnce(quiet!, QUIET_BODY);
+    await quiet!.calls(QUIET_BODY, 3, 0);
     const idle = await victimPhase(probes, quiet!, options, healthz);
     log(`tenant idle: quiet tenant's code call p50 ${idle.latencyMs.p50} ms, p99 ${idle.latencyMs.p99} ms over ${idle.calls} calls`);
-    flooder = new Flooder(flooding!, options);
-    await flooder.steady();
+    await flooder!.flood(floodBody(options), options.floodBodies, options.retryMs);
     const flood = await victimPhase(probes, quiet!, options, healthz);
-    const flooderFigures = flooder.stop();
+    const flooderFigures = await flooder!.stop();
     const p99Ratio = round(flood.latencyMs.p99 / idle.latencyMs.p99, 2);
     log(
       `tenant flood (${options.floodBodies} bodies holding ${options.busyMs} ms (${options.hold}) in flight${options.shares ? "" : ", no tenant shares"}): quiet tenant's p99 ${flood.latencyMs.p99} ms = ${p99Ratio}× idle; ` +
@@ -117,98 +116,137 @@ export async function runTenantFloodRow(probes: Probes, options: TenantFloodOpti
     const { maxConcurrent, maxQueue, maxQueuePerTenant, maxRunningPerTenant } = resolvePoolOptions(pool);
     return { ...options, pool: { maxConcurrent, maxQueue, maxQueuePerTenant, maxRunningPerTenant }, idle, flood, flooder: flooderFigures, p99Ratio, goal: TENANT_P99_GOAL, window: flood.window };
   } finally {
-    flooder?.stop();
     // Closing the face ends every session's run, which kills the bodies still running or queued.
     await face.close();
     await Promise.allSettled(clients.map((c) => c.close()));
   }
 }
 
-async function connect(url: string, token: string, clients: Client[]): Promise<Client> {
-  const client = new Client({ name: "stall-tenant", version: "1.0.0" });
-  clients.push(client);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-  return client;
+function floodBody(options: TenantFloodOptions): string {
+  return options.hold === "sleep"
+    ? `Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${options.busyMs}); return 1;`
+    : `const until = Date.now() + ${options.busyMs}; while (Date.now() < until); return 1;`;
 }
 
-/** The tool_search_code answer's outcome: "ok", the error code, or "error:<what failed>" when no answer came. */
-async function callOnce(client: Client, code: string): Promise<string> {
-  try {
-    const result = (await client.callTool({ name: "tool_search_code", arguments: { code } }, undefined, REQUEST)) as CallToolResult;
-    const text = result.content.map((item) => (item.type === "text" ? item.text : "")).join("");
-    const parsed = JSON.parse(text) as { ok?: boolean; error?: { code?: string } };
-    return parsed.ok === true ? "ok" : (parsed.error?.code ?? "unparsed");
-  } catch (error) {
-    return `error:${error instanceof Error ? error.name : "unknown"}`;
-  }
-}
-
-async function victimPhase(probes: Probes, client: Client, options: TenantFloodOptions, healthz: string): Promise<VictimPhase> {
-  const { figures, value } = await probes.measure(async () => {
-    const times: number[] = [];
-    const outcomes: Record<string, number> = {};
-    for (let i = 0; i < options.victimCalls; i += 1) {
-      const started = performance.now();
-      const outcome = await callOnce(client, QUIET_BODY);
-      times.push(performance.now() - started);
-      outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
-      await new Promise((resolve) => setTimeout(resolve, options.victimGapMs));
-    }
-    return { times, outcomes };
-  }, healthz);
+async function victimPhase(probes: Probes, client: TenantClient, options: TenantFloodOptions, healthz: string): Promise<VictimPhase> {
+  const { figures, value } = await probes.measure(() => client.calls(QUIET_BODY, options.victimCalls, options.victimGapMs), healthz);
   return { calls: value.times.length, latencyMs: roundDistribution(distribution(value.times), 2), outcomes: value.outcomes, window: figures };
 }
 
-/** The flooding tenant: `floodBodies` busy bodies in flight, each sent again when it is answered. */
-class Flooder {
-  private stopped = false;
-  private sent = 0;
-  private readonly outcomes: Record<string, number> = {};
-  private readonly retries = new Set<NodeJS.Timeout>();
-  private readonly body: string;
-  private reachedSteady!: () => void;
-  private readonly steadyState = new Promise<void>((resolve) => (this.reachedSteady = resolve));
+/**
+ * One tenant's MCP client in a worker thread. `calls` sends one body at a time and times each
+ * round trip; `flood` keeps `bodies` in flight, each sent again when answered (a refused one
+ * after `retryMs`), and resolves once the flood holds what it can: a body was refused (its
+ * share is full) or, for a flood smaller than its share, one was answered. Written as CommonJS
+ * run with `eval: true`, so the compiled bench and vitest (TypeScript) share it; the SDK is
+ * required by the paths this module resolves.
+ */
+const CLIENT_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { Client } = require(workerData.clientModule);
+const { StreamableHTTPClientTransport } = require(workerData.transportModule);
+// The SDK client's own deadline per request (60 s by default) would cut the flooder's queued bodies.
+const REQUEST = { timeout: 600000 };
+const client = new Client({ name: "stall-tenant", version: "1.0.0" });
+let stopped = false, sent = 0, outcomes = {}, steady = false;
+const retries = new Set();
+async function callOnce(code) {
+  try {
+    const result = await client.callTool({ name: "tool_search_code", arguments: { code } }, undefined, REQUEST);
+    const parsed = JSON.parse(result.content.map((i) => (i.type === "text" ? i.text : "")).join(""));
+    return parsed.ok === true ? "ok" : (parsed.error && parsed.error.code) || "unparsed";
+  } catch (error) {
+    return "error:" + ((error && error.name) || "unknown");
+  }
+}
+function send(body, retryMs) {
+  if (stopped) return;
+  sent += 1;
+  callOnce(body).then((outcome) => {
+    if (stopped) return;
+    outcomes[outcome] = (outcomes[outcome] || 0) + 1;
+    if (!steady) { steady = true; parentPort.postMessage({ type: "flooding" }); }
+    if (outcome !== "POOL_SATURATED") return send(body, retryMs);
+    const retry = setTimeout(() => { retries.delete(retry); send(body, retryMs); }, retryMs);
+    retries.add(retry);
+  });
+}
+parentPort.on("message", async (msg) => {
+  if (msg.type === "connect") {
+    await client.connect(new StreamableHTTPClientTransport(new URL(workerData.url), { requestInit: { headers: { authorization: "Bearer " + workerData.token } } }));
+    parentPort.postMessage({ type: "connected" });
+  } else if (msg.type === "calls") {
+    const times = [], counts = {};
+    for (let i = 0; i < msg.count; i += 1) {
+      const started = performance.now();
+      const outcome = await callOnce(msg.body);
+      times.push(performance.now() - started);
+      counts[outcome] = (counts[outcome] || 0) + 1;
+      await new Promise((resolve) => setTimeout(resolve, msg.gapMs));
+    }
+    parentPort.postMessage({ type: "called", times, outcomes: counts });
+  } else if (msg.type === "flood") {
+    for (let i = 0; i < msg.bodies; i += 1) send(msg.body, msg.retryMs);
+  } else if (msg.type === "stop") {
+    stopped = true;
+    for (const retry of retries) clearTimeout(retry);
+    parentPort.postMessage({ type: "stopped", sent, outcomes });
+  } else if (msg.type === "close") {
+    stopped = true;
+    for (const retry of retries) clearTimeout(retry);
+    await client.close().catch(() => {});
+    parentPort.postMessage({ type: "closed" });
+  }
+});
+`;
 
-  constructor(
-    private readonly client: Client,
-    private readonly options: TenantFloodOptions,
-  ) {
-    this.body =
-      options.hold === "sleep"
-        ? `Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ${options.busyMs}); return 1;`
-        : `const until = Date.now() + ${options.busyMs}; while (Date.now() < until); return 1;`;
-    for (let i = 0; i < options.floodBodies; i += 1) this.send();
+const requireHere = createRequire(import.meta.url);
+
+class TenantClient {
+  private readonly worker: Worker;
+  readonly connected: Promise<unknown>;
+
+  constructor(url: string, token: string) {
+    const workerData = {
+      url,
+      token,
+      clientModule: requireHere.resolve("@modelcontextprotocol/sdk/client/index.js"),
+      transportModule: requireHere.resolve("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    };
+    this.worker = new Worker(CLIENT_SOURCE, { eval: true, workerData });
+    this.connected = this.ask({ type: "connect" }, "connected");
   }
 
-  /**
-   * Resolves once the flood holds what it can: its share of the queue is full (a body was
-   * refused), or, for a flood smaller than its share, once its first body has run.
-   */
-  steady(): Promise<void> {
-    return this.steadyState;
+  async calls(body: string, count: number, gapMs: number): Promise<{ times: number[]; outcomes: Record<string, number> }> {
+    return (await this.ask({ type: "calls", body, count, gapMs }, "called")) as { times: number[]; outcomes: Record<string, number> };
   }
 
-  private send(): void {
-    if (this.stopped) return;
-    this.sent += 1;
-    void callOnce(this.client, this.body).then((outcome) => {
-      if (this.stopped) return;
-      this.outcomes[outcome] = (this.outcomes[outcome] ?? 0) + 1;
-      this.reachedSteady();
-      if (outcome !== "POOL_SATURATED") return this.send();
-      const retry = setTimeout(() => {
-        this.retries.delete(retry);
-        this.send();
-      }, this.options.retryMs);
-      this.retries.add(retry);
+  async flood(body: string, bodies: number, retryMs: number): Promise<void> {
+    await this.ask({ type: "flood", body, bodies, retryMs }, "flooding");
+  }
+
+  async stop(): Promise<{ sent: number; outcomes: Record<string, number> }> {
+    const { sent, outcomes } = (await this.ask({ type: "stop" }, "stopped")) as { sent: number; outcomes: Record<string, number> };
+    return { sent, outcomes };
+  }
+
+  async close(): Promise<void> {
+    await this.ask({ type: "close" }, "closed").catch(() => {});
+    await this.worker.terminate();
+  }
+
+  /** Posts `message` and resolves with the worker's next message of type `reply`. */
+  private ask(message: { type: string } & Record<string, unknown>, reply: string): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+      const onMessage = (answer: { type: string } & Record<string, unknown>): void => {
+        if (answer.type !== reply) return;
+        this.worker.off("message", onMessage);
+        this.worker.off("error", reject);
+        resolve(answer);
+      };
+      this.worker.on("message", onMessage);
+      this.worker.once("error", reject);
+      this.worker.postMessage(message);
     });
-  }
-
-  /** Stops sending; what it counted over the flood. */
-  stop(): { sent: number; outcomes: Record<string, number> } {
-    this.stopped = true;
-    for (const retry of this.retries) clearTimeout(retry);
-    this.retries.clear();
-    return { sent: this.sent, outcomes: { ...this.outcomes } };
   }
 }
