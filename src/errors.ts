@@ -32,7 +32,7 @@ export const ERROR_CODES = {
   CODE_TIMEOUT: { class: "CodeError", meaning: "a code-mode body ran past `codeTimeoutMs`" },
   CODE_LIMIT: { class: "CodeError", meaning: "a code-mode body went past a pool limit (result, log, bridge calls, memory, frame)" },
   SANDBOX_UNAVAILABLE: { class: "SandboxUnavailableError", meaning: "the code sandbox could not start" },
-  POOL_SATURATED: { class: "PoolSaturatedError", meaning: "every sandbox child is busy and the queue is full" },
+  POOL_SATURATED: { class: "PoolSaturatedError", meaning: "every sandbox child is busy and the queue, or the caller's share of it, is full" },
   ENGINE_CLOSED: { class: "EngineClosedError", meaning: "the engine, the run or the MCP session has ended" },
   INDEX_CLOSED: { class: "IndexClosedError", meaning: "a search index was used after it was closed (an `EngineClosedError`)" },
   PROVIDER_FAILED: { class: "ProviderFailedError", status: 502, meaning: "the model provider failed or answered something that is not a model answer" },

@@ -18,7 +18,7 @@ import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, ToolSearchError, type ErrorCode } from "../errors.js";
 import { readJson, sendJson } from "../http/json-http.js";
-import { identityFromToken, isLoopbackHost, TokenTable, type TokenIdentity } from "./gateway-auth.js";
+import { identityFromToken, isLoopbackHost, TokenTable, tokenTenant, type TokenIdentity } from "./gateway-auth.js";
 import { engineFromConfig, type EngineExtras } from "./config-engine.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
@@ -113,6 +113,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     try {
       run = await engine.prepareRun({
         sessionId: request.sessionId,
+        ...(identity ? { tenant: tokenTenant(identity) } : {}),
         ...pick(request),
         prompt: promptOf(request),
         clientTools: (request.clientTools ?? []).map((spec) => forwardedClientTool(spec, clientToolCalls)),

@@ -14,7 +14,9 @@ import { doublingLadder, linearLadder, type HostileKind } from "../../bench/stal
 import { stallPlan } from "../../bench/stall/plan.js";
 import { fakeResults as fakeResultsOf } from "./fake-results.js";
 import { Probes } from "../../bench/stall/probes.js";
-import { climb, predictMs, runStallBench, stallProblems, type StallResult } from "../../bench/stall/stall-bench.js";
+import { climb, predictMs, runStallBench, stallProblems, STALL_TARGETS, type StallResult } from "../../bench/stall/stall-bench.js";
+import { runTenantFloodRow } from "../../bench/stall/tenant-flood.js";
+import { stallMarkdown, stallSummaryRows } from "../../bench/report/stall.js";
 
 function fakeResults(stall: StallResult): BenchResults {
   return fakeResultsOf({ stall: { status: "ok", ms: 1, result: stall } });
@@ -47,6 +49,7 @@ describe("stall benchmark", () => {
       maxIterations: 20,
       memoryRuns: 40,
       flood: false,
+      tenantFlood: false,
       code: false,
       log: silent,
     });
@@ -71,6 +74,27 @@ describe("stall benchmark", () => {
     expect(summary).toContain("Memory: 40 runs");
     expect(summaryTable(fakeResults(result))).toContain("max event-loop stall, unique-items");
   }, 60_000);
+
+  it("tenant row: one token floods the pool through mcp --http, the other's calls all run and are measured", { timeout: 120_000 }, async () => {
+    const probes = new Probes("http://127.0.0.1:9/");
+    try {
+      const row = await runTenantFloodRow(probes, { floodBodies: 20, busyMs: 300, hold: "cpu", shares: true, victimCalls: 4, victimGapMs: 10, retryMs: 100 }, silent);
+      if ("skipped" in row) throw new Error(`the row was skipped: ${row.skipped}`);
+      expect(row.pool).toEqual({ maxConcurrent: 2, maxQueue: 64, maxQueuePerTenant: 16, maxRunningPerTenant: 1 });
+      // The flooder sent more than its share holds and was refused; the quiet tenant never was.
+      expect(row.flooder.outcomes["POOL_SATURATED"]).toBeGreaterThan(0);
+      expect(row.idle).toMatchObject({ calls: 4, outcomes: { ok: 4 } });
+      expect(row.flood).toMatchObject({ calls: 4, outcomes: { ok: 4 } });
+      expect(row.flood.window.healthzN).toBeGreaterThan(0);
+      expect(Number.isFinite(row.p99Ratio)).toBe(true);
+      const result = { catalogTools: 0, targets: stallPlan(true).targets, settings: { windowMs: 0, stepDeadlineMs: 0, maxIterations: 0 }, goals: STALL_TARGETS, sandbox: { available: true }, idle: row.idle.window, kinds: [], tenantFlood: row } satisfies StallResult;
+      expect(stallProblems(result)).toEqual([]);
+      expect(stallMarkdown(result, "##").join("\n")).toMatch(/Tenant flood: `mcp --http`[\s\S]*\| flooding tenant: 20 busy bodies in flight \| 4 \|/);
+      expect(stallSummaryRows(result).at(-1)![0]).toContain("quiet tenant's code call p99");
+    } finally {
+      await probes.close();
+    }
+  });
 
   it("sees a block that starts at once, in the loop histogram and from the poller thread", async () => {
     const server = createServer((_req, res) => res.end("{}"));
@@ -126,6 +150,8 @@ describe("stall benchmark", () => {
     expect(full.targets).toEqual({ idChars: 400_000, regexChars: 30, schemaProperties: 6_000, uniqueItems: 20_000 });
     expect(full.memoryRuns).toBe(10_000);
     expect(quick.flood).toBe(false);
+    expect(full.tenantFlood).toMatchObject({ floodBodies: 100 });
+    if (quick.tenantFlood && full.tenantFlood) expect(quick.tenantFlood.floodBodies * quick.tenantFlood.busyMs).toBeLessThan(full.tenantFlood.floodBodies * full.tenantFlood.busyMs);
     for (const key of Object.keys(full.targets) as Array<keyof typeof full.targets>) expect(quick.targets[key]).toBeLessThan(full.targets[key]);
   });
 });
