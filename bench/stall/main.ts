@@ -7,6 +7,8 @@
  * result. Sizes default to the hostile sizes of the hardening issue (quick: small ones); each
  * can be set: --tools N, --id-chars N, --regex-chars N, --schema-properties N, --unique-items N,
  * --memory-runs N, --window-ms N, --deadline-ms N, --flood-tools N, --flood-ms N, --no-flood,
+ * --amplify-turns N (0: no amplifying-provider row), --amplify-calls N, --amplify-budget BYTES
+ * (gateway.maxTurnResultBytes for that row),
  * --no-code, --kinds a,b ("" for none). Exit status 1 when the benchmark broke (not when a figure misses its target),
  * 2 for bad arguments.
  */
@@ -30,6 +32,9 @@ const NUMERIC: Record<string, (plan: StallPlan, n: number) => void> = {
   "--deadline-ms": (p, n) => void (p.stepDeadlineMs = n),
   "--flood-tools": (p, n) => void (p.flood ? (p.flood.tools = n) : undefined),
   "--flood-ms": (p, n) => void (p.flood ? (p.flood.windowMs = n) : undefined),
+  "--amplify-turns": (p, n) => void (p.amplify = n > 0 ? { ...(p.amplify || { calls: 32, resultBytes: 1024 * 1024 }), turns: n } : false),
+  "--amplify-calls": (p, n) => void (p.amplify ? (p.amplify.calls = n) : undefined),
+  "--amplify-budget": (p, n) => void (p.amplify ? (p.amplify.maxTurnResultBytes = n) : undefined),
 };
 
 export function parseStallArgs(argv: readonly string[]): { plan: StallPlan; json?: string } {

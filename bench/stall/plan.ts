@@ -14,6 +14,7 @@ export function stallPlan(quick: boolean): StallPlan {
         maxIterations: 200,
         memoryRuns: 1_000,
         flood: false,
+        amplify: { turns: 2, calls: 32, resultBytes: 1024 * 1024 },
         code: true,
       }
     : {
@@ -24,6 +25,7 @@ export function stallPlan(quick: boolean): StallPlan {
         maxIterations: 1_000,
         memoryRuns: 10_000,
         flood: { tools: 10_000, intervalMs: 50, windowMs: 10_000 },
+        amplify: { turns: 8, calls: 32, resultBytes: 1024 * 1024 },
         code: true,
       };
 }

@@ -20,12 +20,13 @@ import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js"
 import type { Progress } from "../harness/progress.js";
 import { distribution, round, roundDistribution, type Distribution } from "../harness/stats.js";
 import { hostileKinds, type HostileKind, type HostileKindName, type KindTargets } from "./hostile.js";
+import { runAmplifyRow, type AmplifyOptions, type AmplifyResult } from "./amplify.js";
 import { runFloodRow, type FloodOptions, type FloodResult } from "./mcp-flood.js";
 import { runMemoryRow, type MemoryResult } from "./memory.js";
 import { Probes, type WindowFigures } from "./probes.js";
 
 /** What the hardening issue asks for; printed beside the figures, never a reason to fail. */
-export const STALL_TARGETS = { maxStallMs: 50, heapGrowthMB: 40, heapGrowthRuns: 10_000 } as const;
+export const STALL_TARGETS = { maxStallMs: 50, heapGrowthMB: 40, heapGrowthRuns: 10_000, amplifyRssPerTurnMB: 64 } as const;
 
 export interface StallOptions {
   /** Generated catalog size behind the gateway (the "did you mean" scan is over every tool). */
@@ -46,6 +47,8 @@ export interface StallOptions {
   memoryRuns: number;
   /** The MCP list_changed flood row (full run), or off. */
   flood: FloodOptions | false;
+  /** The amplifying-provider row (32 calls of a 1 MiB tool every trip), or off (default off). */
+  amplify?: AmplifyOptions | false;
   /** Also send the long id from a code-mode body when the sandbox can start. */
   code: boolean;
   log: Progress;
@@ -87,6 +90,7 @@ export interface StallResult {
   kinds: StallKindResult[];
   memory?: MemoryResult;
   flood?: FloodResult | { skipped: string };
+  amplify?: AmplifyResult;
 }
 
 export async function runStallBench(options: StallOptions): Promise<StallResult> {
@@ -106,6 +110,7 @@ export async function runStallBench(options: StallOptions): Promise<StallResult>
       kinds.push(result);
       log(describeKind(result));
     }
+    const amplify = options.amplify ? await runAmplifyRow(probes, options.amplify, log) : undefined;
     // The flood row before the memory row: the memory row leaves hundreds of MB behind on code
     // whose validator cache has no bound, and collecting that heap would show up as flood stalls.
     const flood = options.flood ? await runFloodRow(probes, options.flood, log) : undefined;
@@ -120,6 +125,7 @@ export async function runStallBench(options: StallOptions): Promise<StallResult>
       kinds,
       ...(memory ? { memory } : {}),
       ...(flood ? { flood } : {}),
+      ...(amplify ? { amplify } : {}),
     };
   } finally {
     await probes.close();
@@ -246,6 +252,7 @@ export function stallProblems(r: StallResult): string[] {
   const problems: string[] = [];
   const windows: Array<[string, WindowFigures]> = [["idle", r.idle], ...r.kinds.map((k): [string, WindowFigures] => [k.kind, k.window])];
   if (r.flood && "window" in r.flood) windows.push(["mcp-flood", r.flood.window]);
+  if (r.amplify) windows.push(["amplify", r.amplify.window]);
   // A failed poll during a stall is a finding, not a fault (the server's keep-alive timer fires
   // late, after the block, and drops the socket a request is waiting on); none answered is a fault.
   for (const [name, w] of windows) if (w.healthzN === 0) problems.push(`${name}: no /healthz answer in the window (${w.healthzErrors} failed)`);
@@ -253,6 +260,9 @@ export function stallProblems(r: StallResult): string[] {
     if (k.iterations === 0) problems.push(`${k.kind}: no request ran`);
     if (k.outcomes["unparsed"]) problems.push(`${k.kind}: ${k.outcomes["unparsed"]} answers were not JSON`);
   }
+  // At the default budgets every amplified turn runs out of round trips; anything else (a 5xx, a lost answer) is a broken row.
+  const amplifyOther = r.amplify ? r.amplify.turns - (r.amplify.outcomes["max_turns"] ?? 0) : 0;
+  if (amplifyOther > 0) problems.push(`amplify: ${amplifyOther} of ${r.amplify!.turns} turns did not end at max_turns (${JSON.stringify(r.amplify!.outcomes)})`);
   if (r.memory && r.memory.failed > 0) problems.push(`memory: ${r.memory.failed} of ${r.memory.runs} valid calls failed (${JSON.stringify(r.memory.outcomes)})`);
   return problems;
 }
