@@ -11,8 +11,8 @@
  * MAX_CALLS_PER_RESPONSE tool calls of one response are run (the rest are answered with an
  * error), and each call's arguments are capped by the run before they are parsed. What a turn
  * costs is bounded too, however the provider behaves: the tool results kept in the conversation
- * share one byte budget (`maxTurnResultBytes`; past it they are cut with the marker the per-call
- * cap uses), a request over `maxRequestBytes` is not sent, each provider request has a deadline
+ * share one byte budget (`maxTurnResultBytes`: the result that crosses it is cut with the marker
+ * the per-call cap uses, later calls are answered unrun), a request over `maxRequestBytes` is not sent, each provider request has a deadline
  * that covers its whole answer, headers and body (`timeoutMs`), and the turn has one of its own
  * (`turnTimeoutMs`). A provider answering every trip with 32 calls of a 1 MiB tool, or sending
  * headers and then one byte a second, costs a bounded turn, not the process.
@@ -143,7 +143,7 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
       for (const [i, call] of reply.calls.entries()) {
         turn.signal.throwIfAborted();
         const runs = i < MAX_CALLS_PER_RESPONSE && !budget.spent();
-        const content = runs ? budget.keep((await run.answerToolCall(call, turn.signal)).text) : i < MAX_CALLS_PER_RESPONSE ? budget.spentAnswer() : tooManyCalls();
+        const content = runs ? budget.keep((await run.answerToolCall(call, turn.signal)).text) : unrunAnswer(i, budget);
         contents.push(content);
         toolCalls.push({ id: call.id, name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments), content });
         // A synchronous tool's call settles in microtasks: without a turn of the loop between
@@ -161,6 +161,11 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
 
 function nextTurnOfLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Why a call was not run: it came after the first MAX_CALLS_PER_RESPONSE of its response, or after the result budget was spent. */
+function unrunAnswer(index: number, budget: ResultBudget): string {
+  return index < MAX_CALLS_PER_RESPONSE ? budget.spentAnswer() : tooManyCalls();
 }
 
 function tooManyCalls(): string {
