@@ -64,7 +64,42 @@ export function stallMarkdown(r: StallResult, level: string): string[] {
   if (r.memory) out.push(...memoryLines(r));
   if (r.flood) out.push(...floodLines(r));
   if (r.tenantFlood) out.push(...tenantFloodLines(r));
+  if (r.amplify) out.push(...amplifyLines(r));
   return out;
+}
+
+const mib = (bytes: number): string => `${msf(bytes / (1024 * 1024))} MiB`;
+
+function amplifyLines(r: StallResult): string[] {
+  const a = r.amplify!;
+  const { maxStallMs, amplifyRssPerTurnMB } = r.goals;
+  const b = a.budgets;
+  return [
+    "",
+    `Amplifying provider: a gateway (direct mode) whose provider answers every trip with ${a.calls} calls of a ${mib(a.resultBytes)}-result tool and never answers; ` +
+      `${int(a.turns)} turns one after the other over POST /v1/runs at the default budgets (maxTurns ${b.maxTurns}, maxResultBytes ${mib(b.maxResultBytes)} a call, ` +
+      `gateway.maxTurnResultBytes ${mib(b.maxTurnResultBytes)} a turn, provider.maxRequestBytes ${mib(b.maxRequestBytes)}). RSS is sampled every 5 ms; a turn's growth is its peak over the RSS just before it ` +
+      `(MB = 10⁶ bytes). The loop and /healthz figures are what every other session of the process sees. Goals: growth ≤ ${amplifyRssPerTurnMB} MB a turn, loop max ≤ ${maxStallMs} ms.`,
+    "",
+    table(
+      ["turns", "outcomes", "provider requests", "largest request", "turn p50 / max ms", "RSS growth a turn, max MB", "per turn MB", "retained after GC MB", "loop max ms", "loop p99 ms", "healthz max ms", "healthz p99 ms", `growth ≤ ${amplifyRssPerTurnMB} MB`, `max ≤ ${maxStallMs} ms`],
+      [
+        [
+          int(a.turns),
+          outcomesCell(a.outcomes),
+          int(a.requests),
+          mib(a.requestMaxBytes),
+          `${msf(a.turnMs.p50)} / ${msf(a.turnMs.max)}`,
+          msf(a.maxGrowthMB),
+          a.turnResults.map((t) => msf(t.growthMB)).join(", "),
+          msf(a.retainedMB),
+          ...windowCells(a.window),
+          verdict(a.maxGrowthMB, amplifyRssPerTurnMB),
+          verdict(a.window.loopMaxMs, maxStallMs),
+        ],
+      ],
+    ),
+  ];
 }
 
 /** The heap goal's verdict; below the goal's run count, on a linear projection (said so). */
@@ -162,6 +197,11 @@ export function stallSummaryRows(r: StallResult): string[][] {
     verdict(k.window.loopMaxMs, goal),
   ]);
   if (r.memory) rows.push([`heap growth over ${int(r.memory.runs)} runs with distinct client schemas`, `${msf(r.memory.growthMB)} MB`, `goal ≤ ${r.goals.heapGrowthMB} MB over ${int(r.goals.heapGrowthRuns)} runs`, memoryVerdict(r)]);
+  if (r.amplify) {
+    const what = `${r.amplify.calls} calls of a ${mib(r.amplify.resultBytes)} tool every trip`;
+    rows.push([`RSS growth per turn, provider answering ${what}`, `${msf(r.amplify.maxGrowthMB)} MB`, `goal ≤ ${r.goals.amplifyRssPerTurnMB} MB`, verdict(r.amplify.maxGrowthMB, r.goals.amplifyRssPerTurnMB)]);
+    rows.push([`bystanders' max event-loop stall, provider answering ${what}`, `${msf(r.amplify.window.loopMaxMs)} ms`, `${msf(r.idle.loopMaxMs)} ms idle; goal ≤ ${goal} ms`, verdict(r.amplify.window.loopMaxMs, goal)]);
+  }
   if (r.flood && !("skipped" in r.flood)) {
     rows.push([`prepareRun + search p99 under list_changed every ${r.flood.intervalMs} ms`, `${msf(r.flood.flood.runMs.p99)} ms`, `${msf(r.flood.quiet.runMs.p99)} ms quiet`, `${(r.flood.flood.runMs.p99 / r.flood.quiet.runMs.p99).toFixed(1)}×`]);
   }

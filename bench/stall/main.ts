@@ -8,6 +8,8 @@
  * can be set: --tools N, --id-chars N, --regex-chars N, --schema-properties N, --unique-items N,
  * --memory-runs N, --window-ms N, --deadline-ms N, --flood-tools N, --flood-ms N, --no-flood,
  * --tenant-bodies N, --tenant-busy-ms N, --tenant-calls N, --tenant-retry-ms N, --tenant-hold cpu|sleep, --tenant-no-shares, --no-tenant-flood,
+ * --amplify-turns N (0: no amplifying-provider row), --amplify-calls N, --amplify-budget BYTES
+ * (gateway.maxTurnResultBytes for that row),
  * --no-code, --kinds a,b ("" for none). Exit status 1 when the benchmark broke (not when a figure misses its target),
  * 2 for bad arguments.
  */
@@ -35,6 +37,9 @@ const NUMERIC: Record<string, (plan: StallPlan, n: number) => void> = {
   "--tenant-busy-ms": (p, n) => void (p.tenantFlood ? (p.tenantFlood.busyMs = n) : undefined),
   "--tenant-calls": (p, n) => void (p.tenantFlood ? (p.tenantFlood.victimCalls = n) : undefined),
   "--tenant-retry-ms": (p, n) => void (p.tenantFlood ? (p.tenantFlood.retryMs = n) : undefined),
+  "--amplify-turns": (p, n) => void (p.amplify = n > 0 ? { ...(p.amplify || { calls: 32, resultBytes: 1024 * 1024 }), turns: n } : false),
+  "--amplify-calls": (p, n) => void (p.amplify ? (p.amplify.calls = n) : undefined),
+  "--amplify-budget": (p, n) => void (p.amplify ? (p.amplify.maxTurnResultBytes = n) : undefined),
 };
 
 export function parseStallArgs(argv: readonly string[]): { plan: StallPlan; json?: string } {

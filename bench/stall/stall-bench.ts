@@ -22,13 +22,14 @@ import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js"
 import type { Progress } from "../harness/progress.js";
 import { distribution, round, roundDistribution, type Distribution } from "../harness/stats.js";
 import { hostileKinds, type HostileKind, type HostileKindName, type KindTargets } from "./hostile.js";
+import { runAmplifyRow, type AmplifyOptions, type AmplifyResult } from "./amplify.js";
 import { runFloodRow, type FloodOptions, type FloodResult } from "./mcp-flood.js";
 import { runMemoryRow, type MemoryResult } from "./memory.js";
 import { runTenantFloodRow, TENANT_P99_GOAL, type TenantFloodOptions, type TenantFloodResult } from "./tenant-flood.js";
 import { Probes, type WindowFigures } from "./probes.js";
 
 /** What the hardening issue asks for; printed beside the figures, never a reason to fail. */
-export const STALL_TARGETS = { maxStallMs: 50, heapGrowthMB: 40, heapGrowthRuns: 10_000, tenantP99Ratio: TENANT_P99_GOAL } as const;
+export const STALL_TARGETS = { maxStallMs: 50, heapGrowthMB: 40, heapGrowthRuns: 10_000, tenantP99Ratio: TENANT_P99_GOAL, amplifyRssPerTurnMB: 64 } as const;
 
 export interface StallOptions {
   /** Generated catalog size behind the gateway (the "did you mean" scan is over every tool). */
@@ -51,6 +52,8 @@ export interface StallOptions {
   flood: FloodOptions | false;
   /** The tenant row: one token floods the code pool through `mcp --http`, another's latency is measured; or off. Needs `code`. */
   tenantFlood: TenantFloodOptions | false;
+  /** The amplifying-provider row (32 calls of a 1 MiB tool every trip), or off (default off). */
+  amplify?: AmplifyOptions | false;
   /** Also send the long id from a code-mode body when the sandbox can start. */
   code: boolean;
   log: Progress;
@@ -93,6 +96,7 @@ export interface StallResult {
   memory?: MemoryResult;
   flood?: FloodResult | { skipped: string };
   tenantFlood?: TenantFloodResult | { skipped: string };
+  amplify?: AmplifyResult;
 }
 
 export async function runStallBench(options: StallOptions): Promise<StallResult> {
@@ -112,6 +116,7 @@ export async function runStallBench(options: StallOptions): Promise<StallResult>
       kinds.push(result);
       log(describeKind(result));
     }
+    const amplify = options.amplify ? await runAmplifyRow(probes, options.amplify, log) : undefined;
     // The flood row before the memory row: the memory row leaves hundreds of MB behind on code
     // whose validator cache has no bound, and collecting that heap would show up as flood stalls.
     const flood = options.flood ? await runFloodRow(probes, options.flood, log) : undefined;
@@ -128,6 +133,7 @@ export async function runStallBench(options: StallOptions): Promise<StallResult>
       ...(memory ? { memory } : {}),
       ...(flood ? { flood } : {}),
       ...(tenantFlood ? { tenantFlood } : {}),
+      ...(amplify ? { amplify } : {}),
     };
   } finally {
     await probes.close();
@@ -260,6 +266,7 @@ export function stallProblems(r: StallResult): string[] {
   const windows: Array<[string, WindowFigures]> = [["idle", r.idle], ...r.kinds.map((k): [string, WindowFigures] => [k.kind, k.window])];
   if (r.flood && "window" in r.flood) windows.push(["mcp-flood", r.flood.window]);
   if (r.tenantFlood && "window" in r.tenantFlood) windows.push(["tenant-flood", r.tenantFlood.window]);
+  if (r.amplify) windows.push(["amplify", r.amplify.window]);
   // A failed poll during a stall is a finding, not a fault (the server's keep-alive timer fires
   // late, after the block, and drops the socket a request is waiting on); none answered is a fault.
   for (const [name, w] of windows) if (w.healthzN === 0) problems.push(`${name}: no /healthz answer in the window (${w.healthzErrors} failed)`);
@@ -274,6 +281,9 @@ export function stallProblems(r: StallResult): string[] {
       if (broken.length > 0) problems.push(`tenant-flood ${name}: calls without an answer (${JSON.stringify(Object.fromEntries(broken))})`);
     }
   }
+  // At the default budgets every amplified turn runs out of round trips; anything else (a 5xx, a lost answer) is a broken row.
+  const amplifyOther = r.amplify ? r.amplify.turns - (r.amplify.outcomes["max_turns"] ?? 0) : 0;
+  if (amplifyOther > 0) problems.push(`amplify: ${amplifyOther} of ${r.amplify!.turns} turns did not end at max_turns (${JSON.stringify(r.amplify!.outcomes)})`);
   if (r.memory && r.memory.failed > 0) problems.push(`memory: ${r.memory.failed} of ${r.memory.runs} valid calls failed (${JSON.stringify(r.memory.outcomes)})`);
   return problems;
 }

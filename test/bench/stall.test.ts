@@ -50,6 +50,7 @@ describe("stall benchmark", () => {
       memoryRuns: 40,
       flood: false,
       tenantFlood: false,
+      amplify: { turns: 2, calls: 4, resultBytes: 256 * 1024 },
       code: false,
       log: silent,
     });
@@ -66,12 +67,21 @@ describe("stall benchmark", () => {
     }
     expect(result.memory).toMatchObject({ runs: 40, failed: 0, outcomes: { ok: 40 } });
     expect(result.memory!.curve.map((c) => c.runs)).toEqual([0, 10, 20, 30, 40]);
+    // The amplified turns run out of round trips (the provider never answers), 8 requests each, none past the cap.
+    const amplify = result.amplify!;
+    expect(amplify.outcomes).toEqual({ max_turns: 2 });
+    expect(amplify.requests).toBe(2 * amplify.budgets.maxTurns);
+    expect(amplify.requestMaxBytes).toBeLessThanOrEqual(amplify.budgets.maxRequestBytes);
+    expect(amplify.turnResults.map((t) => t.rssPeakMB >= t.rssBeforeMB)).toEqual([true, true]);
+    expect(amplify.window.healthzN).toBeGreaterThan(0);
 
     const summary = summaryMarkdown(fakeResults(result));
     expect(summary).toContain("## Event-loop stalls");
     expect(summary).toContain("| idle (baseline) |");
     expect(summary).toContain("| long-id-describe: tool_describe of an unknown id |");
     expect(summary).toContain("Memory: 40 runs");
+    expect(summary).toContain("Amplifying provider: a gateway (direct mode) whose provider answers every trip with 4 calls");
+    expect(summaryTable(fakeResults(result))).toContain("RSS growth per turn, provider answering 4 calls");
     expect(summaryTable(fakeResults(result))).toContain("max event-loop stall, unique-items");
   }, 60_000);
 
@@ -152,6 +162,8 @@ describe("stall benchmark", () => {
     expect(quick.flood).toBe(false);
     expect(full.tenantFlood).toMatchObject({ floodBodies: 100 });
     if (quick.tenantFlood && full.tenantFlood) expect(quick.tenantFlood.floodBodies * quick.tenantFlood.busyMs).toBeLessThan(full.tenantFlood.floodBodies * full.tenantFlood.busyMs);
+    expect(full.amplify).toMatchObject({ calls: 32, resultBytes: 1024 * 1024 });
+    expect((quick.amplify as { turns: number }).turns).toBeLessThan((full.amplify as { turns: number }).turns);
     for (const key of Object.keys(full.targets) as Array<keyof typeof full.targets>) expect(quick.targets[key]).toBeLessThan(full.targets[key]);
   });
 });
