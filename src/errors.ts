@@ -32,10 +32,11 @@ export const ERROR_CODES = {
   CODE_TIMEOUT: { class: "CodeError", meaning: "a code-mode body ran past `codeTimeoutMs`" },
   CODE_LIMIT: { class: "CodeError", meaning: "a code-mode body went past a pool limit (result, log, bridge calls, memory, frame)" },
   SANDBOX_UNAVAILABLE: { class: "SandboxUnavailableError", meaning: "the code sandbox could not start" },
-  POOL_SATURATED: { class: "PoolSaturatedError", meaning: "every sandbox child is busy and the queue is full" },
+  POOL_SATURATED: { class: "PoolSaturatedError", meaning: "every sandbox child is busy and the queue, or the caller's share of it, is full" },
   ENGINE_CLOSED: { class: "EngineClosedError", meaning: "the engine, the run or the MCP session has ended" },
   INDEX_CLOSED: { class: "IndexClosedError", meaning: "a search index was used after it was closed (an `EngineClosedError`)" },
-  PROVIDER_FAILED: { class: "ProviderFailedError", status: 502, meaning: "the model provider failed or answered something that is not a model answer" },
+  PROVIDER_FAILED: { class: "ProviderFailedError", status: 502, meaning: "the model provider failed, answered something that is not a model answer, or did not finish its answer (headers and body) within `provider.timeoutMs`" },
+  TURN_BUDGET: { class: "TurnBudgetError", status: 502, meaning: "an agent turn went past its budget: the next provider request would be over `provider.maxRequestBytes` (it is not sent), or the turn ran past `gateway.turnTimeoutMs`" },
   BAD_REQUEST: { class: "HttpError", status: 400, meaning: "a request body that fails its schema; `mcp --http`: no session and not an initialize request" },
   PARSE_ERROR: { class: "HttpError", status: 400, meaning: "`mcp --http`: a body that is not JSON" },
   UNAUTHORIZED: { class: "HttpError", status: 401, meaning: "no valid bearer token (`www-authenticate: Bearer`)" },
@@ -183,6 +184,13 @@ export class IndexClosedError extends EngineClosedError {
 export class ProviderFailedError extends ToolSearchError {
   constructor(message: string, options?: Options) {
     super("PROVIDER_FAILED", message, options);
+  }
+}
+
+/** An agent turn went past one of its budgets (request size, whole-turn deadline): runAgentTurn stops it. */
+export class TurnBudgetError extends ToolSearchError {
+  constructor(message: string, options?: Options) {
+    super("TURN_BUDGET", message, options);
   }
 }
 

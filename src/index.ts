@@ -77,6 +77,7 @@ export {
   PoolSaturatedError,
   EngineClosedError,
   ProviderFailedError,
+  TurnBudgetError,
   type ErrorCode,
   type ErrorPayload,
 } from "./errors.js";

@@ -23,6 +23,7 @@ describe("public exports", () => {
         "CancelledError",
         "PoolSaturatedError",
         "ProviderFailedError",
+        "TurnBudgetError",
         "runAgentTurn",
         "MAX_CALLS_PER_RESPONSE",
         "SandboxUnavailableError",

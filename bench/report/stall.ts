@@ -63,7 +63,43 @@ export function stallMarkdown(r: StallResult, level: string): string[] {
   );
   if (r.memory) out.push(...memoryLines(r));
   if (r.flood) out.push(...floodLines(r));
+  if (r.tenantFlood) out.push(...tenantFloodLines(r));
+  if (r.amplify) out.push(...amplifyLines(r));
   return out;
+}
+
+const mib = (bytes: number): string => `${msf(bytes / (1024 * 1024))} MiB`;
+
+function amplifyLines(r: StallResult): string[] {
+  const a = r.amplify!;
+  const { maxStallMs, amplifyRssPerTurnMB } = r.goals;
+  const b = a.budgets;
+  return [
+    "",
+    `Amplifying provider: a gateway (direct mode) whose provider answers every trip with ${a.calls} calls of a ${mib(a.resultBytes)}-result tool and never answers; ` +
+      `${int(a.turns)} turns one after the other over POST /v1/runs at the default budgets (maxTurns ${b.maxTurns}, maxResultBytes ${mib(b.maxResultBytes)} a call, ` +
+      `gateway.maxTurnResultBytes ${mib(b.maxTurnResultBytes)} a turn, provider.maxRequestBytes ${mib(b.maxRequestBytes)}). RSS is sampled every 5 ms; a turn's growth is its peak over the RSS just before it ` +
+      `(MB = 10⁶ bytes). The loop and /healthz figures are what every other session of the process sees. Goals: growth ≤ ${amplifyRssPerTurnMB} MB a turn, loop max ≤ ${maxStallMs} ms.`,
+    "",
+    table(
+      ["turns", "outcomes", "provider requests", "largest request", "turn p50 / max ms", "RSS growth a turn, max MB", "per turn MB", "retained after GC MB", "loop max ms", "loop p99 ms", "healthz max ms", "healthz p99 ms", `growth ≤ ${amplifyRssPerTurnMB} MB`, `max ≤ ${maxStallMs} ms`],
+      [
+        [
+          int(a.turns),
+          outcomesCell(a.outcomes),
+          int(a.requests),
+          mib(a.requestMaxBytes),
+          `${msf(a.turnMs.p50)} / ${msf(a.turnMs.max)}`,
+          msf(a.maxGrowthMB),
+          a.turnResults.map((t) => msf(t.growthMB)).join(", "),
+          msf(a.retainedMB),
+          ...windowCells(a.window),
+          verdict(a.maxGrowthMB, amplifyRssPerTurnMB),
+          verdict(a.window.loopMaxMs, maxStallMs),
+        ],
+      ],
+    ),
+  ];
 }
 
 /** The heap goal's verdict; below the goal's run count, on a linear projection (said so). */
@@ -114,6 +150,43 @@ function floodLines(r: StallResult): string[] {
   ];
 }
 
+/** "met" or how many times over the goal, for a ratio goal (× its idle figure). */
+function ratioVerdict(ratio: number, goal: number): string {
+  return Number.isFinite(ratio) ? `${ratio.toFixed(1)}× (${verdict(ratio, goal)})` : "–";
+}
+
+function tenantFloodLines(r: StallResult): string[] {
+  const t = r.tenantFlood!;
+  if ("skipped" in t) return ["", `Tenant flood: skipped (${t.skipped}).`];
+  const outcomes = (o: Record<string, number>) => outcomesCell(o) || "–";
+  return [
+    "",
+    `Tenant flood: \`mcp --http\` in this process with two tokens, code mode, the pool at ${t.pool.maxConcurrent} slots${t.shares ? "" : " with no tenant shares"} ` +
+      `(each tenant: at most ${t.pool.maxRunningPerTenant} running and ${t.pool.maxQueuePerTenant} of ${t.pool.maxQueue} waiting). ` +
+      `The quiet tenant calls a light \`tool_search_code\` body (a search) ${int(t.victimCalls)} times, ${t.victimGapMs} ms apart, alone and then while the flooding tenant keeps ` +
+      `${int(t.floodBodies)} bodies that ${t.hold === "cpu" ? "busy-wait" : "sleep (Atomics.wait, no CPU)"} ${int(t.busyMs)} ms each in flight (an answered one sent again at once, a refused one after ${t.retryMs} ms). ` +
+      `Latency is the quiet tenant's round trip over HTTP. Goal: its p99 under the flood ≤ ${t.goal}× its idle p99.`,
+    "",
+    table(
+      ["phase", "quiet calls", "p50 ms", "p99 ms", "max ms", "quiet outcomes", "flooder outcomes", "loop max ms", "loop p99 ms", "healthz max ms", "healthz p99 ms", `p99 ≤ ${t.goal}× idle`],
+      [
+        ["quiet tenant alone (baseline)", int(t.idle.calls), msf(t.idle.latencyMs.p50), msf(t.idle.latencyMs.p99), msf(t.idle.latencyMs.max), outcomes(t.idle.outcomes), "–", ...windowCells(t.idle.window), "–"],
+        [
+          `flooding tenant: ${int(t.floodBodies)} ${t.hold === "cpu" ? "busy" : "sleeping"} bodies in flight`,
+          int(t.flood.calls),
+          msf(t.flood.latencyMs.p50),
+          msf(t.flood.latencyMs.p99),
+          msf(t.flood.latencyMs.max),
+          outcomes(t.flood.outcomes),
+          `${outcomes(t.flooder.outcomes)} (${int(t.flooder.sent)} sent)`,
+          ...windowCells(t.flood.window),
+          ratioVerdict(t.p99Ratio, t.goal),
+        ],
+      ],
+    ),
+  ];
+}
+
 /** Rows for the README's one table: the worst stall per input beside the idle baseline, the heap growth beside its goal. */
 export function stallSummaryRows(r: StallResult): string[][] {
   const goal = r.goals.maxStallMs;
@@ -124,8 +197,17 @@ export function stallSummaryRows(r: StallResult): string[][] {
     verdict(k.window.loopMaxMs, goal),
   ]);
   if (r.memory) rows.push([`heap growth over ${int(r.memory.runs)} runs with distinct client schemas`, `${msf(r.memory.growthMB)} MB`, `goal ≤ ${r.goals.heapGrowthMB} MB over ${int(r.goals.heapGrowthRuns)} runs`, memoryVerdict(r)]);
+  if (r.amplify) {
+    const what = `${r.amplify.calls} calls of a ${mib(r.amplify.resultBytes)} tool every trip`;
+    rows.push([`RSS growth per turn, provider answering ${what}`, `${msf(r.amplify.maxGrowthMB)} MB`, `goal ≤ ${r.goals.amplifyRssPerTurnMB} MB`, verdict(r.amplify.maxGrowthMB, r.goals.amplifyRssPerTurnMB)]);
+    rows.push([`bystanders' max event-loop stall, provider answering ${what}`, `${msf(r.amplify.window.loopMaxMs)} ms`, `${msf(r.idle.loopMaxMs)} ms idle; goal ≤ ${goal} ms`, verdict(r.amplify.window.loopMaxMs, goal)]);
+  }
   if (r.flood && !("skipped" in r.flood)) {
     rows.push([`prepareRun + search p99 under list_changed every ${r.flood.intervalMs} ms`, `${msf(r.flood.flood.runMs.p99)} ms`, `${msf(r.flood.quiet.runMs.p99)} ms quiet`, `${(r.flood.flood.runMs.p99 / r.flood.quiet.runMs.p99).toFixed(1)}×`]);
+  }
+  if (r.tenantFlood && !("skipped" in r.tenantFlood)) {
+    const t = r.tenantFlood;
+    rows.push([`quiet tenant's code call p99 while another floods the pool (${int(t.floodBodies)} bodies)`, `${msf(t.flood.latencyMs.p99)} ms`, `${msf(t.idle.latencyMs.p99)} ms alone; goal ≤ ${t.goal}×`, ratioVerdict(t.p99Ratio, t.goal)]);
   }
   return rows;
 }

@@ -7,6 +7,9 @@
  * result. Sizes default to the hostile sizes of the hardening issue (quick: small ones); each
  * can be set: --tools N, --id-chars N, --regex-chars N, --schema-properties N, --unique-items N,
  * --memory-runs N, --window-ms N, --deadline-ms N, --flood-tools N, --flood-ms N, --no-flood,
+ * --tenant-bodies N, --tenant-busy-ms N, --tenant-calls N, --tenant-retry-ms N, --tenant-hold cpu|sleep, --tenant-no-shares, --no-tenant-flood,
+ * --amplify-turns N (0: no amplifying-provider row), --amplify-calls N, --amplify-budget BYTES
+ * (gateway.maxTurnResultBytes for that row),
  * --no-code, --kinds a,b ("" for none). Exit status 1 when the benchmark broke (not when a figure misses its target),
  * 2 for bad arguments.
  */
@@ -30,6 +33,13 @@ const NUMERIC: Record<string, (plan: StallPlan, n: number) => void> = {
   "--deadline-ms": (p, n) => void (p.stepDeadlineMs = n),
   "--flood-tools": (p, n) => void (p.flood ? (p.flood.tools = n) : undefined),
   "--flood-ms": (p, n) => void (p.flood ? (p.flood.windowMs = n) : undefined),
+  "--tenant-bodies": (p, n) => void (p.tenantFlood ? (p.tenantFlood.floodBodies = n) : undefined),
+  "--tenant-busy-ms": (p, n) => void (p.tenantFlood ? (p.tenantFlood.busyMs = n) : undefined),
+  "--tenant-calls": (p, n) => void (p.tenantFlood ? (p.tenantFlood.victimCalls = n) : undefined),
+  "--tenant-retry-ms": (p, n) => void (p.tenantFlood ? (p.tenantFlood.retryMs = n) : undefined),
+  "--amplify-turns": (p, n) => void (p.amplify = n > 0 ? { ...(p.amplify || { calls: 32, resultBytes: 1024 * 1024 }), turns: n } : false),
+  "--amplify-calls": (p, n) => void (p.amplify ? (p.amplify.calls = n) : undefined),
+  "--amplify-budget": (p, n) => void (p.amplify ? (p.amplify.maxTurnResultBytes = n) : undefined),
 };
 
 export function parseStallArgs(argv: readonly string[]): { plan: StallPlan; json?: string } {
@@ -45,6 +55,15 @@ export function parseStallArgs(argv: readonly string[]): { plan: StallPlan; json
       setter(plan, n);
     } else if (arg === "--quick") continue;
     else if (arg === "--no-flood") plan.flood = false;
+    else if (arg === "--no-tenant-flood") plan.tenantFlood = false;
+    else if (arg === "--tenant-no-shares") {
+      if (plan.tenantFlood) plan.tenantFlood.shares = false;
+    }
+    else if (arg === "--tenant-hold") {
+      const hold = value();
+      if (hold !== "cpu" && hold !== "sleep") throw new Error(`--tenant-hold needs cpu or sleep; got ${JSON.stringify(hold)}`);
+      if (plan.tenantFlood) plan.tenantFlood.hold = hold;
+    }
     else if (arg === "--no-code") plan.code = false;
     else if (arg === "--kinds") plan.kinds = parseKinds(argv[++i] ?? "");
     else if (arg === "--json") json = path.resolve(value());

@@ -14,6 +14,8 @@ export function stallPlan(quick: boolean): StallPlan {
         maxIterations: 200,
         memoryRuns: 1_000,
         flood: false,
+        tenantFlood: { floodBodies: 24, busyMs: 1_000, victimCalls: 20, victimGapMs: 50, retryMs: 250, hold: "cpu", shares: true },
+        amplify: { turns: 2, calls: 32, resultBytes: 1024 * 1024 },
         code: true,
       }
     : {
@@ -24,6 +26,8 @@ export function stallPlan(quick: boolean): StallPlan {
         maxIterations: 1_000,
         memoryRuns: 10_000,
         flood: { tools: 10_000, intervalMs: 50, windowMs: 10_000 },
+        tenantFlood: { floodBodies: 100, busyMs: 2_000, victimCalls: 200, victimGapMs: 50, retryMs: 250, hold: "cpu", shares: true },
+        amplify: { turns: 8, calls: 32, resultBytes: 1024 * 1024 },
         code: true,
       };
 }

@@ -4,8 +4,10 @@
  * A real gateway runs in this process over a generated catalog; an idle window is measured
  * first, then one window per hostile kind, each running that input in a loop through the engine
  * the gateway holds, while the loop-delay histogram and a /healthz poller on another thread
- * watch. An optional MCP row floods another gateway with tools/list_changed; last, a memory row
- * runs many client tools with distinct schemas and compares the heap after forced GC.
+ * watch. An optional MCP row floods another gateway with tools/list_changed; a tenant row floods
+ * the code pool through `mcp --http` with one token while another token's latency is measured
+ * (tenant-flood.ts); last, a memory row runs many client tools with distinct schemas and compares
+ * the heap after forced GC.
  *
  * On code where a hostile input blocks for seconds per request, each kind climbs a ladder of
  * sizes and stops when one request would pass the per-step deadline, so the run completes and
@@ -20,12 +22,14 @@ import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js"
 import type { Progress } from "../harness/progress.js";
 import { distribution, round, roundDistribution, type Distribution } from "../harness/stats.js";
 import { hostileKinds, type HostileKind, type HostileKindName, type KindTargets } from "./hostile.js";
+import { runAmplifyRow, type AmplifyOptions, type AmplifyResult } from "./amplify.js";
 import { runFloodRow, type FloodOptions, type FloodResult } from "./mcp-flood.js";
 import { runMemoryRow, type MemoryResult } from "./memory.js";
+import { runTenantFloodRow, TENANT_P99_GOAL, type TenantFloodOptions, type TenantFloodResult } from "./tenant-flood.js";
 import { Probes, type WindowFigures } from "./probes.js";
 
 /** What the hardening issue asks for; printed beside the figures, never a reason to fail. */
-export const STALL_TARGETS = { maxStallMs: 50, heapGrowthMB: 40, heapGrowthRuns: 10_000 } as const;
+export const STALL_TARGETS = { maxStallMs: 50, heapGrowthMB: 40, heapGrowthRuns: 10_000, tenantP99Ratio: TENANT_P99_GOAL, amplifyRssPerTurnMB: 64 } as const;
 
 export interface StallOptions {
   /** Generated catalog size behind the gateway (the "did you mean" scan is over every tool). */
@@ -46,6 +50,10 @@ export interface StallOptions {
   memoryRuns: number;
   /** The MCP list_changed flood row (full run), or off. */
   flood: FloodOptions | false;
+  /** The tenant row: one token floods the code pool through `mcp --http`, another's latency is measured; or off. Needs `code`. */
+  tenantFlood: TenantFloodOptions | false;
+  /** The amplifying-provider row (32 calls of a 1 MiB tool every trip), or off (default off). */
+  amplify?: AmplifyOptions | false;
   /** Also send the long id from a code-mode body when the sandbox can start. */
   code: boolean;
   log: Progress;
@@ -87,6 +95,8 @@ export interface StallResult {
   kinds: StallKindResult[];
   memory?: MemoryResult;
   flood?: FloodResult | { skipped: string };
+  tenantFlood?: TenantFloodResult | { skipped: string };
+  amplify?: AmplifyResult;
 }
 
 export async function runStallBench(options: StallOptions): Promise<StallResult> {
@@ -106,9 +116,11 @@ export async function runStallBench(options: StallOptions): Promise<StallResult>
       kinds.push(result);
       log(describeKind(result));
     }
+    const amplify = options.amplify ? await runAmplifyRow(probes, options.amplify, log) : undefined;
     // The flood row before the memory row: the memory row leaves hundreds of MB behind on code
     // whose validator cache has no bound, and collecting that heap would show up as flood stalls.
     const flood = options.flood ? await runFloodRow(probes, options.flood, log) : undefined;
+    const tenantFlood = options.tenantFlood ? await tenantRow(probes, options.tenantFlood, sandbox, log) : undefined;
     const memory = options.memoryRuns > 0 ? await runMemoryRow(gateway.engine, options.memoryRuns, log) : undefined;
     return {
       catalogTools: options.tools,
@@ -120,11 +132,18 @@ export async function runStallBench(options: StallOptions): Promise<StallResult>
       kinds,
       ...(memory ? { memory } : {}),
       ...(flood ? { flood } : {}),
+      ...(tenantFlood ? { tenantFlood } : {}),
+      ...(amplify ? { amplify } : {}),
     };
   } finally {
     await probes.close();
     await gateway.close();
   }
+}
+
+async function tenantRow(probes: Probes, options: TenantFloodOptions, sandbox: { available: boolean; reason?: string }, log: Progress): Promise<TenantFloodResult | { skipped: string }> {
+  if (!sandbox.available) return { skipped: `code sandbox unavailable (${sandbox.reason ?? "not asked for"})` };
+  return runTenantFloodRow(probes, options, log);
 }
 
 /** The gateway as `toolsearch serve` runs it, tools mode, one sandbox child (code mode is asked per run). */
@@ -246,6 +265,8 @@ export function stallProblems(r: StallResult): string[] {
   const problems: string[] = [];
   const windows: Array<[string, WindowFigures]> = [["idle", r.idle], ...r.kinds.map((k): [string, WindowFigures] => [k.kind, k.window])];
   if (r.flood && "window" in r.flood) windows.push(["mcp-flood", r.flood.window]);
+  if (r.tenantFlood && "window" in r.tenantFlood) windows.push(["tenant-flood", r.tenantFlood.window]);
+  if (r.amplify) windows.push(["amplify", r.amplify.window]);
   // A failed poll during a stall is a finding, not a fault (the server's keep-alive timer fires
   // late, after the block, and drops the socket a request is waiting on); none answered is a fault.
   for (const [name, w] of windows) if (w.healthzN === 0) problems.push(`${name}: no /healthz answer in the window (${w.healthzErrors} failed)`);
@@ -253,6 +274,16 @@ export function stallProblems(r: StallResult): string[] {
     if (k.iterations === 0) problems.push(`${k.kind}: no request ran`);
     if (k.outcomes["unparsed"]) problems.push(`${k.kind}: ${k.outcomes["unparsed"]} answers were not JSON`);
   }
+  if (r.tenantFlood && "window" in r.tenantFlood) {
+    for (const [name, phase] of [["idle", r.tenantFlood.idle], ["flood", r.tenantFlood.flood]] as const) {
+      if (phase.calls === 0) problems.push(`tenant-flood ${name}: no call ran`);
+      const broken = Object.entries(phase.outcomes).filter(([code]) => code === "unparsed" || code.startsWith("error:"));
+      if (broken.length > 0) problems.push(`tenant-flood ${name}: calls without an answer (${JSON.stringify(Object.fromEntries(broken))})`);
+    }
+  }
+  // At the default budgets every amplified turn runs out of round trips; anything else (a 5xx, a lost answer) is a broken row.
+  const amplifyOther = r.amplify ? r.amplify.turns - (r.amplify.outcomes["max_turns"] ?? 0) : 0;
+  if (amplifyOther > 0) problems.push(`amplify: ${amplifyOther} of ${r.amplify!.turns} turns did not end at max_turns (${JSON.stringify(r.amplify!.outcomes)})`);
   if (r.memory && r.memory.failed > 0) problems.push(`memory: ${r.memory.failed} of ${r.memory.runs} valid calls failed (${JSON.stringify(r.memory.outcomes)})`);
   return problems;
 }

@@ -9,12 +9,19 @@
  *
  * The gateway runs exactly this function. What the model sends is bounded: at most
  * MAX_CALLS_PER_RESPONSE tool calls of one response are run (the rest are answered with an
- * error), and each call's arguments are capped by the run before they are parsed.
+ * error), and each call's arguments are capped by the run before they are parsed. What a turn
+ * costs is bounded too, however the provider behaves: the tool results kept in the conversation
+ * share one byte budget (`maxTurnResultBytes`: the result that crosses it is cut with the marker
+ * the per-call cap uses, later calls are answered unrun), a request over `maxRequestBytes` is not sent, each provider request has a deadline
+ * that covers its whole answer, headers and body (`timeoutMs`), and the turn has one of its own
+ * (`turnTimeoutMs`). A provider answering every trip with 32 calls of a 1 MiB tool, or sending
+ * headers and then one byte a second, costs a bounded turn, not the process.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
-import type { ToolSearchRun } from "../engine/run.js";
-import { InvalidArgsError, ProviderFailedError, toErrorPayload } from "../errors.js";
+import { onAbort } from "../abort-listeners.js";
+import { boundResult, type ToolSearchRun } from "../engine/run.js";
+import { InvalidArgsError, ProviderFailedError, toErrorPayload, TurnBudgetError } from "../errors.js";
 import type { ChatMessage } from "../provider/chat-types.js";
 import type { AnthropicContentBlock, AnthropicMessage, ProviderApi, ResponsesInputItem, ResponsesOutputItem } from "../provider/wire-types.js";
 import type { RunTelemetry } from "../telemetry/types.js";
@@ -24,6 +31,21 @@ export const MAX_CALLS_PER_RESPONSE = 32;
 const DEFAULT_MAX_TURNS = 8;
 const MAX_TURNS = 100;
 const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
+const MIB = 1024 * 1024;
+/**
+ * The turn budgets' defaults, for the library and the gateway's config alike. 1 MiB of results
+ * is about 250,000 tokens, more than most models' context holds; every trip resends them, so
+ * the budget is what a turn's memory grows with (bench/stall's amplifying-provider row: ~15 MB
+ * a turn at 1 MiB, ~100 MB at 4 MiB). The request cap matches provider.maxResponseBytes and
+ * leaves room for direct mode's tool list over a large catalog (8.4 MB at 10,000 tools).
+ */
+export const DEFAULT_MAX_TURN_RESULT_BYTES = 1 * MIB;
+export const DEFAULT_MAX_REQUEST_BYTES = 16 * MIB;
+/** setTimeout's largest delay; a longer one fires at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+/** Less budget than this left is none: the marker and a little of a result would not fit in it. */
+const MIN_KEPT_BYTES = 256;
+const TURN_CUT = { setting: "maxTurnResultBytes: this turn's budget for tool results is spent", advice: "answer with what you have, or ask for less" };
 
 /** Which API, its official client, and the model. */
 export type AgentProvider =
@@ -43,10 +65,24 @@ export interface AgentTurnInput {
   messages: readonly AgentMessage[];
   /** Provider round trips before the turn is cut (default 8, at most 100). */
   maxTurns?: number;
-  /** Cancels the provider request in flight and stops the loop. */
+  /** Cancels the provider request in flight and the tool calls running, and stops the loop. */
   signal?: AbortSignal;
-  /** Per provider request (default: the client's own). */
+  /**
+   * Per provider request, from sending it to the last byte of the answer (default: the client's
+   * own timeout, which covers only the wait for headers). Past it the turn fails with
+   * PROVIDER_FAILED naming the deadline.
+   */
   timeoutMs?: number;
+  /** The whole turn, provider requests and tool calls together (default: none). Past it the turn fails with TURN_BUDGET. */
+  turnTimeoutMs?: number;
+  /**
+   * UTF-8 bytes of tool results the conversation keeps over the whole turn (default 1 MiB): the
+   * result that crosses it is cut with a marker the model reads, and calls made once it is spent
+   * are answered TURN_BUDGET, unrun.
+   */
+  maxTurnResultBytes?: number;
+  /** The largest provider request, as the JSON sent (default 16 MiB): a larger one is not sent, and the turn fails with TURN_BUDGET. */
+  maxRequestBytes?: number;
 }
 
 export interface AgentToolCall {
@@ -78,38 +114,137 @@ interface ModelReply {
 interface ApiConversation {
   request(options: RequestOptions): Promise<ModelReply>;
   /** Appends the model's reply and the answers to its calls. */
-  answer(reply: ModelReply, contents: readonly string[]): void;
+  answer(reply: ModelReply, contents: readonly string[]): Promise<void>;
+  /** UTF-8 bytes of the next request's JSON. */
+  requestBytes(): number;
 }
 
 interface RequestOptions {
-  signal?: AbortSignal;
-  timeout?: number;
+  signal: AbortSignal;
   maxRetries: number;
 }
 
 export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
-  const { run, provider, messages, signal } = checkInput(input);
+  const { run, provider, messages, timeoutMs, turnTimeoutMs } = checkInput(input);
   const maxTurns = input.maxTurns ?? DEFAULT_MAX_TURNS;
+  const maxRequestBytes = input.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  const budget = new ResultBudget(input.maxTurnResultBytes ?? DEFAULT_MAX_TURN_RESULT_BYTES);
   const conversation = conversationFor(provider, run, messages);
-  const options: RequestOptions = { maxRetries: 0, ...(signal ? { signal } : {}), ...(input.timeoutMs !== undefined ? { timeout: input.timeoutMs } : {}) };
+  // Aborted by the caller (with its reason) or at the turn's deadline; every request and call listens to it.
+  const turn = deadline(input.signal, turnTimeoutMs, () => new TurnBudgetError(`The turn ran past its ${turnTimeoutMs} ms deadline (turnTimeoutMs; gateway.turnTimeoutMs in the gateway) and was stopped.`));
   const toolCalls: AgentToolCall[] = [];
-  for (let trip = 1; trip <= maxTurns; trip += 1) {
-    signal?.throwIfAborted();
-    const reply = await conversation.request(options);
-    if (reply.calls.length === 0) return { status: "answered", answer: reply.text ?? "", toolCalls, roundTrips: trip, telemetry: run.telemetry() };
-    const contents: string[] = [];
-    for (const [i, call] of reply.calls.entries()) {
-      signal?.throwIfAborted();
-      const content =
-        i < MAX_CALLS_PER_RESPONSE
-          ? await run.handleToolCall(call)
-          : JSON.stringify({ ok: false, error: toErrorPayload(new InvalidArgsError(`Only ${MAX_CALLS_PER_RESPONSE} tool calls of one response are run; call the others in a later response.`)) });
-      contents.push(content);
-      toolCalls.push({ id: call.id, name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments), content });
+  try {
+    for (let trip = 1; trip <= maxTurns; trip += 1) {
+      turn.signal.throwIfAborted();
+      checkRequestSize(conversation.requestBytes(), maxRequestBytes, provider.api);
+      const reply = await requestWithDeadline(conversation, provider.api, turn.signal, timeoutMs);
+      if (reply.calls.length === 0) return { status: "answered", answer: reply.text ?? "", toolCalls, roundTrips: trip, telemetry: run.telemetry() };
+      const contents: string[] = [];
+      for (const [i, call] of reply.calls.entries()) {
+        turn.signal.throwIfAborted();
+        const runs = i < MAX_CALLS_PER_RESPONSE && !budget.spent();
+        const content = runs ? budget.keep((await run.answerToolCall(call, turn.signal)).text) : unrunAnswer(i, budget);
+        contents.push(content);
+        toolCalls.push({ id: call.id, name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments), content });
+        // A synchronous tool's call settles in microtasks: without a turn of the loop between
+        // calls, one response's 32 calls (each serializing up to a 1 MiB result) would hold the
+        // process's loop, every other session's, for all 32 at once.
+        if (runs) await nextTurnOfLoop();
+      }
+      await conversation.answer(reply, contents);
     }
-    conversation.answer(reply, contents);
+    return { status: "max_turns", answer: null, toolCalls, roundTrips: maxTurns, telemetry: run.telemetry() };
+  } finally {
+    turn.release();
   }
-  return { status: "max_turns", answer: null, toolCalls, roundTrips: maxTurns, telemetry: run.telemetry() };
+}
+
+function nextTurnOfLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Why a call was not run: it came after the first MAX_CALLS_PER_RESPONSE of its response, or after the result budget was spent. */
+function unrunAnswer(index: number, budget: ResultBudget): string {
+  return index < MAX_CALLS_PER_RESPONSE ? budget.spentAnswer() : tooManyCalls();
+}
+
+function tooManyCalls(): string {
+  return JSON.stringify({ ok: false, error: toErrorPayload(new InvalidArgsError(`Only ${MAX_CALLS_PER_RESPONSE} tool calls of one response are run; call the others in a later response.`)) });
+}
+
+/** Checked before the request is built by the client: the conversation's size is known without serializing it again. */
+function checkRequestSize(bytes: number, maxBytes: number, api: ProviderApi): void {
+  if (bytes <= maxBytes) return;
+  throw new TurnBudgetError(`The next request to the model provider (${api}) would be ${bytes} bytes, over the ${maxBytes}-byte limit (maxRequestBytes; provider.maxRequestBytes in the gateway); it was not sent.`);
+}
+
+/**
+ * One provider request under its own deadline, which runs until the answer is parsed: the
+ * clients' `timeout` stops at the headers, so a provider that sends them and then drips or
+ * goes silent would hold the turn for as long as it likes.
+ */
+async function requestWithDeadline(conversation: ApiConversation, api: ProviderApi, turn: AbortSignal, timeoutMs: number | undefined): Promise<ModelReply> {
+  const request = deadline(turn, timeoutMs, () => new ProviderFailedError(`The model provider failed (${api}): it did not finish its answer (headers and body) within ${timeoutMs} ms (timeoutMs; provider.timeoutMs in the gateway).`));
+  try {
+    return await conversation.request({ maxRetries: 0, signal: request.signal });
+  } finally {
+    request.release();
+  }
+}
+
+/**
+ * A signal that aborts when `parent` does (with the parent's reason) or after `ms` (with
+ * `expired()`). Listened to directly and released after use: `AbortSignal.any` keeps combined
+ * signals alive on Node 20 (see call-path.ts).
+ */
+function deadline(parent: AbortSignal | undefined, ms: number | undefined, expired: () => Error): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  if (parent?.aborted) {
+    controller.abort(parent.reason);
+    return { signal: controller.signal, release: () => {} };
+  }
+  const off = parent ? onAbort(parent, () => controller.abort(parent.reason)) : undefined;
+  const timer = ms === undefined ? undefined : setTimeout(() => controller.abort(expired()), ms);
+  return {
+    signal: controller.signal,
+    release: () => {
+      off?.();
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * The turn's budget of tool-result bytes kept in the conversation. The per-call cap bounds one
+ * result; this bounds their sum, which a provider asking for 32 calls every trip would
+ * otherwise grow by 32 results a trip, and resend all of them every trip. The result that
+ * crosses the budget is cut with the per-call cap's marker; once it is spent, calls are
+ * answered unrun, as the calls past MAX_CALLS_PER_RESPONSE are: running a tool whose result the
+ * model will not see costs its work and its result's memory for nothing.
+ */
+class ResultBudget {
+  private left: number;
+
+  constructor(private readonly maxBytes: number) {
+    this.left = maxBytes;
+  }
+
+  spent(): boolean {
+    return this.left < MIN_KEPT_BYTES;
+  }
+
+  /** The content as the conversation keeps it: whole while the budget lasts, else cut with a marker. */
+  keep(content: string): string {
+    const { text } = boundResult(content, this.left, TURN_CUT);
+    this.left = Math.max(0, this.left - Buffer.byteLength(text));
+    return text;
+  }
+
+  /** The answer to a call made after the budget is spent. */
+  spentAnswer(): string {
+    const error = new TurnBudgetError(`This turn's budget for tool results (maxTurnResultBytes, ${this.maxBytes} bytes) is spent, so the call was not run. Answer with what you have.`);
+    return JSON.stringify({ ok: false, error: toErrorPayload(error) });
+  }
 }
 
 function checkInput(input: AgentTurnInput): AgentTurnInput {
@@ -125,7 +260,68 @@ function checkInput(input: AgentTurnInput): AgentTurnInput {
   if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > MAX_TURNS)) {
     throw new InvalidArgsError(`runAgentTurn: maxTurns must be an integer from 1 to ${MAX_TURNS}; got ${String(maxTurns)}`);
   }
+  checkLimit("timeoutMs", input.timeoutMs, 1, MAX_TIMEOUT_MS);
+  checkLimit("turnTimeoutMs", input.turnTimeoutMs, 1, MAX_TIMEOUT_MS);
+  checkLimit("maxTurnResultBytes", input.maxTurnResultBytes, 0, Number.MAX_SAFE_INTEGER);
+  checkLimit("maxRequestBytes", input.maxRequestBytes, 1, Number.MAX_SAFE_INTEGER);
   return input;
+}
+
+function checkLimit(name: string, value: number | undefined, min: number, max: number): void {
+  if (value === undefined || (Number.isInteger(value) && value >= min && value <= max)) return;
+  throw new InvalidArgsError(`runAgentTurn: ${name} must be an integer from ${min} to ${max}; got ${String(value)}`);
+}
+
+/** UTF-8 bytes of a value's JSON, as the clients send it. */
+function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? "");
+}
+
+/**
+ * The list a request carries (messages, input items) and the size of the whole request's JSON,
+ * kept as items are added: the body is serialized once here and each item once more when it is
+ * added, instead of the whole conversation again before every trip.
+ */
+class RequestBody<T> {
+  private bytes: number;
+
+  constructor(
+    readonly items: T[],
+    private readonly shape: (items: T[]) => Record<string, unknown>,
+  ) {
+    this.bytes = jsonBytes(shape(items));
+  }
+
+  body(): Record<string, unknown> {
+    return this.shape(this.items);
+  }
+
+  /** Adds an item; `itemBytes` is its JSON's size when the caller has measured it already. */
+  push(item: T, itemBytes = jsonBytes(item)): void {
+    // The item's JSON, and a comma when it is not the first.
+    this.bytes += itemBytes + (this.items.length > 0 ? 1 : 0);
+    this.items.push(item);
+  }
+
+  requestBytes(): number {
+    return this.bytes;
+  }
+}
+
+/** A measured value this big gives the loop a turn before the next is measured. */
+const LARGE_JSON_BYTES = 64 * 1024;
+
+/**
+ * Each value's JSON size, with a turn of the loop after each large one: one trip's results are
+ * up to the whole result budget, and serializing them in one go would hold the loop for all of them.
+ */
+async function jsonSizes(values: readonly unknown[]): Promise<number[]> {
+  const sizes: number[] = [];
+  for (const value of values) {
+    sizes.push(jsonBytes(value));
+    if (sizes.at(-1)! > LARGE_JSON_BYTES) await nextTurnOfLoop();
+  }
+  return sizes;
 }
 
 function conversationFor(provider: AgentProvider, run: ToolSearchRun, messages: readonly AgentMessage[]): ApiConversation {
@@ -139,12 +335,12 @@ function conversationFor(provider: AgentProvider, run: ToolSearchRun, messages: 
   }
 }
 
-async function ask<T>(api: ProviderApi, send: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+async function ask<T>(api: ProviderApi, send: () => Promise<T>, signal: AbortSignal): Promise<T> {
   try {
     return await send();
   } catch (error) {
-    // A cancel is the caller's, not the provider's failure.
-    if (signal?.aborted) throw signal.reason;
+    // A cancel is the caller's, a deadline the turn's or the request's: the signal's reason says which.
+    if (signal.aborted) throw signal.reason;
     throw new ProviderFailedError(`The model provider failed (${api}): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
@@ -155,19 +351,26 @@ function systemText(run: ToolSearchRun, messages: readonly AgentMessage[]): stri
 
 function chatConversation(client: OpenAI, model: string, run: ToolSearchRun, messages: readonly AgentMessage[]): ApiConversation {
   const tools = run.toolsFor("openai-chat");
-  const conversation: ChatMessage[] = [...(run.instructions ? [{ role: "system" as const, content: run.instructions }] : []), ...messages];
+  const conversation = new RequestBody<ChatMessage>([...(run.instructions ? [{ role: "system" as const, content: run.instructions }] : []), ...messages], (items) => ({
+    model,
+    messages: items,
+    ...(tools.length > 0 ? { tools } : {}),
+  }));
   return {
+    requestBytes: () => conversation.requestBytes(),
     async request(options) {
-      const body = { model, messages: conversation as OpenAI.Chat.ChatCompletionMessageParam[], ...(tools.length > 0 ? { tools: tools as OpenAI.Chat.ChatCompletionTool[] } : {}) };
+      const body = conversation.body() as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
       const completion = await ask("chat", () => client.chat.completions.create(body, options), options.signal);
       const message = (completion as Partial<typeof completion>).choices?.[0]?.message;
       if (!message) throw new ProviderFailedError("The model provider failed (chat): its answer has no choices[0].message (not a chat completion).");
       const calls = (message.tool_calls ?? []).flatMap((c) => (c.type === "function" ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
       return { text: message.content ?? null, calls };
     },
-    answer(reply, contents) {
+    async answer(reply, contents) {
       conversation.push({ role: "assistant", content: reply.text, tool_calls: reply.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: String(c.arguments) } })) });
-      reply.calls.forEach((c, i) => conversation.push({ role: "tool", tool_call_id: c.id, content: contents[i]! }));
+      const results = reply.calls.map((c, i): ChatMessage => ({ role: "tool", tool_call_id: c.id, content: contents[i]! }));
+      const sizes = await jsonSizes(results);
+      results.forEach((m, i) => conversation.push(m, sizes[i]));
     },
   };
 }
@@ -188,11 +391,12 @@ export function toResponsesInput(messages: readonly AgentMessage[]): ResponsesIn
 function responsesConversation(client: OpenAI, model: string, run: ToolSearchRun, messages: readonly AgentMessage[]): ApiConversation {
   const tools = run.toolsFor("openai-responses");
   const instructions = systemText(run, messages);
-  const input = toResponsesInput(messages);
+  const input = new RequestBody(toResponsesInput(messages), (items) => ({ model, store: false, input: items, ...(instructions ? { instructions } : {}), ...(tools.length > 0 ? { tools } : {}) }));
   return {
+    requestBytes: () => input.requestBytes(),
     async request(options) {
-      const body = { model, store: false, input, ...(instructions ? { instructions } : {}), ...(tools.length > 0 ? { tools } : {}) };
-      const response = await ask("responses", () => client.responses.create(body as OpenAI.Responses.ResponseCreateParamsNonStreaming, options), options.signal);
+      const body = input.body() as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming;
+      const response = await ask("responses", () => client.responses.create(body, options), options.signal);
       const output = (response as { output?: unknown }).output;
       if (!Array.isArray(output)) throw new ProviderFailedError("The model provider failed (responses): its answer has no output list (not a response).");
       const items = output as ResponsesOutputItem[];
@@ -200,10 +404,12 @@ function responsesConversation(client: OpenAI, model: string, run: ToolSearchRun
       const text = items.flatMap((item) => (item.type === "message" ? item.content.filter((c) => c.type === "output_text").map((c) => c.text) : [])).join("");
       return { text: text.length > 0 ? text : null, calls };
     },
-    answer(reply, contents) {
+    async answer(reply, contents) {
       if (reply.text) input.push({ role: "assistant", content: reply.text });
       for (const c of reply.calls) input.push({ type: "function_call", call_id: c.id, name: c.name, arguments: String(c.arguments) });
-      reply.calls.forEach((c, i) => input.push({ type: "function_call_output", call_id: c.id, output: contents[i]! }));
+      const outputs = reply.calls.map((c, i): ResponsesInputItem => ({ type: "function_call_output", call_id: c.id, output: contents[i]! }));
+      const sizes = await jsonSizes(outputs);
+      outputs.forEach((item, i) => input.push(item, sizes[i]));
     },
   };
 }
@@ -240,12 +446,13 @@ function parseObject(text: string): unknown {
 function anthropicConversation(client: Anthropic, model: string, maxTokens: number, run: ToolSearchRun, messages: readonly AgentMessage[]): ApiConversation {
   const tools = run.toolsFor("anthropic");
   const system = systemText(run, messages);
-  const conversation = toAnthropicMessages(messages);
+  const conversation = new RequestBody(toAnthropicMessages(messages), (items) => ({ model, max_tokens: maxTokens, messages: items, ...(system ? { system } : {}), ...(tools.length > 0 ? { tools } : {}) }));
   let lastContent: AnthropicContentBlock[] = [];
   return {
+    requestBytes: () => conversation.requestBytes(),
     async request(options) {
-      const body = { model, max_tokens: maxTokens, messages: conversation, ...(system ? { system } : {}), ...(tools.length > 0 ? { tools } : {}) };
-      const message = await ask("anthropic", () => client.messages.create(body as Anthropic.MessageCreateParamsNonStreaming, options), options.signal);
+      const body = conversation.body() as unknown as Anthropic.MessageCreateParamsNonStreaming;
+      const message = await ask("anthropic", () => client.messages.create(body, options), options.signal);
       const content = (message as { content?: unknown }).content;
       if (!Array.isArray(content)) throw new ProviderFailedError("The model provider failed (anthropic): its answer has no content list (not a message).");
       lastContent = content as AnthropicContentBlock[];
@@ -253,10 +460,14 @@ function anthropicConversation(client: Anthropic, model: string, maxTokens: numb
       const text = lastContent.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
       return { text: text.length > 0 ? text : null, calls };
     },
-    answer(reply, contents) {
+    async answer(reply, contents) {
       // The assistant message goes back as it came (text and tool_use blocks), then one user message of results.
       conversation.push({ role: "assistant", content: lastContent.filter((b) => b.type === "text" || b.type === "tool_use") });
-      conversation.push({ role: "user", content: reply.calls.map((c, i) => ({ type: "tool_result" as const, tool_use_id: c.id, content: contents[i]! })) });
+      const blocks = reply.calls.map((c, i): AnthropicContentBlock => ({ type: "tool_result", tool_use_id: c.id, content: contents[i]! }));
+      const sizes = await jsonSizes(blocks);
+      // {"role":"user","content":[]} with the blocks and the commas between them inside the brackets.
+      const bytes = jsonBytes({ role: "user", content: [] }) + sizes.reduce((a, b) => a + b, 0) + Math.max(0, blocks.length - 1);
+      conversation.push({ role: "user", content: blocks }, bytes);
     },
   };
 }

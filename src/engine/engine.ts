@@ -114,7 +114,7 @@ export class ToolSearchEngine {
       recorder,
       trace,
     );
-    const surface = SURFACES[mode].build({ dispatcher, settings, recorder, pool, prompt: ctx.prompt });
+    const surface = SURFACES[mode].build({ dispatcher, settings, recorder, pool, tenant: ctx.tenant ?? ctx.sessionId, prompt: ctx.prompt });
     const upfront = upfrontOf(surface);
     recorder.setUpfront(upfront, [...surface.upfrontIds]);
     trace.setUpfront(upfront);

@@ -167,6 +167,11 @@ export function resolveOptions(options: ToolSearchOptions | undefined): Resolved
 /** The per-run context a Gateway passes to prepareRun. */
 export interface RunContext {
   sessionId: string;
+  /**
+   * Whose run this is, for fair shares of what runs share (the code pool's queue and slots):
+   * a token's label in the gateway and the MCP face; default: the sessionId.
+   */
+  tenant?: string;
   agentId?: string;
   profile?: string;
   /** Names a policy layer (`policy.sandboxes[name]`) like profile and channel; not the code-mode sandbox. */
@@ -190,7 +195,13 @@ const text = { type: "string" };
 const runContextSchema = {
   type: "object",
   required: ["sessionId"],
-  properties: { sessionId: { type: "string", minLength: 1, description: "a non-empty string" }, ...runIdentityProperties(text), sandbox: text, prompt: text },
+  properties: {
+    sessionId: { type: "string", minLength: 1, description: "a non-empty string" },
+    tenant: { type: "string", minLength: 1, description: "a non-empty string" },
+    ...runIdentityProperties(text),
+    sandbox: text,
+    prompt: text,
+  },
 };
 const checkContext = compileOptions<RunContext>(runContextSchema);
 

@@ -218,16 +218,20 @@ function failureOf(value: unknown): ErrorPayload | undefined {
   return typeof code === "string" ? ({ code, message: typeof message === "string" ? message : "" } as ErrorPayload) : undefined;
 }
 
+/** What the cut marker names by default: the per-call cap. */
+const PER_CALL_CUT = { setting: "tools.toolSearch.maxResultBytes", advice: "ask the tool for less" };
+
 /**
  * Text past `maxBytes` UTF-8 bytes is cut at a character boundary and ends with a marker the
- * model can read, so a 5 MB tool result costs the model 1 MiB at most.
+ * model can read, so a 5 MB tool result costs the model 1 MiB at most. `why` names the limit in
+ * the marker and what the model should do (the agent turn's byte budget reuses this cut).
  */
-export function boundResult(text: string, maxBytes: number): { text: string; truncated: boolean } {
+export function boundResult(text: string, maxBytes: number, why: { setting: string; advice: string } = PER_CALL_CUT): { text: string; truncated: boolean } {
   // A UTF-16 unit is at most 3 UTF-8 bytes: short text needs no counting.
   if (text.length * 3 <= maxBytes) return { text, truncated: false };
   const total = Buffer.byteLength(text);
   if (total <= maxBytes) return { text, truncated: false };
-  const marker = `\n[toolsearch: result cut to ${maxBytes} of ${total} bytes (tools.toolSearch.maxResultBytes); ask the tool for less]`;
+  const marker = `\n[toolsearch: result cut to ${maxBytes} of ${total} bytes (${why.setting}); ${why.advice}]`;
   const keep = Math.max(0, maxBytes - Buffer.byteLength(marker));
   const bytes = Buffer.from(text.slice(0, keep), "utf8");
   // Back up to the start of a character: a continuation byte (10xxxxxx) at the cut means one was split.

@@ -71,6 +71,14 @@ interface HashedToken {
 
 const sha256 = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest();
 
+/** Each matched identity's label, `token:<index in gateway.auth.tokens>`: a stable name for fair shares that never holds the secret. */
+const tokenLabels = new WeakMap<TokenIdentity, string>();
+
+/** The tenant key of a token's runs (RunContext.tenant): its label, so every session of one token shares one share. */
+export function tokenTenant(identity: TokenIdentity): string {
+  return tokenLabels.get(identity) ?? "token:unknown";
+}
+
 /**
  * The configured tokens, kept as SHA-256 digests. Hashing both sides gives equal-length
  * buffers for timingSafeEqual whatever the presented length, and every entry is compared
@@ -81,7 +89,10 @@ export class TokenTable {
 
   constructor(tokens: readonly AuthToken[]) {
     checkAuthTokens(tokens);
-    this.entries = tokens.map(({ token, ...identity }) => ({ digest: sha256(token), identity }));
+    this.entries = tokens.map(({ token, ...identity }, i) => {
+      tokenLabels.set(identity, `token:${i}`);
+      return { digest: sha256(token), identity };
+    });
   }
 
   /** The identity of the token an `Authorization: Bearer …` header carries, or undefined. */

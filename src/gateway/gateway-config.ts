@@ -7,6 +7,7 @@ import path from "node:path";
 import { compileOptions } from "../config/ajv.js";
 import type { JsonObject } from "../config/dot-path.js";
 import { TOOL_SEARCH_MODES, type ToolSearchConfig } from "../config/tool-search-config.js";
+import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURN_RESULT_BYTES } from "../agent/agent-turn.js";
 import { ConfigInvalidError } from "../errors.js";
 import type { McpServerConfig } from "../mcp/options.js";
 import type { PolicyConfig } from "../policy/types.js";
@@ -20,11 +21,14 @@ export interface ProviderSettings {
   baseURL: string;
   apiKey: string;
   model: string;
+  /** One provider request, from sending it to the last byte of the answer (headers and body). */
   timeoutMs: number;
   /** Anthropic's required max_tokens (default 4096). */
   maxTokens?: number;
   /** A provider answer over this many bytes fails the turn (PROVIDER_FAILED) instead of being read whole (default 16 MiB). */
   maxResponseBytes: number;
+  /** A provider request whose JSON would be over this many bytes is not sent: the turn fails (TURN_BUDGET) (default 16 MiB). */
+  maxRequestBytes: number;
 }
 
 export interface GatewaySettings {
@@ -32,6 +36,10 @@ export interface GatewaySettings {
   port: number;
   /** Provider round trips per agent turn before the turn is cut. */
   maxTurns: number;
+  /** UTF-8 bytes of tool results one turn keeps in its conversation; the result crossing it is cut with a marker, later calls are answered unrun (default 1 MiB). */
+  maxTurnResultBytes: number;
+  /** One whole agent turn, provider requests and tool calls; past it the turn fails (TURN_BUDGET) (default 10 minutes). */
+  turnTimeoutMs: number;
   maxBodyBytes: number;
   /** Bearer tokens and the identity each carries; without it the gateway binds loopback only. */
   auth?: AuthSettings;
@@ -149,6 +157,7 @@ const sectionsSchema = {
         timeoutMs: { type: "integer", minimum: 100, maximum: 600_000 },
         maxTokens: { type: "integer", minimum: 1, maximum: 1_000_000 },
         maxResponseBytes: { type: "integer", minimum: 1024, maximum: 1024 * 1024 * 1024 },
+        maxRequestBytes: { type: "integer", minimum: 1024, maximum: 1024 * 1024 * 1024 },
       },
     },
     gateway: {
@@ -158,6 +167,8 @@ const sectionsSchema = {
         host: { type: "string", minLength: 1 },
         port: { type: "integer", minimum: 0, maximum: 65_535 },
         maxTurns: { type: "integer", minimum: 1, maximum: 100 },
+        maxTurnResultBytes: { type: "integer", minimum: 1024, maximum: 1024 * 1024 * 1024 },
+        turnTimeoutMs: { type: "integer", minimum: 1_000, maximum: 3_600_000 },
         maxBodyBytes: { type: "integer", minimum: 1024, maximum: 64 * 1024 * 1024 },
         auth: authSchema,
         workers: {
@@ -281,6 +292,7 @@ function providerSettings(provider: Partial<ProviderSettings>, env: NodeJS.Proce
     model: provider.model ?? env.TOOLSEARCH_MODEL ?? "scripted",
     timeoutMs: provider.timeoutMs ?? 60_000,
     maxResponseBytes: provider.maxResponseBytes ?? 16 * 1024 * 1024,
+    maxRequestBytes: provider.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
     ...(provider.maxTokens !== undefined ? { maxTokens: provider.maxTokens } : {}),
   };
 }
@@ -313,6 +325,8 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
       host: overrides.host ?? gateway.host ?? "127.0.0.1",
       port: overrides.port ?? gateway.port ?? 8788,
       maxTurns: gateway.maxTurns ?? 8,
+      maxTurnResultBytes: gateway.maxTurnResultBytes ?? DEFAULT_MAX_TURN_RESULT_BYTES,
+      turnTimeoutMs: gateway.turnTimeoutMs ?? 600_000,
       maxBodyBytes: gateway.maxBodyBytes ?? 1024 * 1024,
       ...(auth ? { auth } : {}),
       workers: workerSupervision(gateway.workers ?? {}),

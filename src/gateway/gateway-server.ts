@@ -11,15 +11,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
-import { runAgentTurn, type AgentProvider } from "../agent/agent-turn.js";
+import { runAgentTurn, type AgentProvider, type AgentTurnInput } from "../agent/agent-turn.js";
 import { boundedFetch } from "../agent/bounded-fetch.js";
 import type { ToolDefinition } from "../catalog/types.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
-import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, ToolSearchError, type ErrorCode } from "../errors.js";
+import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, ToolSearchError, TurnBudgetError, type ErrorCode } from "../errors.js";
 import { readJson, sendJson } from "../http/json-http.js";
 import { listenOn } from "../http/listen.js";
-import { identityFromToken, isLoopbackHost, TokenTable, type TokenIdentity } from "./gateway-auth.js";
+import { identityFromToken, isLoopbackHost, TokenTable, tokenTenant, type TokenIdentity } from "./gateway-auth.js";
 import { engineFromConfig, type EngineExtras } from "./config-engine.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
@@ -114,6 +114,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     try {
       run = await engine.prepareRun({
         sessionId: request.sessionId,
+        ...(identity ? { tenant: tokenTenant(identity) } : {}),
         ...pick(request),
         prompt: promptOf(request),
         clientTools: (request.clientTools ?? []).map((spec) => forwardedClientTool(spec, clientToolCalls)),
@@ -130,12 +131,12 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     res.once("close", onClose);
     try {
       const messages = request.messages ?? [{ role: "user" as const, content: request.input! }];
-      const { telemetry: _during, ...turn } = await runAgentTurn({ run, provider, messages, maxTurns: config.gateway.maxTurns, timeoutMs: config.provider.timeoutMs, signal: hangUp.signal });
+      const { telemetry: _during, ...turn } = await runAgentTurn({ run, provider, messages, ...turnBudgets(config), signal: hangUp.signal });
       await run.end();
       return [200, { runId: run.runId, sessionId: run.sessionId, mode: run.mode, ...turn, clientToolCalls, telemetry: run.telemetry() }];
     } catch (error) {
       await run.end();
-      if (error instanceof ProviderFailedError) {
+      if (error instanceof ProviderFailedError || error instanceof TurnBudgetError) {
         return [502, { runId: run.runId, error: { code: error.code, message: error.message }, telemetry: run.telemetry() }];
       }
       // Nobody is left to read an answer.
@@ -173,9 +174,25 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
   };
 }
 
-/** The official client of the configured API; the Anthropic SDK is loaded only when it is used. */
+/** What bounds one turn, whatever the provider answers: round trips, bytes kept and sent, and time. */
+function turnBudgets(config: GatewayConfig): Pick<AgentTurnInput, "maxTurns" | "timeoutMs" | "turnTimeoutMs" | "maxTurnResultBytes" | "maxRequestBytes"> {
+  return {
+    maxTurns: config.gateway.maxTurns,
+    timeoutMs: config.provider.timeoutMs,
+    turnTimeoutMs: config.gateway.turnTimeoutMs,
+    maxTurnResultBytes: config.gateway.maxTurnResultBytes,
+    maxRequestBytes: config.provider.maxRequestBytes,
+  };
+}
+
+/**
+ * The official client of the configured API; the Anthropic SDK is loaded only when it is used.
+ * The client gets no `timeout` of its own: it would stop at the headers, and race the deadline
+ * runAgentTurn gives each request (provider.timeoutMs), which covers the whole answer;
+ * boundedFetch caps the answer's bytes and stops its body at that deadline.
+ */
 async function providerFor(settings: GatewayConfig["provider"]): Promise<AgentProvider> {
-  const common = { baseURL: settings.baseURL, apiKey: settings.apiKey, timeout: settings.timeoutMs, maxRetries: 0, fetch: boundedFetch(settings.maxResponseBytes) };
+  const common = { baseURL: settings.baseURL, apiKey: settings.apiKey, maxRetries: 0, fetch: boundedFetch(settings.maxResponseBytes) };
   if (settings.api === "anthropic") {
     const { default: Anthropic } = await import("@anthropic-ai/sdk");
     return { api: "anthropic", client: new Anthropic(common), model: settings.model, ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}) };

@@ -26,7 +26,7 @@ import type { ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import { ConfigInvalidError, HttpError } from "../errors.js";
-import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, type TokenIdentity } from "../gateway/gateway-auth.js";
+import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, type TokenIdentity } from "../gateway/gateway-auth.js";
 import type { GatewayConfig } from "../gateway/gateway-config.js";
 import { engineFromConfig, type EngineExtras } from "../gateway/config-engine.js";
 import { readJson, sendJson } from "../http/json-http.js";
@@ -200,7 +200,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     let entry: Live | undefined;
     try {
       const sessionId = randomUUID();
-      entry = await openSession({ sessionId, ...runIdentity(identity) }, sessionId, identity);
+      entry = await openSession({ sessionId, ...runIdentity(identity), ...(identity ? { tenant: tokenTenant(identity) } : {}) }, sessionId, identity);
       const opened = entry;
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => sessionId,

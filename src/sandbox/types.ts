@@ -52,6 +52,12 @@ export interface CodeRunOptions {
   timeoutMs: number;
   /** Caller-side cancel (e.g. run.end()); kills the child like a deadline. */
   signal?: AbortSignal;
+  /**
+   * Whose body this is (the engine passes the run's tenant: a token's label, else the session):
+   * the pool shares its queue and slots fairly among tenants (`maxQueuePerTenant`,
+   * `maxRunningPerTenant`, round-robin). A run without one is a tenant of its own.
+   */
+  tenant?: string;
 }
 
 /** Which isolation layers are in force, probed at pool start. */
@@ -85,6 +91,13 @@ export interface PoolOptions {
   maxConcurrent?: number;
   /** Bodies waiting for a child; past it run() answers POOL_SATURATED (default 64). */
   maxQueue?: number;
+  /** Bodies one tenant may have waiting; past it that tenant gets POOL_SATURATED while others still queue (default ceil(maxQueue / 4)). */
+  maxQueuePerTenant?: number;
+  /**
+   * Slots one tenant's bodies may hold at once (default maxConcurrent − 1, at least 1): a slot is
+   * kept for the other tenants, so that long bodies of one do not make another's wait for them.
+   */
+  maxRunningPerTenant?: number;
   /** V8 old-space cap for a child (default 64). */
   maxOldSpaceSizeMb?: number;
   /** Whole-child memory cap, RLIMIT_DATA, where prlimit exists (default 512; at least maxOldSpaceSizeMb + 128). */

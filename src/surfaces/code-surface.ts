@@ -32,7 +32,7 @@ export function bridgeOver(dispatcher: RunDispatcher, trace: TraceScope = {}): B
 
 export const codeMode: SurfaceMode = {
   sandboxFallback: "tools",
-  build: ({ dispatcher, settings, recorder, pool }) => ({
+  build: ({ dispatcher, settings, recorder, pool, tenant }) => ({
     tools: [codeControlTool()],
     instructions: CODE_INSTRUCTIONS,
     upfrontIds: [],
@@ -48,7 +48,7 @@ export const codeMode: SurfaceMode = {
       let result;
       try {
         if (!pool) throw new SandboxUnavailableError("code mode needs the code sandbox");
-        result = await pool.run(code, bridge, { timeoutMs: settings.codeTimeoutMs, signal });
+        result = await pool.run(code, bridge, { timeoutMs: settings.codeTimeoutMs, signal, tenant });
       } catch (error) {
         outcomeAttributes(span.span, "TOOL_FAILED");
         span.span.end();

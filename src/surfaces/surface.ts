@@ -38,6 +38,8 @@ export interface SurfaceInput {
   recorder: RunRecorder;
   /** The code sandbox: given to a mode with `sandboxFallback`, and only when it is available. */
   pool?: CodePool;
+  /** Whose run this is (RunContext.tenant, else the session): the code pool's fair-share key. */
+  tenant: string;
   prompt?: string;
 }
 

@@ -29,6 +29,25 @@ describe("boundedFetch", () => {
     await expect(response.arrayBuffer()).rejects.toThrow(/over the 10-byte limit/);
   });
 
+  it("stops a body that has not ended when the request's signal aborts, with the signal's reason", async () => {
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(1));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    const controller = new AbortController();
+    // The inner fetch ignores the signal once it has the headers, as a fetch may.
+    const response = await boundedFetch(10, async () => new Response(stream))("http://provider.test", { signal: controller.signal });
+    const reading = response.arrayBuffer();
+    controller.abort(new Error("deadline passed"));
+    await expect(reading).rejects.toThrow("deadline passed");
+    expect(cancelled).toBe(true);
+  });
+
   it("an answer without a body is returned as it is", async () => {
     const empty = new Response(null, { status: 204 });
     expect(await boundedFetch(10, async () => empty)("http://provider.test")).toBe(empty);

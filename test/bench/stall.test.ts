@@ -14,7 +14,9 @@ import { doublingLadder, linearLadder, type HostileKind } from "../../bench/stal
 import { stallPlan } from "../../bench/stall/plan.js";
 import { fakeResults as fakeResultsOf } from "./fake-results.js";
 import { Probes } from "../../bench/stall/probes.js";
-import { climb, predictMs, runStallBench, stallProblems, type StallResult } from "../../bench/stall/stall-bench.js";
+import { climb, predictMs, runStallBench, stallProblems, STALL_TARGETS, type StallResult } from "../../bench/stall/stall-bench.js";
+import { runTenantFloodRow } from "../../bench/stall/tenant-flood.js";
+import { stallMarkdown, stallSummaryRows } from "../../bench/report/stall.js";
 
 function fakeResults(stall: StallResult): BenchResults {
   return fakeResultsOf({ stall: { status: "ok", ms: 1, result: stall } });
@@ -47,6 +49,8 @@ describe("stall benchmark", () => {
       maxIterations: 20,
       memoryRuns: 40,
       flood: false,
+      tenantFlood: false,
+      amplify: { turns: 2, calls: 4, resultBytes: 256 * 1024 },
       code: false,
       log: silent,
     });
@@ -63,14 +67,44 @@ describe("stall benchmark", () => {
     }
     expect(result.memory).toMatchObject({ runs: 40, failed: 0, outcomes: { ok: 40 } });
     expect(result.memory!.curve.map((c) => c.runs)).toEqual([0, 10, 20, 30, 40]);
+    // The amplified turns run out of round trips (the provider never answers), 8 requests each, none past the cap.
+    const amplify = result.amplify!;
+    expect(amplify.outcomes).toEqual({ max_turns: 2 });
+    expect(amplify.requests).toBe(2 * amplify.budgets.maxTurns);
+    expect(amplify.requestMaxBytes).toBeLessThanOrEqual(amplify.budgets.maxRequestBytes);
+    expect(amplify.turnResults.map((t) => t.rssPeakMB >= t.rssBeforeMB)).toEqual([true, true]);
+    expect(amplify.window.healthzN).toBeGreaterThan(0);
 
     const summary = summaryMarkdown(fakeResults(result));
     expect(summary).toContain("## Event-loop stalls");
     expect(summary).toContain("| idle (baseline) |");
     expect(summary).toContain("| long-id-describe: tool_describe of an unknown id |");
     expect(summary).toContain("Memory: 40 runs");
+    expect(summary).toContain("Amplifying provider: a gateway (direct mode) whose provider answers every trip with 4 calls");
+    expect(summaryTable(fakeResults(result))).toContain("RSS growth per turn, provider answering 4 calls");
     expect(summaryTable(fakeResults(result))).toContain("max event-loop stall, unique-items");
   }, 60_000);
+
+  it("tenant row: one token floods the pool through mcp --http, the other's calls all run and are measured", { timeout: 120_000 }, async () => {
+    const probes = new Probes("http://127.0.0.1:9/");
+    try {
+      const row = await runTenantFloodRow(probes, { floodBodies: 20, busyMs: 300, hold: "cpu", shares: true, victimCalls: 4, victimGapMs: 10, retryMs: 100 }, silent);
+      if ("skipped" in row) throw new Error(`the row was skipped: ${row.skipped}`);
+      expect(row.pool).toEqual({ maxConcurrent: 2, maxQueue: 64, maxQueuePerTenant: 16, maxRunningPerTenant: 1 });
+      // The flooder sent more than its share holds and was refused; the quiet tenant never was.
+      expect(row.flooder.outcomes["POOL_SATURATED"]).toBeGreaterThan(0);
+      expect(row.idle).toMatchObject({ calls: 4, outcomes: { ok: 4 } });
+      expect(row.flood).toMatchObject({ calls: 4, outcomes: { ok: 4 } });
+      expect(row.flood.window.healthzN).toBeGreaterThan(0);
+      expect(Number.isFinite(row.p99Ratio)).toBe(true);
+      const result = { catalogTools: 0, targets: stallPlan(true).targets, settings: { windowMs: 0, stepDeadlineMs: 0, maxIterations: 0 }, goals: STALL_TARGETS, sandbox: { available: true }, idle: row.idle.window, kinds: [], tenantFlood: row } satisfies StallResult;
+      expect(stallProblems(result)).toEqual([]);
+      expect(stallMarkdown(result, "##").join("\n")).toMatch(/Tenant flood: `mcp --http`[\s\S]*\| flooding tenant: 20 busy bodies in flight \| 4 \|/);
+      expect(stallSummaryRows(result).at(-1)![0]).toContain("quiet tenant's code call p99");
+    } finally {
+      await probes.close();
+    }
+  });
 
   it("sees a block that starts at once, in the loop histogram and from the poller thread", async () => {
     const server = createServer((_req, res) => res.end("{}"));
@@ -126,6 +160,10 @@ describe("stall benchmark", () => {
     expect(full.targets).toEqual({ idChars: 400_000, regexChars: 30, schemaProperties: 6_000, uniqueItems: 20_000 });
     expect(full.memoryRuns).toBe(10_000);
     expect(quick.flood).toBe(false);
+    expect(full.tenantFlood).toMatchObject({ floodBodies: 100 });
+    if (quick.tenantFlood && full.tenantFlood) expect(quick.tenantFlood.floodBodies * quick.tenantFlood.busyMs).toBeLessThan(full.tenantFlood.floodBodies * full.tenantFlood.busyMs);
+    expect(full.amplify).toMatchObject({ calls: 32, resultBytes: 1024 * 1024 });
+    expect((quick.amplify as { turns: number }).turns).toBeLessThan((full.amplify as { turns: number }).turns);
     for (const key of Object.keys(full.targets) as Array<keyof typeof full.targets>) expect(quick.targets[key]).toBeLessThan(full.targets[key]);
   });
 });

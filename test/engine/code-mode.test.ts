@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCodePool, type CodePool, type ToolSearchEngine } from "../../src/index.js";
 import { startCodePool } from "../../src/sandbox/pool/pool.js";
+import { waitFor } from "../sandbox/helpers.js";
 import { fixtureEngine, parse } from "./helpers.js";
 
 let pool: CodePool;
@@ -91,6 +92,46 @@ describe("code mode through the engine", () => {
       expect((await codeRun(engine, "throw new Error('boom')")).content).toMatchObject({ ok: false, error: { code: "CODE_THREW", message: expect.stringContaining("boom") } });
       expect((await codeRun(engine, "while (true) {}")).content).toMatchObject({ ok: false, error: { code: "CODE_TIMEOUT" } });
       expect(parse(await (await engine.prepareRun({ sessionId: "x", mode: "code" })).handleToolCall({ name: "tool_search_code", arguments: "{}" }))).toMatchObject({ ok: false, error: { code: "INVALID_ARGS" } });
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
+describe("fair shares of the code pool", () => {
+  it("a run's bodies count against its tenant (the session, or RunContext.tenant): past its queue share it gets POOL_SATURATED, another session still queues", async () => {
+    const shared = await startCodePool({ prefork: 1, maxConcurrent: 1, maxQueue: 4, maxQueuePerTenant: 1 });
+    const engine = await fixtureEngine({ codePool: shared, toolSearch: { mode: "code" } });
+    const answer = (run: Awaited<ReturnType<ToolSearchEngine["prepareRun"]>>, code: string) =>
+      run.handleToolCall({ name: "tool_search_code", arguments: JSON.stringify({ code }) }).then(parse);
+    try {
+      await shared.whenReady(1);
+      const a = await engine.prepareRun({ sessionId: "a" });
+      const holding = answer(a, "await new Promise(() => {});");
+      // The pool's one child is handed to the body synchronously inside run(): none is ready now.
+      await waitFor(() => shared.readyCount() === 0, 10_000, "a's first body to take the pool's slot");
+      const queued = answer(a, "return 'a2';");
+      expect(await answer(a, "return 'a3';")).toMatchObject({ ok: false, error: { code: "POOL_SATURATED", message: expect.stringMatching(/share for this caller/) } });
+      // Another session naming the same tenant shares that share.
+      const sameTenant = await engine.prepareRun({ sessionId: "a-too", tenant: "a" });
+      expect(await answer(sameTenant, "return 'c';")).toMatchObject({ ok: false, error: { code: "POOL_SATURATED" } });
+      const b = await engine.prepareRun({ sessionId: "b" });
+      const other = answer(b, "return 'b';");
+      await a.end();
+      expect(await holding).toMatchObject({ ok: false, error: { code: "CANCELLED" } });
+      expect(await queued).toMatchObject({ ok: false, error: { code: "CANCELLED" } });
+      expect(await other).toMatchObject({ ok: true, value: "b" });
+      await Promise.all([b.end(), sameTenant.end()]);
+    } finally {
+      await engine.close();
+      await shared.close();
+    }
+  });
+
+  it("refuses an empty tenant in the run context with CONFIG_INVALID", async () => {
+    const engine = await fixtureEngine({ codePool: pool });
+    try {
+      await expect(engine.prepareRun({ sessionId: "s", tenant: "" })).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringMatching(/tenant/) });
     } finally {
       await engine.close();
     }

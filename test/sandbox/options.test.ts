@@ -22,6 +22,11 @@ describe("pool options", () => {
       guardParentInspector: true,
     });
     expect(resolvePoolOptions({ prefork: 0 }).maxConcurrent).toBe(1);
+    // Tenant shares: a quarter of the queue, and every slot but one (at least one).
+    expect(o).toMatchObject({ maxQueuePerTenant: 16, maxRunningPerTenant: 1 });
+    expect(resolvePoolOptions({ maxConcurrent: 4, maxQueue: 10 })).toMatchObject({ maxQueuePerTenant: 3, maxRunningPerTenant: 3 });
+    expect(resolvePoolOptions({ prefork: 0, maxQueue: 0 })).toMatchObject({ maxQueuePerTenant: 0, maxRunningPerTenant: 1 });
+    expect(resolvePoolOptions({ maxConcurrent: 4, maxRunningPerTenant: 4, maxQueuePerTenant: 64 })).toMatchObject({ maxQueuePerTenant: 64, maxRunningPerTenant: 4 });
     expect(resolvePoolOptions({ maxResultBytes: 8 * 1024 * 1024 }).maxFrameBytes).toBe(8 * 1024 * 1024 + 64 * 1024);
   });
 
@@ -33,6 +38,10 @@ describe("pool options", () => {
     [{ maxFrames: 1 }, /pool: unknown option "maxFrames"/],
     [{ maxFrameBytes: 2048, maxResultBytes: 10_000 }, /pool\.maxFrameBytes \(2048\) must be at least/],
     [{ maxMemoryMb: 128, maxOldSpaceSizeMb: 64 }, /pool\.maxMemoryMb \(128\) must be at least maxOldSpaceSizeMb \(64\) \+ 128/],
+    [{ maxQueuePerTenant: -1 }, /pool\.maxQueuePerTenant: must be an integer from 0 to 100000; got -1/],
+    [{ maxRunningPerTenant: 0 }, /pool\.maxRunningPerTenant: must be an integer from 1 to 256; got 0/],
+    [{ maxQueue: 8, maxQueuePerTenant: 9 }, /pool\.maxQueuePerTenant \(9\) must be at most maxQueue \(8\)/],
+    [{ maxConcurrent: 2, maxRunningPerTenant: 3 }, /pool\.maxRunningPerTenant \(3\) must be at most maxConcurrent \(2\)/],
   ])("rejects %o", (options, message) => {
     expect(() => resolvePoolOptions(options as never)).toThrow(ConfigInvalidError);
     expect(() => resolvePoolOptions(options as never)).toThrow(message);

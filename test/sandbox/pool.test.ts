@@ -226,6 +226,154 @@ describe("pool lifecycle", () => {
   });
 });
 
+/** A bridge whose searches log `order` (the body's label) in the order the bodies reached it; `gate` holds every call. */
+function orderBridge(order: string[], gate?: () => Promise<void>) {
+  const bridge = fakeBridge(gate);
+  const search = bridge.search.bind(bridge);
+  bridge.search = (query, options, call) => {
+    order.push(String(query));
+    return search(query, options, call);
+  };
+  return bridge;
+}
+
+/** A body that first tells the bridge who it is, then returns its label. */
+const labelled = (label: string) => `await openclaw.tools.search(${JSON.stringify(label)}); return ${JSON.stringify(label)};`;
+
+describe("fair shares among tenants", () => {
+  it("serves tenants' queues in turn: B's one body runs before A's many", async () => {
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1 });
+    try {
+      await pool.whenReady(1);
+      const order: string[] = [];
+      const { gate, open } = manualGate();
+      const first = pool.run(labelled("A0"), orderBridge(order, gate), { ...RUN, tenant: "A" });
+      await waitFor(() => order.length === 1, 5000, "A's first body to reach the bridge");
+      const queuedA = ["A1", "A2", "A3", "A4", "A5"].map((label) => pool.run(labelled(label), orderBridge(order), { ...RUN, tenant: "A" }));
+      const queuedB = pool.run(labelled("B0"), orderBridge(order), { ...RUN, tenant: "B" });
+      open();
+      const results = await Promise.all([first, ...queuedA, queuedB]);
+      expect(results.map((r) => r.ok && r.value)).toEqual(["A0", "A1", "A2", "A3", "A4", "A5", "B0"]);
+      // A's line was in turn first (A1 queued before B's); then the lines alternate.
+      expect(order).toEqual(["A0", "A1", "B0", "A2", "A3", "A4", "A5"]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("keeps a slot for other tenants: A's bodies hold one of two, B's body runs while they wait", async () => {
+    const pool = await createCodePool({ prefork: 2, maxConcurrent: 2 });
+    try {
+      await pool.whenReady(2);
+      const order: string[] = [];
+      const { gate, open } = manualGate();
+      const bodiesA = ["A0", "A1", "A2"].map((label) => pool.run(labelled(label), orderBridge(order, gate), { ...RUN, tenant: "A" }));
+      await waitFor(() => order.length === 1, 5000, "A's first body to reach the bridge");
+      // A0 is held at the gate; A1 and A2 wait for A's one slot (maxRunningPerTenant defaults to maxConcurrent − 1).
+      expect(await pool.run(labelled("B0"), orderBridge(order), { ...RUN, tenant: "B" })).toMatchObject({ ok: true, value: "B0" });
+      expect(order).toEqual(["A0", "B0"]);
+      open();
+      expect((await Promise.all(bodiesA)).map((r) => r.ok && r.value)).toEqual(["A0", "A1", "A2"]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("runs bodies that name no tenant side by side, each a tenant of its own", async () => {
+    const pool = await createCodePool({ prefork: 2, maxConcurrent: 2 });
+    try {
+      await pool.whenReady(2);
+      const order: string[] = [];
+      const { gate, open } = manualGate();
+      const bodies = ["X", "Y"].map((label) => pool.run(labelled(label), orderBridge(order, gate), RUN));
+      await waitFor(() => order.length === 2, 5000, "both bodies to reach the bridge at once");
+      open();
+      expect((await Promise.all(bodies)).map((r) => r.ok && r.value)).toEqual(["X", "Y"]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("answers POOL_SATURATED to a tenant past its queue share while another still queues", async () => {
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1, maxQueue: 8, maxQueuePerTenant: 2 });
+    try {
+      await pool.whenReady(1);
+      const order: string[] = [];
+      const { gate, open } = manualGate();
+      const running = pool.run(labelled("A0"), orderBridge(order, gate), { ...RUN, tenant: "A" });
+      await waitFor(() => order.length === 1, 5000, "A's first body to reach the bridge");
+      const queuedA = ["A1", "A2"].map((label) => pool.run(labelled(label), orderBridge(order), { ...RUN, tenant: "A" }));
+      const refused = await pool.run(labelled("A3"), orderBridge(order), { ...RUN, tenant: "A" });
+      expect(refused).toMatchObject({ ok: false, error: { code: "POOL_SATURATED" } });
+      expect(!refused.ok && refused.error.message).toMatch(/share for this caller is full: 2 of its bodies waiting .*maxQueuePerTenant 2.*other callers' bodies still queue/);
+      const queuedB = pool.run(labelled("B0"), orderBridge(order), { ...RUN, tenant: "B" });
+      open();
+      expect((await Promise.all([running, ...queuedA, queuedB])).map((r) => r.ok && r.value)).toEqual(["A0", "A1", "A2", "B0"]);
+      expect(order).not.toContain("A3");
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("a queued body cancelled by its signal leaves the queue at once and frees its place in the share", async () => {
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1, maxQueue: 8, maxQueuePerTenant: 1 });
+    try {
+      await pool.whenReady(1);
+      const order: string[] = [];
+      const { gate, open } = manualGate();
+      const running = pool.run(labelled("A0"), orderBridge(order, gate), { ...RUN, tenant: "A" });
+      await waitFor(() => order.length === 1, 5000, "A's first body to reach the bridge");
+      const cancel = new AbortController();
+      const queued = pool.run(labelled("A1"), orderBridge(order), { ...RUN, tenant: "A", signal: cancel.signal });
+      expect(await pool.run(labelled("A2"), orderBridge(order), { ...RUN, tenant: "A" })).toMatchObject({ error: { code: "POOL_SATURATED" } });
+      cancel.abort();
+      // Answered while A0 still holds the only slot: the waiter left the queue, it did not wait its turn.
+      expect(await queued).toMatchObject({ ok: false, error: { code: "CANCELLED", message: expect.stringMatching(/while it waited/) } });
+      const again = pool.run(labelled("A3"), orderBridge(order), { ...RUN, tenant: "A" });
+      open();
+      expect((await Promise.all([running, again])).map((r) => r.ok && r.value)).toEqual(["A0", "A3"]);
+      expect(order).toEqual(["A0", "A3"]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("a running body cancelled by its signal is killed at once and its slot goes to the next tenant in turn", async () => {
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1 });
+    try {
+      await pool.whenReady(1);
+      const order: string[] = [];
+      const { gate } = manualGate(); // never opened: only the cancel ends A0
+      const cancel = new AbortController();
+      const running = pool.run(labelled("A0"), orderBridge(order, gate), { ...RUN, tenant: "A", signal: cancel.signal });
+      await waitFor(() => order.length === 1, 5000, "A's first body to reach the bridge");
+      // The one child there is now is A0's (nothing is queued yet, so no replacement has been forked).
+      const busy = pool.childPids();
+      const queuedA = pool.run(labelled("A1"), orderBridge(order), { ...RUN, tenant: "A" });
+      const queuedB = pool.run(labelled("B0"), orderBridge(order), { ...RUN, tenant: "B" });
+      cancel.abort();
+      expect(await running).toMatchObject({ ok: false, error: { code: "CANCELLED" } });
+      expect(busy.length).toBeGreaterThan(0);
+      await waitFor(() => busy.some((p) => !isAlive(p)), 5000, "the cancelled body's child to die");
+      expect((await Promise.all([queuedA, queuedB])).map((r) => r.ok && r.value)).toEqual(["A1", "B0"]);
+      expect(order).toEqual(["A0", "A1", "B0"]);
+      expect(unaccountedProcesses(pool)).toEqual([]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("rejects a tenant that is not a non-empty string with INVALID_ARGS", async () => {
+    const pool = await createCodePool({ prefork: 0 });
+    try {
+      await expect(pool.run("return 1", fakeBridge(), { ...RUN, tenant: "" })).rejects.toMatchObject({ code: "INVALID_ARGS", message: expect.stringMatching(/tenant/) });
+      await expect(pool.run("return 1", fakeBridge(), { ...RUN, tenant: 7 as unknown as string })).rejects.toMatchObject({ code: "INVALID_ARGS" });
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
 describe("probeSandbox", () => {
   it("reports the layers without keeping a pool", async () => {
     const report = await probeSandbox();

@@ -1,6 +1,6 @@
 /**
  * PoolOptions, checked once at the entry against their schema (ranges and defaults), so the rest
- * of the pool reads plain numbers; two limits that depend on others are checked after.
+ * of the pool reads plain numbers; limits that depend on others are defaulted and checked after.
  */
 import { compileOptions, int } from "../../config/ajv.js";
 import { ConfigInvalidError } from "../../errors.js";
@@ -10,6 +10,8 @@ export interface ResolvedPoolOptions {
   prefork: number;
   maxConcurrent: number;
   maxQueue: number;
+  maxQueuePerTenant: number;
+  maxRunningPerTenant: number;
   maxOldSpaceSizeMb: number;
   maxMemoryMb: number;
   maxResultBytes: number;
@@ -36,6 +38,10 @@ const poolSchema = {
     /** Default: prefork, at least 1. */
     maxConcurrent: int(1, 256),
     maxQueue: int(0, 100_000, 64),
+    /** Default: a quarter of maxQueue, rounded up. */
+    maxQueuePerTenant: int(0, 100_000),
+    /** Default: maxConcurrent − 1, at least 1. */
+    maxRunningPerTenant: int(1, 256),
     maxOldSpaceSizeMb: int(16, 16_384, 64),
     maxMemoryMb: int(128, 65_536, 512),
     maxResultBytes: int(1, 256 * MIB, 1 * MIB),
@@ -49,7 +55,8 @@ const poolSchema = {
     guardParentInspector: { type: "boolean", default: true },
   },
 };
-const check = compileOptions<Omit<ResolvedPoolOptions, "maxConcurrent" | "maxFrameBytes"> & Partial<ResolvedPoolOptions>>(poolSchema);
+type DerivedOption = "maxConcurrent" | "maxFrameBytes" | "maxQueuePerTenant" | "maxRunningPerTenant";
+const check = compileOptions<Omit<ResolvedPoolOptions, DerivedOption> & Partial<ResolvedPoolOptions>>(poolSchema);
 
 export function resolvePoolOptions(options: PoolOptions | undefined): ResolvedPoolOptions {
   const o = check(options ?? {}, "pool");
@@ -66,5 +73,23 @@ export function resolvePoolOptions(options: PoolOptions | undefined): ResolvedPo
       `pool.maxMemoryMb (${o.maxMemoryMb}) must be at least maxOldSpaceSizeMb (${o.maxOldSpaceSizeMb}) + 128: Node needs that much beyond its old space to start.`,
     );
   }
-  return { ...o, maxConcurrent: o.maxConcurrent ?? Math.max(o.prefork, 1), maxFrameBytes };
+  const maxConcurrent = o.maxConcurrent ?? Math.max(o.prefork, 1);
+  return { ...o, maxConcurrent, maxFrameBytes, ...tenantShares(o, maxConcurrent) };
+}
+
+/**
+ * Each tenant's share of the queue and of the running slots. The running share defaults to one
+ * slot less than the pool has, so that a tenant whose bodies run long cannot hold every slot:
+ * another tenant's body finds the slot kept free instead of waiting for one of those to end.
+ */
+function tenantShares(o: Partial<ResolvedPoolOptions> & { maxQueue: number }, maxConcurrent: number): Pick<ResolvedPoolOptions, "maxQueuePerTenant" | "maxRunningPerTenant"> {
+  const maxQueuePerTenant = o.maxQueuePerTenant ?? Math.ceil(o.maxQueue / 4);
+  const maxRunningPerTenant = o.maxRunningPerTenant ?? Math.max(1, maxConcurrent - 1);
+  if (maxQueuePerTenant > o.maxQueue) {
+    throw new ConfigInvalidError(`pool.maxQueuePerTenant (${maxQueuePerTenant}) must be at most maxQueue (${o.maxQueue}): it is one tenant's share of that queue.`);
+  }
+  if (maxRunningPerTenant > maxConcurrent) {
+    throw new ConfigInvalidError(`pool.maxRunningPerTenant (${maxRunningPerTenant}) must be at most maxConcurrent (${maxConcurrent}): it is one tenant's share of those slots.`);
+  }
+  return { maxQueuePerTenant, maxRunningPerTenant };
 }

@@ -2,7 +2,9 @@
  * The code-mode pool: keeps `prefork` sandbox children started and handshaken, hands each one
  * exactly one body, kills it with SIGKILL when that body settles and forks a replacement in the
  * background. Concurrency is bounded (`maxConcurrent`) and so is the wait queue (`maxQueue`;
- * past it, run() answers POOL_SATURATED at once).
+ * past it, run() answers POOL_SATURATED at once). Both are shared fairly among tenants (the
+ * caller's `tenant`: a token, a session): each has at most `maxQueuePerTenant` bodies waiting
+ * and `maxRunningPerTenant` running, and the tenants' queues take turns (fair-queue.ts).
  *
  * Why not tinypool, the pool first planned for this: tinypool 2.2's child-process runtime
  * (`runtime: "child_process"`, ProcessWorker in node_modules/tinypool/dist/index.js) does not fit
@@ -31,6 +33,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { InvalidArgsError } from "../../errors.js";
 import { childSource, type ChildCodecChoice } from "../child/source.js";
+import { FairQueue, type TenantKey } from "./fair-queue.js";
 import type { BridgeHandler, CodePool, CodeResult, CodeRunOptions, PoolOptions, SandboxReport } from "../types.js";
 import { guardParentInspector } from "./inspector-guard.js";
 import { detectPermissionFlag, launchPlans, type LaunchPlan } from "./launch.js";
@@ -53,6 +56,7 @@ const NO_LAYERS: Layers = {
 };
 
 interface Waiter {
+  tenant: TenantKey;
   code: string;
   bridge: BridgeHandler;
   options: CodeRunOptions;
@@ -96,10 +100,12 @@ class Pool implements SandboxPool {
   private closing: Promise<void> | undefined;
   private readonly idle: SandboxChild[] = [];
   private readonly starting = new Set<SandboxChild>();
-  private readonly running = new Set<SandboxChild>();
+  /** Children running a body → whose body. */
+  private readonly running = new Map<SandboxChild, TenantKey>();
+  private readonly runningByTenant = new Map<TenantKey, number>();
   /** Every child not yet reaped. */
   private readonly live = new Set<SandboxChild>();
-  private readonly queue: Waiter[] = [];
+  private readonly queue = new FairQueue<Waiter>();
   private startFailures = 0;
   private refillScheduled = false;
   private readyWaiters: Array<{ count: number; resolve: () => void }> = [];
@@ -179,36 +185,71 @@ class Pool implements SandboxPool {
     if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
       throw new InvalidArgsError(`pool.run: options.timeoutMs must be a positive number; got ${String(timeoutMs)} (${typeof timeoutMs}).`);
     }
+    const tenantName = options.tenant;
+    if (tenantName !== undefined && (typeof tenantName !== "string" || tenantName.length === 0)) {
+      throw new InvalidArgsError(`pool.run: options.tenant must be a non-empty string when given; got ${typeof tenantName === "string" ? "an empty string" : typeof tenantName}.`);
+    }
     if (this.closing) return failure("SANDBOX_UNAVAILABLE", "The code pool is closed.");
     if (!this.reportValue.available) return failure("SANDBOX_UNAVAILABLE", `The code sandbox is unavailable: ${this.reportValue.reason ?? "unknown reason"}.`);
     if (options.signal?.aborted) return failure("CANCELLED", "The run was cancelled by the caller before it started.");
 
-    if (this.running.size < this.options.maxConcurrent && this.idle.length > 0) {
-      return this.startOn(this.idle.shift() as SandboxChild, code, bridge, options);
+    // A run that names no tenant is a tenant of its own: it competes with each tenant as one body.
+    const tenant: TenantKey = tenantName ?? Symbol("untenanted run");
+    if (this.mayStart(tenant) && this.idle.length > 0) {
+      return this.startOn(this.idle.shift() as SandboxChild, tenant, code, bridge, options);
     }
-    if (this.queue.length >= this.options.maxQueue) {
-      return failure(
-        "POOL_SATURATED",
-        `The code pool is saturated: ${this.running.size} bodies running and ${this.queue.length} waiting (maxConcurrent ${this.options.maxConcurrent}, maxQueue ${this.options.maxQueue}). Try again shortly.`,
-      );
-    }
+    const refusal = this.saturation(tenant);
+    if (refusal) return refusal;
     return new Promise<CodeResult>((resolve) => {
       const waiter: Waiter = {
+        tenant,
         code,
         bridge,
         options,
         resolve,
         offAbort: () => {},
         onAbort: () => {
-          const at = this.queue.indexOf(waiter);
-          if (at >= 0) this.queue.splice(at, 1);
+          this.queue.remove(tenant, waiter);
           resolve(failure("CANCELLED", "The run was cancelled by the caller while it waited for a sandbox child."));
         },
       };
       if (options.signal !== undefined) waiter.offAbort = onAbort(options.signal, waiter.onAbort);
-      this.queue.push(waiter);
+      this.queue.push(tenant, waiter);
       this.refill();
     });
+  }
+
+  /** A body of `tenant` may take a slot now: one is free and the tenant is below its running share. */
+  private mayStart(tenant: TenantKey): boolean {
+    return this.running.size < this.options.maxConcurrent && this.runningOf(tenant) < this.options.maxRunningPerTenant;
+  }
+
+  private runningOf(tenant: TenantKey): number {
+    return this.runningByTenant.get(tenant) ?? 0;
+  }
+
+  /** POOL_SATURATED when the tenant's share of the queue, or the whole queue, is full. */
+  private saturation(tenant: TenantKey): CodeResult | undefined {
+    const { maxConcurrent, maxQueue, maxQueuePerTenant, maxRunningPerTenant } = this.options;
+    const waiting = this.queue.sizeOf(tenant);
+    if (waiting >= maxQueuePerTenant) {
+      return failure(
+        "POOL_SATURATED",
+        `The code pool's share for this caller is full: ${waiting} of its bodies waiting and ${this.runningOf(tenant)} running (maxQueuePerTenant ${maxQueuePerTenant}, maxRunningPerTenant ${maxRunningPerTenant}); other callers' bodies still queue. Try again when one of yours has finished.`,
+      );
+    }
+    if (this.queue.size >= maxQueue) {
+      return failure(
+        "POOL_SATURATED",
+        `The code pool is saturated: ${this.running.size} bodies running and ${this.queue.size} waiting (maxConcurrent ${maxConcurrent}, maxQueue ${maxQueue}). Try again shortly.`,
+      );
+    }
+    return undefined;
+  }
+
+  /** The next body in turn whose tenant is below its running share. */
+  private nextWaiter(): Waiter | undefined {
+    return this.queue.take((tenant) => this.runningOf(tenant) < this.options.maxRunningPerTenant);
   }
 
   close(): Promise<void> {
@@ -217,7 +258,7 @@ class Pool implements SandboxPool {
   }
 
   private async shutdown(): Promise<void> {
-    for (const waiter of this.queue.splice(0)) {
+    for (const waiter of this.queue.drain()) {
       waiter.offAbort();
       waiter.resolve(failure("SANDBOX_UNAVAILABLE", "The code pool was closed before the code could run."));
     }
@@ -229,15 +270,16 @@ class Pool implements SandboxPool {
 
   private markUnavailable(reason: string): void {
     this.reportValue = { ...this.reportValue, available: false, reason };
-    for (const waiter of this.queue.splice(0)) {
+    for (const waiter of this.queue.drain()) {
       waiter.offAbort();
       waiter.resolve(failure("SANDBOX_UNAVAILABLE", `The code sandbox is unavailable: ${reason}.`));
     }
     this.flushReadyWaiters(true);
   }
 
-  private startOn(child: SandboxChild, code: string, bridge: BridgeHandler, options: CodeRunOptions): Promise<CodeResult> {
-    this.running.add(child);
+  private startOn(child: SandboxChild, tenant: TenantKey, code: string, bridge: BridgeHandler, options: CodeRunOptions): Promise<CodeResult> {
+    this.running.set(child, tenant);
+    this.runningByTenant.set(tenant, this.runningOf(tenant) + 1);
     // The replacement is forked when this child dies, not now: forking blocks the event loop for
     // a few ms and a starting child competes for CPU with the body that is running.
     return child.run(code, bridge, options.timeoutMs, options.signal);
@@ -291,10 +333,10 @@ class Pool implements SandboxPool {
   }
 
   private onChildReady(child: SandboxChild): void {
-    const waiter = this.running.size < this.options.maxConcurrent ? this.queue.shift() : undefined;
+    const waiter = this.running.size < this.options.maxConcurrent ? this.nextWaiter() : undefined;
     if (waiter) {
       waiter.offAbort();
-      waiter.resolve(this.startOn(child, waiter.code, waiter.bridge, waiter.options));
+      waiter.resolve(this.startOn(child, waiter.tenant, waiter.code, waiter.bridge, waiter.options));
       return;
     }
     this.idle.push(child);
@@ -305,8 +347,19 @@ class Pool implements SandboxPool {
     const at = this.idle.indexOf(child);
     if (at >= 0) this.idle.splice(at, 1);
     this.starting.delete(child);
-    if (this.running.delete(child)) this.pump();
+    if (this.running.has(child)) {
+      this.releaseSlot(child);
+      this.pump();
+    }
     this.scheduleRefill();
+  }
+
+  private releaseSlot(child: SandboxChild): void {
+    const tenant = this.running.get(child) as TenantKey;
+    this.running.delete(child);
+    const left = this.runningOf(tenant) - 1;
+    if (left > 0) this.runningByTenant.set(tenant, left);
+    else this.runningByTenant.delete(tenant);
   }
 
   /**
@@ -323,19 +376,21 @@ class Pool implements SandboxPool {
     });
   }
 
-  /** Hands ready children to waiting bodies while concurrency allows. */
+  /** Hands ready children to waiting bodies, tenants in turn, while concurrency and their shares allow. */
   private pump(): void {
-    while (this.queue.length > 0 && this.idle.length > 0 && this.running.size < this.options.maxConcurrent) {
-      const waiter = this.queue.shift() as Waiter;
+    while (this.idle.length > 0 && this.running.size < this.options.maxConcurrent) {
+      const waiter = this.nextWaiter();
+      if (!waiter) return;
       waiter.offAbort();
-      waiter.resolve(this.startOn(this.idle.shift() as SandboxChild, waiter.code, waiter.bridge, waiter.options));
+      waiter.resolve(this.startOn(this.idle.shift() as SandboxChild, waiter.tenant, waiter.code, waiter.bridge, waiter.options));
     }
   }
 
-  /** Keeps `prefork` children ready or starting, plus one per waiting body that could run now. */
+  /** Keeps `prefork` children ready or starting, plus one per waiting body that could run now (its tenant below its share). */
   private refill(): void {
     if (this.closing || !this.reportValue.available || !this.plan) return;
-    const runnable = Math.min(this.queue.length, this.options.maxConcurrent - this.running.size);
+    const eligible = this.queue.countEligible((tenant) => this.options.maxRunningPerTenant - this.runningOf(tenant));
+    const runnable = Math.min(eligible, this.options.maxConcurrent - this.running.size);
     const wanted = Math.max(this.options.prefork, runnable);
     while (this.idle.length + this.starting.size < wanted) this.spawnChild();
   }
