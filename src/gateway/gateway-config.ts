@@ -35,6 +35,18 @@ export interface GatewaySettings {
   maxBodyBytes: number;
   /** Bearer tokens and the identity each carries; without it the gateway binds loopback only. */
   auth?: AuthSettings;
+  /**
+   * Without `auth`: whether a request body's `owner: true` is honoured (default false: refused
+   * with 403). Any local process, and any page that gets past the browser checks, can send one.
+   * Ignored with `auth`, where the token says who the caller is.
+   */
+  trustLoopbackIdentity: boolean;
+}
+
+/** The JSONL session log: where, and whether search query text is written (default: only its size). */
+export interface SessionLogSettings {
+  file: string;
+  recordQueries: boolean;
 }
 
 /** One `gateway.auth.tokens` entry as written in the config file. */
@@ -63,8 +75,8 @@ export interface GatewayConfig {
   /** Folders of plugin modules, resolved against the config file's folder. */
   plugins: string[];
   mcpServers: McpServerConfig[];
-  /** A JSONL session log file. */
-  sessionLog?: string;
+  /** A JSONL session log file (`sessionLog: "file"` or `{ file, recordQueries }` in the config). */
+  sessionLog?: SessionLogSettings;
   mcp: McpFaceSettings;
 }
 
@@ -131,6 +143,7 @@ const sectionsSchema = {
         maxTurns: { type: "integer", minimum: 1, maximum: 100 },
         maxBodyBytes: { type: "integer", minimum: 1024, maximum: 64 * 1024 * 1024 },
         auth: authSchema,
+        trustLoopbackIdentity: { type: "boolean" },
       },
     },
     plugins: { type: "array", items: { type: "string", minLength: 1 } },
@@ -172,7 +185,12 @@ const sectionsSchema = {
         sessionIdleMs: { type: "integer", minimum: 1_000, maximum: 86_400_000 },
       },
     },
-    sessionLog: { type: "string", minLength: 1 },
+    sessionLog: {
+      anyOf: [
+        { type: "string", minLength: 1 },
+        { type: "object", additionalProperties: false, required: ["file"], properties: { file: { type: "string", minLength: 1 }, recordQueries: { type: "boolean" } } },
+      ],
+    },
   },
 };
 
@@ -258,6 +276,7 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
   const mcp = (config.mcp ?? {}) as Partial<McpFaceSettings>;
   const provider = (config.provider ?? {}) as Partial<ProviderSettings>;
   const gateway = (config.gateway ?? {}) as Partial<Omit<GatewaySettings, "auth">>;
+  const sessionLog = sessionLogSettings(config.sessionLog, configDir);
   const auth = resolveAuth(authEntries(config), env);
   const tools = (config.tools ?? {}) as { toolSearch?: ToolSearchConfig };
   // The snapshot folder, like every path in the file, is relative to the config file's folder.
@@ -274,11 +293,12 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
       port: overrides.port ?? gateway.port ?? 8788,
       maxTurns: gateway.maxTurns ?? 8,
       maxBodyBytes: gateway.maxBodyBytes ?? 1024 * 1024,
+      trustLoopbackIdentity: gateway.trustLoopbackIdentity ?? false,
       ...(auth ? { auth } : {}),
     },
     plugins: ((config.plugins ?? []) as string[]).map((folder) => path.resolve(configDir, folder)),
     mcpServers: mcpServerList(config.mcpServers).map((server) => withConfigFolder(server, configDir)),
-    ...(typeof config.sessionLog === "string" ? { sessionLog: path.resolve(configDir, config.sessionLog) } : {}),
+    ...(sessionLog ? { sessionLog } : {}),
     mcp: {
       ...(mcp.agentId !== undefined ? { agentId: mcp.agentId } : {}),
       ...(mcp.owner !== undefined ? { owner: mcp.owner } : {}),
@@ -287,6 +307,13 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
       sessionIdleMs: mcp.sessionIdleMs ?? 30 * 60_000,
     },
   };
+}
+
+/** `sessionLog: "file"` is `{ file }`; the file is relative to the config's folder; query text is off unless asked for. */
+function sessionLogSettings(value: unknown, configDir: string): SessionLogSettings | undefined {
+  if (value === undefined) return undefined;
+  const entry = typeof value === "string" ? { file: value } : (value as { file: string; recordQueries?: boolean });
+  return { file: path.resolve(configDir, entry.file), recordQueries: entry.recordQueries ?? false };
 }
 
 type McpServerEntry = Omit<McpServerConfig, "name"> & { name?: string; type?: string };
