@@ -6,7 +6,7 @@ import { createMcpFace } from "../mcpface/mcp-face.js";
 import { parseWorkers } from "./cluster.js";
 import { UsageError } from "./usage.js";
 import { parsePort, startOtlp, untilSignal } from "./server-commands.js";
-import { startupSummary } from "./startup-summary.js";
+import { startupSummary, watchSourceFailures } from "./startup-summary.js";
 import type { CommandIo } from "./usage.js";
 
 export const MCP_USAGE = `Usage: toolsearch mcp [--config FILE] [--http PORT] [--host HOST] [--workers 1] [--verbose]
@@ -59,6 +59,7 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
   }
   try {
     for (const line of await startupSummary(face.engine, "mcp")) io.err(line);
+    watchSourceFailures(face.engine, "mcp", io.err); // stops with the engine, closed below
     if (port === undefined) {
       // stdout is the protocol: every message of ours goes to stderr.
       const stopped = untilSignal();
