@@ -55,7 +55,7 @@ export type { RunTelemetry, SessionEvent, SessionLogSink, CallRecord, CallVia } 
 export { EVENT_CHANNEL } from "./telemetry/run-recorder.js";
 export { ERROR_CHANNEL, type FailureEvent, type FailureOrigin } from "./telemetry/error-channel.js";
 export type { TracingOptions } from "./telemetry/otel.js";
-export { jsonlSessionLog, type JsonlSessionLog } from "./telemetry/jsonl-session-log.js";
+export { jsonlSessionLog, type JsonlSessionLog, type JsonlSessionLogOptions, type SearchLineWithoutText } from "./telemetry/jsonl-session-log.js";
 export type { SandboxReport, PoolOptions, CodePool, CodeResult } from "./sandbox/types.js";
 export { createPublicCodePool as createCodePool } from "./sandbox/index.js";
 

@@ -7,7 +7,7 @@ import { resolveToolSearchConfig } from "../config/tool-search-config.js";
 import { parseWorkers } from "./cluster.js";
 import { UsageError } from "./usage.js";
 import { parsePort, startOtlp, untilSignal } from "./server-commands.js";
-import { configNotes, startupSummary } from "./startup-summary.js";
+import { configNotes, startupSummary, watchSourceFailures } from "./startup-summary.js";
 import type { CommandIo } from "./usage.js";
 
 export const MCP_USAGE = `Usage: toolsearch mcp [--config FILE] [--http PORT] [--host HOST] [--workers 1] [--verbose]
@@ -65,6 +65,7 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
   }
   try {
     for (const line of await startupSummary(face.engine, "mcp", configNotes(config))) io.err(line);
+    watchSourceFailures(face.engine, "mcp", io.err); // stops with the engine, closed below
     if (port === undefined) {
       // stdout is the protocol: every message of ours goes to stderr.
       const stopped = untilSignal();

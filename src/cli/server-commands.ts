@@ -7,7 +7,7 @@ import { startGateway } from "../gateway/gateway-server.js";
 import { startMockProvider } from "../provider/mock-provider.js";
 import { startOtlpExport, type OtlpExport } from "../telemetry/otlp-export.js";
 import { announceReady, clusterHealth, clusterPort, isClusterWorker, leaveCluster, leaveClusterAfterFailure, parseWorkers, poolSlotsPerWorker, runPrimary, untilStopped, workerCount, workerIndex, workerPort } from "./cluster.js";
-import { configNotes, startupSummary } from "./startup-summary.js";
+import { configNotes, startupSummary, watchSourceFailures } from "./startup-summary.js";
 import { UsageError, type CommandIo } from "./usage.js";
 
 export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [--host HOST] [--workers N|auto] [--verbose]
@@ -89,6 +89,8 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
     throw error;
   }
   if (!worker || workerIndex() === 0) for (const line of await startupSummary(gateway.engine, "serve", [`provider ${config.provider.api} at ${config.provider.baseURL}, model ${config.provider.model}`, ...configNotes(config)])) io.err(line);
+  // Every worker has its own engine, so its own sources: each reports what it sees go down.
+  const stopWatching = watchSourceFailures(gateway.engine, "serve", worker ? (line) => io.err(`[worker ${workerIndex()} pid ${process.pid}] ${line}`) : io.err);
   if (worker) {
     announceReady(gateway.url);
     await untilStopped();
@@ -98,6 +100,7 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
     await untilSignal();
     await gateway.close();
   }
+  stopWatching();
   await otlp?.shutdown();
   if (worker) leaveCluster();
   return 0;

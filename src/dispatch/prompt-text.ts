@@ -1,6 +1,7 @@
 /**
  * Text that enters a prompt: tool descriptions may be untrusted (MCP servers), so they are
- * stripped of control characters and bounded before a model sees them.
+ * stripped of control characters and bounded before a model sees them. And text that enters a
+ * log line or a span name: escaped (`escapeControl`), so a caller cannot forge a line.
  */
 
 // C0/C1 controls except tab/newline, plus bidi overrides and zero-width characters that can hide text.
@@ -8,6 +9,20 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u2
 
 export function stripControl(text: string): string {
   return text.replace(CONTROL, "");
+}
+
+// Every character that can break or disguise a line of text: all C0/C1 controls (tab, newline
+// and carriage return included), bidi overrides and zero-width characters, line separators.
+const LINE_BREAKING = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
+const SHORT_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/**
+ * Text from a caller (a tool name, a header) made safe to put in a log line or a span name:
+ * each control character is written as its escape (`\n`, `\u001b`), so it can neither end the
+ * line and forge the next one, nor move the cursor, nor hide text, and it still shows.
+ */
+export function escapeControl(text: string): string {
+  return text.replace(LINE_BREAKING, (c) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** Cuts at `max` characters, on a word boundary where one is near, with an ellipsis. */

@@ -29,6 +29,9 @@ import { ValidatorCache } from "../validation/validator-cache.js";
 import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type ToolSearchOptions } from "./options.js";
 import { newRunId, ToolSearchRun } from "./run.js";
 
+/** One source in a subject's view of the catalog status: no error text. */
+export type VisibleSourceStatus = Pick<SourceStatus, "source" | "owner" | "ok" | "tools">;
+
 /** Admitted sets are cached per policy subject; this bounds how many subjects are remembered. */
 const MAX_CACHED_SUBJECTS = 512;
 
@@ -181,6 +184,31 @@ export class ToolSearchEngine {
   catalogStatus(): { size: number; sources: SourceStatus[]; rebuildError?: RebuildError } {
     const rebuildError = this.catalog.rebuildError;
     return { size: this.catalog.size, sources: this.catalog.sourceStatus(), ...(rebuildError ? { rebuildError } : {}) };
+  }
+
+  /**
+   * The catalog status as these policy subjects may see it (least disclosure, `/healthz` for a
+   * token): a source is listed only with the tools they admit, counted as admitted, and only if
+   * they admit one; `includeDown` also lists the sources that are down (by name and state; whose
+   * tools nobody can know while they are). No entry carries the source's error text: for an MCP
+   * server it ends with its stderr, which may hold anything (a connection string, a password).
+   */
+  catalogStatusFor(subjects: readonly PolicySubject[], options: { includeDown?: boolean } = {}): { size: number; sources: VisibleSourceStatus[] } {
+    const admitted = new Map<string, number>();
+    const seen = new Set<string>();
+    for (const subject of subjects) {
+      for (const entry of this.admitted(subject).entries) {
+        if (seen.has(entry.id)) continue;
+        seen.add(entry.id);
+        const key = `${entry.source}:${entry.owner}`;
+        admitted.set(key, (admitted.get(key) ?? 0) + 1);
+      }
+    }
+    const sources = this.catalog.sourceStatus().flatMap(({ source, owner, ok }): VisibleSourceStatus[] => {
+      const tools = admitted.get(`${source}:${owner}`) ?? 0;
+      return tools > 0 || (!ok && options.includeDown === true) ? [{ source, owner, ok, tools }] : [];
+    });
+    return { size: seen.size, sources };
   }
 
   /** Ends every open run, kills every sandbox child, closes sources and indexes. Idempotent. */

@@ -27,7 +27,7 @@ export interface ConfiguredEngine {
 export async function engineFromConfig(config: GatewayConfig, extras: EngineExtras = {}): Promise<ConfiguredEngine> {
   const plugins = (await Promise.all(config.plugins.map(loadPluginFolder))).flat();
   const mcp = config.mcpServers.map((server) => mcpServer(server));
-  const sessionLog = config.sessionLog ? jsonlSessionLog(config.sessionLog) : undefined;
+  const sessionLog = config.sessionLog ? jsonlSessionLog(config.sessionLog.file, { recordQueries: config.sessionLog.recordQueries }) : undefined;
   try {
     const engine = await createToolSearch({
       ...(config.toolSearch !== undefined ? { toolSearch: config.toolSearch } : {}),

@@ -126,6 +126,26 @@ export function identityFromToken(body: RunIdentity, token: TokenIdentity, defau
   };
 }
 
+/**
+ * The run's identity without `gateway.auth`: the body's, except that it may not make itself an
+ * owner unless the operator said so (`gateway.trustLoopbackIdentity: true`). `owner` is the one
+ * identity field that grants: every policy layer an agent, channel or profile selects can only
+ * take tools away, so naming one narrows what the run sees, never widens it. Refused, not
+ * dropped: a caller that asked for owner rights learns it did not get them, and why.
+ */
+export function loopbackIdentity<T extends RunIdentity>(body: T, trusted: boolean): T {
+  if (body.owner === true && !trusted) {
+    throw new ForbiddenFieldError("owner", "this gateway has no gateway.auth, and a request body is not trusted with owner rights; give the caller a token with owner: true (gateway.auth.tokens), or set gateway.trustLoopbackIdentity: true if every local process may act as the owner");
+  }
+  return body;
+}
+
+/** The policy subjects a token may run as: one per channel it may name (or one without a channel). */
+export function tokenSubjects(token: TokenIdentity): Array<{ agentId?: string; owner: boolean; channel?: string }> {
+  const base = { ...(token.agentId !== undefined ? { agentId: token.agentId } : {}), owner: token.owner === true };
+  return token.channels ? token.channels.map((channel) => ({ ...base, channel })) : [base];
+}
+
 function agentIdFor(body: RunIdentity, token: TokenIdentity): Pick<RunIdentity, "agentId"> {
   if (token.agentId === undefined) return body.agentId !== undefined ? { agentId: body.agentId } : {};
   if (body.agentId !== undefined && body.agentId !== token.agentId) throw new ForbiddenFieldError("agentId", `this token runs as agent "${token.agentId}", not "${body.agentId}"`);

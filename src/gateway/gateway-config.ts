@@ -45,6 +45,12 @@ export interface GatewaySettings {
   auth?: AuthSettings;
   /** `serve --workers`: how the primary keeps its workers alive. */
   workers: WorkerSupervisionSettings;
+  /**
+   * Without `auth`: whether a request body's `owner: true` is honoured (default false: refused
+   * with 403). Any local process, and any page that gets past the browser checks, can send one.
+   * Ignored with `auth`, where the token says who the caller is.
+   */
+  trustLoopbackIdentity: boolean;
 }
 
 /** `gateway.workers`: restarts, cool-down and heartbeats of `serve --workers` (per slot, not shared). */
@@ -57,6 +63,12 @@ export interface WorkerSupervisionSettings {
   heartbeatMs: number;
   /** A worker silent this long is killed (SIGKILL) and restarted like a crash; 0: never. */
   killUnresponsiveMs: number;
+}
+
+/** The JSONL session log: where, and whether search query text is written (default: only its size). */
+export interface SessionLogSettings {
+  file: string;
+  recordQueries: boolean;
 }
 
 /** One `gateway.auth.tokens` entry as written in the config file. */
@@ -85,8 +97,8 @@ export interface GatewayConfig {
   /** Folders of plugin modules, resolved against the config file's folder. */
   plugins: string[];
   mcpServers: McpServerConfig[];
-  /** A JSONL session log file. */
-  sessionLog?: string;
+  /** A JSONL session log file (`sessionLog: "file"` or `{ file, recordQueries }` in the config). */
+  sessionLog?: SessionLogSettings;
   mcp: McpFaceSettings;
   /** What the file holds that is accepted but not used (other MCP hosts' keys), for the start summary. */
   notes?: string[];
@@ -181,6 +193,7 @@ const sectionsSchema = {
             killUnresponsiveMs: { type: "integer", minimum: 0, maximum: 3_600_000 },
           },
         },
+        trustLoopbackIdentity: { type: "boolean" },
       },
     },
     plugins: { type: "array", items: { type: "string", minLength: 1 } },
@@ -223,7 +236,12 @@ const sectionsSchema = {
         sessionIdleMs: { type: "integer", minimum: 1_000, maximum: 86_400_000 },
       },
     },
-    sessionLog: { type: "string", minLength: 1 },
+    sessionLog: {
+      anyOf: [
+        { type: "string", minLength: 1 },
+        { type: "object", additionalProperties: false, required: ["file"], properties: { file: { type: "string", minLength: 1 }, recordQueries: { type: "boolean" } } },
+      ],
+    },
   },
 };
 
@@ -310,6 +328,7 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
   const mcp = (config.mcp ?? {}) as Partial<McpFaceSettings>;
   const provider = (config.provider ?? {}) as Partial<ProviderSettings>;
   const gateway = (config.gateway ?? {}) as Partial<Omit<GatewaySettings, "auth" | "workers">> & { workers?: Partial<WorkerSupervisionSettings> };
+  const sessionLog = sessionLogSettings(config.sessionLog, configDir);
   const auth = resolveAuth(authEntries(config), env);
   const tools = (config.tools ?? {}) as { toolSearch?: ToolSearchConfig };
   // The snapshot folder, like every path in the file, is relative to the config file's folder.
@@ -328,12 +347,13 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
       maxTurnResultBytes: gateway.maxTurnResultBytes ?? DEFAULT_MAX_TURN_RESULT_BYTES,
       turnTimeoutMs: gateway.turnTimeoutMs ?? 600_000,
       maxBodyBytes: gateway.maxBodyBytes ?? 1024 * 1024,
+      trustLoopbackIdentity: gateway.trustLoopbackIdentity ?? false,
       ...(auth ? { auth } : {}),
       workers: workerSupervision(gateway.workers ?? {}),
     },
     plugins: ((config.plugins ?? []) as string[]).map((folder) => path.resolve(configDir, folder)),
     mcpServers: mcpServerList(config.mcpServers).map((server) => withConfigFolder(server, configDir)),
-    ...(typeof config.sessionLog === "string" ? { sessionLog: path.resolve(configDir, config.sessionLog) } : {}),
+    ...(sessionLog ? { sessionLog } : {}),
     mcp: {
       ...(mcp.agentId !== undefined ? { agentId: mcp.agentId } : {}),
       ...(mcp.owner !== undefined ? { owner: mcp.owner } : {}),
@@ -359,6 +379,13 @@ function workerSupervision(workers: Partial<WorkerSupervisionSettings>): WorkerS
     );
   }
   return settings;
+}
+
+/** `sessionLog: "file"` is `{ file }`; the file is relative to the config's folder; query text is off unless asked for. */
+function sessionLogSettings(value: unknown, configDir: string): SessionLogSettings | undefined {
+  if (value === undefined) return undefined;
+  const entry = typeof value === "string" ? { file: value } : (value as { file: string; recordQueries?: boolean });
+  return { file: path.resolve(configDir, entry.file), recordQueries: entry.recordQueries ?? false };
 }
 
 type McpServerEntry = Omit<McpServerConfig, "name"> & { name?: string; type?: string; disabled?: boolean } & Record<string, unknown>;

@@ -4,9 +4,16 @@
  * with the tool-search engine in front of the tools. Runs are independent; the engine (catalog,
  * index, sandbox pool) is shared; a slow tool or provider blocks only its own run.
  *
- * Without `gateway.auth` it binds loopback only and trusts the body's identity fields (the
- * developer setup). With it, every request but GET /healthz needs a bearer token, checked
- * before the body is read, and the run's identity (agentId, owner, channel, mode) is the token's.
+ * Without `gateway.auth` it binds loopback only, serves only requests no web page could have
+ * sent (http/request-guard.ts), and takes the body's identity fields, except `owner: true`,
+ * which needs `gateway.trustLoopbackIdentity` (the developer setup). With it, every request but
+ * GET /healthz needs a bearer token, checked before the body is read, and the run's identity
+ * (agentId, owner, channel, mode) is the token's. Either way a POST body must be declared
+ * application/json, checked before it is read.
+ *
+ * GET /healthz discloses no more than the caller may see: without a token, that the process
+ * answers; with one, only the sources whose tools its policy admits (an owner token also sees
+ * which are down); never a source's error text, which goes to the operator's stderr.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -17,9 +24,11 @@ import type { ToolDefinition } from "../catalog/types.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, ToolSearchError, TurnBudgetError, type ErrorCode } from "../errors.js";
-import { readJson, sendJson } from "../http/json-http.js";
+import { escapeControl } from "../dispatch/prompt-text.js";
+import { sendJson } from "../http/json-http.js";
+import { RequestGuard } from "../http/request-guard.js";
+import { identityFromToken, isLoopbackHost, loopbackIdentity, tokenSubjects, tokenTenant, TokenTable, type TokenIdentity } from "./gateway-auth.js";
 import { listenOn } from "../http/listen.js";
-import { identityFromToken, isLoopbackHost, TokenTable, tokenTenant, type TokenIdentity } from "./gateway-auth.js";
 import { engineFromConfig, type EngineExtras } from "./config-engine.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
@@ -66,7 +75,10 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     throw error;
   }
 
-  const { log } = extras;
+  // Whatever a caller put in a path or header is escaped: one request, one log line.
+  const write = extras.log;
+  const log = write ? (line: string) => write(escapeControl(line)) : undefined;
+  const guard = new RequestGuard({ bindHost: config.gateway.host, authenticated: tokens !== undefined });
   const server = createServer((req, res) => {
     if (log) {
       const started = performance.now();
@@ -87,18 +99,20 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Before anything, /healthz included: a rebound page must not even learn that this port answers.
+    guard.admit(req);
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     const identity = identityOf(req);
     if (req.method === "GET" && path === "/healthz") {
       // Unauthenticated: a balancer's probe learns nothing but that this process answers.
       if (identity === undefined) return sendJson(res, 200, { ok: true });
       const more = extras.health ? await extras.health() : {};
-      return sendJson(res, 200, { ok: true, mode: engine.settings.mode, catalog: engine.catalogStatus(), ...more });
+      return sendJson(res, 200, { ok: true, mode: engine.settings.mode, catalog: catalogView(identity), ...more });
     }
     // Before the body is read: a caller without a token costs a header check, not a 1 MiB parse.
     if (identity === undefined) throw UNAUTHORIZED();
     if (req.method === "POST" && path === "/v1/runs") {
-      const [status, body] = await runTurn(await readJson(req, config.gateway.maxBodyBytes, "BAD_REQUEST"), identity, res);
+      const [status, body] = await runTurn(await guard.readJson(req, config.gateway.maxBodyBytes, "BAD_REQUEST"), identity, res);
       const session = (body as { sessionId?: unknown }).sessionId;
       if (log && typeof session === "string") res.setHeader("x-toolsearch-session", encodeURIComponent(session.slice(0, 64)));
       return sendJson(res, status, body);
@@ -106,9 +120,25 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     throw new HttpError("NOT_FOUND", `No route ${req.method} ${path}; use POST /v1/runs or GET /healthz.`);
   }
 
+  /**
+   * What /healthz shows of the catalog. No auth: every source (the caller is on this machine and
+   * got past the browser checks). A token: what its policy admits; an owner token also sees the
+   * sources that are down. No error text in either: it is the operator's (stderr, at start and
+   * when a source goes down).
+   */
+  function catalogView(identity: TokenIdentity | null): Record<string, unknown> {
+    if (identity !== null) {
+      const owner = identity.owner === true;
+      const rebuildError = owner ? engine.catalogStatus().rebuildError : undefined;
+      return { ...engine.catalogStatusFor(tokenSubjects(identity), { includeDown: owner }), ...(rebuildError ? { rebuildError } : {}) };
+    }
+    const { size, sources, rebuildError } = engine.catalogStatus();
+    return { size, sources: sources.map(({ source, owner, ok, tools }) => ({ source, owner, ok, tools })), ...(rebuildError ? { rebuildError } : {}) };
+  }
+
   async function runTurn(body: unknown, identity: TokenIdentity | null, res: ServerResponse): Promise<[number, unknown]> {
     const parsed = parseRunRequest(body);
-    const request = identity ? withTokenIdentity(parsed, identity, engine.settings.mode) : parsed;
+    const request = identity ? withTokenIdentity(parsed, identity, engine.settings.mode) : loopbackIdentity(parsed, config.gateway.trustLoopbackIdentity);
     const clientToolCalls: Array<{ name: string; args: Record<string, unknown> }> = [];
     let run;
     try {

@@ -8,7 +8,9 @@
  * a bearer token, checked before its body is read, and the session runs as the token's identity
  * (the config may only narrow it, as a gateway request body may); a session answers only the
  * token that opened it. Without `gateway.auth` only a loopback address may be bound, and a
- * request whose Host header is not a loopback name is refused (DNS rebinding).
+ * request a web page could have sent (a Host that is not a loopback name, a foreign Origin) is
+ * refused; a POST body must be declared application/json, checked before it is read. Both
+ * rules are `serve`'s too, in one place: http/request-guard.ts.
  *
  * Bounds: a request body (HTTP) or a line (stdio) past `gateway.maxBodyBytes` is refused before
  * it is parsed; sessions past `mcp.maxSessions` are refused; an idle HTTP session is closed
@@ -29,7 +31,9 @@ import { ConfigInvalidError, HttpError } from "../errors.js";
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, type TokenIdentity } from "../gateway/gateway-auth.js";
 import type { GatewayConfig } from "../gateway/gateway-config.js";
 import { engineFromConfig, type EngineExtras } from "../gateway/config-engine.js";
-import { readJson, sendJson } from "../http/json-http.js";
+import { escapeControl } from "../dispatch/prompt-text.js";
+import { sendJson } from "../http/json-http.js";
+import { RequestGuard } from "../http/request-guard.js";
 import { listenOn } from "../http/listen.js";
 import type { McpServerSource } from "../mcp/index.js";
 import { packageVersion } from "../version.js";
@@ -68,7 +72,9 @@ interface Live {
 export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras = {}): Promise<McpFace> {
   const tokens = config.gateway.auth ? new TokenTable(config.gateway.auth.tokens) : undefined;
   const { engine, sessionLog, mcpSources } = await engineFromConfig(config, extras);
-  const log = extras.log;
+  // A tool name or a header is the client's text: escaped, so it cannot forge a log line.
+  const write = extras.log;
+  const log = write ? (line: string) => write(escapeControl(line)) : undefined;
   const live = new Set<Live>();
   const byHttpId = new Map<string, Live>();
   let opening = 0;
@@ -149,10 +155,11 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
 
   async function listenHttp(host: string, port: number): Promise<{ url: string; port: number }> {
     checkHttpExposure(config, host);
+    const guard = new RequestGuard({ bindHost: host, authenticated: tokens !== undefined });
     const server = createServer((req, res) => {
       const started = performance.now();
       if (log) res.once("finish", () => log(`${req.method} ${(req.url ?? "/").slice(0, 200)} ${res.statusCode} ${ms(started)} session=${String(req.headers["mcp-session-id"] ?? "-").slice(0, 64)}`));
-      route(req, res).catch((error: unknown) => {
+      route(req, res, guard).catch((error: unknown) => {
         if (error instanceof HttpError) return sendJson(res, error.status, { jsonrpc: "2.0", error: { code: -32_000, message: error.message, data: { code: error.code } }, id: null }, error.headers);
         const detail = error instanceof Error ? error.message : String(error);
         console.error(`toolsearch mcp: internal error on ${req.method} ${req.url}: ${detail.replace(/\s+/g, " ").slice(0, 500)}`);
@@ -172,10 +179,10 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     return { url: `http://${host.includes(":") ? `[${host}]` : host}:${bound}/mcp`, port: bound };
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function route(req: IncomingMessage, res: ServerResponse, guard: RequestGuard): Promise<void> {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    // Without tokens the only guard is the loopback bind; a page in a browser could still reach it by a rebound name.
-    if (!tokens && !isLoopbackHost(hostName(req.headers.host))) throw new HttpError("FORBIDDEN", "Host header is not a loopback name.");
+    // Before anything, /healthz included: without tokens the loopback bind is the only guard, and a page in a browser can reach it.
+    guard.admit(req);
     if (req.method === "GET" && path === "/healthz") return sendJson(res, 200, { ok: true });
     if (path !== "/mcp") throw new HttpError("NOT_FOUND", `No route ${req.method} ${path}; the MCP endpoint is /mcp.`);
     const identity = tokens ? tokens.match(req.headers.authorization) : null;
@@ -186,11 +193,11 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       // Another token's session is as unknown as one that never existed.
       if (!entry?.transport || entry.identity !== identity) throw new HttpError("SESSION_NOT_FOUND", "Session not found; initialize a new one.");
       entry.lastUsed = Date.now();
-      if (req.method === "POST") return entry.transport.handleRequest(req, res, await readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR"));
+      if (req.method === "POST") return entry.transport.handleRequest(req, res, await guard.readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR"));
       return entry.transport.handleRequest(req, res);
     }
     if (req.method !== "POST") throw new HttpError("BAD_REQUEST", "No mcp-session-id: POST an initialize request first.");
-    const body = await readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR");
+    const body = await guard.readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR");
     if (!isInitializeRequest(body)) throw new HttpError("BAD_REQUEST", "No mcp-session-id: the first request of a session must be initialize.");
     if (closed) throw new HttpError("CLOSING", "The server is shutting down.");
     if (byHttpId.size + opening >= config.mcp.maxSessions) {
@@ -291,13 +298,4 @@ export function checkTokenIdentities(config: GatewayConfig, defaultMode: ToolSea
       );
     }
   }
-}
-
-/** The name part of a Host header ("127.0.0.1:8080", "[::1]:80", "localhost"). */
-function hostName(header: string | undefined): string {
-  if (!header) return "";
-  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(header);
-  if (bracketed) return bracketed[1]!;
-  const colon = header.lastIndexOf(":");
-  return colon > 0 && header.indexOf(":") === colon ? header.slice(0, colon) : header;
 }

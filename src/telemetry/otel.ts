@@ -14,6 +14,7 @@
  */
 import { context as otelContext, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
 import type { ToolSource } from "../catalog/types.js";
+import { escapeControl } from "../dispatch/prompt-text.js";
 import type { CallVia, RunStartInfo, RunTelemetry } from "./types.js";
 
 export const TRACER_NAME = "toolsearch";
@@ -97,7 +98,11 @@ export class RunTrace {
     this.span.end();
   }
 
-  /** `execute_tool <name>`, following the GenAI semantic conventions for tool execution. */
+  /**
+   * `execute_tool <name>`, following the GenAI semantic conventions for tool execution. The name
+   * of a call that found no tool is the caller's text: escaped in the span name, which backends
+   * show as one line (the attributes keep it as sent, as structured values).
+   */
   toolSpan(tool: { id: string; name: string; source: ToolSource | "unknown" }, via: CallVia, scope: TraceScope = {}): Span {
     const attributes: Attributes = {
       "gen_ai.operation.name": "execute_tool",
@@ -108,7 +113,7 @@ export class RunTrace {
       "toolsearch.via": via,
     };
     if (scope.callId !== undefined) attributes["gen_ai.tool.call.id"] = scope.callId;
-    return tracer().startSpan(`execute_tool ${tool.name}`, { kind: SpanKind.INTERNAL, attributes }, scope.parent ?? this.context);
+    return tracer().startSpan(`execute_tool ${escapeControl(tool.name)}`, { kind: SpanKind.INTERNAL, attributes }, scope.parent ?? this.context);
   }
 
   /** A finished search as a span (searches are synchronous: its start time is given). */

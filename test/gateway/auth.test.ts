@@ -104,7 +104,7 @@ describe("gateway with gateway.auth", () => {
     expect(answer.status).toBe(401);
     expect(answer.json).toMatchObject({ error: { code: "UNAUTHORIZED" } });
     // With the token the same body is read and is over the limit.
-    const withToken = await fetch(runs, { method: "POST", headers: { authorization: `Bearer ${GUEST}` }, body: huge }).catch((e: unknown) => e);
+    const withToken = await fetch(runs, { method: "POST", headers: { authorization: `Bearer ${GUEST}`, "content-type": "application/json" }, body: huge }).catch((e: unknown) => e);
     if (withToken instanceof Response) expect(withToken.status).toBe(413);
     expect((await run(GUEST, { input: "weather forecast for a city" })).status).toBe(200);
   });
@@ -175,12 +175,15 @@ describe("gateway with gateway.auth", () => {
     expect((await run(GUEST, { input: "weather forecast for a city" })).status).toBe(200);
   });
 
-  it("answers /healthz with only { ok: true } without a valid token, and in full with one", async () => {
+  it("answers /healthz with only { ok: true } without a valid token, and with a token what its policy admits", async () => {
     expect(await (await fetch(`${gateway.url}/healthz`)).json()).toEqual({ ok: true });
     expect(await (await fetch(`${gateway.url}/healthz`, { headers: { authorization: "Bearer not-a-token-at-all-xx" } })).json()).toEqual({ ok: true });
-    const full = await fetch(`${gateway.url}/healthz`, { headers: { authorization: `Bearer ${GUEST}` } });
-    expect(full.status).toBe(200);
-    expect(await full.json()).toMatchObject({ ok: true, mode: "direct", catalog: { size: 3 } });
+    const health = async (token: string) => (await (await fetch(`${gateway.url}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()) as Record<string, unknown>;
+    expect(await health(OWNER)).toMatchObject({ ok: true, mode: "direct", catalog: { size: 3, sources: [{ source: "plugin", owner: "acme", ok: true, tools: 3 }] } });
+    // Not an owner: the owner-only tool is not counted.
+    expect(await health(GUEST)).toMatchObject({ ok: true, mode: "direct", catalog: { size: 2, sources: [{ source: "plugin", owner: "acme", ok: true, tools: 2 }] } });
+    // support-bot on slack is denied weather and invoices, and is no owner: no tool, so no source.
+    expect(await health(BOT)).toMatchObject({ ok: true, catalog: { size: 0, sources: [] } });
   });
 });
 

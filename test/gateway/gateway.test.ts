@@ -67,7 +67,7 @@ describe("gateway bad input", () => {
     const openAiTool = { type: "function", function: { name: "ask_user", description: "Ask", parameters: { type: "object" } } };
     expect(await postJson(runs, { sessionId: "s", input: "x", clientTools: [openAiTool] })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining("body.clientTools.0: looks like an OpenAI tool") } } });
     expect(await postJson(runs, { sessionId: "s", input: "x", clientTools: [{ name: "a", description: "b", input_schema: {} }] })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining("use { name, description, inputSchema }") } } });
-    const huge = await fetch(runs, { method: "POST", body: JSON.stringify({ sessionId: "s", input: "x".repeat(200_000) }) }).catch((e: unknown) => e);
+    const huge = await fetch(runs, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sessionId: "s", input: "x".repeat(200_000) }) }).catch((e: unknown) => e);
     if (huge instanceof Response) expect(huge.status).toBe(413);
     expect((await fetch(`${gateway.url}/nope`)).status).toBe(404);
     const ok = await postJson(runs, { sessionId: "after", input: catalog[5]!.request });
@@ -106,7 +106,7 @@ describe("gateway with a broken provider", () => {
       const started = Date.now();
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 200);
-      await expect(fetch(`${gateway.url}/v1/runs`, { method: "POST", body: JSON.stringify({ sessionId: "gone", input: "x" }), signal: controller.signal })).rejects.toThrow();
+      await expect(fetch(`${gateway.url}/v1/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sessionId: "gone", input: "x" }), signal: controller.signal })).rejects.toThrow();
       const log = path.join(dir, "log.jsonl");
       while (!readFileSync(log, "utf8").includes("run_end") && Date.now() - started < 10_000) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(readFileSync(log, "utf8")).toContain("run_end");

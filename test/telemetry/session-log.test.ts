@@ -60,7 +60,9 @@ describe("session log", () => {
     expect(child.signal).toBe("SIGKILL");
     const events = readEvents(file);
     expect(events).toHaveLength(200);
-    expect(events.at(-1)).toMatchObject({ queries: ["q199"] });
+    // No query text by default: its size only.
+    expect(events.at(-1)).toMatchObject({ queryChars: [4], queryTerms: [1] });
+    expect(events.at(-1)).not.toHaveProperty("queries");
   });
 
   it("publishes the same events on diagnostics_channel", async () => {
