@@ -87,6 +87,12 @@ export interface McpFaceSettings {
   maxSessions: number;
   /** A Streamable HTTP session unused this long is closed. */
   sessionIdleMs: number;
+  /** Sessions one token (without auth: one client address) may hold; past it, 429. Default max(1, ceil(maxSessions / 4)). */
+  maxSessionsPerTenant: number;
+  /** JSON-RPC requests of one session answered at once (each message of a batch counts); past it, TOO_MANY_REQUESTS. */
+  maxInFlightPerSession: number;
+  /** Answer bytes a client has not read (per HTTP response, or stdio's stdout) before it is disconnected. */
+  maxUnreadBytes: number;
 }
 
 export interface GatewayConfig {
@@ -218,6 +224,9 @@ const sectionsSchema = {
         channel: text,
         maxSessions: { type: "integer", minimum: 1, maximum: 1_000 },
         sessionIdleMs: { type: "integer", minimum: 1_000, maximum: 86_400_000 },
+        maxSessionsPerTenant: { type: "integer", minimum: 1, maximum: 1_000 },
+        maxInFlightPerSession: { type: "integer", minimum: 1, maximum: 1_000 },
+        maxUnreadBytes: { type: "integer", minimum: 65_536, maximum: 1_073_741_824 },
       },
     },
     sessionLog: {
@@ -310,6 +319,10 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
   const config = substituteEnv(raw, env, "") as JsonObject;
   validateGatewaySections(config);
   const mcp = (config.mcp ?? {}) as Partial<McpFaceSettings>;
+  const maxSessions = mcp.maxSessions ?? 32;
+  if (mcp.maxSessionsPerTenant !== undefined && mcp.maxSessionsPerTenant > maxSessions) {
+    throw new ConfigInvalidError(`mcp.maxSessionsPerTenant (${mcp.maxSessionsPerTenant}) is above mcp.maxSessions (${maxSessions}); a tenant's share cannot be more than the whole`);
+  }
   const provider = (config.provider ?? {}) as Partial<ProviderSettings>;
   const gateway = (config.gateway ?? {}) as Partial<Omit<GatewaySettings, "auth" | "workers">> & { workers?: Partial<WorkerSupervisionSettings> };
   const sessionLog = sessionLogSettings(config.sessionLog, configDir);
@@ -342,8 +355,11 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
       ...(mcp.agentId !== undefined ? { agentId: mcp.agentId } : {}),
       ...(mcp.owner !== undefined ? { owner: mcp.owner } : {}),
       ...(mcp.channel !== undefined ? { channel: mcp.channel } : {}),
-      maxSessions: mcp.maxSessions ?? 32,
+      maxSessions,
       sessionIdleMs: mcp.sessionIdleMs ?? 30 * 60_000,
+      maxSessionsPerTenant: mcp.maxSessionsPerTenant ?? Math.max(1, Math.ceil(maxSessions / 4)),
+      maxInFlightPerSession: mcp.maxInFlightPerSession ?? 8,
+      maxUnreadBytes: mcp.maxUnreadBytes ?? 16 * 1024 * 1024,
     },
   };
 }
