@@ -6,7 +6,7 @@
 import path from "node:path";
 import { compileOptions } from "../config/ajv.js";
 import type { JsonObject } from "../config/dot-path.js";
-import { TOOL_SEARCH_MODES, type ToolSearchConfig } from "../config/tool-search-config.js";
+import { resolveIndexCacheKey, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchObject } from "../config/tool-search-config.js";
 import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURN_RESULT_BYTES } from "../agent/agent-turn.js";
 import { ConfigInvalidError } from "../errors.js";
 import type { McpServerConfig } from "../mcp/options.js";
@@ -329,10 +329,12 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
   const auth = resolveAuth(authEntries(config), env);
   const tools = (config.tools ?? {}) as { toolSearch?: ToolSearchConfig };
   // The snapshot folder, like every path in the file, is relative to the config file's folder.
-  const toolSearch =
+  const withDir =
     typeof tools.toolSearch === "object" && typeof tools.toolSearch.indexCacheDir === "string"
       ? { ...tools.toolSearch, indexCacheDir: path.resolve(configDir, tools.toolSearch.indexCacheDir) }
       : tools.toolSearch;
+  // Its key's variable is read from this env, like tokenEnv, and named when missing.
+  const toolSearch = typeof withDir === "object" && withDir.indexCacheKeyEnv !== undefined ? withIndexCacheKey(withDir, env) : withDir;
   return {
     ...(toolSearch !== undefined ? { toolSearch } : {}),
     ...(config.policy !== undefined ? { policy: config.policy as PolicyConfig } : {}),
@@ -385,6 +387,12 @@ function sessionLogSettings(value: unknown, configDir: string): SessionLogSettin
   if (value === undefined) return undefined;
   const entry = typeof value === "string" ? { file: value } : (value as { file: string; recordQueries?: boolean });
   return { file: path.resolve(configDir, entry.file), recordQueries: entry.recordQueries ?? false };
+}
+
+function withIndexCacheKey(toolSearch: ToolSearchObject, env: NodeJS.ProcessEnv): ToolSearchObject {
+  const { indexCacheKeyEnv: _env, ...rest } = toolSearch;
+  const key = resolveIndexCacheKey(toolSearch, env);
+  return { ...rest, ...(key !== undefined ? { indexCacheKey: key } : {}) };
 }
 
 type McpServerEntry = Omit<McpServerConfig, "name"> & { name?: string; type?: string };
