@@ -47,7 +47,9 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: { class: "HttpError", status: 415, meaning: "a POST whose Content-Type is not `application/json`, refused before its body is read" },
   CLIENT_CLOSED: { class: "HttpError", status: 499, meaning: "the caller closed the connection before the answer" },
   INTERNAL: { class: "HttpError", status: 500, meaning: "anything else; the detail goes to stderr, never to the client" },
-  TOO_MANY_SESSIONS: { class: "HttpError", status: 503, meaning: "`mcp --http`: `mcp.maxSessions` sessions are open" },
+  TOO_MANY_SESSIONS: { class: "HttpError", status: 503, meaning: "`mcp --http`: `mcp.maxSessions` sessions are open and none of another tenant's is idle (503), or this token or address holds `mcp.maxSessionsPerTenant` (429)" },
+  TOO_MANY_REQUESTS: { class: "HttpError", status: 429, meaning: "`mcp`: the session has `mcp.maxInFlightPerSession` requests in flight; a batch's excess messages get it as their JSON-RPC error" },
+  CLIENT_NOT_READING: { class: "ClientNotReadingError", meaning: "`mcp`: the client left more than `mcp.maxUnreadBytes` of answers unread; its connection is dropped (stdio: the process exits 1)" },
   CLOSING: { class: "HttpError", status: 503, meaning: "`mcp --http`: the server is shutting down" },
 } as const satisfies Record<string, CodeRow>;
 
@@ -192,6 +194,13 @@ export class ProviderFailedError extends ToolSearchError {
 export class TurnBudgetError extends ToolSearchError {
   constructor(message: string, options?: Options) {
     super("TURN_BUDGET", message, options);
+  }
+}
+
+/** An MCP client that stopped reading its answers: its unread bytes passed `mcp.maxUnreadBytes`. */
+export class ClientNotReadingError extends ToolSearchError {
+  constructor(message: string) {
+    super("CLIENT_NOT_READING", message);
   }
 }
 

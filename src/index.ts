@@ -47,7 +47,7 @@ export {
 export type { ProviderApi } from "./provider/wire-types.js";
 export { TOOL_FORMATS, type ToolFormat, type FormatTools, type OpenAIChatTool, type OpenAIResponsesTool, type AnthropicTool } from "./surfaces/formats.js";
 
-export type { SearchBackend, SearchBackendFactory, SearchDoc, BackendChoice, BackendHit, BackendSearchOptions } from "./search/types.js";
+export type { SearchBackend, SearchBackendFactory, SearchDoc, BackendChoice, BackendHit, BackendSearchOptions, SnapshotExpectation } from "./search/types.js";
 export { fts5Backend } from "./search/fts5-backend.js";
 export { minisearchBackend } from "./search/minisearch-backend.js";
 

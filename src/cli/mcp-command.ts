@@ -1,6 +1,7 @@
 /** `toolsearch mcp`: the configured catalog as an MCP server, over stdio (default) or Streamable HTTP. */
 import path from "node:path";
 import { loadConfig } from "../config/config-file.js";
+import { ClientNotReadingError } from "../errors.js";
 import { resolveGatewayConfig } from "../gateway/gateway-config.js";
 import { checkHttpExposure, checkTokenIdentities, createMcpFace } from "../mcpface/mcp-face.js";
 import { resolveToolSearchConfig } from "../config/tool-search-config.js";
@@ -21,7 +22,9 @@ export const MCP_USAGE = `Usage: toolsearch mcp [--config FILE] [--http PORT] [-
   mcp section { agentId, owner, channel }, never from the client.
   Messages go to stderr (with --http, "listening <url>" goes to stdout once ready);
   --verbose logs one line per request on stderr. With OTEL_EXPORTER_OTLP_ENDPOINT set, spans
-  are exported over OTLP/HTTP (the OpenTelemetry SDK packages are then loaded).`;
+  are exported over OTLP/HTTP (the OpenTelemetry SDK packages are then loaded).
+  A stdio client that leaves more than mcp.maxUnreadBytes of answers unread is disconnected:
+  the reason goes to stderr and the command exits 1.`;
 
 export interface McpCommandOptions {
   config?: string;
@@ -63,6 +66,7 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
     await otlp?.shutdown();
     throw error;
   }
+  let notReading: ClientNotReadingError | undefined;
   try {
     for (const line of await startupSummary(face.engine, "mcp", configNotes(config))) io.err(line);
     watchSourceFailures(face.engine, "mcp", io.err); // stops with the engine, closed below
@@ -76,8 +80,23 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
     io.out(`listening ${url}`);
     await untilSignal();
     return 0;
+  } catch (error) {
+    if (!(error instanceof ClientNotReadingError)) throw error;
+    notReading = error;
+    return 1;
   } finally {
     await face.close();
     await otlp?.shutdown();
+    if (notReading) exitLeavingStdout(io, notReading);
   }
+}
+
+/**
+ * The answers the client never read stay queued on stdout, and Node never closes fd 1, so the
+ * pending write would keep this process alive as long as the client keeps the pipe open: say
+ * why on stderr and exit now (everything else is closed already).
+ */
+function exitLeavingStdout(io: CommandIo, error: ClientNotReadingError): never {
+  io.err(`toolsearch mcp: ${error.message}`);
+  process.exit(1);
 }

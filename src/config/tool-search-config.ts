@@ -2,6 +2,7 @@
  * The `tools.toolSearch` value: `true` (code mode), `false` (direct), or an object. Validated
  * with ajv once, at the edge, and defaulted here and nowhere else.
  */
+import { ConfigInvalidError } from "../errors.js";
 import { compileOptions } from "./ajv.js";
 
 /** The modes, listed here and nowhere else (schemas, the run context, the gateway take them from here). */
@@ -25,7 +26,14 @@ export interface ToolSearchSettings {
   maxResultBytes: number;
   /** Index snapshots by catalog fingerprint in this folder (shared by workers and replicas); none when unset. */
   indexCacheDir?: string;
+  /** HMAC key of the snapshots in indexCacheDir: only snapshots written with it are used. */
+  indexCacheKey?: string;
+  /** The environment variable that holds indexCacheKey (read by resolveIndexCacheKey). */
+  indexCacheKeyEnv?: string;
 }
+
+/** The shortest index cache key taken (an HMAC key that can be guessed is no key). */
+export const MIN_SNAPSHOT_KEY_LENGTH = 16;
 
 /** 1 MiB: what a tool result may put in front of the model outside code mode. */
 export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
@@ -38,6 +46,8 @@ export interface ToolSearchObject {
   directory?: Partial<DirectorySettings>;
   maxResultBytes?: number;
   indexCacheDir?: string;
+  indexCacheKey?: string;
+  indexCacheKeyEnv?: string;
 }
 
 export type ToolSearchConfig = boolean | ToolSearchObject;
@@ -64,7 +74,7 @@ const RANGES = {
 const integer = { type: "integer" };
 const objectSchema = {
   type: "object",
-  description: "true, false or an object { mode, codeTimeoutMs, searchDefaultLimit, maxSearchLimit, maxResultBytes, directory, indexCacheDir }",
+  description: "true, false or an object { mode, codeTimeoutMs, searchDefaultLimit, maxSearchLimit, maxResultBytes, directory, indexCacheDir, indexCacheKey, indexCacheKeyEnv }",
   additionalProperties: false,
   properties: {
     mode: { enum: TOOL_SEARCH_MODES },
@@ -73,6 +83,8 @@ const objectSchema = {
     maxSearchLimit: integer,
     maxResultBytes: integer,
     indexCacheDir: { type: "string", minLength: 1 },
+    indexCacheKey: { type: "string", minLength: MIN_SNAPSHOT_KEY_LENGTH },
+    indexCacheKeyEnv: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$" },
     directory: {
       type: "object",
       additionalProperties: false,
@@ -88,7 +100,30 @@ const check = compileOptions<ToolSearchObject>(objectSchema);
 export function resolveToolSearchConfig(value: unknown, path = "tools.toolSearch"): ToolSearchSettings {
   if (value === undefined || value === true) return structuredClone(DEFAULT_SETTINGS);
   if (value === false) return { ...structuredClone(DEFAULT_SETTINGS), mode: "direct" };
-  return withDefaults(check(value, path));
+  const checked = check(value, path, redactKey(value));
+  if (checked.indexCacheKey !== undefined && checked.indexCacheKeyEnv !== undefined) {
+    throw new ConfigInvalidError(`${path}: give at most one of "indexCacheKey" or "indexCacheKeyEnv"`);
+  }
+  return withDefaults(checked);
+}
+
+/** A copy for error messages: the key is a secret. */
+function redactKey(value: unknown): unknown {
+  return typeof value === "object" && value !== null && "indexCacheKey" in value ? { ...value, indexCacheKey: "<redacted>" } : value;
+}
+
+/**
+ * The snapshot key: indexCacheKey, or the variable indexCacheKeyEnv names (read here, when the
+ * engine or gateway starts, not when a config file is checked). A variable that is missing,
+ * empty or too short is CONFIG_INVALID naming it.
+ */
+export function resolveIndexCacheKey(settings: Pick<ToolSearchObject, "indexCacheKey" | "indexCacheKeyEnv">, env: NodeJS.ProcessEnv = process.env, path = "tools.toolSearch"): string | undefined {
+  if (settings.indexCacheKeyEnv === undefined) return settings.indexCacheKey;
+  const name = settings.indexCacheKeyEnv;
+  const value = env[name];
+  if (!value) throw new ConfigInvalidError(`${path}.indexCacheKeyEnv: the environment variable ${name} is ${value === undefined ? "not set" : "empty"}`);
+  if (value.length < MIN_SNAPSHOT_KEY_LENGTH) throw new ConfigInvalidError(`${path}.indexCacheKeyEnv: ${name} holds ${value.length} characters; a key needs at least ${MIN_SNAPSHOT_KEY_LENGTH}`);
+  return value;
 }
 
 function withDefaults(value: ToolSearchObject): ToolSearchSettings {
@@ -108,6 +143,8 @@ function withDefaults(value: ToolSearchObject): ToolSearchSettings {
     },
     maxResultBytes: clamp(value.maxResultBytes ?? d.maxResultBytes, RANGES.maxResultBytes),
     ...(value.indexCacheDir !== undefined ? { indexCacheDir: value.indexCacheDir } : {}),
+    ...(value.indexCacheKey !== undefined ? { indexCacheKey: value.indexCacheKey } : {}),
+    ...(value.indexCacheKeyEnv !== undefined ? { indexCacheKeyEnv: value.indexCacheKeyEnv } : {}),
   };
 }
 

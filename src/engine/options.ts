@@ -5,7 +5,7 @@
 import type { SourceStatus } from "../catalog/catalog.js";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolDefinition } from "../catalog/types.js";
-import { resolveToolSearchConfig, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchSettings } from "../config/tool-search-config.js";
+import { resolveIndexCacheKey, resolveToolSearchConfig, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchSettings } from "../config/tool-search-config.js";
 import { normalizeHooks, type HookLists, type ToolHooks } from "../dispatch/hooks.js";
 import { compileOptions, int } from "../config/ajv.js";
 import { indexSnapshotSchema, type IndexSnapshotOptions } from "../search/snapshot-store.js";
@@ -140,12 +140,19 @@ const optionsSchema = {
 type Checked = Omit<ToolSearchOptions, "limits" | "tracing"> & { sources: CatalogSource[]; backend: BackendChoice; callTimeoutMs: number; limits: Required<InputLimits>; tracing: { recordQueryText: boolean } };
 const checkOptions = compileOptions<Checked>(optionsSchema);
 
+/** `tools.toolSearch.indexCacheDir` (and its key) as snapshot options; the `indexCache` option, when given, replaces them. */
+function snapshotsFromSettings(settings: ToolSearchSettings): IndexSnapshotOptions | undefined {
+  if (settings.indexCacheDir === undefined) return undefined;
+  const key = resolveIndexCacheKey(settings);
+  return { dir: settings.indexCacheDir, ...(key !== undefined ? { key } : {}) };
+}
+
 export function resolveOptions(options: ToolSearchOptions | undefined): ResolvedOptions {
   const { toolSearch, sources, policy, hooks, backend, pool, codePool, sessionLog, callTimeoutMs, limits: l, tracing, indexCache, onSourceDown } = checkOptions(options ?? {}, "createToolSearch");
   // The pool options are checked here even when no run uses code mode yet, so a typo fails at start.
   resolvePoolOptions(pool);
   const settings = resolveToolSearchConfig(toolSearch);
-  const snapshots = indexCache ?? (settings.indexCacheDir !== undefined ? { dir: settings.indexCacheDir } : undefined);
+  const snapshots = indexCache ?? snapshotsFromSettings(settings);
   return {
     settings,
     ...(snapshots !== undefined ? { indexCache: snapshots } : {}),

@@ -6,7 +6,7 @@
 import path from "node:path";
 import { compileOptions } from "../config/ajv.js";
 import type { JsonObject } from "../config/dot-path.js";
-import { TOOL_SEARCH_MODES, type ToolSearchConfig } from "../config/tool-search-config.js";
+import { resolveIndexCacheKey, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchObject } from "../config/tool-search-config.js";
 import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURN_RESULT_BYTES } from "../agent/agent-turn.js";
 import { ConfigInvalidError } from "../errors.js";
 import type { McpServerConfig } from "../mcp/options.js";
@@ -87,6 +87,12 @@ export interface McpFaceSettings {
   maxSessions: number;
   /** A Streamable HTTP session unused this long is closed. */
   sessionIdleMs: number;
+  /** Sessions one token (without auth: one client address) may hold; past it, 429. Default max(1, ceil(maxSessions / 4)). */
+  maxSessionsPerTenant: number;
+  /** JSON-RPC requests of one session answered at once (each message of a batch counts); past it, TOO_MANY_REQUESTS. */
+  maxInFlightPerSession: number;
+  /** Answer bytes a client has not read (per HTTP response, or stdio's stdout) before it is disconnected. */
+  maxUnreadBytes: number;
 }
 
 export interface GatewayConfig {
@@ -234,6 +240,9 @@ const sectionsSchema = {
         channel: text,
         maxSessions: { type: "integer", minimum: 1, maximum: 1_000 },
         sessionIdleMs: { type: "integer", minimum: 1_000, maximum: 86_400_000 },
+        maxSessionsPerTenant: { type: "integer", minimum: 1, maximum: 1_000 },
+        maxInFlightPerSession: { type: "integer", minimum: 1, maximum: 1_000 },
+        maxUnreadBytes: { type: "integer", minimum: 65_536, maximum: 1_073_741_824 },
       },
     },
     sessionLog: {
@@ -326,16 +335,22 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
   const config = substituteEnv(raw, env, "") as JsonObject;
   validateGatewaySections(config);
   const mcp = (config.mcp ?? {}) as Partial<McpFaceSettings>;
+  const maxSessions = mcp.maxSessions ?? 32;
+  if (mcp.maxSessionsPerTenant !== undefined && mcp.maxSessionsPerTenant > maxSessions) {
+    throw new ConfigInvalidError(`mcp.maxSessionsPerTenant (${mcp.maxSessionsPerTenant}) is above mcp.maxSessions (${maxSessions}); a tenant's share cannot be more than the whole`);
+  }
   const provider = (config.provider ?? {}) as Partial<ProviderSettings>;
   const gateway = (config.gateway ?? {}) as Partial<Omit<GatewaySettings, "auth" | "workers">> & { workers?: Partial<WorkerSupervisionSettings> };
   const sessionLog = sessionLogSettings(config.sessionLog, configDir);
   const auth = resolveAuth(authEntries(config), env);
   const tools = (config.tools ?? {}) as { toolSearch?: ToolSearchConfig };
   // The snapshot folder, like every path in the file, is relative to the config file's folder.
-  const toolSearch =
+  const withDir =
     typeof tools.toolSearch === "object" && typeof tools.toolSearch.indexCacheDir === "string"
       ? { ...tools.toolSearch, indexCacheDir: path.resolve(configDir, tools.toolSearch.indexCacheDir) }
       : tools.toolSearch;
+  // Its key's variable is read from this env, like tokenEnv, and named when missing.
+  const toolSearch = typeof withDir === "object" && withDir.indexCacheKeyEnv !== undefined ? withIndexCacheKey(withDir, env) : withDir;
   return {
     ...(toolSearch !== undefined ? { toolSearch } : {}),
     ...(config.policy !== undefined ? { policy: config.policy as PolicyConfig } : {}),
@@ -358,8 +373,11 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
       ...(mcp.agentId !== undefined ? { agentId: mcp.agentId } : {}),
       ...(mcp.owner !== undefined ? { owner: mcp.owner } : {}),
       ...(mcp.channel !== undefined ? { channel: mcp.channel } : {}),
-      maxSessions: mcp.maxSessions ?? 32,
+      maxSessions,
       sessionIdleMs: mcp.sessionIdleMs ?? 30 * 60_000,
+      maxSessionsPerTenant: mcp.maxSessionsPerTenant ?? Math.max(1, Math.ceil(maxSessions / 4)),
+      maxInFlightPerSession: mcp.maxInFlightPerSession ?? 8,
+      maxUnreadBytes: mcp.maxUnreadBytes ?? 16 * 1024 * 1024,
     },
     notes: ignoredHostKeys(config),
   };
@@ -386,6 +404,12 @@ function sessionLogSettings(value: unknown, configDir: string): SessionLogSettin
   if (value === undefined) return undefined;
   const entry = typeof value === "string" ? { file: value } : (value as { file: string; recordQueries?: boolean });
   return { file: path.resolve(configDir, entry.file), recordQueries: entry.recordQueries ?? false };
+}
+
+function withIndexCacheKey(toolSearch: ToolSearchObject, env: NodeJS.ProcessEnv): ToolSearchObject {
+  const { indexCacheKeyEnv: _env, ...rest } = toolSearch;
+  const key = resolveIndexCacheKey(toolSearch, env);
+  return { ...rest, ...(key !== undefined ? { indexCacheKey: key } : {}) };
 }
 
 type McpServerEntry = Omit<McpServerConfig, "name"> & { name?: string; type?: string; disabled?: boolean } & Record<string, unknown>;

@@ -13,8 +13,13 @@
  * rules are `serve`'s too, in one place: http/request-guard.ts.
  *
  * Bounds: a request body (HTTP) or a line (stdio) past `gateway.maxBodyBytes` is refused before
- * it is parsed; sessions past `mcp.maxSessions` are refused; an idle HTTP session is closed
- * after `mcp.sessionIdleMs`; a tool result's text is cut to `tools.toolSearch.maxResultBytes`.
+ * it is parsed; sessions past `mcp.maxSessions` are refused, and one token (or client address)
+ * holds at most `mcp.maxSessionsPerTenant` of them, other tenants' idle sessions giving way when
+ * the server is full (tenant-shares.ts); an idle HTTP session is closed after
+ * `mcp.sessionIdleMs`; a tool result's text is cut to `tools.toolSearch.maxResultBytes`; a
+ * session answers `mcp.maxInFlightPerSession` requests at once, and a client that leaves
+ * `mcp.maxUnreadBytes` of answers unread is paused, then dropped; a hang-up cancels what the
+ * client was waiting for (answer-flow.ts).
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
@@ -27,7 +32,7 @@ import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } fr
 import type { ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
-import { ConfigInvalidError, HttpError } from "../errors.js";
+import { ClientNotReadingError, ConfigInvalidError, HttpError } from "../errors.js";
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, type TokenIdentity } from "../gateway/gateway-auth.js";
 import type { GatewayConfig } from "../gateway/gateway-config.js";
 import { engineFromConfig, type EngineExtras } from "../gateway/config-engine.js";
@@ -37,7 +42,9 @@ import { RequestGuard } from "../http/request-guard.js";
 import { listenOn } from "../http/listen.js";
 import type { McpServerSource } from "../mcp/index.js";
 import { packageVersion } from "../version.js";
+import { guardStdioOutput, HttpAnswerFlow, RequestBudget, requestIds, tooManyRequestsMessage } from "./answer-flow.js";
 import { FaceSession } from "./face-session.js";
+import { admitSession, tenantOf, type TenantKey } from "./tenant-shares.js";
 
 export interface McpFaceExtras extends EngineExtras {
   /** One line per MCP request (`--verbose`). */
@@ -48,7 +55,11 @@ export interface McpFace {
   readonly engine: ToolSearchEngine;
   /** The configured downstream MCP servers, in config order. */
   readonly mcpSources: readonly McpServerSource[];
-  /** Serves one session over stdio; resolves when the client goes away (stdin ends) or the transport fails. */
+  /**
+   * Serves one session over stdio; resolves when the client goes away (stdin ends) or the
+   * transport fails; rejects with ClientNotReadingError when the client left more than
+   * `mcp.maxUnreadBytes` unread on stdout (those bytes stay queued: the caller should exit).
+   */
   serveStdio(stdin?: Readable, stdout?: Writable): Promise<void>;
   /** Serves Streamable HTTP at `/mcp` on the config's host and port (or the overrides). */
   listenHttp(host: string, port: number): Promise<{ url: string; port: number }>;
@@ -61,10 +72,15 @@ export interface McpFace {
 interface Live {
   session: FaceSession;
   server: Server;
+  /** Its requests in flight (capped) and when it was last used. */
+  budget: RequestBudget;
   /** HTTP: the token identity that opened it (null without auth). */
   identity?: TokenIdentity | null;
+  /** HTTP: whose share of the sessions it counts against. */
+  tenant?: TenantKey;
   transport?: StreamableHTTPServerTransport;
-  lastUsed: number;
+  /** HTTP: its answers on their way to the client (unread bytes, hang-ups). */
+  flow?: HttpAnswerFlow;
   closing?: Promise<void>;
 }
 
@@ -78,6 +94,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
   const live = new Set<Live>();
   const byHttpId = new Map<string, Live>();
   let opening = 0;
+  const openingBy = new Map<TenantKey, number>();
   let http: HttpServer | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   let closed = false;
@@ -94,23 +111,27 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     }
   });
 
-  function newServer(session: FaceSession, label: string): Server {
+  function newServer(session: FaceSession, budget: RequestBudget, label: string): Server {
     const server = new Server(
       { name: "toolsearch", version: packageVersion() },
       { capabilities: { tools: { listChanged: true } }, ...(session.instructions ? { instructions: session.instructions } : {}) },
     );
-    server.setRequestHandler(ListToolsRequestSchema, async () => {
-      const started = performance.now();
-      const tools = await session.listTools();
-      log?.(`mcp tools/list ${tools.length} tools ${ms(started)} session=${label}`);
-      return { tools };
-    });
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      const started = performance.now();
-      const result = await session.callTool(request.params.name, request.params.arguments, extra.signal);
-      log?.(`mcp tools/call ${request.params.name.slice(0, 128)} ${result.isError ? "error" : "ok"} ${ms(started)} session=${label}`);
-      return result;
-    });
+    server.setRequestHandler(ListToolsRequestSchema, (_request, _extra) =>
+      budget.run(async () => {
+        const started = performance.now();
+        const tools = await session.listTools();
+        log?.(`mcp tools/list ${tools.length} tools ${ms(started)} session=${label}`);
+        return { tools };
+      }),
+    );
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+      budget.run(async () => {
+        const started = performance.now();
+        const result = await session.callTool(request.params.name, request.params.arguments, extra.signal);
+        log?.(`mcp tools/call ${request.params.name.slice(0, 128)} ${result.isError ? "error" : "ok"} ${ms(started)} session=${label}`);
+        return result;
+      }),
+    );
     return server;
   }
 
@@ -118,15 +139,17 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     entry.closing ??= (async () => {
       live.delete(entry);
       if (entry.transport?.sessionId) byHttpId.delete(entry.transport.sessionId);
+      entry.flow?.close();
       await entry.server.close().catch(() => {});
       await entry.session.close();
     })();
     return entry.closing;
   }
 
-  async function openSession(context: RunContext, label: string, identity?: TokenIdentity | null): Promise<Live> {
+  async function openSession(context: RunContext, label: string, http?: { identity: TokenIdentity | null; tenant: TenantKey }): Promise<Live> {
     const session = await FaceSession.open(engine, context, serverReason);
-    const entry: Live = { session, server: newServer(session, label), lastUsed: Date.now(), ...(identity !== undefined ? { identity } : {}) };
+    const budget = new RequestBudget(config.mcp.maxInFlightPerSession);
+    const entry: Live = { session, budget, server: newServer(session, budget, label), ...(http ?? {}) };
     live.add(entry);
     return entry;
   }
@@ -137,18 +160,30 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     const sessionId = `stdio-${randomUUID()}`;
     const entry = await openSession({ sessionId, ...configIdentity }, sessionId);
     const transport = new StdioServerTransport(stdin, stdout, { maxBufferSize: config.gateway.maxBodyBytes });
-    const done = new Promise<void>((resolve) => {
-      transport.onclose = () => resolve();
+    let overflow: ClientNotReadingError | undefined;
+    const done = new Promise<void>((resolve, reject) => {
+      // Closing the transport aborts every request in flight (the SDK's own close path), so EOF cancels them all.
+      transport.onclose = () => (overflow ? reject(overflow) : resolve());
       const end = () => void transport.close();
       stdin.once("end", end);
       stdin.once("close", end);
+      stdout.once("error", end);
     });
     transport.onerror = (error) => {
       console.error(`toolsearch mcp: ${error.message.replace(/\s+/g, " ").slice(0, 500)}`);
     };
-    await entry.server.connect(transport);
-    await done;
-    await closeLive(entry);
+    const max = config.mcp.maxUnreadBytes;
+    const unguard = guardStdioOutput(transport, stdin, stdout, max, (unread) => {
+      overflow = new ClientNotReadingError(`the client has left ${unread} bytes of answers unread on stdout, past mcp.maxUnreadBytes (${max}); disconnecting it`);
+      void transport.close();
+    });
+    try {
+      await entry.server.connect(transport);
+      await done;
+    } finally {
+      unguard();
+      await closeLive(entry);
+    }
   }
 
   // ── Streamable HTTP ──────────────────────────────────────────────────────────────────────
@@ -172,7 +207,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     const idle = config.mcp.sessionIdleMs;
     sweeper = setInterval(() => {
       const now = Date.now();
-      for (const entry of [...byHttpId.values()]) if (now - entry.lastUsed > idle) void closeLive(entry);
+      for (const entry of [...byHttpId.values()]) if (entry.budget.inFlight() === 0 && now - entry.budget.lastUsed() > idle) void closeLive(entry);
     }, Math.min(60_000, Math.max(500, Math.floor(idle / 4))));
     sweeper.unref();
     const bound = (server.address() as AddressInfo).port;
@@ -191,23 +226,28 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     if (typeof sessionHeader === "string") {
       const entry = byHttpId.get(sessionHeader);
       // Another token's session is as unknown as one that never existed.
-      if (!entry?.transport || entry.identity !== identity) throw new HttpError("SESSION_NOT_FOUND", "Session not found; initialize a new one.");
-      entry.lastUsed = Date.now();
-      if (req.method === "POST") return entry.transport.handleRequest(req, res, await guard.readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR"));
+      if (!entry?.transport || !entry.flow || entry.identity !== identity) throw new HttpError("SESSION_NOT_FOUND", "Session not found; initialize a new one.");
+      entry.budget.touch();
+      if (req.method === "POST") return postToSession(entry.budget, entry.flow, entry.transport, req, res, guard);
+      if (req.method === "GET") entry.flow.trackStream(req, res);
       return entry.transport.handleRequest(req, res);
     }
     if (req.method !== "POST") throw new HttpError("BAD_REQUEST", "No mcp-session-id: POST an initialize request first.");
     const body = await guard.readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR");
     if (!isInitializeRequest(body)) throw new HttpError("BAD_REQUEST", "No mcp-session-id: the first request of a session must be initialize.");
     if (closed) throw new HttpError("CLOSING", "The server is shutting down.");
-    if (byHttpId.size + opening >= config.mcp.maxSessions) {
-      throw new HttpError("TOO_MANY_SESSIONS", `This server holds ${config.mcp.maxSessions} sessions at most (mcp.maxSessions); close one (DELETE /mcp) or try later.`, { "retry-after": "5" });
+    const tenant = tenantOf(req, identity);
+    const victim = admitSession(tenant, byHttpId.values(), { all: opening, tenant: openingBy.get(tenant) ?? 0 }, config.mcp);
+    if (victim) {
+      log?.(`mcp session ${victim.transport?.sessionId ?? "-"} evicted: idle longest, and another tenant needed its slot (mcp.maxSessions ${config.mcp.maxSessions})`);
+      void closeLive(victim);
     }
     opening += 1;
+    openingBy.set(tenant, (openingBy.get(tenant) ?? 0) + 1);
     let entry: Live | undefined;
     try {
       const sessionId = randomUUID();
-      entry = await openSession({ sessionId, ...runIdentity(identity), ...(identity ? { tenant: tokenTenant(identity) } : {}) }, sessionId, identity);
+      entry = await openSession({ sessionId, ...runIdentity(identity), ...(identity ? { tenant: tokenTenant(identity) } : {}) }, sessionId, { identity, tenant });
       const opened = entry;
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => sessionId,
@@ -216,13 +256,43 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
         },
       });
       opened.transport = transport;
+      opened.flow = new HttpAnswerFlow(config.mcp.maxUnreadBytes, (unread, socket) => {
+        console.error(`toolsearch mcp: dropped a connection from ${socket.remoteAddress ?? "?"} (session ${sessionId}): ${unread} bytes of answers unread, past mcp.maxUnreadBytes (${config.mcp.maxUnreadBytes})`);
+      });
+      opened.flow.attach(transport);
       transport.onclose = () => void closeLive(opened);
       await opened.server.connect(transport);
       await transport.handleRequest(req, res, body);
     } finally {
       opening -= 1;
+      const left = (openingBy.get(tenant) ?? 1) - 1;
+      if (left > 0) openingBy.set(tenant, left);
+      else openingBy.delete(tenant);
     }
     if (entry && !byHttpId.has(entry.transport?.sessionId ?? "")) await closeLive(entry);
+  }
+
+  /**
+   * A POST to an open session: paused while the session's client leaves answers unread, refused
+   * (429) when its requests would find no slot, followed so a hang-up cancels what it carried.
+   */
+  async function postToSession(budget: RequestBudget, flow: HttpAnswerFlow, transport: StreamableHTTPServerTransport, req: IncomingMessage, res: ServerResponse, guard: RequestGuard): Promise<void> {
+    await flow.whenDrained(req, (unread) => log?.(`mcp session ${String(req.headers["mcp-session-id"]).slice(0, 64)} paused: ${unread} bytes of answers unread (mcp.maxUnreadBytes ${config.mcp.maxUnreadBytes}); this POST waits`));
+    if (req.destroyed) return;
+    const body = await guard.readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR");
+    const ids = requestIds(body);
+    if (ids.length === 0) return transport.handleRequest(req, res, body);
+    if (budget.full()) {
+      throw new HttpError("TOO_MANY_REQUESTS", tooManyRequestsMessage(config.mcp.maxInFlightPerSession), { "retry-after": "1" });
+    }
+    flow.trackPost(req, res, ids, (unanswered) => {
+      // The same path as the client's own notifications/cancelled: the SDK aborts each request's signal and sends no answer.
+      for (const requestId of unanswered) {
+        transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "The client closed the connection." } });
+      }
+    });
+    budget.touch();
+    return transport.handleRequest(req, res, body);
   }
 
   /** The config's identity; with a token, the token's, which the config may only narrow. */

@@ -201,11 +201,17 @@ export interface AnalyzableDoc {
   params: ReadonlyArray<{ name: string; description: string }>;
 }
 
-export function analyzeDoc(doc: AnalyzableDoc): AnalyzedDoc {
-  const params: string[] = [];
-  for (const param of doc.params) {
-    params.push(...analyzeIdentifier(param.name), ...analyzeText(param.description));
+/** A doc's parameters as one field: each name (an identifier), then its description. */
+export function analyzeParams(params: AnalyzableDoc["params"]): string[] {
+  const terms: string[] = [];
+  for (const param of params) {
+    terms.push(...analyzeIdentifier(param.name), ...analyzeText(param.description));
   }
+  return terms;
+}
+
+export function analyzeDoc(doc: AnalyzableDoc): AnalyzedDoc {
+  const params = analyzeParams(doc.params);
   const name = analyzeIdentifier(doc.name);
   const ident = [...analyzeIdentifier(doc.id), ...analyzeIdentifier(doc.owner)];
   const synonyms = new Set<string>();

@@ -15,7 +15,7 @@
  * Cost per query: one pass over the postings of the (at most MAX_QUERY_TERMS) query words and
  * their bounded expansions, then a heap select of k: linear in the postings touched.
  */
-import { analyzeDoc, analyzeIdentifier, analyzeQuery, MAX_QUERY_TERMS, type AnalyzableDoc, type AnalyzedDoc } from "./analyze.js";
+import { analyzeIdentifier, analyzeParams, analyzeQuery, analyzeText, MAX_QUERY_TERMS, type AnalyzableDoc, type AnalyzedDoc } from "./analyze.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats } from "./types.js";
 import { expandWord, MAX_QUERY_SYNONYMS, MAX_TYPO_WORDS, type Expander, type Variant } from "./query-expansion.js";
 import { PostingStore } from "./postings.js";
@@ -67,15 +67,34 @@ export const DEFAULT_BM25F: Bm25fParams = {
 const MAX_NAME_TERMS = 31;
 
 /** Term frequencies are packed 7 bits a field into one Int32 of the postings (4 fields: 28 bits). */
-const TF_BITS = 7;
-const TF_MAX = (1 << TF_BITS) - 1;
+export const TF_BITS = 7;
+export const TF_MAX = (1 << TF_BITS) - 1;
 
 /** The analysed fields BM25F reads, in FIELD_NAMES order. */
 export type FieldTerms = readonly [readonly string[], readonly string[], readonly string[], readonly string[]];
 
-export function fieldTerms(doc: AnalyzableDoc, analyzed: AnalyzedDoc = analyzeDoc(doc)): FieldTerms {
+export function fieldTerms(doc: AnalyzableDoc, analyzed?: AnalyzedDoc): FieldTerms {
   // The owner alone, not the id: the id repeats the name, which would count name words twice.
-  return [analyzed.name, analyzeIdentifier(doc.owner), analyzed.description, analyzed.params];
+  if (analyzed !== undefined) return [analyzed.name, analyzeIdentifier(doc.owner), analyzed.description, analyzed.params];
+  // Only what BM25F reads: the id and synonym keys analyzeDoc adds (FTS5's fields) cost a quarter more.
+  return [analyzeIdentifier(doc.name), analyzeIdentifier(doc.owner), analyzeText(doc.description), analyzeParams(doc.params)];
+}
+
+/**
+ * A doc's postings: term → its frequency in each field, 7 bits a field (field f at bit 7f).
+ * What a posting pair stores, and what a snapshot's pairs are checked against (bm25f-verify.ts).
+ */
+export function packTermFrequencies(fields: FieldTerms): Map<string, number> {
+  const packed = new Map<string, number>();
+  fields.forEach((terms, f) => {
+    const shift = 1 << (TF_BITS * f);
+    for (const term of terms) {
+      const tfs = packed.get(term) ?? 0;
+      // Saturated long before 127; capping keeps the packing exact.
+      if (Math.floor(tfs / shift) % (TF_MAX + 1) < TF_MAX) packed.set(term, tfs + shift);
+    }
+  });
+  return packed;
 }
 
 /** Bumped whenever Bm25fSnapshot's layout changes (part of the analyzer signature). */
@@ -190,17 +209,11 @@ export class Bm25fIndex implements CorpusStats {
     this.#ids.push(id);
     this.#byId.set(id, doc);
     this.#live++;
-    const packed = new Map<string, number>();
     fields.forEach((terms, f) => {
       this.#lengths.push(terms.length);
       this.#totals[f] = (this.#totals[f] ?? 0) + terms.length;
-      const shift = 1 << (TF_BITS * f);
-      for (const term of terms) {
-        const tfs = packed.get(term) ?? 0;
-        // Saturated long before 127; capping keeps the packing exact.
-        if (Math.floor(tfs / shift) % (TF_MAX + 1) < TF_MAX) packed.set(term, tfs + shift);
-      }
     });
+    const packed = packTermFrequencies(fields);
     for (const [term, tfs] of packed) {
       const pairs = this.#pending.get(term);
       if (pairs === undefined) this.#pending.set(term, [doc, tfs]);

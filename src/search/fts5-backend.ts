@@ -10,14 +10,16 @@
 import type { Database, PreparedStatement, Sqlite3Static } from "@sqlite.org/sqlite-wasm";
 import { ConfigInvalidError, IndexClosedError } from "../errors.js";
 import { loadSqlite } from "./sqlite-loader.js";
+import { checkSchema, DEFAULT_LOAD_TIMEOUT_MS, guardConnection, type SqlGuard } from "./fts5-snapshot-guard.js";
 import { DOCS_TABLE, FTS5_SCHEMA_SQL, FTS5_TABLE, META_TABLE } from "./fts5-schema.js";
 import { analyzeDoc, analyzeQuery } from "./analyze.js";
-import { Bm25fIndex, DEFAULT_BM25F, fieldTerms, type Bm25fParams } from "./bm25f.js";
+import { Bm25fIndex, DEFAULT_BM25F, fieldTerms, type Bm25fParams, type Bm25fSnapshot } from "./bm25f.js";
 import { makeExpander, type ExpansionOptions } from "./query-expansion.js";
 import { collectAllowed } from "./collect-allowed.js";
 import { planQuery } from "./fts5-query-plan.js";
 import { TermStatsTable } from "./term-stats.js";
-import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchBackendFactory, SearchDoc } from "./types.js";
+import { checkBm25fBounds, checkBm25fPostings } from "./bm25f-verify.js";
+import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchBackendFactory, SearchDoc, SnapshotExpectation } from "./types.js";
 
 const TERM_STATS_KEY = "term_stats";
 /** BM25F snapshot parts (bm25f.ts Bm25fSnapshot), one row each: text as text, numbers as blobs. */
@@ -50,8 +52,11 @@ export class Fts5Backend implements SearchBackend {
   readonly #deleteDoc: PreparedStatement;
   readonly #search: PreparedStatement;
 
-  /** Use `fts5Backend.create()` / `.load()`; the constructor takes an open database with the schema. */
-  constructor(sqlite3: Sqlite3Static, db: Database, options: Fts5Options = {}) {
+  /**
+   * Use `fts5Backend.create()` / `.load()`; the constructor takes an open database with the
+   * schema. `expect`: the database is a snapshot from disk, checked against these docs.
+   */
+  constructor(sqlite3: Sqlite3Static, db: Database, options: Fts5Options = {}, expect?: SnapshotExpectation) {
     this.#sqlite3 = sqlite3;
     this.#db = db;
     this.#insertFts = db.prepare(`INSERT INTO ${FTS5_TABLE}(rowid, name, ident, descr, params, syn) VALUES (?, ?, ?, ?, ?, ?)`);
@@ -66,9 +71,10 @@ export class Fts5Backend implements SearchBackend {
       this.#idByRowid.set(rowid, id);
       if (rowid >= this.#nextRowid) this.#nextRowid = rowid + 1;
     }
+    if (expect !== undefined) checkDocIds(this.#rowidById, expect.docs);
     const saved = db.selectValue(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [TERM_STATS_KEY]);
     this.#stats = typeof saved === "string" ? TermStatsTable.fromJSON(saved) : new TermStatsTable();
-    this.#bm25f = options.ranking === "fts5" ? undefined : loadBm25f(db, this.size, options);
+    this.#bm25f = options.ranking === "fts5" ? undefined : loadBm25f(db, this.size, options, expect);
   }
 
   get size(): number {
@@ -200,16 +206,27 @@ export class Fts5Backend implements SearchBackend {
  * but no postings comes from an older build: its text cannot be read back (contentless), so
  * it must be rebuilt.
  */
-function loadBm25f(db: Database, size: number, options: Fts5Options): Bm25fIndex {
+function loadBm25f(db: Database, size: number, options: Fts5Options, expect: SnapshotExpectation | undefined): Bm25fIndex {
   const params = options.bm25f ?? DEFAULT_BM25F;
   const expander = makeExpander(options.expansion);
-  const part = (name: string): unknown => db.selectValue(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [bm25fKey(name)]);
-  const [ids, terms, lengths, start, data] = BM25F_KEYS.map(part);
-  if (typeof ids === "string" && typeof terms === "string" && lengths instanceof Uint8Array && start instanceof Uint8Array && data instanceof Uint8Array) {
-    return Bm25fIndex.fromSnapshot({ ids, terms, lengths, start, data }, params, expander);
+  const snapshot = readBm25f(db);
+  if (snapshot !== undefined) {
+    // The postings themselves are checked by load(), after the SQL (and off the deadline).
+    if (expect !== undefined) checkBm25fBounds(snapshot, expect.docs);
+    return Bm25fIndex.fromSnapshot(snapshot, params, expander);
   }
   if (size > 0) throw new Error("the snapshot has no BM25F postings");
   return new Bm25fIndex(params, expander);
+}
+
+/** The BM25F parts of a database, when it has all of them. */
+function readBm25f(db: Database): Bm25fSnapshot | undefined {
+  const part = (name: string): unknown => db.selectValue(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [bm25fKey(name)]);
+  const [ids, terms, lengths, start, data] = BM25F_KEYS.map(part);
+  if (typeof ids === "string" && typeof terms === "string" && lengths instanceof Uint8Array && start instanceof Uint8Array && data instanceof Uint8Array) {
+    return { ids, terms, lengths, start, data };
+  }
+  return undefined;
 }
 
 async function create(options: Fts5Options = {}): Promise<Fts5Backend> {
@@ -224,12 +241,23 @@ async function create(options: Fts5Options = {}): Promise<Fts5Backend> {
   }
 }
 
-async function load(snapshot: Uint8Array, options: Fts5Options = {}): Promise<Fts5Backend> {
+/** The id map must name exactly the catalog's docs, each once. */
+function checkDocIds(rowidById: ReadonlyMap<string, number>, docs: readonly SearchDoc[]): void {
+  if (rowidById.size !== docs.length) throw new Error(`${DOCS_TABLE} holds ${rowidById.size} ids for a catalog of ${docs.length}`);
+  for (const doc of docs) if (!rowidById.has(doc.id)) throw new Error(`${DOCS_TABLE} lacks an id of the catalog`);
+  for (const rowid of rowidById.values()) if (!Number.isSafeInteger(rowid) || rowid <= 0) throw new Error(`${DOCS_TABLE}: a rowid out of range`);
+}
+
+async function load(snapshot: Uint8Array, options: Fts5Options = {}, expect?: SnapshotExpectation): Promise<Fts5Backend> {
   const sqlite3 = await loadSqlite();
   const { capi, wasm } = sqlite3;
   const db = new sqlite3.oo1.DB(":memory:");
+  let guard: SqlGuard | undefined;
+  let backend: Fts5Backend | undefined;
   try {
     if (snapshot.byteLength === 0) throw new Error("the snapshot is empty");
+    // Before a byte of the snapshot is read: no view or trigger can run, no schema is trusted.
+    if (expect !== undefined) guard = guardConnection(sqlite3, db, expect.timeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS);
     // The buffer must come from sqlite3_malloc (wasm.alloc is that here) because FREEONCLOSE
     // hands it to SQLite, which frees it with the database and may grow it (RESIZEABLE).
     const pointer = wasm.allocFromTypedArray(snapshot);
@@ -243,9 +271,17 @@ async function load(snapshot: Uint8Array, options: Fts5Options = {}): Promise<Ft
     );
     // On failure SQLite has already freed the buffer (FREEONCLOSE), so no dealloc here.
     if (rc !== capi.SQLITE_OK) throw new Error(`sqlite3_deserialize failed: ${capi.sqlite3_js_rc_str(rc)}`);
-    return new Fts5Backend(sqlite3, db, options);
+    if (expect !== undefined) checkSchema(sqlite3, db);
+    backend = new Fts5Backend(sqlite3, db, options, expect);
+    // Deep check: what the ranking reads (the BM25F postings) is what the analyzer makes of these docs.
+    const postings = expect !== undefined && expect.postings !== false ? readBm25f(db) : undefined;
+    guard?.release();
+    if (postings !== undefined) await checkBm25fPostings(postings, expect!.docs);
+    return backend;
   } catch (error) {
-    db.close();
+    guard?.release();
+    if (backend !== undefined) backend.close();
+    else db.close();
     throw new ConfigInvalidError(
       `backend "fts5": the index snapshot could not be loaded (${error instanceof Error ? error.message : String(error)}); rebuild the index.`,
       { cause: error },
@@ -255,8 +291,8 @@ async function load(snapshot: Uint8Array, options: Fts5Options = {}): Promise<Ft
 
 /** An FTS5 backend factory with non-default ranking options (benchmarks' ablations). */
 export function fts5BackendWith(options: Fts5Options): SearchBackendFactory {
-  return { kind: "fts5", create: () => create(options), load: (snapshot) => load(snapshot, options) };
+  return { kind: "fts5", create: () => create(options), load: (snapshot, expect) => load(snapshot, options, expect) };
 }
 
 /** The default backend: SQLite FTS5 in WASM, ranked by BM25F. */
-export const fts5Backend: SearchBackendFactory = { kind: "fts5", create: () => create(), load: (snapshot) => load(snapshot), worker: "fts5" };
+export const fts5Backend: SearchBackendFactory = { kind: "fts5", create: () => create(), load: (snapshot, expect) => load(snapshot, {}, expect), worker: "fts5" };

@@ -12,7 +12,7 @@ import { analyzerSignature } from "./analyzer-signature.js";
 import { fingerprintDocs } from "./fingerprint.js";
 import { fts5Backend } from "./fts5-backend.js";
 import { minisearchBackend } from "./minisearch-backend.js";
-import { SnapshotStore, type IndexSnapshotOptions } from "./snapshot-store.js";
+import { printable, SnapshotStore, type IndexSnapshotOptions } from "./snapshot-store.js";
 import { ToolIndex } from "./tool-index.js";
 import type { BackendChoice, SearchBackendFactory, SearchDoc } from "./types.js";
 import { workerBackend, type BuildResult, type BuildTask } from "./worker-backends.js";
@@ -45,6 +45,8 @@ export interface ToolIndexCacheOptions {
   workerFile?: string | null;
   /** Index snapshots on disk by catalog fingerprint (snapshot-store.ts); none by default. */
   snapshots?: IndexSnapshotOptions;
+  /** Where snapshot problems are reported (a rejected snapshot, an untrusted folder, a broken lock); default: process.emitWarning. */
+  onWarning?: (message: string) => void;
 }
 
 const DEFAULT_WORKER_THRESHOLD = 10_000;
@@ -100,7 +102,7 @@ export class ToolIndexCache {
   constructor(options: ToolIndexCacheOptions = {}) {
     this.#maxEntries = Math.max(1, Math.floor(options.maxEntries ?? DEFAULT_MAX_ENTRIES));
     this.#workerFile = options.workerFile === null ? undefined : (options.workerFile ?? defaultWorkerFile());
-    this.#store = options.snapshots === undefined ? undefined : new SnapshotStore(options.snapshots);
+    this.#store = options.snapshots === undefined ? undefined : new SnapshotStore(options.snapshots, options.onWarning);
   }
 
   get lastBuild(): IndexBuildInfo | undefined {
@@ -181,6 +183,9 @@ export class ToolIndexCache {
   ): Promise<ToolIndex> {
     const store = this.#store !== undefined && factory.load !== undefined && this.#isBuiltIn(factory) ? this.#store : undefined;
     if (store === undefined) return (await this.#buildFresh(docs, factory, options, fingerprint, started, undefined)).index;
+    // A folder others can write may hold anything: not read, not written (reported by the store).
+    const distrust = await store.distrust();
+    if (distrust !== undefined) return (await this.#buildFresh(docs, factory, options, fingerprint, started, `index cache folder not used: ${distrust}`)).index;
     const first = await this.#fromSnapshot(store, docs, factory, fingerprint, started);
     if (first.index !== undefined) return first.index;
     // Another process (a worker, a replica) may be building this catalog: wait for its snapshot.
@@ -192,7 +197,8 @@ export class ToolIndexCache {
       }
       const built = await this.#buildFresh(docs, factory, options, fingerprint, started, first.reason);
       const payload = built.snapshot ?? built.index.backend.serialize?.();
-      const written = payload === undefined ? { ok: false as const, reason: "the backend cannot serialize" } : await store.write(factory.kind, fingerprint, docs.length, payload);
+      const meta = { docs: docs.length, docsDigest: fingerprintDocs(docs) };
+      const written = payload === undefined ? { ok: false as const, reason: "the backend cannot serialize" } : await store.write(factory.kind, fingerprint, meta, payload);
       if (!written.ok && this.#lastBuild !== undefined) this.#lastBuild = { ...this.#lastBuild, reason: [this.#lastBuild.reason, written.reason].filter(Boolean).join("; ") };
       return built.index;
     } finally {
@@ -200,7 +206,14 @@ export class ToolIndexCache {
     }
   }
 
-  /** A valid snapshot loaded, or why not (a bad one is deleted: never trusted twice). */
+  /**
+   * A valid snapshot loaded, or why not. Valid: the store's checks (header, checksum, the MAC
+   * with a key), then the docs it claims (count, digest), then the backend's checks of its
+   * content against these docs (SnapshotExpectation): every posting too, unless the MAC proved
+   * that a holder of the key wrote it. A bad one is deleted and reported: never trusted twice.
+   * The postings check runs on this thread in slices, the event loop given back between them
+   * (in the worker thread it was slower: a cold thread, a second SQLite load, bench/snapshot).
+   */
   async #fromSnapshot(
     store: SnapshotStore,
     docs: readonly SearchDoc[],
@@ -212,12 +225,14 @@ export class ToolIndexCache {
     if (load === undefined) return { reason: `backend "${factory.kind}" has no load()` };
     const read = await store.read(factory.kind, fingerprint);
     if (!read.ok) return { reason: read.reason };
-    if (read.docs !== docs.length) {
-      await store.discard(factory.kind, fingerprint);
-      return { reason: `snapshot rejected: ${read.docs} docs, not ${docs.length}` };
-    }
+    const reject = async (why: string): Promise<{ reason: string }> => {
+      await store.discard(factory.kind, fingerprint, why);
+      return { reason: `snapshot rejected: ${printable(why)}` };
+    };
+    if (read.docs !== docs.length) return reject(`${read.docs} docs, not ${docs.length}`);
+    if (read.docsDigest !== fingerprintDocs(docs)) return reject("built from other docs than this catalog's (docs digest mismatch)");
     try {
-      const backend = await load(read.payload);
+      const backend = await load(read.payload, { docs, postings: !read.authenticated, timeoutMs: store.options.loadTimeoutMs });
       if (backend.size !== docs.length) {
         backend.close?.();
         throw new Error(`it holds ${backend.size} docs, not ${docs.length}`);
@@ -226,8 +241,7 @@ export class ToolIndexCache {
       this.#record(fingerprint, factory.kind, docs.length, "snapshot", undefined, started);
       return { index, reason: "" };
     } catch (error) {
-      await store.discard(factory.kind, fingerprint);
-      return { reason: `snapshot rejected: ${error instanceof Error ? error.message : String(error)}` };
+      return reject(error instanceof Error ? error.message : String(error));
     }
   }
 

@@ -8,7 +8,8 @@ import type { Options, Query, SearchOptions } from "minisearch";
 import { ConfigInvalidError, IndexClosedError } from "../errors.js";
 import { FTS5_WEIGHTS } from "./fts5-schema.js";
 import { analyzeDoc, analyzeQuery } from "./analyze.js";
-import type { BackendHit, BackendSearchOptions, SearchBackend, SearchBackendFactory, SearchDoc } from "./types.js";
+import { verifyMiniSearchJson } from "./minisearch-verify.js";
+import type { BackendHit, BackendSearchOptions, SearchBackend, SearchBackendFactory, SearchDoc, SnapshotExpectation } from "./types.js";
 
 interface IndexedFields {
   id: string;
@@ -36,6 +37,12 @@ const OPTIONS: Options<IndexedFields> = {
 /** One typo for words of 6–24 letters; longer "words" are identifiers or junk, and fuzzy-matching them is slow. */
 const FUZZY: SearchOptions["fuzzy"] = (term) => (term.length >= 6 && term.length <= 24 ? 1 : false);
 
+/** What add() indexes for a doc: the analysed fields as space-separated terms. */
+function indexedFields(doc: SearchDoc): IndexedFields {
+  const a = analyzeDoc(doc);
+  return { id: doc.id, name: a.name.join(" "), ident: a.ident.join(" "), descr: a.description.join(" "), params: a.params.join(" "), syn: a.synonyms.join(" ") };
+}
+
 export class MiniSearchBackend implements SearchBackend {
   readonly kind = "minisearch";
   #index: MiniSearch<IndexedFields> | undefined;
@@ -53,15 +60,7 @@ export class MiniSearchBackend implements SearchBackend {
     const index = this.#open();
     for (const doc of docs) {
       if (index.has(doc.id)) index.discard(doc.id);
-      const a = analyzeDoc(doc);
-      index.add({
-        id: doc.id,
-        name: a.name.join(" "),
-        ident: a.ident.join(" "),
-        descr: a.description.join(" "),
-        params: a.params.join(" "),
-        syn: a.synonyms.join(" "),
-      });
+      index.add(indexedFields(doc));
     }
   }
 
@@ -107,16 +106,26 @@ export class MiniSearchBackend implements SearchBackend {
   }
 }
 
-async function load(snapshot: Uint8Array): Promise<MiniSearchBackend> {
+const fieldTexts = (doc: SearchDoc): string[] => {
+  const fields = indexedFields(doc);
+  return FIELDS.map((f) => fields[f]);
+};
+
+/** `expect`: a snapshot from disk, checked against these docs first (minisearch-verify.ts). */
+async function load(snapshot: Uint8Array, expect?: SnapshotExpectation): Promise<MiniSearchBackend> {
   try {
     const text = new TextDecoder("utf-8", { fatal: true }).decode(snapshot);
     const parsed = JSON.parse(text) as { format?: unknown; index?: unknown };
     if (parsed.format !== SNAPSHOT_FORMAT || typeof parsed.index !== "object" || parsed.index === null) {
       throw new Error(`not a ${SNAPSHOT_FORMAT} snapshot`);
     }
+    const index =
+      expect === undefined
+        ? parsed.index
+        : await verifyMiniSearchJson(parsed.index, { docs: expect.docs, postings: expect.postings !== false, fields: FIELDS, fieldTexts });
     // loadJSON takes the index's JSON text; re-stringifying the inner object costs a little
     // at load and keeps the snapshot one self-describing JSON document.
-    return new MiniSearchBackend(MiniSearch.loadJSON<IndexedFields>(JSON.stringify(parsed.index), OPTIONS));
+    return new MiniSearchBackend(MiniSearch.loadJSON<IndexedFields>(JSON.stringify(index), OPTIONS));
   } catch (error) {
     throw new ConfigInvalidError(
       `backend "minisearch": the index snapshot could not be loaded (${error instanceof Error ? error.message : String(error)}); rebuild the index.`,

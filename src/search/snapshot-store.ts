@@ -4,35 +4,50 @@
  * re-analysing every tool.
  *
  * File: `<kind>-<fingerprint>.tsidx` =
- *   MAGIC (8 bytes) | header length (uint32 LE) | header JSON | payload (the serialised database)
+ *   MAGIC (8 bytes) | header length (uint32 LE) | header JSON | payload (the serialised database) [| MAC (32 bytes)]
  * The header carries the format version, the analyzer signature, the backend kind, the
- * fingerprint, the payload's byte count and its SHA-256. A snapshot is used only when all of
- * them agree; anything else (torn, truncated, another build's analyzer, a flipped bit) is
- * deleted and rebuilt, never trusted.
+ * fingerprint, the doc count and a digest of the docs the index was built from, the payload's
+ * byte count and its SHA-256. A snapshot is used only when all of them agree; anything else
+ * (torn, truncated, another build's analyzer, a flipped bit) is deleted and rebuilt.
  *
- * Failures here are never fatal (the caller builds, and reports why in IndexBuildInfo.reason).
- * Bounded: a file over `maxBytes` is not read (its size is checked before a byte is read), the
- * header is capped at 4 KiB before it is parsed, and only the `keep` newest snapshots stay.
- * Written atomically (a temp file in the same folder, then rename), so a reader sees a whole
- * snapshot or none. A lock file (`open(wx)`) lets one process of several build while the others
- * wait for its snapshot, up to `lockWaitMs`.
+ * Nothing here proves where a snapshot came from: anyone who can write the folder can write a
+ * valid header. So the folder is used only when no one else can write it (cache-folder.ts), the
+ * backend checks the payload against the catalog before using it (SnapshotExpectation in
+ * types.ts), and with a `key` every snapshot carries an HMAC-SHA256 over all its bytes: one
+ * without a valid MAC is deleted and rebuilt, so processes sharing a folder and a key trust
+ * only each other's snapshots.
+ *
+ * Failures here are never fatal (the caller builds, and reports why in IndexBuildInfo.reason
+ * and as a warning). Bounded: a file over `maxBytes` is not read (its size is checked before a
+ * byte is read), the header is capped at 4 KiB before it is parsed, and only the `keep` newest
+ * snapshots stay. Written atomically (a temp file in the same folder, then rename), so a reader
+ * sees a whole snapshot or none. A lock file names its holder, so that one process of several
+ * builds while the others wait for its snapshot, up to `lockWaitMs`, and a lock whose holder is
+ * gone is broken at once.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { constants, mkdirSync } from "node:fs";
+import { link, open, readdir, readFile, rename, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { compileOptions, int } from "../config/ajv.js";
+import { MIN_SNAPSHOT_KEY_LENGTH } from "../config/tool-search-config.js";
 import { analyzerSignature } from "./analyzer-signature.js";
+import { fileDistrust, folderDistrust, holderState, parseHolder, thisHolder, type LockHolder } from "./cache-folder.js";
 
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
 const MAGIC = Buffer.from("TSIDX\u0000\u0001\n", "latin1");
 const MAX_HEADER_BYTES = 4_096;
+const MAC_BYTES = 32;
 const SUFFIX = ".tsidx";
 /** Temp files older than this are a crashed writer's: removed when the folder is pruned. */
 const STALE_TEMP_MS = 10 * 60_000;
+/** A lock that names no holder and is older than this is torn or planted (a writer fills its lock at once): broken. */
+const UNNAMED_LOCK_MS = 2_000;
+/** O_NOFOLLOW where the platform has it: a snapshot that is a symbolic link is never followed. */
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
 
 export interface IndexSnapshotOptions {
-  /** The folder (created if missing); shared by every worker and replica of one catalog. */
+  /** The folder (created if missing, mode 0700); shared by every worker and replica of one catalog. Not used when others can write it. */
   dir: string;
   /** Largest snapshot read or written, bytes (default 256 MiB). */
   maxBytes?: number;
@@ -40,6 +55,14 @@ export interface IndexSnapshotOptions {
   keep?: number;
   /** How long a process waits for another's build before building itself, ms (default 60000; 0: never wait). */
   lockWaitMs?: number;
+  /**
+   * HMAC-SHA256 key (at least 16 characters): snapshots are written with a MAC over all their
+   * bytes, and one without a valid MAC is deleted and rebuilt. A snapshot whose MAC checks is
+   * not re-analysed at load (its postings' bounds still are). None by default.
+   */
+  key?: string;
+  /** SQL run on a snapshot while it is checked and loaded is interrupted after this many ms (default 10000). */
+  loadTimeoutMs?: number;
 }
 
 export interface ResolvedSnapshotOptions {
@@ -47,6 +70,8 @@ export interface ResolvedSnapshotOptions {
   maxBytes: number;
   keep: number;
   lockWaitMs: number;
+  key?: string;
+  loadTimeoutMs: number;
 }
 
 interface Header {
@@ -55,8 +80,12 @@ interface Header {
   kind: string;
   fingerprint: string;
   docs: number;
+  /** fingerprintDocs() of the docs the index was built from (the fingerprint may be a caller's catalog version). */
+  docsDigest: string;
   bytes: number;
   sha256: string;
+  /** Present when a MAC follows the payload. */
+  mac?: "hmac-sha256";
 }
 
 export const indexSnapshotSchema = {
@@ -68,46 +97,114 @@ export const indexSnapshotSchema = {
     maxBytes: int(1_024, 4 * 1024 * 1024 * 1024, 256 * 1024 * 1024),
     keep: int(1, 1_000, 4),
     lockWaitMs: int(0, 3_600_000, 60_000),
+    key: { type: "string", minLength: MIN_SNAPSHOT_KEY_LENGTH },
+    loadTimeoutMs: int(100, 600_000, 10_000),
   },
 };
 const check = compileOptions<ResolvedSnapshotOptions>(indexSnapshotSchema);
 
 export function resolveSnapshotOptions(value: unknown, where = "indexCache"): ResolvedSnapshotOptions {
-  return check(value, where);
+  // The key never appears in an error message.
+  const shown = typeof value === "object" && value !== null && "key" in value ? { ...value, key: "<redacted>" } : value;
+  return check(value, where, shown);
 }
 
-export type SnapshotRead = { ok: true; payload: Uint8Array; docs: number } | { ok: false; reason: string };
+export type SnapshotRead =
+  | {
+      ok: true;
+      payload: Uint8Array;
+      docs: number;
+      docsDigest: string;
+      /** The MAC was checked with this store's key: the snapshot was written by a holder of the key. */
+      authenticated: boolean;
+    }
+  | { ok: false; reason: string };
+
+/** What a snapshot claims to index, written into its header. */
+export interface SnapshotMeta {
+  docs: number;
+  docsDigest: string;
+}
+
+/** Where the store reports what it rejected or could not use (default: process.emitWarning). */
+export type SnapshotWarn = (message: string) => void;
+
+const defaultWarn: SnapshotWarn = (message) => process.emitWarning(`toolsearch: ${message}`, { code: "TOOLSEARCH_INDEX_CACHE" });
+
+/**
+ * A reason fit for a log line: a planted file's names can reach SQLite's messages, so control
+ * characters are escaped (no forged lines) and the text is clipped.
+ */
+export function printable(text: string): string {
+  const escaped = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return escaped.length > 500 ? `${escaped.slice(0, 500)}…` : escaped;
+}
 
 const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 const safe = (s: string): string => s.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 128);
+const codeOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
 export class SnapshotStore {
   readonly options: ResolvedSnapshotOptions;
+  readonly #warn: SnapshotWarn;
+  readonly #key: Buffer | undefined;
+  /** Folder problems already reported: each once per store, not once per build. */
+  readonly #reported = new Set<string>();
 
-  constructor(options: IndexSnapshotOptions) {
+  constructor(options: IndexSnapshotOptions, warn: SnapshotWarn = defaultWarn) {
     this.options = resolveSnapshotOptions(options);
-    mkdirSync(this.options.dir, { recursive: true });
+    this.#warn = (message) => warn(printable(message));
+    this.#key = this.options.key === undefined ? undefined : Buffer.from(this.options.key, "utf8");
+    // 0700 when created here: a folder made under a umask of 002 would be group-writable, and not used.
+    mkdirSync(this.options.dir, { recursive: true, mode: 0o700 });
   }
 
   file(kind: string, fingerprint: string): string {
     return path.join(this.options.dir, `${safe(kind)}-${safe(fingerprint)}${SUFFIX}`);
   }
 
-  /** The payload when a valid snapshot exists; otherwise why not (a bad file is deleted). */
+  /** Whether the snapshot carries a MAC this store checks (a key is set). */
+  get keyed(): boolean {
+    return this.#key !== undefined;
+  }
+
+  /**
+   * Why the folder must not be used (others can write in it, so any file there may be
+   * planted), or undefined. Reported once per store; checked before every use, since a mode
+   * can change.
+   */
+  async distrust(): Promise<string | undefined> {
+    const dir = this.options.dir;
+    const why = await stat(dir).then(
+      (info) => folderDistrust(dir, info),
+      (error: unknown) => `${dir} cannot be read (${codeOf(error) ?? String(error)})`,
+    );
+    if (why !== undefined && !this.#reported.has(why)) {
+      this.#reported.add(why);
+      this.#warn(`index cache folder not used: ${why}; indexes are built in memory`);
+    }
+    return why;
+  }
+
+  /** The payload when a valid snapshot exists; otherwise why not (a bad file is deleted and reported). */
   async read(kind: string, fingerprint: string): Promise<SnapshotRead> {
     const file = this.file(kind, fingerprint);
-    let size: number;
+    let handle: FileHandle;
     try {
-      size = (await stat(file)).size;
-    } catch {
-      return { ok: false, reason: "no snapshot" };
+      handle = await open(file, READ_FLAGS);
+    } catch (error) {
+      if (codeOf(error) === "ENOENT") return { ok: false, reason: "no snapshot" };
+      // ELOOP: a symbolic link (O_NOFOLLOW).
+      return this.#reject(file, codeOf(error) === "ELOOP" ? "a symbolic link" : `unreadable (${codeOf(error) ?? String(error)})`);
     }
-    const limit = this.options.maxBytes + MAGIC.length + 4 + MAX_HEADER_BYTES;
-    if (size > limit) return this.#reject(file, `the snapshot is ${size} bytes, over the ${limit}-byte cap`);
     let bytes: Buffer;
-    const handle = await open(file, "r").catch(() => undefined);
-    if (handle === undefined) return { ok: false, reason: "no snapshot" };
     try {
+      const info = await handle.stat();
+      const foreign = fileDistrust(info);
+      if (foreign !== undefined) return await this.#reject(file, foreign);
+      const size = info.size;
+      const limit = this.options.maxBytes + MAGIC.length + 4 + MAX_HEADER_BYTES + MAC_BYTES;
+      if (size > limit) return await this.#reject(file, `the snapshot is ${size} bytes, over the ${limit}-byte cap`);
       // Read at most what stat said (capped above): a file that grew meanwhile is cut, and fails its checksum.
       bytes = Buffer.alloc(size);
       const { bytesRead } = await handle.read(bytes, 0, size, 0);
@@ -117,30 +214,44 @@ export class SnapshotStore {
     }
     const parsed = parse(bytes);
     if (typeof parsed === "string") return this.#reject(file, parsed);
-    const { header, payload } = parsed;
+    const { header, payload, signed, mac } = parsed;
     const why =
       header.format !== SNAPSHOT_FORMAT ? `format ${header.format}, not ${SNAPSHOT_FORMAT}`
       : header.signature !== analyzerSignature() ? "built by another analyzer (another version of toolsearch)"
       : header.kind !== kind ? `backend "${header.kind}", not "${kind}"`
       : header.fingerprint !== fingerprint ? "another catalog's fingerprint"
       : header.bytes !== payload.byteLength ? `${payload.byteLength} payload bytes where the header says ${header.bytes}`
+      : this.#key !== undefined && mac === undefined ? "no MAC (written without indexCacheKey), and a key is set"
+      : this.#key !== undefined && !timingSafeEqual(this.#mac(signed), mac!) ? "MAC mismatch (written with another key, or changed since)"
       : sha256(payload) !== header.sha256 ? "checksum mismatch"
       : undefined;
     if (why !== undefined) return this.#reject(file, why);
-    return { ok: true, payload, docs: header.docs };
+    return { ok: true, payload, docs: header.docs, docsDigest: header.docsDigest, authenticated: this.#key !== undefined };
   }
 
   /** Writes atomically (temp file, rename), then prunes the folder to the `keep` newest. A payload over maxBytes is not written. */
-  async write(kind: string, fingerprint: string, docs: number, payload: Uint8Array): Promise<{ ok: true } | { ok: false; reason: string }> {
+  async write(kind: string, fingerprint: string, meta: SnapshotMeta, payload: Uint8Array): Promise<{ ok: true } | { ok: false; reason: string }> {
     if (payload.byteLength > this.options.maxBytes) return { ok: false, reason: `the snapshot is ${payload.byteLength} bytes, over maxBytes ${this.options.maxBytes}` };
-    const header: Header = { format: SNAPSHOT_FORMAT, signature: analyzerSignature(), kind, fingerprint, docs, bytes: payload.byteLength, sha256: sha256(payload) };
+    const header: Header = {
+      format: SNAPSHOT_FORMAT,
+      signature: analyzerSignature(),
+      kind,
+      fingerprint,
+      docs: meta.docs,
+      docsDigest: meta.docsDigest,
+      bytes: payload.byteLength,
+      sha256: sha256(payload),
+      ...(this.#key !== undefined ? { mac: "hmac-sha256" as const } : {}),
+    };
     const json = Buffer.from(JSON.stringify(header), "utf8");
     const length = Buffer.alloc(4);
     length.writeUInt32LE(json.length);
+    const signed = Buffer.concat([MAGIC, length, json, payload]);
     const file = this.file(kind, fingerprint);
     const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
     try {
-      await writeFile(temp, Buffer.concat([MAGIC, length, json, payload]), { flag: "wx" });
+      // 0600: a group- or world-writable snapshot could be changed in place by whoever may write it.
+      await writeFile(temp, this.#key === undefined ? signed : Buffer.concat([signed, this.#mac(signed)]), { flag: "wx", mode: 0o600 });
       await rename(temp, file);
     } catch (error) {
       await unlink(temp).catch(() => {});
@@ -151,41 +262,80 @@ export class SnapshotStore {
     return { ok: true };
   }
 
-  /** Deletes a snapshot (e.g. one SQLite refused to load). */
-  async discard(kind: string, fingerprint: string): Promise<void> {
-    await unlink(this.file(kind, fingerprint)).catch(() => {});
+  /** Deletes a snapshot (e.g. one that failed the backend's checks) and reports why. */
+  async discard(kind: string, fingerprint: string, reason?: string): Promise<void> {
+    const file = this.file(kind, fingerprint);
+    await unlink(file).catch(() => {});
+    if (reason !== undefined) this.#warn(`index snapshot ${file} deleted: ${reason}`);
   }
 
   /**
    * Takes the build lock for this catalog: true when this process should build (it got the
-   * lock, or waited `lockWaitMs` in vain); false when another process's snapshot appeared.
-   * Call release() after writing. A lock older than lockWaitMs is a dead builder's: taken over.
+   * lock, or waited `lockWaitMs` in vain, or the lock cannot be taken); false when another
+   * process's snapshot appeared. Call release() after writing. A lock whose holder is gone (no
+   * such pid, or the pid is another process's now) is reported and broken at once; one from
+   * another host, whose holder this host cannot see, when it is older than lockWaitMs.
    */
   async lock(kind: string, fingerprint: string): Promise<{ build: boolean; release: () => Promise<void> }> {
     const lockFile = `${this.file(kind, fingerprint)}.lock`;
+    const me = await thisHolder();
     const release = async (): Promise<void> => {
-      await unlink(lockFile).catch(() => {});
+      // Only our own lock: had it been broken and taken by another, deleting it would let a third in.
+      const holder = await readFile(lockFile, "utf8").then(parseHolder, () => undefined);
+      if (holder !== undefined && sameHolder(holder, me)) await unlink(lockFile).catch(() => {});
     };
     const noop = async (): Promise<void> => {};
     const deadline = Date.now() + this.options.lockWaitMs;
     for (;;) {
-      try {
-        const handle = await open(lockFile, "wx");
-        await handle.write(String(process.pid));
-        await handle.close();
-        return { build: true, release };
-      } catch {
-        // Held by someone else.
-      }
-      const age = await stat(lockFile).then((s) => Date.now() - s.mtimeMs, () => 0);
-      if (age > this.options.lockWaitMs) {
-        await unlink(lockFile).catch(() => {});
+      const taken = await createLock(lockFile, me);
+      if (taken === "taken") return { build: true, release };
+      if (taken === "failed") return { build: true, release: noop };
+      const stale = await this.#staleLock(lockFile);
+      if (stale === "foreign") return { build: true, release: noop };
+      if (stale !== undefined) {
+        this.#warn(`index cache lock ${lockFile} broken: ${stale}`);
+        // A lock that cannot be removed is not waited on either.
+        if (!(await unlink(lockFile).then(() => true, (error: unknown) => codeOf(error) === "ENOENT"))) return { build: true, release: noop };
         continue;
       }
       if (await stat(this.file(kind, fingerprint)).then(() => true, () => false)) return { build: false, release: noop };
       if (Date.now() >= deadline) return { build: true, release: noop };
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  }
+
+  /** Why a held lock is to be broken now, "foreign" when it is not ours to break or wait on, or undefined (wait). */
+  async #staleLock(lockFile: string): Promise<string | "foreign" | undefined> {
+    let handle: FileHandle;
+    try {
+      handle = await open(lockFile, READ_FLAGS);
+    } catch (error) {
+      // Gone meanwhile: the next round takes it. Anything else (a symbolic link) is no lock of ours.
+      return codeOf(error) === "ENOENT" ? undefined : `unreadable (${codeOf(error) ?? String(error)})`;
+    }
+    let text: string;
+    let age: number;
+    try {
+      const info = await handle.stat();
+      const foreign = fileDistrust(info);
+      if (foreign !== undefined) {
+        this.#warn(`index cache lock ${lockFile} ignored: ${foreign}`);
+        return "foreign";
+      }
+      age = Date.now() - info.mtimeMs;
+      // A holder is a few dozen bytes: a bigger lock names none.
+      const buffer = Buffer.alloc(1_024);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      text = buffer.subarray(0, bytesRead).toString("utf8");
+    } finally {
+      await handle.close();
+    }
+    const holder = parseHolder(text);
+    if (holder === undefined) return age > UNNAMED_LOCK_MS ? "it names no holder" : undefined;
+    const { state, why } = await holderState(holder);
+    if (state === "gone") return why;
+    if (state === "unknown" && age > this.options.lockWaitMs) return `${why}, older than lockWaitMs (${this.options.lockWaitMs} ms)`;
+    return undefined;
   }
 
   /** Keeps the `keep` newest snapshots; removes stale temp files. */
@@ -203,13 +353,53 @@ export class SnapshotStore {
     for (const { file } of snapshots.slice(this.options.keep)) await unlink(file).catch(() => {});
   }
 
+  #mac(bytes: Uint8Array): Buffer {
+    return createHmac("sha256", this.#key!).update(bytes).digest();
+  }
+
   async #reject(file: string, reason: string): Promise<SnapshotRead> {
     await unlink(file).catch(() => {});
+    this.#warn(`index snapshot ${file} deleted: ${reason}`);
     return { ok: false, reason: `snapshot rejected: ${reason}` };
   }
 }
 
-function parse(bytes: Buffer): { header: Header; payload: Uint8Array } | string {
+function sameHolder(a: LockHolder, b: LockHolder): boolean {
+  return a.pid === b.pid && a.host === b.host && a.start === b.start;
+}
+
+/**
+ * Creates the lock with its holder already in it: written to a temp file, then hard-linked to
+ * the lock's name (link fails when the name exists), so no reader ever sees an empty lock. Where
+ * the file system has no hard links, an exclusive create then a write.
+ */
+async function createLock(lockFile: string, me: LockHolder): Promise<"taken" | "held" | "failed"> {
+  const text = JSON.stringify(me);
+  const temp = `${lockFile}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    await writeFile(temp, text, { flag: "wx", mode: 0o600 });
+  } catch {
+    return "failed";
+  }
+  try {
+    await link(temp, lockFile);
+    return "taken";
+  } catch (error) {
+    if (codeOf(error) === "EEXIST") return "held";
+  } finally {
+    await unlink(temp).catch(() => {});
+  }
+  try {
+    const handle = await open(lockFile, "wx", 0o600);
+    await handle.writeFile(text);
+    await handle.close();
+    return "taken";
+  } catch (error) {
+    return codeOf(error) === "EEXIST" ? "held" : "failed";
+  }
+}
+
+function parse(bytes: Buffer): { header: Header; payload: Uint8Array; signed: Uint8Array; mac: Buffer | undefined } | string {
   if (bytes.length < MAGIC.length + 4 || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return "not a toolsearch index snapshot";
   const headerLength = bytes.readUInt32LE(MAGIC.length);
   if (headerLength > MAX_HEADER_BYTES) return `header of ${headerLength} bytes, over ${MAX_HEADER_BYTES}`;
@@ -221,8 +411,18 @@ function parse(bytes: Buffer): { header: Header; payload: Uint8Array } | string 
   } catch {
     return "unreadable header";
   }
+  // Another format's header may have other fields: its format is the reason, not its shape.
+  const format = (value as { format?: unknown } | null)?.format;
+  if (typeof format === "number" && format !== SNAPSHOT_FORMAT) return `format ${format}, not ${SNAPSHOT_FORMAT}`;
   if (!isHeader(value)) return "malformed header";
-  return { header: value, payload: new Uint8Array(bytes.buffer, bytes.byteOffset + start + headerLength, bytes.length - start - headerLength) };
+  const end = value.mac === undefined ? bytes.length : bytes.length - MAC_BYTES;
+  if (end < start + headerLength) return "truncated MAC";
+  return {
+    header: value,
+    payload: new Uint8Array(bytes.buffer, bytes.byteOffset + start + headerLength, end - start - headerLength),
+    signed: bytes.subarray(0, end),
+    mac: value.mac === undefined ? undefined : bytes.subarray(end),
+  };
 }
 
 function isHeader(value: unknown): value is Header {
@@ -234,7 +434,9 @@ function isHeader(value: unknown): value is Header {
     typeof v.kind === "string" &&
     typeof v.fingerprint === "string" &&
     typeof v.docs === "number" &&
+    typeof v.docsDigest === "string" &&
     typeof v.bytes === "number" &&
-    typeof v.sha256 === "string"
+    typeof v.sha256 === "string" &&
+    (v.mac === undefined || v.mac === "hmac-sha256")
   );
 }

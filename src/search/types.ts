@@ -73,11 +73,30 @@ export interface SearchBackend {
   close?(): void;
 }
 
+/**
+ * What a snapshot read from disk must match before `load` returns it: anyone who can write the
+ * snapshot folder could have written it. `load` rejects (throws) a snapshot that does not index
+ * exactly these docs, whose postings point outside it, or that would run code (SQL views,
+ * triggers) or run past `timeoutMs`. Without an expectation (a snapshot this process's own
+ * worker just built), `load` trusts the snapshot.
+ */
+export interface SnapshotExpectation {
+  /** The catalog the snapshot claims to index: its ids and count must match. */
+  docs: readonly SearchDoc[];
+  /**
+   * Also check every posting against the docs' analysis (default true), which costs about one
+   * analysis of the catalog. The index cache skips it for a snapshot whose HMAC it checked.
+   */
+  postings?: boolean;
+  /** SQL run on the snapshot while it loads is interrupted after this many ms (default 10000). */
+  timeoutMs?: number;
+}
+
 /** Creates an empty backend, or one restored from a `serialize()` snapshot. */
 export interface SearchBackendFactory {
   readonly kind: string;
   create(): Promise<SearchBackend>;
-  load?(snapshot: Uint8Array): Promise<SearchBackend>;
+  load?(snapshot: Uint8Array, expect?: SnapshotExpectation): Promise<SearchBackend>;
   /**
    * The name the index worker builds this backend by (src/search/worker-backends.ts): a big
    * catalog is then indexed off the main thread and loaded here from its snapshot (with

@@ -44,10 +44,20 @@ describe("${VAR} substitution", () => {
 
 describe("the mcp section", () => {
   it("has defaults, takes an identity, refuses unknown keys", () => {
-    expect(resolveGatewayConfig({}, dir, {}).mcp).toEqual({ maxSessions: 32, sessionIdleMs: 1_800_000 });
-    expect(resolveGatewayConfig({ mcp: { agentId: "desk", owner: false, channel: "ide", maxSessions: 4 } }, dir, {}).mcp).toEqual({ agentId: "desk", owner: false, channel: "ide", maxSessions: 4, sessionIdleMs: 1_800_000 });
+    const budgets = { maxInFlightPerSession: 8, maxUnreadBytes: 16 * 1024 * 1024 };
+    expect(resolveGatewayConfig({}, dir, {}).mcp).toEqual({ maxSessions: 32, sessionIdleMs: 1_800_000, maxSessionsPerTenant: 8, ...budgets });
+    expect(resolveGatewayConfig({ mcp: { agentId: "desk", owner: false, channel: "ide", maxSessions: 4 } }, dir, {}).mcp).toEqual({ agentId: "desk", owner: false, channel: "ide", maxSessions: 4, sessionIdleMs: 1_800_000, maxSessionsPerTenant: 1, ...budgets });
     expect(() => resolveGatewayConfig({ mcp: { agent: "x" } }, dir, {})).toThrow(/mcp/);
     expect(() => resolveGatewayConfig({ mcp: { maxSessions: 0 } }, dir, {})).toThrow(/maxSessions/);
+  });
+
+  it("takes a tenant's share and the per-session budgets; a share above the whole is refused", () => {
+    const mcp = resolveGatewayConfig({ mcp: { maxSessions: 10, maxSessionsPerTenant: 10, maxInFlightPerSession: 2, maxUnreadBytes: 65_536 } }, dir, {}).mcp;
+    expect(mcp).toMatchObject({ maxSessions: 10, maxSessionsPerTenant: 10, maxInFlightPerSession: 2, maxUnreadBytes: 65_536 });
+    expect(resolveGatewayConfig({ mcp: { maxSessions: 10 } }, dir, {}).mcp.maxSessionsPerTenant).toBe(3);
+    expect(() => resolveGatewayConfig({ mcp: { maxSessions: 4, maxSessionsPerTenant: 5 } }, dir, {})).toThrow(/mcp\.maxSessionsPerTenant \(5\) is above mcp\.maxSessions \(4\)/);
+    expect(() => resolveGatewayConfig({ mcp: { maxInFlightPerSession: 0 } }, dir, {})).toThrow(/maxInFlightPerSession/);
+    expect(() => resolveGatewayConfig({ mcp: { maxUnreadBytes: 1024 } }, dir, {})).toThrow(/maxUnreadBytes/);
   });
 });
 

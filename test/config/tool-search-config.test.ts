@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, resolveToolSearchConfig } from "../../src/config/tool-search-config.js";
+import { resolveOptions } from "../../src/engine/options.js";
+import { resolveGatewayConfig } from "../../src/gateway/gateway-config.js";
 
 describe("tools.toolSearch", () => {
   it("true is code mode, false is direct, defaults fill the rest", () => {
@@ -28,5 +30,36 @@ describe("tools.toolSearch", () => {
     } catch (error) {
       expect(error).toMatchObject({ code: "CONFIG_INVALID" });
     }
+  });
+});
+
+describe("tools.toolSearch.indexCacheKey / indexCacheKeyEnv", () => {
+  const KEY = "0123456789abcdef0123456789abcdef";
+
+  it("the key (or its variable) reaches the snapshot options next to indexCacheDir", () => {
+    expect(resolveOptions({ toolSearch: { indexCacheDir: "/tmp/x", indexCacheKey: KEY } }).indexCache).toEqual({ dir: "/tmp/x", key: KEY });
+    const config = resolveGatewayConfig({ tools: { toolSearch: { indexCacheDir: "cache", indexCacheKeyEnv: "SNAP_KEY" } } }, "/srv/app", { SNAP_KEY: KEY });
+    expect(config.toolSearch).toEqual({ indexCacheDir: "/srv/app/cache", indexCacheKey: KEY });
+    expect(resolveOptions({ toolSearch: config.toolSearch! }).indexCache).toEqual({ dir: "/srv/app/cache", key: KEY });
+  });
+
+  it("a short key, both keys, or a missing or short variable is CONFIG_INVALID, and no message shows a key", () => {
+    const messageOf = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (error) {
+        expect(error).toMatchObject({ code: "CONFIG_INVALID" });
+        return (error as Error).message;
+      }
+      throw new Error("expected CONFIG_INVALID");
+    };
+    const short = messageOf(() => resolveToolSearchConfig({ indexCacheKey: "tooShortSecret" }));
+    expect(short).toMatch(/indexCacheKey/);
+    expect(short).not.toContain("tooShortSecret");
+    expect(messageOf(() => resolveToolSearchConfig({ indexCacheKey: KEY, indexCacheKeyEnv: "K" }))).toMatch(/at most one of "indexCacheKey" or "indexCacheKeyEnv"/);
+    expect(messageOf(() => resolveGatewayConfig({ tools: { toolSearch: { indexCacheKeyEnv: "SNAP_KEY" } } }, "/srv", {}))).toMatch(/indexCacheKeyEnv: the environment variable SNAP_KEY is not set/);
+    const weak = messageOf(() => resolveGatewayConfig({ tools: { toolSearch: { indexCacheKeyEnv: "SNAP_KEY" } } }, "/srv", { SNAP_KEY: "weak" }));
+    expect(weak).toMatch(/SNAP_KEY holds 4 characters; a key needs at least 16/);
+    expect(weak).not.toContain("weak\"");
   });
 });
