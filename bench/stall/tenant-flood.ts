@@ -4,7 +4,7 @@
  * `tool_search_code` body at a steady pace, alone first (its idle latency), then while a
  * flooding tenant (token 0) keeps `floodBodies` busy bodies in flight through the same face (the
  * issue's batch of 100): each answered body is sent again at once, each refused one
- * (POOL_SATURATED) after `retryMs`. The figure is the quiet tenant's p99 under the flood ÷ its
+ * (POOL_SATURATED, or TOO_MANY_REQUESTS from the face's in-flight cap) after `retryMs`. The figure is the quiet tenant's p99 under the flood ÷ its
  * idle p99; the goal is ≤ 2×. Its calls' round trips cross the SDK client, HTTP, the face, the
  * engine and the pool, as a real client's do. Each tenant's client (the official SDK client) runs
  * in a worker thread of its own, so that the clients' own work is not counted on the gateway's
@@ -156,6 +156,8 @@ async function callOnce(code) {
     const parsed = JSON.parse(result.content.map((i) => (i.type === "text" ? i.text : "")).join(""));
     return parsed.ok === true ? "ok" : (parsed.error && parsed.error.code) || "unparsed";
   } catch (error) {
+    // The face's per-session in-flight cap answers the excess with TOO_MANY_REQUESTS (a JSON-RPC error, or HTTP 429).
+    if (/TOO_MANY_REQUESTS|HTTP 429/.test(String(error && error.message) + JSON.stringify((error && error.data) || null))) return "TOO_MANY_REQUESTS";
     return "error:" + ((error && error.name) || "unknown");
   }
 }
@@ -166,7 +168,7 @@ function send(body, retryMs) {
     if (stopped) return;
     outcomes[outcome] = (outcomes[outcome] || 0) + 1;
     if (!steady) { steady = true; parentPort.postMessage({ type: "flooding" }); }
-    if (outcome !== "POOL_SATURATED") return send(body, retryMs);
+    if (outcome !== "POOL_SATURATED" && outcome !== "TOO_MANY_REQUESTS") return send(body, retryMs);
     const retry = setTimeout(() => { retries.delete(retry); send(body, retryMs); }, retryMs);
     retries.add(retry);
   });

@@ -23,7 +23,7 @@ import { onAbort } from "../abort-listeners.js";
 import { boundResult, type ToolSearchRun } from "../engine/run.js";
 import { InvalidArgsError, ProviderFailedError, toErrorPayload, TurnBudgetError } from "../errors.js";
 import type { ChatMessage } from "../provider/chat-types.js";
-import type { AnthropicContentBlock, AnthropicMessage, ProviderApi, ResponsesInputItem, ResponsesOutputItem } from "../provider/wire-types.js";
+import type { AnthropicContentBlock, AnthropicMessage, ResponsesInputItem, ResponsesOutputItem } from "../provider/wire-types.js";
 import type { RunTelemetry } from "../telemetry/types.js";
 
 /** Tool calls of one model response that are run; more are answered with an error, unrun. */
@@ -130,14 +130,15 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
   const maxRequestBytes = input.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   const budget = new ResultBudget(input.maxTurnResultBytes ?? DEFAULT_MAX_TURN_RESULT_BYTES);
   const conversation = conversationFor(provider, run, messages);
+  const where = providerWhere(provider);
   // Aborted by the caller (with its reason) or at the turn's deadline; every request and call listens to it.
   const turn = deadline(input.signal, turnTimeoutMs, () => new TurnBudgetError(`The turn ran past its ${turnTimeoutMs} ms deadline (turnTimeoutMs; gateway.turnTimeoutMs in the gateway) and was stopped.`));
   const toolCalls: AgentToolCall[] = [];
   try {
     for (let trip = 1; trip <= maxTurns; trip += 1) {
       turn.signal.throwIfAborted();
-      checkRequestSize(conversation.requestBytes(), maxRequestBytes, provider.api);
-      const reply = await requestWithDeadline(conversation, provider.api, turn.signal, timeoutMs);
+      checkRequestSize(conversation.requestBytes(), maxRequestBytes, where);
+      const reply = await requestWithDeadline(conversation, where, turn.signal, timeoutMs);
       if (reply.calls.length === 0) return { status: "answered", answer: reply.text ?? "", toolCalls, roundTrips: trip, telemetry: run.telemetry() };
       const contents: string[] = [];
       for (const [i, call] of reply.calls.entries()) {
@@ -173,7 +174,16 @@ function tooManyCalls(): string {
 }
 
 /** Checked before the request is built by the client: the conversation's size is known without serializing it again. */
-function checkRequestSize(bytes: number, maxBytes: number, api: ProviderApi): void {
+/**
+ * "chat at http://host/v1, model m": every provider failure says where it went, so a connection
+ * error names the URL that was tried and a 404 the model that was asked for.
+ */
+function providerWhere(provider: AgentProvider): string {
+  const baseURL = (provider.client as { baseURL?: unknown }).baseURL;
+  return `${provider.api} at ${typeof baseURL === "string" ? baseURL : "the client's default URL"}, model ${provider.model}`;
+}
+
+function checkRequestSize(bytes: number, maxBytes: number, api: string): void {
   if (bytes <= maxBytes) return;
   throw new TurnBudgetError(`The next request to the model provider (${api}) would be ${bytes} bytes, over the ${maxBytes}-byte limit (maxRequestBytes; provider.maxRequestBytes in the gateway); it was not sent.`);
 }
@@ -183,7 +193,7 @@ function checkRequestSize(bytes: number, maxBytes: number, api: ProviderApi): vo
  * clients' `timeout` stops at the headers, so a provider that sends them and then drips or
  * goes silent would hold the turn for as long as it likes.
  */
-async function requestWithDeadline(conversation: ApiConversation, api: ProviderApi, turn: AbortSignal, timeoutMs: number | undefined): Promise<ModelReply> {
+async function requestWithDeadline(conversation: ApiConversation, api: string, turn: AbortSignal, timeoutMs: number | undefined): Promise<ModelReply> {
   const request = deadline(turn, timeoutMs, () => new ProviderFailedError(`The model provider failed (${api}): it did not finish its answer (headers and body) within ${timeoutMs} ms (timeoutMs; provider.timeoutMs in the gateway).`));
   try {
     return await conversation.request({ maxRetries: 0, signal: request.signal });
@@ -327,15 +337,15 @@ async function jsonSizes(values: readonly unknown[]): Promise<number[]> {
 function conversationFor(provider: AgentProvider, run: ToolSearchRun, messages: readonly AgentMessage[]): ApiConversation {
   switch (provider.api) {
     case "chat":
-      return chatConversation(provider.client, provider.model, run, messages);
+      return chatConversation(provider.client, provider.model, run, messages, providerWhere(provider));
     case "responses":
-      return responsesConversation(provider.client, provider.model, run, messages);
+      return responsesConversation(provider.client, provider.model, run, messages, providerWhere(provider));
     case "anthropic":
-      return anthropicConversation(provider.client, provider.model, provider.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS, run, messages);
+      return anthropicConversation(provider.client, provider.model, provider.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS, run, messages, providerWhere(provider));
   }
 }
 
-async function ask<T>(api: ProviderApi, send: () => Promise<T>, signal: AbortSignal): Promise<T> {
+async function ask<T>(api: string, send: () => Promise<T>, signal: AbortSignal): Promise<T> {
   try {
     return await send();
   } catch (error) {
@@ -349,7 +359,7 @@ function systemText(run: ToolSearchRun, messages: readonly AgentMessage[]): stri
   return [run.instructions, ...messages.filter((m) => m.role === "system").map((m) => m.content)].filter((t) => t.length > 0).join("\n\n");
 }
 
-function chatConversation(client: OpenAI, model: string, run: ToolSearchRun, messages: readonly AgentMessage[]): ApiConversation {
+function chatConversation(client: OpenAI, model: string, run: ToolSearchRun, messages: readonly AgentMessage[], where: string): ApiConversation {
   const tools = run.toolsFor("openai-chat");
   const conversation = new RequestBody<ChatMessage>([...(run.instructions ? [{ role: "system" as const, content: run.instructions }] : []), ...messages], (items) => ({
     model,
@@ -360,9 +370,9 @@ function chatConversation(client: OpenAI, model: string, run: ToolSearchRun, mes
     requestBytes: () => conversation.requestBytes(),
     async request(options) {
       const body = conversation.body() as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
-      const completion = await ask("chat", () => client.chat.completions.create(body, options), options.signal);
+      const completion = await ask(where, () => client.chat.completions.create(body, options), options.signal);
       const message = (completion as Partial<typeof completion>).choices?.[0]?.message;
-      if (!message) throw new ProviderFailedError("The model provider failed (chat): its answer has no choices[0].message (not a chat completion).");
+      if (!message) throw new ProviderFailedError(`The model provider failed (${where}): its answer has no choices[0].message (not a chat completion).`);
       const calls = (message.tool_calls ?? []).flatMap((c) => (c.type === "function" ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
       return { text: message.content ?? null, calls };
     },
@@ -388,7 +398,7 @@ export function toResponsesInput(messages: readonly AgentMessage[]): ResponsesIn
   });
 }
 
-function responsesConversation(client: OpenAI, model: string, run: ToolSearchRun, messages: readonly AgentMessage[]): ApiConversation {
+function responsesConversation(client: OpenAI, model: string, run: ToolSearchRun, messages: readonly AgentMessage[], where: string): ApiConversation {
   const tools = run.toolsFor("openai-responses");
   const instructions = systemText(run, messages);
   const input = new RequestBody(toResponsesInput(messages), (items) => ({ model, store: false, input: items, ...(instructions ? { instructions } : {}), ...(tools.length > 0 ? { tools } : {}) }));
@@ -396,9 +406,9 @@ function responsesConversation(client: OpenAI, model: string, run: ToolSearchRun
     requestBytes: () => input.requestBytes(),
     async request(options) {
       const body = input.body() as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming;
-      const response = await ask("responses", () => client.responses.create(body, options), options.signal);
+      const response = await ask(where, () => client.responses.create(body, options), options.signal);
       const output = (response as { output?: unknown }).output;
-      if (!Array.isArray(output)) throw new ProviderFailedError("The model provider failed (responses): its answer has no output list (not a response).");
+      if (!Array.isArray(output)) throw new ProviderFailedError(`The model provider failed (${where}): its answer has no output list (not a response).`);
       const items = output as ResponsesOutputItem[];
       const calls = items.flatMap((item) => (item.type === "function_call" ? [{ id: item.call_id, name: item.name, arguments: item.arguments }] : []));
       const text = items.flatMap((item) => (item.type === "message" ? item.content.filter((c) => c.type === "output_text").map((c) => c.text) : [])).join("");
@@ -443,7 +453,7 @@ function parseObject(text: string): unknown {
   }
 }
 
-function anthropicConversation(client: Anthropic, model: string, maxTokens: number, run: ToolSearchRun, messages: readonly AgentMessage[]): ApiConversation {
+function anthropicConversation(client: Anthropic, model: string, maxTokens: number, run: ToolSearchRun, messages: readonly AgentMessage[], where: string): ApiConversation {
   const tools = run.toolsFor("anthropic");
   const system = systemText(run, messages);
   const conversation = new RequestBody(toAnthropicMessages(messages), (items) => ({ model, max_tokens: maxTokens, messages: items, ...(system ? { system } : {}), ...(tools.length > 0 ? { tools } : {}) }));
@@ -452,9 +462,9 @@ function anthropicConversation(client: Anthropic, model: string, maxTokens: numb
     requestBytes: () => conversation.requestBytes(),
     async request(options) {
       const body = conversation.body() as unknown as Anthropic.MessageCreateParamsNonStreaming;
-      const message = await ask("anthropic", () => client.messages.create(body, options), options.signal);
+      const message = await ask(where, () => client.messages.create(body, options), options.signal);
       const content = (message as { content?: unknown }).content;
-      if (!Array.isArray(content)) throw new ProviderFailedError("The model provider failed (anthropic): its answer has no content list (not a message).");
+      if (!Array.isArray(content)) throw new ProviderFailedError(`The model provider failed (${where}): its answer has no content list (not a message).`);
       lastContent = content as AnthropicContentBlock[];
       const calls = lastContent.flatMap((b) => (b.type === "tool_use" ? [{ id: b.id, name: b.name, arguments: (b.input ?? {}) as Record<string, unknown> }] : []));
       const text = lastContent.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");

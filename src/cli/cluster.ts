@@ -221,7 +221,7 @@ export async function runPrimary(workers: number, command: string, io: Io, super
     if (spent >= supervision.restartsPerMinute) {
       set(slot, "cooling-down");
       slot.state.retryAt = new Date(Date.now() + supervision.cooldownMs).toISOString();
-      io.err(`${tag} ${what}; slot ${slot.state.index} spent its ${supervision.restartsPerMinute} restarts this minute, cooling down: it is retried in ${seconds(supervision.cooldownMs)}`);
+      io.err(`${tag} ${what}; slot ${slot.state.index} spent its ${supervision.restartsPerMinute} restart${supervision.restartsPerMinute === 1 ? "" : "s"} this minute, cooling down: it is retried in ${seconds(supervision.cooldownMs)}`);
       slot.timer = setTimeout(() => {
         slot.restartTimes = [];
         slot.state.restarts += 1;

@@ -187,3 +187,14 @@ export function isLoopbackHost(host: string): boolean {
   if (isIP(bare) === 6) return bare === "::1" || /^(0{0,4}:){7}0{0,3}1$/.test(bare) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(bare);
   return false;
 }
+
+/**
+ * The 401 for a request without a matching token. A caller who sent one is told it was not
+ * accepted (a typo, an old token), not that a token is needed; nothing says how close it was.
+ */
+export function unauthorized(authorization: string | undefined, server: "gateway" | "server"): HttpError {
+  const headers = { "www-authenticate": "Bearer" };
+  if (authorization === undefined || authorization.trim() === "") return new HttpError("UNAUTHORIZED", `This ${server} needs a token: send Authorization: Bearer <token>.`, headers);
+  if (bearerToken(authorization) === undefined) return new HttpError("UNAUTHORIZED", "The Authorization header is not \"Bearer <token>\".", headers);
+  return new HttpError("UNAUTHORIZED", "The bearer token was not accepted (it matches none of gateway.auth.tokens).", headers);
+}

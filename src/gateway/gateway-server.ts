@@ -27,7 +27,7 @@ import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, Too
 import { escapeControl } from "../dispatch/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
 import { RequestGuard } from "../http/request-guard.js";
-import { identityFromToken, isLoopbackHost, loopbackIdentity, tokenSubjects, tokenTenant, TokenTable, type TokenIdentity } from "./gateway-auth.js";
+import { identityFromToken, isLoopbackHost, loopbackIdentity, tokenSubjects, tokenTenant, TokenTable, unauthorized, type TokenIdentity } from "./gateway-auth.js";
 import { listenOn } from "../http/listen.js";
 import { engineFromConfig, type EngineExtras } from "./config-engine.js";
 import type { GatewayConfig } from "./gateway-config.js";
@@ -51,7 +51,6 @@ export interface GatewayExtras extends EngineExtras {
   health?: () => Promise<Record<string, unknown>>;
 }
 
-const UNAUTHORIZED = () => new HttpError("UNAUTHORIZED", "This gateway needs a token: send Authorization: Bearer <token>.", { "www-authenticate": "Bearer" });
 
 /** No token list means no authentication, which only a loopback address may offer. */
 function checkExposure(config: GatewayConfig): TokenTable | undefined {
@@ -110,7 +109,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
       return sendJson(res, 200, { ok: true, mode: engine.settings.mode, catalog: catalogView(identity), ...more });
     }
     // Before the body is read: a caller without a token costs a header check, not a 1 MiB parse.
-    if (identity === undefined) throw UNAUTHORIZED();
+    if (identity === undefined) throw unauthorized(req.headers.authorization, "gateway");
     if (req.method === "POST" && path === "/v1/runs") {
       const [status, body] = await runTurn(await guard.readJson(req, config.gateway.maxBodyBytes, "BAD_REQUEST"), identity, res);
       const session = (body as { sessionId?: unknown }).sessionId;

@@ -33,7 +33,7 @@ import type { ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import { ClientNotReadingError, ConfigInvalidError, HttpError } from "../errors.js";
-import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, type TokenIdentity } from "../gateway/gateway-auth.js";
+import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, unauthorized, type TokenIdentity } from "../gateway/gateway-auth.js";
 import type { GatewayConfig } from "../gateway/gateway-config.js";
 import { engineFromConfig, type EngineExtras } from "../gateway/config-engine.js";
 import { escapeControl } from "../dispatch/prompt-text.js";
@@ -221,7 +221,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     if (req.method === "GET" && path === "/healthz") return sendJson(res, 200, { ok: true });
     if (path !== "/mcp") throw new HttpError("NOT_FOUND", `No route ${req.method} ${path}; the MCP endpoint is /mcp.`);
     const identity = tokens ? tokens.match(req.headers.authorization) : null;
-    if (identity === undefined) throw new HttpError("UNAUTHORIZED", "This server needs a token: send Authorization: Bearer <token>.", { "www-authenticate": "Bearer" });
+    if (identity === undefined) throw unauthorized(req.headers.authorization, "server");
     const sessionHeader = req.headers["mcp-session-id"];
     if (typeof sessionHeader === "string") {
       const entry = byHttpId.get(sessionHeader);

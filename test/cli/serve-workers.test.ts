@@ -159,25 +159,25 @@ describe("toolsearch serve --workers", () => {
   });
 
   it("restarts a crashing slot on its own budget, cools it down, then brings it back; the other slot is untouched", { timeout: 240_000 }, async () => {
-    const server = await startTwoWorkers({ restartsPerMinute: 2, cooldownMs: 3_000 });
+    // A budget of one restart: the two deaths must fall within a minute even when a worker takes
+    // tens of seconds to start on a loaded machine.
+    const server = await startTwoWorkers({ restartsPerMinute: 1, cooldownMs: 3_000 });
     let workers = await waitForWorkers(server.url, "both ready", (w) => w.every((x) => x.state === "ready"));
     const other = workers[1]!.pid;
-    for (let restart = 1; restart <= 2; restart++) {
-      const old = workers[0]!.pid;
-      process.kill(old, "SIGKILL");
-      workers = await waitForWorkers(server.url, `slot 0 back after kill ${restart}`, readyWithNewPid(0, old));
-      expect(workers[0]!.restarts).toBe(restart);
-    }
-    // A third death within the minute: slot 0's budget (2) is spent, and only slot 0's.
+    const old = workers[0]!.pid;
+    process.kill(old, "SIGKILL");
+    workers = await waitForWorkers(server.url, "slot 0 back after the first kill", readyWithNewPid(0, old));
+    expect(workers[0]!.restarts).toBe(1);
+    // A second death within the minute: slot 0's budget (1) is spent, and only slot 0's.
     const third = workers[0]!.pid;
     process.kill(third, "SIGKILL");
     workers = await waitForWorkers(server.url, "slot 0 cooling down", (w) => w[0]!.state === "cooling-down");
     expect(workers[0]!.retryAt).toEqual(expect.any(String));
     expect(workers[1]).toMatchObject({ pid: other, restarts: 0 });
-    expect(server.stderr()).toContain("slot 0 spent its 2 restarts this minute, cooling down: it is retried in 3.0 s");
+    expect(server.stderr()).toContain("slot 0 spent its 1 restart this minute, cooling down: it is retried in 3.0 s");
 
     workers = await waitForWorkers(server.url, "slot 0 back after its cool-down", readyWithNewPid(0, third));
-    expect(workers[0]!.restarts).toBe(3);
+    expect(workers[0]!.restarts).toBe(2);
     expect(workers[1]).toMatchObject({ pid: other, restarts: 0 });
     expect(server.stderr()).toContain("slot 0 cooled down; starting a worker again");
     expect(server.child.exitCode).toBeNull();

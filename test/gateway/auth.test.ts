@@ -87,11 +87,19 @@ describe("gateway with gateway.auth", () => {
   });
 
   it("answers 401 with WWW-Authenticate: Bearer without a token, with a wrong one, or with another scheme", async () => {
-    for (const authorization of [undefined, `Bearer ${GUEST}x`, "Bearer wrong-token-0123456789abcdef", `Basic ${GUEST}`, `Bearer`]) {
+    // Each says what was wrong: no token, a token that matches none, a header of another form.
+    const cases: Array<[string | undefined, string]> = [
+      [undefined, "needs a token: send Authorization: Bearer <token>"],
+      [`Bearer ${GUEST}x`, "The bearer token was not accepted"],
+      ["Bearer wrong-token-0123456789abcdef", "The bearer token was not accepted"],
+      [`Basic ${GUEST}`, 'is not "Bearer <token>"'],
+      ["Bearer", 'is not "Bearer <token>"'],
+    ];
+    for (const [authorization, said] of cases) {
       const response = await fetch(runs, { method: "POST", headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) }, body: JSON.stringify({ sessionId: "s", input: "x" }) });
       expect(response.status, String(authorization)).toBe(401);
       expect(response.headers.get("www-authenticate")).toBe("Bearer");
-      expect(await response.json()).toEqual({ error: { code: "UNAUTHORIZED", message: expect.stringContaining("Authorization: Bearer") } });
+      expect(await response.json()).toEqual({ error: { code: "UNAUTHORIZED", message: expect.stringContaining(said) } });
     }
     // Unknown routes do not tell a caller without a token what exists.
     expect((await fetch(`${gateway.url}/nope`)).status).toBe(401);

@@ -149,6 +149,23 @@ describe("gateway with a broken provider", () => {
   }
 });
 
+describe("provider failures say where", () => {
+  it("a provider nobody listens on: the 502 names the URL tried and the model", async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/v1`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const gateway = await gatewayFor(url, { tools: { toolSearch: { mode: "tools" } } });
+    try {
+      const res = await postJson(`${gateway.url}/v1/runs`, { sessionId: "nowhere", input: "anything" });
+      expect(res.status).toBe(502);
+      expect(res.json.error).toMatchObject({ code: "PROVIDER_FAILED", message: expect.stringContaining(`(chat at ${url}, model scripted)`) });
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
 describe("many sessions at once", () => {
   it("50 concurrent code-mode sessions each get their own answer and session log, and no child is left", async () => {
     const provider = await startMockProvider();

@@ -142,7 +142,7 @@ describe("hostile input on the shared parent", () => {
     }
   });
 
-  it("runs with distinct client schemas do not grow the heap without bound", async () => {
+  it("runs with distinct client schemas do not grow the heap without bound", { timeout: 120_000 }, async () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;
     const engine = await engineWith();
