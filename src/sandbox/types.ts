@@ -81,6 +81,11 @@ export interface SandboxReport {
     parentInspectorGuard: boolean;
     /** The child's data segment is capped (RLIMIT_DATA via prlimit, `maxMemoryMb`), which also bounds ArrayBuffers. */
     memoryLimit: boolean;
+    /**
+     * A body cannot outlive a parent killed without warning: setpriv's parent-death SIGKILL, and
+     * (or) prlimit's CPU cap (RLIMIT_CPU, 130 s) on the child.
+     */
+    orphanKill: boolean;
   };
 }
 

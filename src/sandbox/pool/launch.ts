@@ -4,11 +4,17 @@
  * Node's own list of flags, the wrappers are looked up on disk, and the pool's first child proves
  * the whole command line works (pool/probe.ts), falling back one wrapper at a time.
  *
- * Layout: `prlimit --data=N  unshare --user --map-root-user --net --pid --fork --kill-child
- *          node <flags> --eval SRC [-- probe PORT]`
- * prlimit execs unshare in place and unshare forks node as PID 1 of the new PID namespace, so the
- * parent's direct child is the unshare process and node is its only child. --kill-child makes the
- * kernel SIGKILL node if unshare dies first; the pool kills node first (pool/sandbox-child.ts).
+ * Layout: `setpriv --pdeathsig KILL  prlimit --data=N --cpu=S  unshare --user --map-root-user
+ *          --net --pid --fork --kill-child  node <flags> --eval SRC [-- probe PORT]`
+ * setpriv and prlimit exec in place and unshare forks node as PID 1 of the new PID namespace, so
+ * the parent's direct child is the unshare process and node is its only child. --kill-child makes
+ * the kernel SIGKILL node if unshare dies first; the pool kills node first (pool/sandbox-child.ts).
+ *
+ * The parent owns time only while it lives: a parent killed with SIGKILL (an OOM kill, a
+ * supervisor's) cannot kill a body that loops and never reads its stdin, which then runs on
+ * forever. So setpriv's parent-death signal SIGKILLs the wrapper (and with it, node) when the
+ * parent dies, and prlimit's CPU cap (RLIMIT_CPU) bounds a body's CPU time on its own, whatever
+ * happens to the parent: the longest body (60 s) twice over, plus the child's start.
  */
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -22,7 +28,12 @@ export interface LaunchPlan {
   nodeFlags: string[];
   unshare: boolean;
   prlimit: boolean;
+  /** setpriv's parent-death SIGKILL is in the chain. */
+  setpriv: boolean;
 }
+
+/** CPU seconds a child may use in all (RLIMIT_CPU): twice the longest codeTimeoutMs (60 s), plus its start. */
+export const CHILD_CPU_LIMIT_SECONDS = 130;
 
 /** `--permission` (Node ≥ 22.13/23.5) or `--experimental-permission` (Node 20–22), as the running Node lists them. */
 export function detectPermissionFlag(): string | undefined {
@@ -66,11 +77,12 @@ export function launchPlans(options: ResolvedPoolOptions, permissionFlag: string
   const unshare = linux && options.namespaces ? findExecutable("unshare") : undefined;
   const prlimit = linux ? findExecutable("prlimit") : undefined;
   const unshareArgs = (path: string) => [path, "--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child"];
-  const prlimitArgs = (path: string) => [path, `--data=${options.maxMemoryMb * 1024 * 1024}`];
+  const setpriv = linux ? findExecutable("setpriv") : undefined;
+  const prlimitArgs = (path: string) => [path, `--data=${options.maxMemoryMb * 1024 * 1024}`, `--cpu=${CHILD_CPU_LIMIT_SECONDS}`];
 
   const plans: LaunchPlan[] = [];
-  const add = (useUnshare: boolean, usePrlimit: boolean) => {
-    const prefix = [...(usePrlimit ? prlimitArgs(prlimit!) : []), ...(useUnshare ? unshareArgs(unshare!) : [])];
+  const add = (useSetpriv: boolean, useUnshare: boolean, usePrlimit: boolean) => {
+    const prefix = [...(useSetpriv ? [setpriv!, "--pdeathsig", "KILL"] : []), ...(usePrlimit ? prlimitArgs(prlimit!) : []), ...(useUnshare ? unshareArgs(unshare!) : [])];
     const command = prefix.length > 0 ? prefix[0]! : process.execPath;
     plans.push({
       command,
@@ -78,12 +90,16 @@ export function launchPlans(options: ResolvedPoolOptions, permissionFlag: string
       nodeFlags,
       unshare: useUnshare,
       prlimit: usePrlimit,
+      setpriv: useSetpriv,
     });
   };
-  if (unshare && prlimit) add(true, true);
-  if (unshare) add(true, false);
-  if (prlimit) add(false, true);
-  add(false, false);
+  // setpriv first where it exists; the same plans without it follow, for a host that refuses it.
+  for (const useSetpriv of setpriv ? [true, false] : [false]) {
+    if (unshare && prlimit) add(useSetpriv, true, true);
+    if (unshare) add(useSetpriv, true, false);
+    if (prlimit) add(useSetpriv, false, true);
+    add(useSetpriv, false, false);
+  }
   return plans;
 }
 

@@ -53,6 +53,7 @@ const NO_LAYERS: Layers = {
   vmContext: false,
   parentInspectorGuard: false,
   memoryLimit: false,
+  orphanKill: false,
 };
 
 interface Waiter {

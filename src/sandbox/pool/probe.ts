@@ -56,7 +56,7 @@ async function openLoopbackProbe(): Promise<LoopbackProbe> {
 }
 
 function planName(plan: LaunchPlan): string {
-  const wrappers = [plan.prlimit ? "prlimit" : "", plan.unshare ? "unshare" : ""].filter(Boolean);
+  const wrappers = [plan.setpriv ? "setpriv" : "", plan.prlimit ? "prlimit" : "", plan.unshare ? "unshare" : ""].filter(Boolean);
   return wrappers.length > 0 ? wrappers.join("+") : "plain node";
 }
 
@@ -71,6 +71,7 @@ function layersFrom(plan: LaunchPlan, facts: ProbeFacts, connections: number, in
     vmContext: true,
     parentInspectorGuard: inspectorGuard,
     memoryLimit: plan.prlimit,
+    orphanKill: plan.setpriv || plan.prlimit,
   };
 }
 
