@@ -1,0 +1,53 @@
+/** The small CLI slips of a first hour: a mistyped command or option is named with the one meant; a clamped number is said. */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { CLI, startCli } from "../e2e/processes.js";
+
+const run = (args: string[], cwd = process.cwd()) => spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: "utf8", timeout: 60_000 });
+
+describe("CLI slips", () => {
+  it("a mistyped command gets a did-you-mean and exit 2", () => {
+    const result = run(["sevre"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr.split("\n")[0]).toBe('toolsearch: unknown command "sevre"; did you mean "serve"?');
+  });
+
+  it("a mistyped option names the option and the one meant, not Node's advice about positionals", () => {
+    const result = run(["serve", "--conifg", "x.json5"]);
+    expect(result.status).toBe(2);
+    expect(result.stderr.split("\n")[0]).toBe("toolsearch serve: unknown option --conifg; did you mean --config?");
+    expect(result.stderr).not.toContain("positional");
+    expect(run(["mcp", "--verbos"]).stderr.split("\n")[0]).toBe("toolsearch mcp: unknown option --verbos; did you mean --verbose?");
+  });
+
+  it("config set says when a number is used clamped to its range", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-slips-"));
+    const over = run(["config", "set", "tools.toolSearch.codeTimeoutMs", "999999"], dir);
+    expect(over.status).toBe(0);
+    expect(over.stderr).toContain("note: tools.toolSearch.codeTimeoutMs is outside its range and is used as 60000");
+    expect(readFileSync(path.join(dir, "toolsearch.config.json5"), "utf8")).toContain("999999");
+    const inRange = run(["config", "set", "tools.toolSearch.codeTimeoutMs", "9000"], dir);
+    expect(inRange.stderr).not.toContain("outside its range");
+  });
+
+  it("serve says at start which provider and model it will call, and which config keys it ignores", { timeout: 90_000 }, async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-slips-"));
+    const config = path.join(dir, "toolsearch.config.json5");
+    writeFileSync(config, JSON.stringify({ provider: { baseURL: "http://127.0.0.1:9/v1", model: "gpt-test" }, mcpServers: { off: { command: "nope", disabled: true, autoApprove: ["x"] } } }));
+    const server = await startCli(["serve", "--config", config, "--port", "0"]);
+    try {
+      expect(server.stderr()).toContain("toolsearch serve: provider chat at http://127.0.0.1:9/v1, model gpt-test");
+      expect(server.stderr()).toContain("toolsearch serve: note: mcpServers.off.autoApprove is ignored");
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("demo --help says what the demo runs", () => {
+    expect(run(["demo", "--help"]).stdout).toContain("Runs two requests");
+  });
+});
