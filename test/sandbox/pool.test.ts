@@ -240,15 +240,21 @@ function orderBridge(order: string[], gate?: () => Promise<void>) {
 /** A body that first tells the bridge who it is, then returns its label. */
 const labelled = (label: string) => `await openclaw.tools.search(${JSON.stringify(label)}); return ${JSON.stringify(label)};`;
 
+/** Tenant A's body "A0", held at the bridge (its slot taken) until `open()`. */
+async function holdFirstBody(pool: Awaited<ReturnType<typeof createCodePool>>, order: string[]) {
+  const { gate, open } = manualGate();
+  const body = pool.run(labelled("A0"), orderBridge(order, gate), { ...RUN, tenant: "A" });
+  await waitFor(() => order.length === 1, 5000, "A's first body to reach the bridge");
+  return { body, open };
+}
+
 describe("fair shares among tenants", () => {
   it("serves tenants' queues in turn: B's one body runs before A's many", async () => {
     const pool = await createCodePool({ prefork: 1, maxConcurrent: 1 });
     try {
       await pool.whenReady(1);
       const order: string[] = [];
-      const { gate, open } = manualGate();
-      const first = pool.run(labelled("A0"), orderBridge(order, gate), { ...RUN, tenant: "A" });
-      await waitFor(() => order.length === 1, 5000, "A's first body to reach the bridge");
+      const { body: first, open } = await holdFirstBody(pool, order);
       const queuedA = ["A1", "A2", "A3", "A4", "A5"].map((label) => pool.run(labelled(label), orderBridge(order), { ...RUN, tenant: "A" }));
       const queuedB = pool.run(labelled("B0"), orderBridge(order), { ...RUN, tenant: "B" });
       open();
@@ -299,9 +305,7 @@ describe("fair shares among tenants", () => {
     try {
       await pool.whenReady(1);
       const order: string[] = [];
-      const { gate, open } = manualGate();
-      const running = pool.run(labelled("A0"), orderBridge(order, gate), { ...RUN, tenant: "A" });
-      await waitFor(() => order.length === 1, 5000, "A's first body to reach the bridge");
+      const { body: running, open } = await holdFirstBody(pool, order);
       const queuedA = ["A1", "A2"].map((label) => pool.run(labelled(label), orderBridge(order), { ...RUN, tenant: "A" }));
       const refused = await pool.run(labelled("A3"), orderBridge(order), { ...RUN, tenant: "A" });
       expect(refused).toMatchObject({ ok: false, error: { code: "POOL_SATURATED" } });
@@ -320,9 +324,7 @@ describe("fair shares among tenants", () => {
     try {
       await pool.whenReady(1);
       const order: string[] = [];
-      const { gate, open } = manualGate();
-      const running = pool.run(labelled("A0"), orderBridge(order, gate), { ...RUN, tenant: "A" });
-      await waitFor(() => order.length === 1, 5000, "A's first body to reach the bridge");
+      const { body: running, open } = await holdFirstBody(pool, order);
       const cancel = new AbortController();
       const queued = pool.run(labelled("A1"), orderBridge(order), { ...RUN, tenant: "A", signal: cancel.signal });
       expect(await pool.run(labelled("A2"), orderBridge(order), { ...RUN, tenant: "A" })).toMatchObject({ error: { code: "POOL_SATURATED" } });
