@@ -123,9 +123,10 @@ export function plan(quick: boolean) {
         payloadSizes: [10, 100, 1_000],
         relevanceStride: 10,
         // Interleaved rounds, each gateway ratio the median of the rounds' (one 6-turn run's ratio
-        // moved by 100–380% between quick runs here): 16 rounds of 2 turns a mode for one session,
-        // 8 rounds of 10 turns (one each) for ten.
-        gateway: { tools: 1_000, sessions: [1, 10], turns: (s: number) => (s === 1 ? 2 : 10), warmUpRequests: 3, rounds: (s: number) => (s === 1 ? 16 : 8) },
+        // moved by 100–380% between quick runs here): 16 rounds of 4 turns a mode for one session
+        // (2 turns a round left CPU/turn ÷ direct ranging 0.13…0.46 within one busy run), 8 rounds
+        // of 10 turns (one each) for ten.
+        gateway: { tools: 1_000, sessions: [1, 10], turns: (s: number) => (s === 1 ? 4 : 10), warmUpRequests: 3, rounds: (s: number) => (s === 1 ? 16 : 8) },
         stall: stallPlan(true),
       }
     : {

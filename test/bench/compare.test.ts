@@ -446,7 +446,7 @@ describe("the command line", () => {
       process.stderr.write = stderr;
     }
     const text = printed.join("");
-    expect(text).toContain("FAIL gateway/tools/1-session/cpu-per-turn÷direct regressed: 0.250× → 0.600× (×2.40; ratio-gateway-cpu figures fail when × > 1.50)");
+    expect(text).toContain("FAIL gateway/tools/1-session/cpu-per-turn÷direct regressed: 0.250× → 0.600× (×2.40; ratio-gateway-cpu figures fail when × > 1.90)");
     expect(text).toMatch(/absent\.json: no such file/);
     expect(JSON.parse(readFileSync(path.join(dir, "worse.smaller-is-better.json"), "utf8"))).toEqual(expect.arrayContaining([expect.objectContaining({ name: "gateway/tools/1-session/cpu-per-turn÷direct", value: 0.6 })]));
   });
