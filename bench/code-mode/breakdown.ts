@@ -1,0 +1,124 @@
+/**
+ * Where the parent's CPU per body goes (issue 21). Run after `npm run build`:
+ *
+ *   node dist/bench/code-mode/breakdown.js [--n 40] [--rounds 3]
+ *
+ * Each row is this process's CPU time (process.cpuUsage, user+sys) per item, for `n` items run
+ * two at a time, in `rounds` interleaved rounds (the median is printed, with the range), so that
+ * load from other processes on a shared machine falls on every row alike. CPU time, not wall
+ * time: what it costs this event loop, whatever else runs on the machine.
+ *
+ * - spawn rows: what a fork+exec from this process costs, alone (`/bin/true`), with the three
+ *   pipes a sandbox child gets, and with the pool's own wrapper chain and node flags (the
+ *   wrappers' execs run in the child, after the fork, so they are not the parent's);
+ * - kill row: SIGKILL of a running child under the pool's plan, and its reaping;
+ * - pool row: one search → describe → call body on a pool of 2 (whatever the pool does per body);
+ *   "rest" is the pool row minus what it spawns and kills (framing, bridge calls, bookkeeping).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { startCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js";
+import type { LaunchPlan } from "../../src/sandbox/pool/launch.js";
+import type { BridgeHandler } from "../../src/sandbox/types.js";
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(name);
+  const n = i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+const N = arg("--n", 40);
+const ROUNDS = arg("--rounds", 3);
+
+const BODY = `
+const hits = await openclaw.tools.search("weather");
+const tool = await openclaw.tools.describe(hits[0].id);
+return await openclaw.tools.call(tool.id, { city: "Paris" });`;
+const bridge: BridgeHandler = {
+  async search() {
+    return [{ id: "core:weather", description: "Current weather for a city" }];
+  },
+  async describe(id) {
+    return { id, description: "Current weather for a city", inputSchema: { type: "object" } };
+  },
+  async call(_id, args) {
+    return { tempC: 21, args };
+  },
+};
+
+const cpuUs = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+async function twoAtATime(total: number, task: () => Promise<void>): Promise<void> {
+  let started = 0;
+  await Promise.all(
+    [0, 1].map(async () => {
+      while (started < total) {
+        started += 1;
+        await task();
+      }
+    }),
+  );
+}
+
+const spawnAndWait = (command: string, args: string[], stdio: "ignore" | "pipe") => () =>
+  new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, { stdio, env: {} });
+    child.on("error", reject);
+    child.on("close", () => resolve());
+  });
+
+/** CPU of the SIGKILL and the reaping only: the child is started (and idle) before the clock starts. */
+function killRow(plan: LaunchPlan): () => Promise<number> {
+  return async () => {
+    const child: ChildProcess = spawn(plan.command, [...plan.prefix, ...plan.nodeFlags, "-e", "setInterval(() => {}, 1000); process.stdout.write('up')"], { stdio: ["pipe", "pipe", "pipe"], env: {} });
+    await new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
+    const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
+    const c0 = cpuUs();
+    child.kill("SIGKILL");
+    await closed;
+    return cpuUs() - c0;
+  };
+}
+
+async function main(): Promise<void> {
+  const pool: SandboxPool = await startCodePool({ prefork: 2, maxConcurrent: 2, maxQueue: 1000 });
+  if (!pool.report().available) throw new Error(`sandbox unavailable: ${pool.report().reason}`);
+  const plan = pool.launchPlan()!;
+  const chain = [...plan.prefix, ...plan.nodeFlags, "-e", "0"];
+  const rows: Array<[string, () => Promise<number>]> = [];
+  const perItem = (task: () => Promise<void>, before?: () => Promise<void>) => async () => {
+    if (before) await before();
+    const c0 = cpuUs();
+    await twoAtATime(N, task);
+    return (cpuUs() - c0) / N;
+  };
+  rows.push(["spawn /bin/true, stdio ignored", perItem(spawnAndWait("/bin/true", [], "ignore"))]);
+  rows.push(["spawn node -e 0, 3 pipes", perItem(spawnAndWait(process.execPath, ["-e", "0"], "pipe"))]);
+  rows.push([`spawn the pool's chain -e 0, 3 pipes`, perItem(spawnAndWait(plan.command, chain, "pipe"))]);
+  const kill = killRow(plan);
+  rows.push(["SIGKILL + reap of a running child", async () => {
+    let sum = 0;
+    const k = Math.max(4, Math.floor(N / 4));
+    for (let i = 0; i < k; i++) sum += await kill();
+    return sum / k;
+  }]);
+  const runBody = async () => {
+    const result = await pool.run(BODY, bridge, { timeoutMs: 10_000 });
+    if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
+  };
+  rows.push(["pool body (pool of 2)", perItem(runBody, () => pool.whenReady(2))]);
+  // Warm every path once, uncounted.
+  for (const [, row] of rows) await row();
+  const samples = new Map<string, number[]>(rows.map(([name]) => [name, []]));
+  for (let r = 0; r < ROUNDS; r++) for (const [name, row] of rows) samples.get(name)!.push((await row()) / 1000);
+  await pool.close();
+
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  console.log(`parent CPU per item (ms, median of ${ROUNDS} rounds of ${N}, two at a time; node ${process.version}; rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB)`);
+  console.log(`plan: ${plan.command} ${plan.prefix.join(" ")}`);
+  const width = Math.max(...rows.map(([name]) => name.length));
+  for (const [name, xs] of samples) console.log(`${name.padEnd(width)}  ${median(xs).toFixed(2).padStart(6)}  [${Math.min(...xs).toFixed(2)}…${Math.max(...xs).toFixed(2)}]`);
+}
+
+await main();
