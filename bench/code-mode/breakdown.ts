@@ -12,8 +12,10 @@
  *   pipes a sandbox child gets, and with the pool's own wrapper chain and node flags (the
  *   wrappers' execs run in the child, after the fork, so they are not the parent's);
  * - kill row: SIGKILL of a running child under the pool's plan, and its reaping;
- * - pool row: one search → describe → call body on a pool of 2 (whatever the pool does per body);
- *   "rest" is the pool row minus what it spawns and kills (framing, bridge calls, bookkeeping).
+ * - pool rows: one search → describe → call body on a pool of 2 (whatever the pool does per body),
+ *   with the children forked by this process (no spawner, as before issue 21) and through the
+ *   spawner (pool/spawner.ts); then a body with no bridge call and one with 30, which split the
+ *   pool's share into a fixed part per body and a part per bridge call.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { startCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js";
@@ -32,6 +34,7 @@ const BODY = `
 const hits = await openclaw.tools.search("weather");
 const tool = await openclaw.tools.describe(hits[0].id);
 return await openclaw.tools.call(tool.id, { city: "Paris" });`;
+const CALLS_30 = 'for (let i = 0; i < 30; i++) await openclaw.tools.describe("core:weather"); return 1;';
 const bridge: BridgeHandler = {
   async search() {
     return [{ id: "core:weather", description: "Current weather for a city" }];
@@ -84,6 +87,8 @@ function killRow(plan: LaunchPlan): () => Promise<number> {
 async function main(): Promise<void> {
   const pool: SandboxPool = await startCodePool({ prefork: 2, maxConcurrent: 2, maxQueue: 1000 });
   if (!pool.report().available) throw new Error(`sandbox unavailable: ${pool.report().reason}`);
+  // The same pool without the spawner: this process forks and kills every child (before issue 21).
+  const direct: SandboxPool = await startCodePool({ prefork: 2, maxConcurrent: 2, maxQueue: 1000 }, { spawner: false });
   const plan = pool.launchPlan()!;
   const chain = [...plan.prefix, ...plan.nodeFlags, "-e", "0"];
   const rows: Array<[string, () => Promise<number>]> = [];
@@ -103,16 +108,20 @@ async function main(): Promise<void> {
     for (let i = 0; i < k; i++) sum += await kill();
     return sum / k;
   }]);
-  const runBody = async () => {
-    const result = await pool.run(BODY, bridge, { timeoutMs: 10_000 });
+  const runBody = (on: SandboxPool, body: string) => async () => {
+    const result = await on.run(body, bridge, { timeoutMs: 10_000 });
     if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
   };
-  rows.push(["pool body (pool of 2)", perItem(runBody, () => pool.whenReady(2))]);
+  rows.push(["pool body, this process forks (no spawner)", perItem(runBody(direct, BODY), () => direct.whenReady(2))]);
+  rows.push(["pool body (pool of 2)", perItem(runBody(pool, BODY), () => pool.whenReady(2))]);
+  rows.push(["pool body `return 1` (no bridge call)", perItem(runBody(pool, "return 1;"), () => pool.whenReady(2))]);
+  rows.push(["pool body with 30 bridge calls", perItem(runBody(pool, CALLS_30), () => pool.whenReady(2))]);
   // Warm every path once, uncounted.
   for (const [, row] of rows) await row();
   const samples = new Map<string, number[]>(rows.map(([name]) => [name, []]));
   for (let r = 0; r < ROUNDS; r++) for (const [name, row] of rows) samples.get(name)!.push((await row()) / 1000);
   await pool.close();
+  await direct.close();
 
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   console.log(`parent CPU per item (ms, median of ${ROUNDS} rounds of ${N}, two at a time; node ${process.version}; rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB)`);

@@ -40,6 +40,7 @@ import { detectPermissionFlag, launchPlans, type LaunchPlan } from "./launch.js"
 import { resolvePoolOptions, type ResolvedPoolOptions } from "./options.js";
 import { probeFirstChild, type Layers } from "./probe.js";
 import { ChildState, SandboxChild } from "./sandbox-child.js";
+import { Spawner } from "./spawner.js";
 
 /** After this many children in a row fail to start, the pool reports itself unavailable. */
 const MAX_START_FAILURES = 3;
@@ -79,6 +80,8 @@ export interface SandboxPool extends CodePool {
   whenReady(count?: number): Promise<void>;
   /** How this pool starts children (undefined when unavailable); the bench reuses it. */
   launchPlan(): LaunchPlan | undefined;
+  /** The spawner that forks this pool's children (pool/spawner.ts); undefined when this process forks them. */
+  spawnerPid(): number | undefined;
 }
 
 /** Options only the bench and the tests use. */
@@ -86,6 +89,8 @@ export interface InternalPoolOptions {
   childCodec?: ChildCodecChoice;
   /** Rewrites the launch plans the probe tries (tests use it to simulate a host that refuses them). */
   launchPlans?: (plans: LaunchPlan[]) => LaunchPlan[];
+  /** false: this process forks every child itself, as before the spawner (the bench compares both). */
+  spawner?: boolean;
 }
 
 function failure(code: "SANDBOX_UNAVAILABLE" | "POOL_SATURATED" | "CANCELLED", message: string): CodeResult {
@@ -110,6 +115,9 @@ class Pool implements SandboxPool {
   private startFailures = 0;
   private refillScheduled = false;
   private readyWaiters: Array<{ count: number; resolve: () => void }> = [];
+  /** Forks the children (pool/spawner.ts); undefined when this process forks them itself. */
+  private spawner: Spawner | undefined;
+  private useSpawner: boolean;
 
   constructor(
     private readonly options: ResolvedPoolOptions,
@@ -117,7 +125,39 @@ class Pool implements SandboxPool {
   ) {
     this.source = childSource(this.tag, internal.childCodec);
     this.reportValue = { available: false, reason: "starting", nodeVersion: process.version, layers: { ...NO_LAYERS } };
+    this.useSpawner = internal.spawner !== false;
   }
+
+  /**
+   * The running spawner, started on first use and again after one exited (its children went
+   * with it). Undefined when it cannot start: then this process forks the children itself, and
+   * the report's notes say so once.
+   */
+  private async startSpawner(plan: LaunchPlan): Promise<Spawner | undefined> {
+    if (!this.useSpawner) return undefined;
+    if (this.spawner?.alive) return this.spawner;
+    const spawner = new Spawner(plan, this.cwd, this.tag, this.options.startTimeoutMs);
+    this.pendingSpawner = spawner;
+    try {
+      await spawner.ready;
+      if (this.closing) throw new Error("the pool closed");
+    } catch (error) {
+      if (this.closing) {
+        await spawner.close();
+        return undefined;
+      }
+      this.useSpawner = false;
+      this.spawnerNote = `the spawner did not start (${(error as Error).message}); this process forks each child itself`;
+      await spawner.close();
+      return undefined;
+    }
+    this.spawner = spawner;
+    return spawner;
+  }
+
+  private spawnerNote: string | undefined;
+  /** The spawner last started, ready or not: close() waits for it. */
+  private pendingSpawner: Spawner | undefined;
 
   async start(): Promise<void> {
     const permissionFlag = detectPermissionFlag();
@@ -133,8 +173,10 @@ class Pool implements SandboxPool {
       return;
     }
     const guard = this.options.guardParentInspector ? guardParentInspector() : false;
-    const plans = launchPlans(this.options, permissionFlag);
-    const probe = await probeFirstChild(this.internal.launchPlans?.(plans) ?? plans, { source: this.source, cwd: this.cwd, options: this.options }, guard);
+    const plans = this.internal.launchPlans?.(launchPlans(this.options, permissionFlag)) ?? launchPlans(this.options, permissionFlag);
+    // The spawner runs whichever plan the probe settles on; it needs only setpriv's path from it.
+    const spawner = plans[0] ? await this.startSpawner(plans[0]) : undefined;
+    const probe = await probeFirstChild(plans, { source: this.source, cwd: this.cwd, options: this.options, ...(spawner ? { spawner } : {}) }, guard);
     if (this.closing) {
       if (probe.ok) probe.child.kill();
       return;
@@ -149,7 +191,7 @@ class Pool implements SandboxPool {
       nodeVersion: process.version,
       permissionFlag,
       layers: probe.layers,
-      ...(probe.notes.length > 0 ? { notes: probe.notes } : {}),
+      ...(probe.notes.length > 0 || this.spawnerNote ? { notes: [...probe.notes, ...(this.spawnerNote ? [this.spawnerNote] : [])] } : {}),
     };
     this.adopt(probe.child);
     this.onChildReady(probe.child);
@@ -166,6 +208,10 @@ class Pool implements SandboxPool {
 
   launchPlan(): LaunchPlan | undefined {
     return this.plan;
+  }
+
+  spawnerPid(): number | undefined {
+    return this.spawner?.alive ? this.spawner.pid : undefined;
   }
 
   readyCount(): number {
@@ -266,11 +312,13 @@ class Pool implements SandboxPool {
     for (const child of [...this.live]) child.abort("SANDBOX_UNAVAILABLE", "The code pool was closed while the code ran.");
     this.flushReadyWaiters(true);
     await Promise.all([...this.live].map((child) => child.closed));
+    await Promise.all([this.spawner?.close(), this.pendingSpawner?.close()]);
     if (this.cwd) rmSync(this.cwd, { recursive: true, force: true });
   }
 
   private markUnavailable(reason: string): void {
     this.reportValue = { ...this.reportValue, available: false, reason };
+    void this.spawner?.close();
     for (const waiter of this.queue.drain()) {
       waiter.offAbort();
       waiter.resolve(failure("SANDBOX_UNAVAILABLE", `The code sandbox is unavailable: ${reason}.`));
@@ -293,15 +341,20 @@ class Pool implements SandboxPool {
     void child.closed.then(() => this.live.delete(child));
   }
 
-  private spawnChild(): void {
-    if (!this.plan) return;
+  /** Starts one child; false when none could be started now (the spawner is restarting, or spawn threw). */
+  private spawnChild(): boolean {
+    if (!this.plan) return false;
+    if (this.useSpawner && !this.spawner?.alive) {
+      this.restartSpawner(this.plan);
+      return false;
+    }
     let child: SandboxChild;
     try {
-      child = new SandboxChild({ plan: this.plan, source: this.source, cwd: this.cwd, options: this.options });
+      child = new SandboxChild({ plan: this.plan, source: this.source, cwd: this.cwd, options: this.options, ...(this.spawner ? { spawner: this.spawner } : {}) });
     } catch (error) {
       // spawn() throws synchronously for some errno values; count it like any failed start.
       this.onStartFailure(error as Error);
-      return;
+      return false;
     }
     this.adopt(child);
     this.starting.add(child);
@@ -321,6 +374,19 @@ class Pool implements SandboxPool {
         this.onStartFailure(error);
       },
     );
+    return true;
+  }
+
+  private spawnerRestarting = false;
+
+  /** A spawner that exited took its children with it; the next one starts in the background. */
+  private restartSpawner(plan: LaunchPlan): void {
+    if (this.spawnerRestarting || this.closing) return;
+    this.spawnerRestarting = true;
+    void this.startSpawner(plan).then(() => {
+      this.spawnerRestarting = false;
+      this.refill();
+    });
   }
 
   private onStartFailure(error: Error): void {
@@ -393,7 +459,9 @@ class Pool implements SandboxPool {
     const eligible = this.queue.countEligible((tenant) => this.options.maxRunningPerTenant - this.runningOf(tenant));
     const runnable = Math.min(eligible, this.options.maxConcurrent - this.running.size);
     const wanted = Math.max(this.options.prefork, runnable);
-    while (this.idle.length + this.starting.size < wanted) this.spawnChild();
+    while (this.idle.length + this.starting.size < wanted) {
+      if (!this.spawnChild()) break;
+    }
   }
 
   private flushReadyWaiters(all: boolean): void {
