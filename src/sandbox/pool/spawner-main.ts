@@ -33,7 +33,7 @@ export function spawnerMain(require: Require): void {
   const STDERR = 19;
   const EXIT = 20;
   const WRAPPER_GRACE_MS = 2000;
-  const LAZY_MS = 10;
+  const LAZY_MS = 100;
 
   interface Kid {
     proc: any;
@@ -69,9 +69,10 @@ export function spawnerMain(require: Require): void {
   }
 
   /**
-   * A child's pid and its exit wait for the next urgent message (a child's output), or at most
-   * LAZY_MS: nobody waits on them (a slot is freed when the parent kills the child, not when it
-   * is reaped), and each message sent alone would wake the parent once more per body.
+   * The exit of a child the parent had killed, and stderr, wait for the next urgent message
+   * (a child's output), or at most LAZY_MS: nobody waits on them (a slot is freed when the parent
+   * kills the child, not when it is reaped), and each sent alone would wake the parent once more
+   * per body.
    */
   const lazy: Array<[number, number, Buffer]> = [];
   let lazyTimer: any;
@@ -147,17 +148,28 @@ export function spawnerMain(require: Require): void {
     kids.set(id, kid);
     const pid = Buffer.allocUnsafe(4);
     pid.writeUInt32BE(proc.pid === undefined ? 0 : proc.pid, 0);
-    sendLazy(SPAWNED, id, pid);
+    send(SPAWNED, id, pid);
     let failure = "";
     proc.on("error", (error: Error) => {
       failure = String(error.message);
     });
     proc.stdin.on("error", () => undefined);
-    proc.stdout.on("data", (chunk: Buffer) => send(STDOUT, id, chunk));
-    proc.stderr.on("data", (chunk: Buffer) => send(STDERR, id, chunk));
+    // Once the parent has asked for the kill it reads nothing more from the child (its run has
+    // settled), and unshare prints a line to stderr as it reaps a SIGKILLed node: dropped here,
+    // each would wake the parent once more per body. Stderr is read only when a child fails (to
+    // start, or unasked), after output or the exit that flushes it: it can wait.
+    proc.stdout.on("data", (chunk: Buffer) => {
+      if (!kid.killed) send(STDOUT, id, chunk);
+    });
+    proc.stderr.on("data", (chunk: Buffer) => {
+      if (!kid.killed) sendLazy(STDERR, id, chunk);
+    });
     proc.on("close", (code: number | null, signal: string | null) => {
       kids.delete(id);
-      sendLazy(EXIT, id, Buffer.from(JSON.stringify(failure === "" ? { code, signal } : { code, signal, error: failure })));
+      const exit = Buffer.from(JSON.stringify(failure === "" ? { code, signal } : { code, signal, error: failure }));
+      // A child that died unasked (a crash, its memory cap) may have a body waiting on it: urgent.
+      if (kid.killed) sendLazy(EXIT, id, exit);
+      else send(EXIT, id, exit);
       finish();
     });
   }
