@@ -100,7 +100,12 @@ function procCpuMs(pid: number | undefined): { self: number; reaped: number } | 
 
 /** CPU of the children that ran bodies, wherever they were reaped: by this process, or by the pool's spawner. */
 function bodyChildrenCpuMs(pool: SandboxPool): number {
-  return childrenCpuMs() + (procCpuMs(pool.spawnerPid())?.reaped ?? 0);
+  return childrenCpuMs() + pool.spawnerPids().reduce((sum, pid) => sum + (procCpuMs(pid)?.reaped ?? 0), 0);
+}
+
+/** The spawners' own CPU (utime+stime), all of them. */
+function spawnersCpuMs(pool: SandboxPool): number {
+  return pool.spawnerPids().reduce((sum, pid) => sum + (procCpuMs(pid)?.self ?? 0), 0);
 }
 
 function childrenOfPid(pid: number): number[] {
@@ -403,7 +408,7 @@ async function throughput(
       const pool = await startCodePool({ prefork: mode === "pool" ? size : 0, maxConcurrent: size, maxQueue: 10_000 });
       await pool.whenReady(mode === "pool" ? size : 0);
       const cpu0 = bodyChildrenCpuMs(pool);
-      const spawner0 = procCpuMs(pool.spawnerPid())?.self ?? 0;
+      const spawner0 = spawnersCpuMs(pool);
       const parent0 = process.cpuUsage();
       ms[mode] = await loops(size, N.bodies, runBodies(pool));
       let parentUs = 0;
@@ -420,7 +425,7 @@ async function throughput(
       const childCpu = bodyChildrenCpuMs(pool) - cpu0;
       sums[mode].cpu += childCpu;
       if (mode === "pool") {
-        spawnerCpuMs += (procCpuMs(pool.spawnerPid())?.self ?? spawner0) - spawner0;
+        spawnerCpuMs += spawnersCpuMs(pool) - spawner0;
         if (childCpu > 0) ms.parentVsChildCpu = parentUs / 1000 / (childCpu / N.bodies) / N.bodies;
       }
       await pool.close();

@@ -139,11 +139,11 @@ export function unaccountedProcesses(pool: SandboxPool): number[] {
   // A child the spawner has just forked is its child before its pid reaches the pool (a message
   // away); a process whose parent is the live spawner is not an orphan: the spawner kills every
   // child when it goes.
-  const spawner = pool.spawnerPid();
+  const spawners = new Set(pool.spawnerPids());
   return poolProcesses(pool).filter((pid) => {
     if (tracked.has(pid)) return false;
     const parent = parentOf(pid);
-    return parent === undefined ? false : !tracked.has(parent) && parent !== spawner;
+    return parent === undefined ? false : !tracked.has(parent) && !spawners.has(parent);
   });
 }
 
