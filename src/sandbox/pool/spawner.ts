@@ -239,10 +239,10 @@ export class Spawner {
   }
 
   /**
-   * Queues one message; the queue goes out in one write at the end of this turn of the event loop
-   * (setImmediate), so that what one turn sends (a kill and the replacement's spawn, two runs'
-   * bridge results) costs one write(2) and one wake-up of the spawner. Payloads are not copied
-   * until then; a large one goes out with the rest as a vectored write.
+   * Queues one message. Control messages (spawn, kill) go out in one write at the end of this
+   * turn of the event loop (setImmediate), so that a kill and the replacement's spawn cost one
+   * write(2) and one wake-up of the spawner; a child's stdin bytes go at once, with the queue.
+   * Small payloads are copied behind their header; a large one goes as a vectored write.
    */
   send(type: number, id: number, payload?: Buffer): void {
     if (!this.aliveValue) return;
@@ -257,17 +257,23 @@ export class Spawner {
       this.outbox.push(payload);
       this.outboxBytes += length;
     }
-    if (!this.flushScheduled) {
+    // A child's stdin bytes (a run, a bridge result) are what a body waits on: out now, with
+    // whatever was queued before them. Control messages wait for the end of the turn.
+    if (type === SPAWNER_MESSAGES.stdin) this.flush();
+    else if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(this.flush);
+      setImmediate(this.scheduledFlush);
     }
   }
 
   private outbox: Buffer[] = [];
   private outboxBytes = 0;
   private flushScheduled = false;
-  private readonly flush = () => {
+  private readonly scheduledFlush = () => {
     this.flushScheduled = false;
+    this.flush();
+  };
+  private readonly flush = () => {
     const parts = this.outbox;
     const bytes = this.outboxBytes;
     this.outbox = [];
