@@ -12,6 +12,10 @@
  *   pipes a sandbox child gets, and with the pool's own wrapper chain and node flags (the
  *   wrappers' execs run in the child, after the fork, so they are not the parent's);
  * - kill row: SIGKILL of a running child under the pool's plan, and its reaping;
+ * - warm rows: wall-clock p50 of one body on a ready child, forked here and through the spawner,
+ *   in alternating blocks (the one wall-clock figure here: what the spawner's extra hop costs);
+ * - with `--ballast MiB`: the /bin/true spawn again after this process has touched that much more
+ *   memory (a parent holding big indexes);
  * - pool rows: one search → describe → call body on a pool of 2 (whatever the pool does per body),
  *   with the children forked by this process (no spawner, as before issue 21) and through the
  *   spawner (pool/spawner.ts); then a body with no bridge call and one with 30, which split the
@@ -29,6 +33,8 @@ function arg(name: string, fallback: number): number {
 }
 const N = arg("--n", 40);
 const ROUNDS = arg("--rounds", 3);
+/** MiB this process allocates and touches before the last row, to show the fork's cost grow with the parent's RSS (0: skip). */
+const BALLAST_MIB = process.argv.includes("--ballast") ? arg("--ballast", 500) : 0;
 
 const BODY = `
 const hits = await openclaw.tools.search("weather");
@@ -85,6 +91,7 @@ function killRow(plan: LaunchPlan): () => Promise<number> {
 }
 
 async function main(): Promise<void> {
+  const rssMiB = process.memoryUsage().rss / 1048576;
   const pool: SandboxPool = await startCodePool({ prefork: 2, maxConcurrent: 2, maxQueue: 1000 });
   if (!pool.report().available) throw new Error(`sandbox unavailable: ${pool.report().reason}`);
   // The same pool without the spawner: this process forks and kills every child (before issue 21).
@@ -120,14 +127,40 @@ async function main(): Promise<void> {
   for (const [, row] of rows) await row();
   const samples = new Map<string, number[]>(rows.map(([name]) => [name, []]));
   for (let r = 0; r < ROUNDS; r++) for (const [name, row] of rows) samples.get(name)!.push((await row()) / 1000);
+  // Warm latency: one body at a time on a ready child, the two pools in alternating blocks.
+  const warmPools = { "forks here": await startCodePool({ prefork: 1, maxConcurrent: 1 }, { spawner: false }), spawner: await startCodePool({ prefork: 1, maxConcurrent: 1 }) };
+  const warm = new Map<string, number[]>(Object.keys(warmPools).map((name) => [name, []]));
+  for (let block = -1; block < 6; block++) {
+    for (const [name, on] of Object.entries(warmPools)) {
+      for (let i = 0; i < 8; i++) {
+        await on.whenReady(1);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const t0 = performance.now();
+        await runBody(on, BODY)();
+        if (block >= 0) warm.get(name)!.push(performance.now() - t0); // block -1 warms up
+      }
+    }
+  }
+  for (const on of Object.values(warmPools)) await on.close();
+  let ballast: { rssMiB: number; spawnMs: number } | undefined;
+  if (BALLAST_MIB > 0) {
+    const held: Buffer[] = [];
+    for (let i = 0; i < BALLAST_MIB; i++) held.push(Buffer.alloc(1 << 20, 1));
+    const spawnTrue = perItem(spawnAndWait("/bin/true", [], "ignore"));
+    await spawnTrue();
+    ballast = { rssMiB: process.memoryUsage().rss / 1048576, spawnMs: (await spawnTrue()) / 1000 };
+    held.length = 0;
+  }
   await pool.close();
   await direct.close();
 
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`parent CPU per item (ms, median of ${ROUNDS} rounds of ${N}, two at a time; node ${process.version}; rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB)`);
+  console.log(`parent CPU per item (ms, median of ${ROUNDS} rounds of ${N}, two at a time; node ${process.version}; rss ${rssMiB.toFixed(0)} MiB at start)`);
   console.log(`plan: ${plan.command} ${plan.prefix.join(" ")}`);
   const width = Math.max(...rows.map(([name]) => name.length));
   for (const [name, xs] of samples) console.log(`${name.padEnd(width)}  ${median(xs).toFixed(2).padStart(6)}  [${Math.min(...xs).toFixed(2)}…${Math.max(...xs).toFixed(2)}]`);
+  if (ballast) console.log(`spawn /bin/true at ${ballast.rssMiB.toFixed(0)} MiB RSS: ${ballast.spawnMs.toFixed(2)} ms parent CPU`);
+  for (const [name, xs] of warm) console.log(`warm p50 (wall clock), ${name}: ${median(xs).toFixed(2)} ms (n ${xs.length})`);
 }
 
 await main();
