@@ -14,8 +14,15 @@
  *   costs (user+sys of reaped children, from /proc/self/stat).
  * - the launch floor (issue 12): the exact wrapper chain (prlimit, unshare) and node flags the pool
  *   uses, running `-e 0`, at the same concurrencies: what no pool can beat on this machine;
- * - the parent's own CPU per body (process.cpuUsage of this process: spawning, framing, bridge
- *   calls), the part of the cost that grows with concurrency on one event loop.
+ * - the parent's own CPU per body (process.cpuUsage of this process: framing, bridge calls, and
+ *   spawning where no spawner runs), the part of the cost that grows with concurrency on one
+ *   event loop; the spawner's own CPU per body (its utime+stime: the forks moved there); the
+ *   children's CPU per body (reaped by the spawner: its cutime+cstime), and per round the
+ *   parent's ÷ the children's (the CI figure);
+ * - memory per ready child: USS and PSS of node (from /proc/PID/smaps_rollup) and of the wrapper
+ *   that stays beside it (unshare);
+ * - an in-process reference: quickjs-emscripten (a devDependency, never imported by src/), a fresh
+ *   context per body, the same body against the same bridge: warm p50, bodies/s, CPU per body.
  * Pool sizes: 1, 2, 4, … up to os.availableParallelism() (and it), or `--sizes 1,2,4`.
  * Prints a table and writes bench/results/code-mode.json. Targets: warm p50 ≤ 5 ms; pool
  * throughput ≥ 80% of the bare-spawn rate; ≥ 90% of the launch floor.
@@ -78,6 +85,162 @@ function childrenCpuMs(): number {
   const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
   // Fields after "comm)": state is index 0, so cutime (field 16) and cstime (17) are 13 and 14.
   return ((Number(fields[13]) + Number(fields[14])) / CLK_TCK) * 1000;
+}
+
+/** CPU ms of a live process: its own (utime+stime) and its reaped children's (cutime+cstime); undefined once gone. */
+function procCpuMs(pid: number | undefined): { self: number; reaped: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return { self: ((Number(f[11]) + Number(f[12])) / CLK_TCK) * 1000, reaped: ((Number(f[13]) + Number(f[14])) / CLK_TCK) * 1000 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU of the children that ran bodies, wherever they were reaped: by this process, or by the pool's spawner. */
+function bodyChildrenCpuMs(pool: SandboxPool): number {
+  return childrenCpuMs() + pool.spawnerPids().reduce((sum, pid) => sum + (procCpuMs(pid)?.reaped ?? 0), 0);
+}
+
+/** The spawners' own CPU (utime+stime), all of them. */
+function spawnersCpuMs(pool: SandboxPool): number {
+  return pool.spawnerPids().reduce((sum, pid) => sum + (procCpuMs(pid)?.self ?? 0), 0);
+}
+
+function childrenOfPid(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** USS (private clean + dirty) and PSS of a process in MiB, from /proc/PID/smaps_rollup. */
+function memoryMiB(pid: number): { uss: number; pss: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, "m").exec(text)?.[1] ?? 0);
+    return { uss: (kb("Private_Clean") + kb("Private_Dirty")) / 1024, pss: kb("Pss") / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+interface ReadyMemory {
+  /** node itself, mean over the ready children. */
+  nodeUss: number;
+  nodePss: number;
+  /** The wrappers that stay alive beside node (unshare waits for it), per child. */
+  wrapperUss: number;
+  children: number;
+}
+
+/** Memory per ready child: node (the leaf under the wrappers) and the wrapper processes above it. */
+async function readyChildMemory(): Promise<ReadyMemory | undefined> {
+  const pool = await startCodePool({ prefork: 4, maxConcurrent: 4 });
+  try {
+    await pool.whenReady(4);
+    // Let the last start's allocations settle (the ready frame goes out before the loop idles).
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const rows: Array<{ node: { uss: number; pss: number }; wrappers: number }> = [];
+    for (const top of pool.childPids()) {
+      let pid = top;
+      let wrappers = 0;
+      for (let next = childrenOfPid(pid); next.length > 0; next = childrenOfPid(pid)) {
+        wrappers += memoryMiB(pid)?.uss ?? 0;
+        pid = next[0]!;
+      }
+      const node = memoryMiB(pid);
+      if (node) rows.push({ node, wrappers });
+    }
+    if (rows.length === 0) return undefined;
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    return { nodeUss: mean(rows.map((r) => r.node.uss)), nodePss: mean(rows.map((r) => r.node.pss)), wrapperUss: mean(rows.map((r) => r.wrappers)), children: rows.length };
+  } finally {
+    await pool.close();
+  }
+}
+
+interface InProcessReference {
+  name: string;
+  version: string;
+  /** One body after another, a fresh context each. */
+  warmP50Ms: number;
+  /** Bodies per second, two at a time (one event loop: they take turns). */
+  perSecond: number;
+  /** This process's CPU per body (it is all in this process). */
+  cpuMsPerBody: number;
+  n: number;
+}
+
+/**
+ * The in-process sandbox a user might pick instead: quickjs-emscripten (a devDependency of the
+ * bench, never imported by src/), a fresh context per body, the same body and bridge. Undefined
+ * when it is not installed (npm ci installs it).
+ */
+async function quickjsReference(samples: number): Promise<InProcessReference | undefined> {
+  let mod: typeof import("quickjs-emscripten");
+  try {
+    mod = await import("quickjs-emscripten");
+  } catch {
+    return undefined;
+  }
+  const QuickJS = await mod.getQuickJS();
+  const version = (JSON.parse(readFileSync(join(process.cwd(), "node_modules", "quickjs-emscripten", "package.json"), "utf8")) as { version: string }).version;
+  const call = { signal: new AbortController().signal };
+  const PRELUDE = `const openclaw = { tools: {
+    search: async (...a) => JSON.parse(await __host("search", JSON.stringify(a))),
+    describe: async (...a) => JSON.parse(await __host("describe", JSON.stringify(a))),
+    call: async (...a) => JSON.parse(await __host("call", JSON.stringify(a))),
+  } };`;
+  const runOne = async (): Promise<unknown> => {
+    const vm = QuickJS.newContext();
+    try {
+      const host = vm.newFunction("__host", (opHandle, argsHandle) => {
+        const op = vm.getString(opHandle);
+        const args = JSON.parse(vm.getString(argsHandle)) as unknown[];
+        const deferred = vm.newPromise();
+        const answer =
+          op === "search" ? bridge.search(String(args[0]), undefined, call) : op === "describe" ? bridge.describe(String(args[0]), call) : bridge.call(String(args[0]), args[1], call);
+        void Promise.resolve(answer).then((value) => {
+          const text = vm.newString(JSON.stringify(value));
+          deferred.resolve(text);
+          text.dispose();
+          vm.runtime.executePendingJobs();
+        });
+        return deferred.handle;
+      });
+      vm.setProp(vm.global, "__host", host);
+      host.dispose();
+      const promise = vm.unwrapResult(vm.evalCode(`${PRELUDE}\n(async () => {${BODY}\n})()`));
+      const settled = vm.resolvePromise(promise);
+      promise.dispose();
+      vm.runtime.executePendingJobs();
+      const result = vm.unwrapResult(await settled);
+      const value: unknown = vm.dump(result);
+      result.dispose();
+      return value;
+    } finally {
+      vm.dispose();
+    }
+  };
+  const first = await runOne();
+  if (JSON.stringify(first) !== JSON.stringify({ tempC: 21, args: { city: "Paris" } })) throw new Error(`quickjs reference returned ${JSON.stringify(first)}`);
+  for (let i = 0; i < 20; i++) await runOne();
+  const ms: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const t0 = performance.now();
+    await runOne();
+    ms.push(performance.now() - t0);
+  }
+  const total = samples * 4;
+  const cpu0 = process.cpuUsage();
+  const wall = await loops(2, total, async () => {
+    await runOne();
+  });
+  const cpu = process.cpuUsage(cpu0);
+  return { name: "quickjs-emscripten", version, warmP50Ms: percentile(ms, 50), perSecond: (total * 1000) / wall, cpuMsPerBody: (cpu.user + cpu.system) / 1000 / total, n: samples };
 }
 
 async function loops(concurrency: number, total: number, task: () => Promise<void>): Promise<number> {
@@ -213,11 +376,21 @@ interface Rate {
 }
 
 /** Bodies (or spawns) per second in one round, per mode: the per-round ratios a CI comparison takes the median of. */
-type RoundRates = { pool: number; noPrefork: number; bare: number; floor: number };
+type RoundRates = {
+  pool: number;
+  noPrefork: number;
+  bare: number;
+  floor: number;
+  /** This process's CPU per body on the pre-forked pool ÷ the CPU per body of the children that ran them. */
+  parentVsChildCpu?: number;
+};
 
-async function throughput(size: number): Promise<{ size: number; pool: Rate; noPrefork: Rate; bare: Rate; floor: Rate; parentCpuMsPerBody: number; rounds: RoundRates[] }> {
+async function throughput(
+  size: number,
+): Promise<{ size: number; pool: Rate; noPrefork: Rate; bare: Rate; floor: Rate; parentCpuMsPerBody: number; spawnerCpuMsPerBody: number; rounds: RoundRates[] }> {
   const sums = { pool: { ms: 0, cpu: 0 }, noPrefork: { ms: 0, cpu: 0 }, bare: { ms: 0, cpu: 0 }, floor: { ms: 0, cpu: 0 } };
   let parentCpuUs = 0;
+  let spawnerCpuMs = 0;
   const rounds: RoundRates[] = [];
   const runBodies = (pool: SandboxPool) => async () => {
     const result = await pool.run(BODY, bridge, { timeoutMs: 30_000 });
@@ -234,30 +407,47 @@ async function throughput(size: number): Promise<{ size: number; pool: Rate; noP
     for (const mode of ["pool", "noPrefork"] as const) {
       const pool = await startCodePool({ prefork: mode === "pool" ? size : 0, maxConcurrent: size, maxQueue: 10_000 });
       await pool.whenReady(mode === "pool" ? size : 0);
-      const cpu0 = childrenCpuMs();
+      const cpu0 = bodyChildrenCpuMs(pool);
+      const spawner0 = spawnersCpuMs(pool);
       const parent0 = process.cpuUsage();
       ms[mode] = await loops(size, N.bodies, runBodies(pool));
+      let parentUs = 0;
       if (mode === "pool") {
         const used = process.cpuUsage(parent0);
-        parentCpuUs += used.user + used.system;
+        parentUs = used.user + used.system;
+        parentCpuUs += parentUs;
       }
       sums[mode].ms += ms[mode];
       // Count the CPU of the children that ran bodies: wait until they are reaped.
       const deadline = Date.now() + 10_000;
       while (pool.childPids().length > (mode === "pool" ? size : 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-      sums[mode].cpu += childrenCpuMs() - cpu0;
+      await new Promise((r) => setTimeout(r, 30)); // the spawner reaps on its own turn
+      const childCpu = bodyChildrenCpuMs(pool) - cpu0;
+      sums[mode].cpu += childCpu;
+      if (mode === "pool") {
+        spawnerCpuMs += spawnersCpuMs(pool) - spawner0;
+        if (childCpu > 0) ms.parentVsChildCpu = parentUs / 1000 / (childCpu / N.bodies) / N.bodies;
+      }
       await pool.close();
     }
-    rounds.push({ pool: (N.bodies * 1000) / ms.pool, noPrefork: (N.bodies * 1000) / ms.noPrefork, bare: (N.bodies * 1000) / ms.bare, floor: (N.bodies * 1000) / ms.floor });
+    rounds.push({
+      pool: (N.bodies * 1000) / ms.pool,
+      noPrefork: (N.bodies * 1000) / ms.noPrefork,
+      bare: (N.bodies * 1000) / ms.bare,
+      floor: (N.bodies * 1000) / ms.floor,
+      ...(ms.parentVsChildCpu !== undefined ? { parentVsChildCpu: ms.parentVsChildCpu } : {}),
+    });
   }
   const rate = (s: { ms: number; cpu: number }): Rate => ({
     perSecond: (N.bodies * N.rounds * 1000) / s.ms,
     cpuMsPer: s.cpu / (N.bodies * N.rounds),
   });
-  return { size, pool: rate(sums.pool), noPrefork: rate(sums.noPrefork), bare: rate(sums.bare), floor: rate(sums.floor), parentCpuMsPerBody: parentCpuUs / 1000 / (N.bodies * N.rounds), rounds };
+  const bodies = N.bodies * N.rounds;
+  return { size, pool: rate(sums.pool), noPrefork: rate(sums.noPrefork), bare: rate(sums.bare), floor: rate(sums.floor), parentCpuMsPerBody: parentCpuUs / 1000 / bodies, spawnerCpuMsPerBody: spawnerCpuMs / bodies, rounds };
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
+
 
 async function main(): Promise<void> {
   const probePool = await startCodePool({ prefork: 0 });
@@ -278,6 +468,8 @@ async function main(): Promise<void> {
   const starts = await startups(probePool);
   await probePool.close();
   const { warm, perCall, blockRatios } = await latencies();
+  const memory = await readyChildMemory();
+  const reference = await quickjsReference(N.warm);
   const rates = [];
   for (const size of SIZES) rates.push(await throughput(size));
 
@@ -304,7 +496,7 @@ async function main(): Promise<void> {
   table(rows);
   console.log("");
   table([
-    ["pool size", "pool /s", "no prefork /s", "bare spawn /s", "launch floor /s", "pool ÷ bare", "pool ÷ floor", "parent CPU ms/body", "CPU ms/body", "CPU ms/bare", "CPU bare ÷ body"],
+    ["pool size", "pool /s", "no prefork /s", "bare spawn /s", "launch floor /s", "pool ÷ bare", "pool ÷ floor", "parent CPU ms/body", "spawner CPU ms/body", "child CPU ms/body", "CPU ms/bare", "CPU bare ÷ body"],
     ...rates.map((r) => [
       String(r.size),
       fmt(r.pool.perSecond),
@@ -314,16 +506,36 @@ async function main(): Promise<void> {
       `${fmt((100 * r.pool.perSecond) / r.bare.perSecond, 0)}%`,
       `${fmt((100 * r.pool.perSecond) / r.floor.perSecond, 0)}%`,
       fmt(r.parentCpuMsPerBody, 2),
-      fmt(r.pool.cpuMsPer, 0),
+      fmt(r.spawnerCpuMsPerBody, 2),
+      fmt(r.pool.cpuMsPer, 1),
       fmt(r.bare.cpuMsPer, 0),
       `${fmt((100 * r.bare.cpuMsPer) / r.pool.cpuMsPer, 0)}%`,
     ]),
   ]);
-  console.log("(CPU: user+sys of the reaped children per body or spawn; a bare `node -e 0` pays for its own exit, a sandbox child is SIGKILLed)");
+  console.log("(child CPU: user+sys of the reaped children per body or spawn, wrappers included, reaped by the spawner or by this process; a bare `node -e 0` pays for its own exit, a sandbox child is SIGKILLed; parent CPU: process.cpuUsage of this process; spawner CPU: its utime+stime)");
+  if (memory) {
+    console.log(`\nmemory per ready child (smaps_rollup, mean of ${memory.children}): node USS ${fmt(memory.nodeUss, 2)} MiB, PSS ${fmt(memory.nodePss, 2)} MiB; wrappers beside it (unshare) USS ${fmt(memory.wrapperUss, 2)} MiB`);
+  }
+  if (reference) {
+    console.log(
+      `in-process reference: ${reference.name} ${reference.version}, a fresh context per body: warm p50 ${fmt(reference.warmP50Ms, 2)} ms, ${fmt(reference.perSecond, 0)} bodies/s two at a time, ${fmt(reference.cpuMsPerBody, 2)} ms CPU per body (all of it this process's)`,
+    );
+  } else {
+    console.log("in-process reference: quickjs-emscripten is not installed (a devDependency; npm ci installs it): row skipped");
+  }
 
   const warmP50 = percentile(warm, 50);
   const worstRatio = Math.min(...rates.map((r) => r.pool.perSecond / r.bare.perSecond));
   const worstFloor = Math.min(...rates.map((r) => r.pool.perSecond / r.floor.perSecond));
+  const at2 = rates.find((r) => r.size === 2) ?? rates[0]!;
+  const worstBare = Math.min(...rates.map((r) => r.pool.perSecond / r.bare.perSecond));
+  console.log(
+    `issue 21 goals: parent CPU/body at ${at2.size} ≤ 1 ms: ${fmt(at2.parentCpuMsPerBody, 2)} ${at2.parentCpuMsPerBody <= 1 ? "met" : "MISSED"}; ` +
+      `child CPU/body ≤ 20 ms: ${fmt(at2.pool.cpuMsPer, 1)} (node -e 0: ${fmt(at2.bare.cpuMsPer, 1)}) ${at2.pool.cpuMsPer <= 20 ? "met" : "MISSED"}; ` +
+      (memory ? `ready-child USS ≤ 4 MiB: ${fmt(memory.nodeUss, 2)} ${memory.nodeUss <= 4 ? "met" : "MISSED"}; ` : "") +
+      `bodies/s ≥ 0.9× node -e 0 at every size: worst ${fmt(worstBare, 2)}× ${worstBare >= 0.9 ? "met" : "MISSED"}` +
+      (reference ? `; warm p50 ≤ 1.5× ${reference.name}: ${fmt(warmP50 / reference.warmP50Ms, 2)}× ${warmP50 <= 1.5 * reference.warmP50Ms ? "met" : "MISSED"}` : ""),
+  );
   console.log(`\ntargets: warm p50 ≤ 5 ms: ${fmt(warmP50, 2)} ms ${warmP50 <= 5 ? "met" : "MISSED"}; ` +
     `throughput ≥ 80% of bare spawn: worst ${fmt(100 * worstRatio, 0)}% ${worstRatio >= 0.8 ? "met" : "MISSED"}; ` +
     `≥ 90% of the launch floor: worst ${fmt(100 * worstFloor, 0)}% ${worstFloor >= 0.9 ? "met" : "MISSED"}`);
@@ -341,6 +553,8 @@ async function main(): Promise<void> {
     /** Per alternating block: warm p50 ÷ fresh-child p50. */
     warmVsPerCallBlocks: blockRatios,
     throughput: rates,
+    ...(memory ? { readyChildMemoryMiB: memory } : {}),
+    ...(reference ? { inProcessReference: reference } : {}),
     targets: { warmP50Ms: 5, warmMet: warmP50 <= 5, minThroughputRatio: 0.8, worstRatio, throughputMet: worstRatio >= 0.8, minFloorRatio: 0.9, worstFloorRatio: worstFloor, floorMet: worstFloor >= 0.9 },
   };
   const dir = join(process.cwd(), "bench", "results");

@@ -15,7 +15,7 @@ import { resultOf } from "../harness/results.js";
 import { searchBaseline } from "../suites/search-suite.js";
 
 /** The rows of THRESHOLDS (bench/compare/thresholds.ts). */
-export const FIGURE_KINDS = ["bytes", "tokens", "count", "relevance", "heap", "ratio-code-mode", "ratio-search", "ratio-search-large", "ratio-gateway-cpu", "ratio-gateway", "ratio-stall-request", "ratio-stall"] as const;
+export const FIGURE_KINDS = ["bytes", "tokens", "count", "relevance", "heap", "ratio-code-mode", "ratio-code-mode-cpu", "ratio-search", "ratio-search-large", "ratio-gateway-cpu", "ratio-gateway", "ratio-stall-request", "ratio-stall"] as const;
 export type FigureKind = (typeof FIGURE_KINDS)[number];
 
 export interface Figure {
@@ -64,6 +64,17 @@ export function figuresOf(results: BenchResults): Figure[] {
   if (code) {
     for (const r of code.ratios ?? []) {
       add({ name: `code-mode/pool-${r.size}/bodies-per-s÷bare-spawn-floor`, suite: "code-mode", kind: "ratio-code-mode", unit: "ratio", value: r.poolVsFloor, better: "bigger", ...spread(r.poolVsFloorRange, r.rounds) });
+      if (r.parentVsChildCpu !== undefined) {
+        add({
+          name: `code-mode/pool-${r.size}/parent-cpu-per-body÷child-cpu-per-body`,
+          suite: "code-mode",
+          kind: "ratio-code-mode-cpu",
+          unit: "ratio",
+          value: r.parentVsChildCpu,
+          better: "smaller",
+          ...spread(r.parentVsChildCpuRange, r.rounds),
+        });
+      }
     }
     // Warm-pool p50 ÷ fresh-child p50 (code.warmVsFreshChild) is not a figure: a warm body takes
     // 2–3 ms, mostly the scheduler's latency on a loaded 2-core box, and the ratio moved by 83%

@@ -34,7 +34,21 @@ export interface CodeModeBenchOutput {
   /** Warm p50 ÷ fresh-child p50 per block, when the two were measured in alternating blocks. */
   warmVsPerCallBlocks?: number[];
   /** `rounds`: bodies/s of each round (the rounds alternate modes), when bench/code-mode reports them. */
-  throughput: Array<{ size: number; pool: Rate; noPrefork: Rate; bare: Rate; rounds?: Array<{ pool: number; noPrefork: number; bare: number }> }>;
+  throughput: Array<{
+    size: number;
+    pool: Rate;
+    noPrefork: Rate;
+    bare: Rate;
+    /** This process's CPU per body on the pre-forked pool (process.cpuUsage). */
+    parentCpuMsPerBody?: number;
+    /** The spawner's own CPU per body (pool/spawner.ts), when the pool had one. */
+    spawnerCpuMsPerBody?: number;
+    rounds?: Array<{ pool: number; noPrefork: number; bare: number; parentVsChildCpu?: number }>;
+  }>;
+  /** node's USS/PSS per ready child and the wrappers' USS beside it (MiB). */
+  readyChildMemoryMiB?: { nodeUss: number; nodePss: number; wrapperUss: number; children: number };
+  /** The in-process sandbox measured in the same run (quickjs-emscripten), when installed. */
+  inProcessReference?: { name: string; version: string; warmP50Ms: number; perSecond: number; cpuMsPerBody: number; n: number };
 }
 
 export interface CodeModeSuiteResult {
@@ -51,6 +65,12 @@ export interface CodeModeSuiteResult {
     /** Lowest and highest per-round pool ÷ floor, and how many rounds, when bench/code-mode reports rounds. */
     poolVsFloorRange?: [number, number];
     rounds?: number;
+    /**
+     * This process's CPU per body ÷ the CPU per body of the children that ran them (median of the
+     * rounds): the parent's share, as a ratio that load moves less than either alone.
+     */
+    parentVsChildCpu?: number;
+    parentVsChildCpuRange?: [number, number];
   }>;
   /** Warm-pool p50 ÷ fresh-child p50 (the per-call cost a pool removes). */
   warmVsFreshChild?: { value: number; range?: [number, number]; repeats?: number };
@@ -77,8 +97,14 @@ export async function runCodeModeSuite(options: { root: string; quick: boolean; 
     // With rounds, pool ÷ floor is the median of the per-round ratios (each round runs the floor
     // and the pool back to back, so a burst of load from elsewhere falls on one round only).
     const perRound = (t.rounds ?? []).map((r) => r.pool / r.bare).filter((x) => Number.isFinite(x) && x > 0);
+    const cpuRounds = (t.rounds ?? []).map((r) => r.parentVsChildCpu).filter((x): x is number => typeof x === "number" && Number.isFinite(x) && x > 0);
+    const cpu =
+      cpuRounds.length > 0
+        ? { parentVsChildCpu: round(median(cpuRounds), 4), ...(cpuRounds.length > 1 ? { parentVsChildCpuRange: [round(Math.min(...cpuRounds), 4), round(Math.max(...cpuRounds), 4)] as [number, number] } : {}) }
+        : {};
     return {
       size: t.size,
+      ...cpu,
       poolVsFloor: perRound.length > 1 ? round(median(perRound), 3) : ratio(t.pool.perSecond, t.bare.perSecond, 3),
       noPreforkVsFloor: ratio(t.noPrefork.perSecond, t.bare.perSecond, 3),
       poolVsNoPrefork: ratio(t.pool.perSecond, t.noPrefork.perSecond, 3),

@@ -75,7 +75,7 @@ function synthetic(tweak: (r: Mutable<BenchResults> & { suites: Required<BenchRe
             spawnPerCallMs: { p50: 85, p99: 97, n: 8 },
             throughput: [],
           },
-          ratios: [{ size: 2, poolVsFloor: 0.9, noPreforkVsFloor: 0.85, poolVsNoPrefork: 1.05, poolVsFloorRange: [0.8, 1.0], rounds: 6 }],
+          ratios: [{ size: 2, poolVsFloor: 0.9, noPreforkVsFloor: 0.85, poolVsNoPrefork: 1.05, poolVsFloorRange: [0.8, 1.0], rounds: 6, parentVsChildCpu: 0.05, parentVsChildCpuRange: [0.04, 0.07] }],
           missingSizes: [],
         },
       },
@@ -214,6 +214,7 @@ describe("figures of a results file", () => {
     expect(byName(figures, "gateway/tools/1-session/turns-per-s÷direct")).toMatchObject({ value: 3.3, range: [3.0, 3.7], better: "bigger" });
     expect(byName(figures, "gateway/tools/1-session/cpu-per-turn÷direct")).toMatchObject({ value: 0.25, range: [0.2, 0.3], better: "smaller", kind: "ratio-gateway-cpu" });
     expect(byName(figures, "stall/unique-items/loop-p99÷idle").value).toBe(10);
+    expect(byName(figures, "code-mode/pool-2/parent-cpu-per-body÷child-cpu-per-body")).toMatchObject({ value: 0.05, range: [0.04, 0.07], better: "smaller", kind: "ratio-code-mode-cpu" });
     // Direct mode is every ratio's denominator, never a figure of its own.
     expect(names.some((n) => n.startsWith("gateway/direct/"))).toBe(false);
   });
@@ -261,11 +262,23 @@ describe("--compare verdicts", () => {
     expect(compareResults(baseline, now).regressed.map((r) => r.name).sort()).toEqual(["code-mode/pool-2/bodies-per-s÷bare-spawn-floor", "gateway/tools/1-session/cpu-per-turn÷direct"]);
   });
 
+  it("fails the parent's CPU share per body when it grows 2× (the parent forking every child again)", () => {
+    const now = synthetic((s) => {
+      ok(s.suites["code-mode"]).ratios[0].parentVsChildCpu = 0.1;
+    });
+    expect(compareResults(baseline, now).regressed.map((r) => r.name)).toEqual(["code-mode/pool-2/parent-cpu-per-body÷child-cpu-per-body"]);
+    const wobble = synthetic((s) => {
+      ok(s.suites["code-mode"]).ratios[0].parentVsChildCpu = 0.05 * 1.1;
+    });
+    expect(compareResults(baseline, wobble).regressed).toEqual([]);
+  });
+
   it("passes a 10% wobble of every timing ratio, either way", () => {
     for (const factor of [1.1, 1 / 1.1]) {
       const now = synthetic((s) => {
         ok(s.suites.search).p50Ratios[0].value *= factor;
         ok(s.suites["code-mode"]).ratios[0].poolVsFloor *= factor;
+        ok(s.suites["code-mode"]).ratios[0].parentVsChildCpu *= factor;
         ok(s.suites.gateway).runs[1].throughputRatio *= factor;
         ok(s.suites.gateway).runs[1].cpuRatio *= factor;
         ok(s.suites.stall).kinds[0].window.loopP99Ms *= factor;
@@ -274,7 +287,7 @@ describe("--compare verdicts", () => {
       const c = compareResults(baseline, now);
       expect(c.regressed).toEqual([]);
       const timing = c.rows.filter((r) => r.kind.startsWith("ratio-"));
-      expect(timing.length).toBe(6);
+      expect(timing.length).toBe(7);
       expect(timing.every((r) => r.verdict === "worse" || r.verdict === "better")).toBe(true);
     }
   });

@@ -136,10 +136,14 @@ function parentOf(pid: number): number | undefined {
  */
 export function unaccountedProcesses(pool: SandboxPool): number[] {
   const tracked = new Set(pool.childPids());
+  // A child the spawner has just forked is its child before its pid reaches the pool (a message
+  // away); a process whose parent is the live spawner is not an orphan: the spawner kills every
+  // child when it goes.
+  const spawners = new Set(pool.spawnerPids());
   return poolProcesses(pool).filter((pid) => {
     if (tracked.has(pid)) return false;
     const parent = parentOf(pid);
-    return parent === undefined ? false : !tracked.has(parent);
+    return parent === undefined ? false : !tracked.has(parent) && !spawners.has(parent);
   });
 }
 

@@ -27,6 +27,7 @@
  * tinypool stays the right tool for CPU work in worker threads (e.g. building large indexes).
  */
 import { randomBytes } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { onAbort } from "../../abort-listeners.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -40,6 +41,7 @@ import { detectPermissionFlag, launchPlans, type LaunchPlan } from "./launch.js"
 import { resolvePoolOptions, type ResolvedPoolOptions } from "./options.js";
 import { probeFirstChild, type Layers } from "./probe.js";
 import { ChildState, SandboxChild } from "./sandbox-child.js";
+import { Spawner } from "./spawner.js";
 
 /** After this many children in a row fail to start, the pool reports itself unavailable. */
 const MAX_START_FAILURES = 3;
@@ -79,6 +81,8 @@ export interface SandboxPool extends CodePool {
   whenReady(count?: number): Promise<void>;
   /** How this pool starts children (undefined when unavailable); the bench reuses it. */
   launchPlan(): LaunchPlan | undefined;
+  /** The spawners that fork this pool's children (pool/spawner.ts); empty when this process forks them. */
+  spawnerPids(): number[];
 }
 
 /** Options only the bench and the tests use. */
@@ -86,6 +90,10 @@ export interface InternalPoolOptions {
   childCodec?: ChildCodecChoice;
   /** Rewrites the launch plans the probe tries (tests use it to simulate a host that refuses them). */
   launchPlans?: (plans: LaunchPlan[]) => LaunchPlan[];
+  /** false: this process forks every child itself, as before the spawner (the bench compares both). */
+  spawner?: boolean;
+  /** How many spawners share the forking (default: one per 8 cores, at least 1). */
+  spawners?: number;
 }
 
 function failure(code: "SANDBOX_UNAVAILABLE" | "POOL_SATURATED" | "CANCELLED", message: string): CodeResult {
@@ -110,6 +118,18 @@ class Pool implements SandboxPool {
   private startFailures = 0;
   private refillScheduled = false;
   private readyWaiters: Array<{ count: number; resolve: () => void }> = [];
+  /**
+   * The spawners that fork the children (pool/spawner.ts), one per slot, taken in turn; empty
+   * when this process forks them itself. One spawner spends about 4 ms of CPU per child where the
+   * child spends about 30 (bench/code-mode), so one keeps about 8 cores of children busy.
+   */
+  private readonly spawners: Array<Spawner | undefined> = [];
+  private readonly spawnerCount: number;
+  private nextSpawner = 0;
+  private readonly restartingSpawners = new Set<number>();
+  /** Every spawner started, ready or not, until it has exited: close() waits for them. */
+  private readonly everySpawner = new Set<Spawner>();
+  private useSpawner: boolean;
 
   constructor(
     private readonly options: ResolvedPoolOptions,
@@ -117,7 +137,52 @@ class Pool implements SandboxPool {
   ) {
     this.source = childSource(this.tag, internal.childCodec);
     this.reportValue = { available: false, reason: "starting", nodeVersion: process.version, layers: { ...NO_LAYERS } };
+    this.useSpawner = internal.spawner !== false;
+    this.spawnerCount = Math.max(1, internal.spawners ?? Math.ceil(availableParallelism() / 8));
   }
+
+  /**
+   * The running spawner of `slot`, started at the pool's start and again after one exited (its
+   * children went with it). Undefined when it cannot start: then this process forks the children
+   * itself, and the report's notes say so once.
+   */
+  private async startSpawner(slot: number, plan: LaunchPlan): Promise<Spawner | undefined> {
+    if (!this.useSpawner) return undefined;
+    const current = this.spawners[slot];
+    if (current?.alive) return current;
+    const spawner = new Spawner(plan, this.cwd, this.tag, this.options.startTimeoutMs);
+    this.everySpawner.add(spawner);
+    void spawner.closed.then(() => this.everySpawner.delete(spawner));
+    try {
+      await spawner.ready;
+      if (this.closing) throw new Error("the pool closed");
+    } catch (error) {
+      if (!this.closing && this.useSpawner) {
+        this.useSpawner = false;
+        this.spawnerNote = `the spawner did not start (${(error as Error).message}); this process forks each child itself`;
+      }
+      await spawner.close();
+      return undefined;
+    }
+    this.spawners[slot] = spawner;
+    return spawner;
+  }
+
+  /** The next live spawner in turn; a dead one met on the way is restarted in the background. */
+  private pickSpawner(): Spawner | undefined {
+    for (let k = 0; k < this.spawnerCount; k++) {
+      const slot = (this.nextSpawner + k) % this.spawnerCount;
+      const spawner = this.spawners[slot];
+      if (spawner?.alive) {
+        this.nextSpawner = slot + 1;
+        return spawner;
+      }
+      this.restartSpawner(slot);
+    }
+    return undefined;
+  }
+
+  private spawnerNote: string | undefined;
 
   async start(): Promise<void> {
     const permissionFlag = detectPermissionFlag();
@@ -133,8 +198,11 @@ class Pool implements SandboxPool {
       return;
     }
     const guard = this.options.guardParentInspector ? guardParentInspector() : false;
-    const plans = launchPlans(this.options, permissionFlag);
-    const probe = await probeFirstChild(this.internal.launchPlans?.(plans) ?? plans, { source: this.source, cwd: this.cwd, options: this.options }, guard);
+    const plans = this.internal.launchPlans?.(launchPlans(this.options, permissionFlag)) ?? launchPlans(this.options, permissionFlag);
+    // The spawners run whichever plan the probe settles on; they need only setpriv's path from it.
+    const started = plans[0] ? await Promise.all(Array.from({ length: this.spawnerCount }, (_, slot) => this.startSpawner(slot, plans[0]!))) : [];
+    const spawner = this.useSpawner ? started[0] : undefined;
+    const probe = await probeFirstChild(plans, { source: this.source, cwd: this.cwd, options: this.options, ...(spawner ? { spawner } : {}) }, guard);
     if (this.closing) {
       if (probe.ok) probe.child.kill();
       return;
@@ -149,7 +217,7 @@ class Pool implements SandboxPool {
       nodeVersion: process.version,
       permissionFlag,
       layers: probe.layers,
-      ...(probe.notes.length > 0 ? { notes: probe.notes } : {}),
+      ...(probe.notes.length > 0 || this.spawnerNote ? { notes: [...probe.notes, ...(this.spawnerNote ? [this.spawnerNote] : [])] } : {}),
     };
     this.adopt(probe.child);
     this.onChildReady(probe.child);
@@ -166,6 +234,10 @@ class Pool implements SandboxPool {
 
   launchPlan(): LaunchPlan | undefined {
     return this.plan;
+  }
+
+  spawnerPids(): number[] {
+    return this.useSpawner ? this.spawners.filter((s): s is Spawner => s !== undefined && s.alive && s.pid !== undefined).map((s) => s.pid as number) : [];
   }
 
   readyCount(): number {
@@ -266,11 +338,13 @@ class Pool implements SandboxPool {
     for (const child of [...this.live]) child.abort("SANDBOX_UNAVAILABLE", "The code pool was closed while the code ran.");
     this.flushReadyWaiters(true);
     await Promise.all([...this.live].map((child) => child.closed));
+    await Promise.all([...this.everySpawner].map((spawner) => spawner.close()));
     if (this.cwd) rmSync(this.cwd, { recursive: true, force: true });
   }
 
   private markUnavailable(reason: string): void {
     this.reportValue = { ...this.reportValue, available: false, reason };
+    for (const spawner of this.everySpawner) void spawner.close();
     for (const waiter of this.queue.drain()) {
       waiter.offAbort();
       waiter.resolve(failure("SANDBOX_UNAVAILABLE", `The code sandbox is unavailable: ${reason}.`));
@@ -293,15 +367,18 @@ class Pool implements SandboxPool {
     void child.closed.then(() => this.live.delete(child));
   }
 
-  private spawnChild(): void {
-    if (!this.plan) return;
+  /** Starts one child; false when none could be started now (the spawner is restarting, or spawn threw). */
+  private spawnChild(): boolean {
+    if (!this.plan) return false;
+    const spawner = this.useSpawner ? this.pickSpawner() : undefined;
+    if (this.useSpawner && !spawner) return false;
     let child: SandboxChild;
     try {
-      child = new SandboxChild({ plan: this.plan, source: this.source, cwd: this.cwd, options: this.options });
+      child = new SandboxChild({ plan: this.plan, source: this.source, cwd: this.cwd, options: this.options, ...(spawner ? { spawner } : {}) });
     } catch (error) {
       // spawn() throws synchronously for some errno values; count it like any failed start.
       this.onStartFailure(error as Error);
-      return;
+      return false;
     }
     this.adopt(child);
     this.starting.add(child);
@@ -321,6 +398,17 @@ class Pool implements SandboxPool {
         this.onStartFailure(error);
       },
     );
+    return true;
+  }
+
+  /** A spawner that exited took its children with it; its slot's next one starts in the background. */
+  private restartSpawner(slot: number): void {
+    if (this.restartingSpawners.has(slot) || this.closing || !this.plan) return;
+    this.restartingSpawners.add(slot);
+    void this.startSpawner(slot, this.plan).then(() => {
+      this.restartingSpawners.delete(slot);
+      this.refill();
+    });
   }
 
   private onStartFailure(error: Error): void {
@@ -393,7 +481,9 @@ class Pool implements SandboxPool {
     const eligible = this.queue.countEligible((tenant) => this.options.maxRunningPerTenant - this.runningOf(tenant));
     const runnable = Math.min(eligible, this.options.maxConcurrent - this.running.size);
     const wanted = Math.max(this.options.prefork, runnable);
-    while (this.idle.length + this.starting.size < wanted) this.spawnChild();
+    while (this.idle.length + this.starting.size < wanted) {
+      if (!this.spawnChild()) break;
+    }
   }
 
   private flushReadyWaiters(all: boolean): void {

@@ -12,6 +12,7 @@ import type { SandboxReport } from "../types.js";
 import type { LaunchPlan } from "./launch.js";
 import type { ResolvedPoolOptions } from "./options.js";
 import { SandboxChild } from "./sandbox-child.js";
+import type { Spawner } from "./spawner.js";
 
 export type Layers = SandboxReport["layers"];
 
@@ -77,7 +78,7 @@ function layersFrom(plan: LaunchPlan, facts: ProbeFacts, connections: number, in
 
 export async function probeFirstChild(
   plans: LaunchPlan[],
-  base: { source: string; cwd: string; options: ResolvedPoolOptions },
+  base: { source: string; cwd: string; options: ResolvedPoolOptions; spawner?: Spawner },
   inspectorGuard: boolean,
 ): Promise<ProbeSuccess | ProbeFailure> {
   const loopback = await openLoopbackProbe();

@@ -51,7 +51,8 @@ export class RunSession {
   readonly result: Promise<CodeResult>;
   private resolveResult!: (result: CodeResult) => void;
   private settled = false;
-  private readonly controller = new AbortController();
+  /** Made at the first bridge call: most of a body's cost in the parent is per message, and a body may make none. */
+  private controller: AbortController | undefined;
   private readonly logs: LogEntry[] = [];
   private logBytes = 0;
   private bridgeCalls = 0;
@@ -138,7 +139,8 @@ export class RunSession {
     this.resolveResult(result);
     const end = () => {
       this.io.kill();
-      this.controller.abort(RUN_ENDED);
+      // Only calls still in flight hold the signal for a reason; aborting costs an event dispatch.
+      if (this.inflight > 0) this.controller?.abort(RUN_ENDED);
     };
     if (childFinished) setImmediate(end);
     else end();
@@ -210,6 +212,7 @@ export class RunSession {
       return;
     }
     this.inflight += 1;
+    this.controller ??= new AbortController();
     const call = { signal: this.controller.signal };
     new Promise<unknown>((resolve) => {
       if (parsed.op === "search") resolve(this.bridge.search(parsed.query, parsed.options, call));

@@ -7,15 +7,14 @@
  * A child runs at most one body. `dead` means "never usable again": the SIGKILL has been sent
  * (or the process is gone); `closed` resolves once the process is reaped and its pipes are shut.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { decodeFrameBody, FrameReader, FrameTooLargeError } from "../bridge/codec.js";
 import type { ProbeFacts } from "../bridge/protocol.js";
 import { checkChildFrame } from "../bridge/validate.js";
 import type { BridgeHandler, CodeResult } from "../types.js";
-import { childArgs, type LaunchPlan } from "./launch.js";
+import type { LaunchPlan } from "./launch.js";
 import type { ResolvedPoolOptions } from "./options.js";
 import { RunSession } from "./run-session.js";
+import { spawnDirect, type ChildHandle, type Spawner } from "./spawner.js";
 
 export enum ChildState {
   Starting = "starting",
@@ -31,30 +30,15 @@ export interface ChildSpec {
   options: ResolvedPoolOptions;
   /** Extra argv for the child (the probe's `probe PORT`). */
   extraArgs?: readonly string[];
+  /** Forks the child on this process's behalf; without one (or once it has exited) this process forks it. */
+  spawner?: Spawner;
 }
 
 export class ChildStartError extends Error {}
 
 const STDERR_TAIL = 4096;
-/** After SIGKILL to node, how long the unshare wrapper gets to reap it and exit before it is killed too. */
-const WRAPPER_GRACE_MS = 2000;
-
-/** Pids of `pid`'s children (Linux /proc; empty when unavailable). */
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
-
 export class SandboxChild {
   private stateValue = ChildState.Starting;
-  readonly pid: number | undefined;
   /** Resolves with the probe facts (or undefined) once the child is ready; rejects if it never gets there. */
   readonly ready: Promise<ProbeFacts | undefined>;
   /** Resolves when the process has exited and its pipes are closed. */
@@ -62,7 +46,7 @@ export class SandboxChild {
   /** Called once when the child leaves the ready/starting pool of usable children unexpectedly or after its run. */
   onDead: ((child: SandboxChild) => void) | undefined;
 
-  private readonly proc: ChildProcessWithoutNullStreams;
+  private readonly handle: ChildHandle;
   private readonly reader: FrameReader;
   private readonly startTimer: NodeJS.Timeout;
   private session: RunSession | undefined;
@@ -79,34 +63,27 @@ export class SandboxChild {
     });
     this.ready.catch(() => undefined); // observed by the pool; never an unhandled rejection
     this.reader = new FrameReader(spec.options.maxFrameBytes);
-    this.proc = spawn(spec.plan.command, childArgs(spec.plan, spec.source, spec.extraArgs ?? []), {
-      cwd: spec.cwd,
-      env: {},
-      stdio: ["pipe", "pipe", "pipe"],
-      windowsHide: true,
-    });
-    this.pid = this.proc.pid;
-    this.closed = new Promise((resolve) => {
-      let done = false;
-      const finish = (code: number | null, signal: NodeJS.Signals | null) => {
-        if (done) return;
-        done = true;
+    let closed: () => void = () => undefined;
+    this.closed = new Promise((resolve) => (closed = resolve));
+    const events = {
+      stdout: (chunk: Buffer) => this.onData(chunk),
+      stderr: (chunk: Buffer) => {
+        this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL);
+      },
+      exit: (code: number | null, signal: NodeJS.Signals | null, error?: string) => {
+        if (error !== undefined) this.stderrTail += `\n${error}`;
         this.onClosed(code, signal);
-        resolve();
-      };
-      this.proc.on("close", finish);
-      // A failed spawn (no pid) emits 'error' and may never emit 'close'.
-      this.proc.on("error", (error) => {
-        this.stderrTail += `\n${error.message}`;
-        if (this.proc.pid === undefined) finish(null, null);
-      });
-    });
-    this.proc.stdin.on("error", () => undefined); // EPIPE after the child died; 'close' reports it
-    this.proc.stdout.on("data", (chunk: Buffer) => this.onData(chunk));
-    this.proc.stderr.on("data", (chunk: Buffer) => {
-      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL);
-    });
+        closed();
+      },
+    };
+    const launch = { plan: spec.plan, source: spec.source, cwd: spec.cwd, extraArgs: spec.extraArgs ?? [] };
+    this.handle = spec.spawner?.alive ? spec.spawner.spawn(launch, events) : spawnDirect(launch, events);
     this.startTimer = setTimeout(() => this.failStart(`not ready within ${spec.options.startTimeoutMs} ms`), spec.options.startTimeoutMs);
+  }
+
+  /** The pid of the process forked for this child (the outermost wrapper); undefined until known. */
+  get pid(): number | undefined {
+    return this.handle.pid;
   }
 
   get state(): ChildState {
@@ -123,7 +100,7 @@ export class SandboxChild {
     if (this.stateValue !== ChildState.Ready) throw new Error(`sandbox child is ${this.stateValue}, not ready`);
     this.stateValue = ChildState.Running;
     this.session = new RunSession(
-      { write: (bytes) => this.proc.stdin.write(bytes), kill: () => this.kill() },
+      { write: (bytes) => this.handle.write(bytes), kill: () => this.kill() },
       bridge,
       code,
       timeoutMs,
@@ -149,24 +126,7 @@ export class SandboxChild {
     if (this.killed) return;
     this.killed = true;
     this.markDead();
-    if (this.exited || this.pid === undefined) return;
-    const inner = this.spec.plan.unshare ? childrenOf(this.pid) : [];
-    if (inner.length === 0) {
-      this.proc.kill("SIGKILL");
-      return;
-    }
-    for (const pid of inner) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-    const grace = setTimeout(() => {
-      if (!this.exited) this.proc.kill("SIGKILL");
-    }, WRAPPER_GRACE_MS);
-    grace.unref();
-    void this.closed.then(() => clearTimeout(grace));
+    if (!this.exited) this.handle.kill();
   }
 
   private markDead(): void {
