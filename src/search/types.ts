@@ -47,6 +47,8 @@ export interface BackendHit {
   id: string;
   /** Higher is better. Scales differ between backends; only the order is comparable. */
   score: number;
+  /** A partial match given because nothing matched the request (partial-match.ts). */
+  weak?: true;
 }
 
 /**
