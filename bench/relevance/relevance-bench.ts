@@ -124,6 +124,7 @@ export const RANKERS: readonly RankerSpec[] = [
   { name: "fts5 −bm25f (bm25())", kind: "ablation", factory: fts5BackendWith({ ranking: "fts5" }) },
   { name: "fts5 −coordination", kind: "ablation", factory: fts5BackendWith({ bm25f: { ...DEFAULT_BM25F, coord: 0 } }) },
   { name: "fts5 −name precision", kind: "ablation", factory: fts5BackendWith({ bm25f: { ...DEFAULT_BM25F, namePrecision: 0 } }) },
+  { name: "fts5 −vocabulary", kind: "ablation", factory: fts5BackendWith({ bm25f: { ...DEFAULT_BM25F, vocabulary: false } }) },
   { name: "fts5 −thesaurus", kind: "ablation", factory: fts5BackendWith({ expansion: { thesaurus: false } }) },
   { name: "fts5 −typos", kind: "ablation", factory: fts5BackendWith({ expansion: { typos: false } }) },
   { name: "fts5 −both", kind: "ablation", factory: fts5BackendWith({ expansion: { thesaurus: false, typos: false } }) },

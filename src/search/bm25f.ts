@@ -19,6 +19,7 @@ import { analyzeIdentifier, analyzeParams, analyzeQuery, analyzeText, MAX_QUERY_
 import type { BackendHit, BackendSearchOptions, CorpusStats } from "./types.js";
 import { expandWord, MAX_QUERY_SYNONYMS, MAX_TYPO_WORDS, type Expander, type Variant } from "./query-expansion.js";
 import { PostingStore } from "./postings.js";
+import { queryWords } from "./query-words.js";
 import { TypoIndex } from "./typo.js";
 
 export const FIELD_NAMES = ["name", "owner", "description", "params"] as const;
@@ -49,6 +50,11 @@ export interface Bm25fParams {
    * on both Seal-Tools splits, 0.25 already costs the written requests.
    */
   namePrecision?: number;
+  /**
+   * Rewrite words the catalog lacks into words it has: plurals of identifier parts, closed
+   * compounds split or joined (query-words.ts). Default on; false for the ablation.
+   */
+  vocabulary?: boolean;
 }
 
 export const DEFAULT_BM25F: Bm25fParams = {
@@ -61,6 +67,7 @@ export const DEFAULT_BM25F: Bm25fParams = {
   ],
   coord: 0.5,
   namePrecision: 0.1,
+  vocabulary: true,
 };
 
 /** Name lengths beyond this share one name-precision factor (a name of 31+ terms is an oddity). */
@@ -251,9 +258,9 @@ export class Bm25fIndex implements CorpusStats {
   search(query: string, options: BackendSearchOptions): BackendHit[] {
     const limit = Math.floor(options.limit);
     if (!(limit > 0) || this.#live === 0) return [];
-    const words = analyzeQuery(query).map((t) => t.term);
-    if (words.length === 0) return [];
     const stats = options.stats === undefined ? this : combineStats(this, options.stats);
+    const words = queryWords(query, stats, this.#params.vocabulary ?? true);
+    if (words.length === 0) return [];
     return this.#select(this.#score(words, stats), limit, options.allowed);
   }
 
@@ -283,7 +290,7 @@ export class Bm25fIndex implements CorpusStats {
     let wholeCount = 0;
     const lists: BackendHit[][] = [];
     for (const clause of clauses) {
-      const words = analyzeQuery(clause).map((t) => t.term);
+      const words = queryWords(clause, stats, this.#params.vocabulary ?? true);
       const fresh = words.filter((w) => seen.size < MAX_QUERY_TERMS && !seen.has(w) && seen.add(w));
       const count = this.#score(fresh, stats, 0);
       for (let i = 0; i < count; i++) {
