@@ -137,18 +137,23 @@ type Ranker = { spec: RankerSpec; search: (q: string) => string[]; close?: () =>
 
 async function buildRankers(docs: readonly SearchDoc[], wanted: ReadonlySet<string> | undefined, indexMs?: Record<string, number>): Promise<Ranker[]> {
   const rankers: Ranker[] = [];
+  const built = new Map<SearchBackendFactory, ToolIndex>();
   for (const spec of RANKERS) {
+    const reused = spec.factory !== undefined && built.has(spec.factory);
     if (wanted !== undefined && spec.name !== BASELINE_NAME && spec.name !== DEFAULT_RANKER && !wanted.has(spec.name)) continue;
     const t0 = performance.now();
     if (spec.factory === undefined) {
       const baseline = plainBm25(docs);
       rankers.push({ spec, search: (q) => baseline.search(q, 10) });
     } else {
-      const index = await ToolIndex.build(() => spec.factory!.create(), docs);
+      // The intents ablations rank with the default backend's index: one build, not four.
+      const shared = built.get(spec.factory);
+      const index = shared ?? (await ToolIndex.build(() => spec.factory!.create(), docs));
+      built.set(spec.factory, index);
       const intents = spec.intents ?? {};
-      rankers.push({ spec, search: (q) => index.search(q, { limit: 10, intents }).map((h) => h.id), close: () => index.close() });
+      rankers.push({ spec, search: (q) => index.search(q, { limit: 10, intents }).map((h) => h.id), ...(shared ? {} : { close: () => index.close() }) });
     }
-    if (indexMs) indexMs[spec.name] = round(performance.now() - t0, 1);
+    if (indexMs && !reused) indexMs[spec.name] = round(performance.now() - t0, 1);
   }
   return rankers;
 }
