@@ -16,7 +16,7 @@
  * their bounded expansions, then a heap select of k: linear in the postings touched.
  */
 import { analyzeIdentifier, analyzeParams, analyzeQuery, analyzeText, MAX_QUERY_TERMS, type AnalyzableDoc, type AnalyzedDoc } from "./analyze.js";
-import type { BackendHit, BackendSearchOptions, CorpusStats } from "./types.js";
+import type { BackendHit, BackendSearchOptions, CorpusStats, Vocabulary } from "./types.js";
 import { expandWord, MAX_QUERY_SYNONYMS, MAX_TYPO_WORDS, type Expander, type Variant } from "./query-expansion.js";
 import { PostingStore } from "./postings.js";
 import { queryWords } from "./query-words.js";
@@ -140,6 +140,8 @@ export class Bm25fIndex implements CorpusStats {
   #pendingNumbers = 0;
   #live = 0;
   #typos: TypoIndex | undefined;
+  /** Sorted terms for termDocs(), made on first use. */
+  #sortedTerms: string[] | undefined;
   // Scratch buffers reused by every query (search is synchronous): no per-query allocation of N.
   #scores = new Float64Array(0);
   #best = new Float64Array(0);
@@ -196,6 +198,29 @@ export class Bm25fIndex implements CorpusStats {
     return this.#read().terms();
   }
 
+  /**
+   * The vocabulary for partial matches (partial-match.ts): the postings' terms sorted once (as
+   * the typo index reads them once), and each term's docs from its posting row.
+   */
+  termDocs(): Vocabulary {
+    const postings = this.#read();
+    this.#sortedTerms ??= [...postings.terms()].sort();
+    return {
+      terms: this.#sortedTerms,
+      size: this.#live,
+      docs: (term) => {
+        const row = postings.row(term);
+        if (row < 0) return [];
+        const out: string[] = [];
+        for (let i = postings.start[row]!; i < postings.start[row + 1]!; i += 2) {
+          const id = this.#ids[postings.data[i]!];
+          if (id !== undefined) out.push(id);
+        }
+        return out;
+      },
+    };
+  }
+
   /** Likely spellings of a word this index does not hold (built on first use). */
   corrections(word: string): readonly string[] {
     this.#typos ??= new TypoIndex(this.#read().terms());
@@ -207,6 +232,7 @@ export class Bm25fIndex implements CorpusStats {
     const replaced = entries.filter((e) => this.#byId.has(e.id)).map((e) => e.id);
     if (replaced.length > 0) this.remove(replaced);
     this.#typos = undefined;
+    this.#sortedTerms = undefined;
     for (const { id, fields } of entries) this.#addOne(id, fields);
     if (this.#pendingNumbers * 4 >= this.#postings.data.length) this.#read();
   }
@@ -247,6 +273,7 @@ export class Bm25fIndex implements CorpusStats {
     }
     if (dead.size === 0) return;
     this.#typos = undefined;
+    this.#sortedTerms = undefined;
     this.#read().rebuild(new Map(), (doc) => (dead.has(doc) ? -1 : doc));
   }
 

@@ -7,12 +7,13 @@
  * the letters not shared. When not even that matches ("forget everything about Bob"), the
  * allowed tools in catalog order: for a server's handful of tools, all of them.
  *
- * Built on the first miss of an index, never on the path of a query that matches: most indexes
- * never need it. Only the allowed ids are ever returned.
+ * Reads the backend's own postings where it has them (BM25F: the sorted term list is made on the
+ * first miss, as the typo index is on the first unknown word), never on the path of a query
+ * that matches. Only the allowed ids are ever returned.
  */
 import { analyzeIdentifier, analyzeQuery, analyzeText, splitIdentifier, stem } from "./analyze.js";
 import { STOPWORDS } from "./stopwords.js";
-import type { BackendHit, SearchDoc } from "./types.js";
+import type { BackendHit, SearchDoc, Vocabulary } from "./types.js";
 
 /** Shortest query word tried as a prefix, and shortest catalog word a query word may start with. */
 const MIN_PREFIX = 3;
@@ -31,30 +32,18 @@ export interface WeakHit extends BackendHit {
   weak: true;
 }
 
+/**
+ * Partial matches over an index's vocabulary: the backend's own (CorpusStats.termDocs, the
+ * BM25F postings: nothing more to build) or, for a backend without one, ownVocabulary.
+ */
 export class PartialMatcher {
-  readonly #ids: string[] = [];
-  /** Sorted distinct terms, for prefix lookups. */
-  readonly #terms: string[];
-  readonly #docsOf = new Map<string, number[]>();
+  readonly #vocabulary: Vocabulary;
+  /** Every doc id, in catalog order: the fallback when nothing shares a prefix. */
+  readonly #ids: () => Iterable<string>;
 
-  constructor(docs: Iterable<SearchDoc>) {
-    for (const doc of docs) {
-      const n = this.#ids.length;
-      this.#ids.push(doc.id);
-      const terms = new Set<string>([
-        ...analyzeIdentifier(doc.name),
-        ...analyzeIdentifier(doc.owner),
-        ...analyzeText(doc.description).slice(0, MAX_DESCRIPTION_TERMS),
-        ...doc.params.flatMap((p) => analyzeIdentifier(p.name)),
-      ]);
-      for (const term of terms) {
-        if (!CONTENT.test(term)) continue;
-        const list = this.#docsOf.get(term);
-        if (list === undefined) this.#docsOf.set(term, [n]);
-        else list.push(n);
-      }
-    }
-    this.#terms = [...this.#docsOf.keys()].sort();
+  constructor(vocabulary: Vocabulary, ids: () => Iterable<string>) {
+    this.#vocabulary = vocabulary;
+    this.#ids = ids;
   }
 
   /** Whether a request has words a partial match can use (not only stopwords and punctuation). */
@@ -64,35 +53,36 @@ export class PartialMatcher {
 
   /**
    * Up to `limit` allowed tools for a request no tool matched: prefix matches first (best
-   * first, then catalog order), then the other allowed tools in catalog order. [] for a
-   * request without content words or an empty allowed catalog.
+   * first, then the vocabulary's order), then the other allowed tools in catalog order. [] for
+   * a request without content words or an empty allowed catalog.
    */
   match(query: string, limit: number, allowed?: ReadonlySet<string>): WeakHit[] {
     if (!(limit > 0) || !PartialMatcher.hasContent(query)) return [];
-    const scores = new Map<number, number>();
-    const n = this.#ids.length;
+    const scores = new Map<string, number>();
+    const n = this.#vocabulary.size;
     for (const [word, wordWeight] of partialWords(query)) {
-      const best = new Map<number, number>();
+      const best = new Map<string, number>();
       for (const [term, similarity] of this.#related(word)) {
-        const docs = this.#docsOf.get(term) ?? [];
+        const docs = this.#vocabulary.docs(term);
         // Rarer words say more, as in BM25's IDF.
         const weight = wordWeight * similarity * Math.log(1 + (n - docs.length + 0.5) / (docs.length + 0.5));
-        for (const doc of docs) if (weight > (best.get(doc) ?? 0)) best.set(doc, weight);
+        for (const id of docs) if (weight > (best.get(id) ?? 0)) best.set(id, weight);
       }
-      for (const [doc, w] of best) scores.set(doc, (scores.get(doc) ?? 0) + w);
+      for (const [id, w] of best) scores.set(id, (scores.get(id) ?? 0) + w);
     }
+    // Stable: equal scores keep the order the vocabulary gave them.
     const ranked = [...scores]
-      .filter(([doc]) => allowed === undefined || allowed.has(this.#ids[doc]!))
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .filter(([id]) => allowed === undefined || allowed.has(id))
+      .sort((a, b) => b[1] - a[1])
       .slice(0, limit);
     const top = Math.max(ranked[0]?.[1] ?? 0, Number.EPSILON);
-    const hits: WeakHit[] = ranked.map(([doc, s]) => ({ id: this.#ids[doc]!, score: (WEAK_SCORE_CAP * s) / top, weak: true }));
+    const hits: WeakHit[] = ranked.map(([id, s]) => ({ id, score: (WEAK_SCORE_CAP * s) / top, weak: true }));
     if (hits.length >= limit) return hits;
     // Nothing (or too little) shares even a prefix: the allowed tools in catalog order, below the matches.
-    const taken = new Set(ranked.map(([doc]) => doc));
-    for (let doc = 0; doc < n && hits.length < limit; doc++) {
-      const id = this.#ids[doc]!;
-      if (taken.has(doc) || (allowed !== undefined && !allowed.has(id))) continue;
+    const taken = new Set(ranked.map(([id]) => id));
+    for (const id of this.#ids()) {
+      if (hits.length >= limit) break;
+      if (taken.has(id) || (allowed !== undefined && !allowed.has(id))) continue;
       hits.push({ id, score: 0, weak: true });
     }
     return hits;
@@ -100,27 +90,54 @@ export class PartialMatcher {
 
   /** Catalog terms that start with `word` or that `word` starts with, with the share of letters they have in common. */
   #related(word: string): Array<[string, number]> {
+    const terms = this.#vocabulary.terms;
     const out: Array<[string, number]> = [];
     // Terms that begin with the word: a contiguous run of the sorted terms.
     let lo = 0;
-    let hi = this.#terms.length;
+    let hi = terms.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (this.#terms[mid]! < word) lo = mid + 1;
+      if (terms[mid]! < word) lo = mid + 1;
       else hi = mid;
     }
-    for (let i = lo; i < this.#terms.length && out.length < MAX_MATCHES_PER_WORD; i++) {
-      const term = this.#terms[i]!;
+    for (let i = lo; i < terms.length && out.length < MAX_MATCHES_PER_WORD; i++) {
+      const term = terms[i]!;
       if (!term.startsWith(word)) break;
-      out.push([term, word.length / term.length]);
+      if (CONTENT.test(term)) out.push([term, word.length / term.length]);
     }
     // Terms the word begins with ("knowledgebase" typed, "knowledg" indexed).
     for (let len = word.length - 1; len >= MIN_STEM; len--) {
       const head = word.slice(0, len);
-      if (this.#docsOf.has(head)) out.push([head, len / word.length]);
+      if (this.#vocabulary.docs(head).length > 0) out.push([head, len / word.length]);
     }
     return out;
   }
+}
+
+/**
+ * A vocabulary built from the docs, for a backend that exposes none (minisearch): names,
+ * owners, parameter names and the first MAX_DESCRIPTION_TERMS of each description.
+ */
+export function ownVocabulary(docs: Iterable<SearchDoc>): Vocabulary {
+  const byTerm = new Map<string, string[]>();
+  let size = 0;
+  for (const doc of docs) {
+    size++;
+    const terms = new Set<string>([
+      ...analyzeIdentifier(doc.name),
+      ...analyzeIdentifier(doc.owner),
+      ...analyzeText(doc.description).slice(0, MAX_DESCRIPTION_TERMS),
+      ...doc.params.flatMap((p) => analyzeIdentifier(p.name)),
+    ]);
+    for (const term of terms) {
+      if (!CONTENT.test(term)) continue;
+      const list = byTerm.get(term);
+      if (list === undefined) byTerm.set(term, [doc.id]);
+      else list.push(doc.id);
+    }
+  }
+  const terms = [...byTerm.keys()].sort();
+  return { terms, size, docs: (term) => byTerm.get(term) ?? [] };
 }
 
 /**

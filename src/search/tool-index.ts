@@ -12,7 +12,7 @@
 import { IndexClosedError } from "../errors.js";
 import { IdSuggester } from "./id-suggester.js";
 import { searchIntents, type IntentOptions } from "./intents.js";
-import { PartialMatcher } from "./partial-match.js";
+import { ownVocabulary, PartialMatcher } from "./partial-match.js";
 import { linkOwner, ownerKey } from "./siblings.js";
 import type { BackendHit, CorpusStats, SearchBackend, SearchDoc } from "./types.js";
 
@@ -127,7 +127,7 @@ export class ToolIndex {
     this.#assertOpen();
     if (query.trim().toLowerCase().startsWith(SELECT_PREFIX) || !PartialMatcher.hasContent(query)) return [];
     // Built on the first miss: most indexes never need it.
-    this.#partial ??= new PartialMatcher(this.#docs.values());
+    this.#partial ??= new PartialMatcher(this.backend.corpusStats?.()?.termDocs?.() ?? ownVocabulary(this.#docs.values()), () => this.#docs.keys());
     return this.#partial.match(query, Math.floor(limit), allowed);
   }
 

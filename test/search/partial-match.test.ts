@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { bm25fBackend } from "../../src/search/bm25f-backend.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
+import { minisearchBackend } from "../../src/search/minisearch-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchDoc } from "../../src/search/types.js";
 
@@ -30,7 +31,8 @@ const memory = [
 const weather = [doc("weather", "get_forecast", "Weather forecast for a city", ["city"])];
 
 describe("never empty", () => {
-  for (const factory of [fts5Backend, bm25fBackend]) {
+  // fts5 and bm25f read their own postings; minisearch has none, so a vocabulary is built from the docs.
+  for (const factory of [fts5Backend, bm25fBackend, minisearchBackend]) {
     it(`${factory.kind}: a request no tool matches gets weak partial matches, prefix matches first`, async () => {
       const index = await ToolIndex.build(() => factory.create(), [...weather, ...memory]);
       try {
