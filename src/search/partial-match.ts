@@ -20,7 +20,7 @@ const MIN_PREFIX = 3;
 const MIN_STEM = 4;
 /** Description terms read per tool: what a one-line summary says, not a long manual. */
 const MAX_DESCRIPTION_TERMS = 48;
-/** Catalog words matched per query word (the closest first). */
+/** Catalog words a query word is a prefix of, at most (the first in sorted order: the shortest share most). */
 const MAX_MATCHES_PER_WORD = 32;
 /** Weight of a stopword ("know" of "what do you know"): a request of fluff may still hint at something. */
 const STOPWORD_WEIGHT = 0.5;
