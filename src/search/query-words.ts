@@ -34,11 +34,13 @@ export function queryWords(query: string, stats: CorpusStats, rewrite = true): s
       out.push(w);
     }
   };
+  let unknown = false;
   for (const word of words) {
     if (stats.df(word) > 0 || !LETTERS.test(word)) {
       push(word);
       continue;
     }
+    unknown = true;
     const number = otherNumber(word, stats);
     if (number !== undefined) {
       push(number);
@@ -50,7 +52,8 @@ export function queryWords(query: string, stats: CorpusStats, rewrite = true): s
     // the analyzer split already ("codebase" → code, base).
     if (!isEnglishWord(word) && !words.some((w) => w !== word && word.startsWith(w))) for (const p of splitCompound(word, stats) ?? []) push(p);
   }
-  for (const joined of joinedPairs(query, stats)) push(joined);
+  // A join needs a word the catalog lacks: a request whose words it all has (most) skips the pass.
+  if (unknown) for (const joined of joinedPairs(query, stats)) push(joined);
   return out;
 }
 
