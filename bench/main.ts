@@ -122,6 +122,8 @@ export function plan(quick: boolean) {
     ? {
         payloadSizes: [10, 100, 1_000],
         relevanceStride: 10,
+        // MetaTool's 21,041 requests: every 20th (841 tune, 211 validate) keeps the suite a few seconds.
+        metaToolStride: 20,
         // Interleaved rounds, each gateway ratio the median of the rounds' (one 6-turn run's ratio
         // moved by 100–380% between quick runs here): 16 rounds of 4 turns a mode for one session
         // (2 turns a round left CPU/turn ÷ direct ranging 0.13…0.46 within one busy run), 8 rounds
@@ -132,6 +134,7 @@ export function plan(quick: boolean) {
     : {
         payloadSizes: [10, 100, 1_000, 10_000],
         relevanceStride: 1,
+        metaToolStride: 1,
         gateway: { tools: 1_000, sessions: [1, 10, 100], turns: (s: number) => (s === 1 ? 10 : s === 10 ? 50 : 100), warmUpRequests: 12, rounds: 3 },
         stall: stallPlan(false),
       };
@@ -202,7 +205,7 @@ export async function runBench(args: BenchArgs, root: string, log: Progress, arg
   }
   if (wanted.has("relevance")) {
     suites.relevance = await suite("relevance", log, async () =>
-      dataDir ? runRelevanceBench({ dataDir, stride: p.relevanceStride, log: log.scope("relevance") }) : { skipped: `${noData}; relevance needs Seal-Tools` },
+      dataDir ? runRelevanceBench({ dataDir, stride: p.relevanceStride, metaToolStride: p.metaToolStride, log: log.scope("relevance") }) : { skipped: `${noData}; relevance needs Seal-Tools` },
     );
   }
   if (wanted.has("gateway")) {

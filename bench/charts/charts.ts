@@ -142,7 +142,7 @@ export function chartsFor(results: BenchResults): Chart[] {
         title,
         svg: barChart({
           title,
-          subtitle: `${split.tools} tools, ${split.sampled} of ${split.totalQueries} queries; baseline: plain BM25 over name + description`,
+          subtitle: `${split.tools} tools, ${split.sampled} of ${split.totalQueries} queries; baseline: plain BM25 over name + server + description + parameter names`,
           yLabel: "score",
           yMax: 1,
           labels: true,

@@ -1,23 +1,51 @@
 /**
- * The plain baseline the tuned backends are measured against: minisearch's default tokenizer
- * (split on spaces and punctuation, lowercase; no identifier splitting, stemming, stopwords
- * or synonyms) over name + description, equal weights, no fuzzy or prefix matching.
+ * The plain baseline the ranking is measured against, as issue 22 defines it: one field of
+ * name + server (owner) + description + parameter names, identifiers split at camelCase and
+ * snake_case (and any non-alphanumeric), lowercased; BM25 with k1 1.2, b 0.75. No stemming,
+ * stopwords, field weights, expansion or fusion: what any tool search must at least match.
+ * Ties keep catalog order.
  */
-import MiniSearch from "minisearch";
 import type { SearchDoc } from "../../src/search/types.js";
+
+/** camelCase / snake_case / kebab split, lowercase, ASCII letters and digits ("getHTTPResponse" → get, http, response). */
+export function plainTokens(text: string): string[] {
+  const spaced = text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2");
+  return spaced.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
 
 export interface Baseline {
   search(query: string, limit: number): string[];
 }
 
-export function plainBm25(docs: readonly SearchDoc[]): Baseline {
-  const index = new MiniSearch<{ id: string; name: string; description: string }>({ fields: ["name", "description"] });
-  index.addAll(docs.map((d) => ({ id: d.id, name: d.name, description: d.description })));
+export function plainBm25(docs: readonly SearchDoc[], k1 = 1.2, b = 0.75): Baseline {
+  const postings = new Map<string, Array<[number, number]>>();
+  const lengths = docs.map((doc, i) => {
+    const terms = plainTokens([doc.name, doc.owner, doc.description, ...doc.params.map((p) => p.name)].join(" "));
+    const tf = new Map<string, number>();
+    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    for (const [t, n] of tf) {
+      const list = postings.get(t);
+      if (list === undefined) postings.set(t, [[i, n]]);
+      else list.push([i, n]);
+    }
+    return terms.length;
+  });
+  const avg = Math.max(lengths.reduce((a, n) => a + n, 0) / Math.max(1, docs.length), Number.EPSILON);
   return {
-    search: (query, limit) =>
-      index
-        .search(query, { combineWith: "OR" })
+    search(query, limit) {
+      const scores = new Map<number, number>();
+      for (const term of new Set(plainTokens(query))) {
+        const list = postings.get(term);
+        if (list === undefined) continue;
+        const idf = Math.log(1 + (docs.length - list.length + 0.5) / (list.length + 0.5));
+        for (const [doc, tf] of list) {
+          scores.set(doc, (scores.get(doc) ?? 0) + (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * lengths[doc]!) / avg)));
+        }
+      }
+      return [...scores]
+        .sort((x, y) => y[1] - x[1] || x[0] - y[0])
         .slice(0, limit)
-        .map((r) => String(r.id)),
+        .map(([doc]) => docs[doc]!.id);
+    },
   };
 }

@@ -138,3 +138,32 @@ export function loadLiveMcpQueries(dataDir: string, part: "all" | "tune" | "held
     .filter((q) => part === "all" || (part === "held-out") === q.heldOut)
     .map(({ id, query, relevant }) => ({ id, query, relevant }));
 }
+
+interface MetaToolTool {
+  id: string;
+  name: string;
+  description?: string | null;
+}
+
+/** MetaTool ids: every ChatGPT plugin as a plugin tool of one plugin, `plugin:metatool:<id>`. */
+export function metaToolId(id: string): string {
+  return `plugin:metatool:${id}`;
+}
+
+/** MetaTool's 199 plugins: a name and a one-line description each, no parameters. */
+export function loadMetaToolTools(dataDir: string): SearchDoc[] {
+  const raw = JSON.parse(readFileSync(path.join(dataDir, "metatool/tools.json"), "utf8")) as MetaToolTool[];
+  return raw.map((t) => ({ id: metaToolId(t.id), name: t.name, source: "plugin", owner: "metatool", description: t.description ?? "", params: [] }));
+}
+
+/**
+ * MetaTool's labelled requests of one split (`tune`: 4/5, `validate`: 1/5, fixed by the data
+ * set); a hit is any of the plugins a request names.
+ */
+export function loadMetaToolQueries(dataDir: string, split: "tune" | "validate"): JudgedQuery[] {
+  const out: JudgedQuery[] = [];
+  (readJsonl(path.join(dataDir, "metatool/queries.jsonl")) as Array<{ query: string; ok: string[]; split: string }>).forEach((q, i) => {
+    if (q.split === split) out.push({ id: `metatool-${i}`, query: q.query, relevant: q.ok.map(metaToolId) });
+  });
+  return out;
+}

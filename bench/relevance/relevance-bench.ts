@@ -1,7 +1,8 @@
 /**
- * Relevance, with an ablation: every backend through ToolIndex (the ranking rules the engine
- * applies on top of a backend), the default fts5 backend with each ranking step switched off,
- * and the plain BM25 baseline over name + description (bench/lib/baseline-bm25.ts), on:
+ * Relevance over several sets at once, with an ablation: every backend through ToolIndex (the
+ * ranking rules the engine applies on top of a backend), the default fts5 backend with each
+ * ranking step switched off, and the plain BM25 baseline (name + server + description +
+ * parameter names, identifiers split, k1 1.2, b 0.75: bench/lib/baseline-bm25.ts), on:
  * - LiveMCPBench's 527 real MCP tools with the 80 written requests of dev-queries.json: all
  *   of them ("dev-queries-all", what the targets are set on), the 60 tuned on ("dev-queries")
  *   and the 20 held out ("dev-queries-held-out", every 4th one, see loadLiveMcpQueries), which
@@ -12,6 +13,12 @@
  *   where clause fusion (src/search/intents.ts) is measured. They are the only task-level data
  *   with several gold tools per task in the shared data (LiveMCPBench's requests need one
  *   tool each). Tuning looked at dev only; test_in_domain is the held-out check.
+ * - MetaTool's 199 ChatGPT plugins (a name and one line each) with its `tune` and `validate`
+ *   requests: people's words, not the descriptions' ("Can I find any peer-reviewed papers?").
+ * A ranking step is kept only if it raises the mean top-1 over the development sets
+ * (LiveMCPBench's 60, Seal-Tools dev, MetaTool tune) and costs no set more than 0.01; the
+ * held-out sets (LiveMCPBench's 20, Seal-Tools test_in_domain, MetaTool validate) are the
+ * check. `summary` holds top-1 / hit@5 per set and ranker and their means (printed last).
  * Metrics come from bench/lib/relevance.ts; Recall@1 is added here (a query may need several
  * tools, so it differs from top-1, the share of queries whose first hit is one of them).
  * Step 2 (client tools ranked with the catalog's statistics) has no switch here: these sets
@@ -19,7 +26,7 @@
  */
 import { plainBm25 } from "../lib/baseline-bm25.js";
 import { evaluate, type JudgedQuery, type RelevanceReport } from "../lib/relevance.js";
-import { loadLiveMcpQueries, loadLiveMcpTools, loadSealQueries, loadSealTools } from "../lib/shared-data.js";
+import { loadLiveMcpQueries, loadLiveMcpTools, loadMetaToolQueries, loadMetaToolTools, loadSealQueries, loadSealTools } from "../lib/shared-data.js";
 import { DEFAULT_BM25F } from "../../src/search/bm25f.js";
 import { fts5Backend, fts5BackendWith } from "../../src/search/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/minisearch-backend.js";
@@ -29,7 +36,7 @@ import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js"
 import type { Progress } from "../harness/progress.js";
 import { ratio, round } from "../harness/stats.js";
 
-export const SPLITS = ["dev-queries-all", "dev-queries", "dev-queries-held-out", "dev", "test_in_domain", "dev-multi-step", "test_in_domain-multi-step"] as const;
+export const SPLITS = ["dev-queries-all", "dev-queries", "dev-queries-held-out", "dev", "test_in_domain", "dev-multi-step", "test_in_domain-multi-step", "tune", "validate"] as const;
 export type SplitName = (typeof SPLITS)[number];
 
 /** The shared metrics of bench/lib/relevance.ts, rounded for JSON. */
@@ -45,9 +52,11 @@ export interface RankerResult {
 }
 
 export interface SplitResult {
-  /** "LiveMCPBench" or "Seal-Tools". */
+  /** "LiveMCPBench", "Seal-Tools" or "MetaTool". */
   dataset: string;
   split: SplitName;
+  /** "dev": tuned on, in the mean the rule reads; "held-out": the check; "other": a view of the others. */
+  role: SplitRole;
   tools: number;
   /** Queries in the split, and how many were scored (quick runs take every k-th). */
   totalQueries: number;
@@ -55,23 +64,49 @@ export interface SplitResult {
   rankers: RankerResult[];
 }
 
+export type SplitRole = "dev" | "held-out" | "other";
+
+/** Top-1 / hit@5 of each ranker on one split, and the split's role. */
+export interface SummaryRow {
+  set: string;
+  role: SplitRole;
+  rankers: Record<string, { top1: number; top5: number }>;
+}
+
+export interface RelevanceSummary {
+  rows: SummaryRow[];
+  /** Mean over the dev sets and over the held-out sets, per ranker. */
+  mean: Record<"dev" | "held-out", Record<string, { top1: number; top5: number }>>;
+  /** Sets where the default ranker (fts5) is below plain BM25 on top-1 (should be none). */
+  belowBaseline: string[];
+}
+
 export interface RelevanceResult {
-  dataset: "seal-tools+livemcpbench";
+  dataset: "seal-tools+livemcpbench+metatool";
   /** Seal-Tools tools (the biggest catalog). */
   tools: number;
   /** Index build per ranker on Seal-Tools. */
   indexMs: Record<string, number>;
   splits: SplitResult[];
+  summary: RelevanceSummary;
 }
 
 export interface RelevanceOptions {
   dataDir: string;
   /** Score every `stride`-th Seal-Tools query (1 = all); the 80 written requests are always all scored. */
   stride: number;
+  /** Score every `metaToolStride`-th MetaTool request (default 1 = all 21,041). */
+  metaToolStride?: number;
+  /** Only these rankers (names of RANKERS; the baseline and fts5 always run). */
+  rankers?: readonly string[];
+  /** Only these data sets ("LiveMCPBench", "Seal-Tools", "MetaTool"). */
+  datasets?: readonly string[];
   log: Progress;
 }
 
 export const BASELINE_NAME = "plain-bm25";
+/** The engine's default ranking, which must beat the baseline on every set. */
+export const DEFAULT_RANKER = "fts5";
 
 interface RankerSpec {
   name: string;
@@ -89,6 +124,7 @@ export const RANKERS: readonly RankerSpec[] = [
   { name: "fts5 −bm25f (bm25())", kind: "ablation", factory: fts5BackendWith({ ranking: "fts5" }) },
   { name: "fts5 −coordination", kind: "ablation", factory: fts5BackendWith({ bm25f: { ...DEFAULT_BM25F, coord: 0 } }) },
   { name: "fts5 −name precision", kind: "ablation", factory: fts5BackendWith({ bm25f: { ...DEFAULT_BM25F, namePrecision: 0 } }) },
+  { name: "fts5 −vocabulary", kind: "ablation", factory: fts5BackendWith({ bm25f: { ...DEFAULT_BM25F, vocabulary: false } }) },
   { name: "fts5 −thesaurus", kind: "ablation", factory: fts5BackendWith({ expansion: { thesaurus: false } }) },
   { name: "fts5 −typos", kind: "ablation", factory: fts5BackendWith({ expansion: { typos: false } }) },
   { name: "fts5 −both", kind: "ablation", factory: fts5BackendWith({ expansion: { thesaurus: false, typos: false } }) },
@@ -99,19 +135,25 @@ export const RANKERS: readonly RankerSpec[] = [
 
 type Ranker = { spec: RankerSpec; search: (q: string) => string[]; close?: () => void };
 
-async function buildRankers(docs: readonly SearchDoc[], indexMs?: Record<string, number>): Promise<Ranker[]> {
+async function buildRankers(docs: readonly SearchDoc[], wanted: ReadonlySet<string> | undefined, indexMs?: Record<string, number>): Promise<Ranker[]> {
   const rankers: Ranker[] = [];
+  const built = new Map<SearchBackendFactory, ToolIndex>();
   for (const spec of RANKERS) {
+    const reused = spec.factory !== undefined && built.has(spec.factory);
+    if (wanted !== undefined && spec.name !== BASELINE_NAME && spec.name !== DEFAULT_RANKER && !wanted.has(spec.name)) continue;
     const t0 = performance.now();
     if (spec.factory === undefined) {
       const baseline = plainBm25(docs);
       rankers.push({ spec, search: (q) => baseline.search(q, 10) });
     } else {
-      const index = await ToolIndex.build(() => spec.factory!.create(), docs);
+      // The intents ablations rank with the default backend's index: one build, not four.
+      const shared = built.get(spec.factory);
+      const index = shared ?? (await ToolIndex.build(() => spec.factory!.create(), docs));
+      built.set(spec.factory, index);
       const intents = spec.intents ?? {};
-      rankers.push({ spec, search: (q) => index.search(q, { limit: 10, intents }).map((h) => h.id), close: () => index.close() });
+      rankers.push({ spec, search: (q) => index.search(q, { limit: 10, intents }).map((h) => h.id), ...(shared ? {} : { close: () => index.close() }) });
     }
-    if (indexMs) indexMs[spec.name] = round(performance.now() - t0, 1);
+    if (indexMs && !reused) indexMs[spec.name] = round(performance.now() - t0, 1);
   }
   return rankers;
 }
@@ -121,43 +163,105 @@ export async function runRelevanceBench(options: RelevanceOptions): Promise<Rele
   const splits: SplitResult[] = [];
   const indexMs: Record<string, number> = {};
   const sealDocs = loadSealTools(options.dataDir);
-  const sets: Array<{ dataset: string; docs: SearchDoc[]; splits: Array<[SplitName, JudgedQuery[], number]>; indexMs?: Record<string, number> }> = [
+  const metaStride = options.metaToolStride ?? 1;
+  type Split = [SplitName, SplitRole, JudgedQuery[], number];
+  const sets: Array<{ dataset: string; docs: () => SearchDoc[]; splits: () => Split[]; indexMs?: Record<string, number> }> = [
     {
       dataset: "LiveMCPBench",
-      docs: loadLiveMcpTools(options.dataDir),
-      splits: [
-        ["dev-queries-all", loadLiveMcpQueries(options.dataDir, "all"), 1],
-        ["dev-queries", loadLiveMcpQueries(options.dataDir, "tune"), 1],
-        ["dev-queries-held-out", loadLiveMcpQueries(options.dataDir, "held-out"), 1],
+      docs: () => loadLiveMcpTools(options.dataDir),
+      splits: () => [
+        ["dev-queries-all", "other", loadLiveMcpQueries(options.dataDir, "all"), 1],
+        ["dev-queries", "dev", loadLiveMcpQueries(options.dataDir, "tune"), 1],
+        ["dev-queries-held-out", "held-out", loadLiveMcpQueries(options.dataDir, "held-out"), 1],
       ],
     },
     {
       dataset: "Seal-Tools",
-      docs: sealDocs,
-      splits: [
-        ["dev", loadSealQueries(options.dataDir, "dev"), options.stride],
-        ["test_in_domain", loadSealQueries(options.dataDir, "test_in_domain"), options.stride],
-        ["dev-multi-step", multiStep(loadSealQueries(options.dataDir, "dev")), options.stride],
-        ["test_in_domain-multi-step", multiStep(loadSealQueries(options.dataDir, "test_in_domain")), options.stride],
+      docs: () => sealDocs,
+      splits: () => [
+        ["dev", "dev", loadSealQueries(options.dataDir, "dev"), options.stride],
+        ["test_in_domain", "held-out", loadSealQueries(options.dataDir, "test_in_domain"), options.stride],
+        ["dev-multi-step", "other", multiStep(loadSealQueries(options.dataDir, "dev")), options.stride],
+        ["test_in_domain-multi-step", "other", multiStep(loadSealQueries(options.dataDir, "test_in_domain")), options.stride],
       ],
       indexMs,
     },
+    {
+      dataset: "MetaTool",
+      docs: () => loadMetaToolTools(options.dataDir),
+      splits: () => [
+        ["tune", "dev", loadMetaToolQueries(options.dataDir, "tune"), metaStride],
+        ["validate", "held-out", loadMetaToolQueries(options.dataDir, "validate"), metaStride],
+      ],
+    },
   ];
+  const wanted = options.rankers === undefined ? undefined : new Set(options.rankers);
   for (const set of sets) {
-    const rankers = await buildRankers(set.docs, set.indexMs);
+    if (options.datasets !== undefined && !options.datasets.includes(set.dataset)) continue;
+    const docs = set.docs();
+    const rankers = await buildRankers(docs, wanted, set.indexMs);
     try {
-      for (const [split, all, stride] of set.splits) {
+      for (const [split, role, all, stride] of set.splits()) {
         const queries = all.filter((_, i) => i % stride === 0);
         const result = scoreSplit(rankers, queries);
-        splits.push({ dataset: set.dataset, split, tools: set.docs.length, totalQueries: all.length, sampled: queries.length, rankers: result });
-        log(`${set.dataset} ${split} (${set.docs.length} tools, ${queries.length} queries)\n${formatTable(result)}`);
+        splits.push({ dataset: set.dataset, split, role, tools: docs.length, totalQueries: all.length, sampled: queries.length, rankers: result });
+        log(`${set.dataset} ${split} (${docs.length} tools, ${queries.length} queries)\n${formatTable(result)}`);
       }
     } finally {
       for (const r of rankers) r.close?.();
     }
   }
-  log(`index build on Seal-Tools (${sealDocs.length} tools): ${Object.entries(indexMs).map(([k, v]) => `${k} ${v} ms`).join(", ")}`);
-  return { dataset: "seal-tools+livemcpbench", tools: sealDocs.length, indexMs, splits };
+  if (Object.keys(indexMs).length > 0) log(`index build on Seal-Tools (${sealDocs.length} tools): ${Object.entries(indexMs).map(([k, v]) => `${k} ${v} ms`).join(", ")}`);
+  const summary = summarize(splits);
+  log(formatSummary(summary));
+  return { dataset: "seal-tools+livemcpbench+metatool", tools: sealDocs.length, indexMs, splits, summary };
+}
+
+/** Column names of the summary. */
+const SHORT_NAMES: Record<string, string> = {
+  "LiveMCPBench dev-queries": "LiveMCP 60",
+  "LiveMCPBench dev-queries-held-out": "LiveMCP 20",
+  "Seal-Tools dev": "Seal dev",
+  "Seal-Tools test_in_domain": "Seal test",
+  "MetaTool tune": "MetaTool tune",
+  "MetaTool validate": "MetaTool valid",
+};
+
+/** Top-1 / hit@5 per set and ranker, the means over dev and held-out sets, and where the default is below plain BM25. */
+export function summarize(splits: readonly SplitResult[]): RelevanceSummary {
+  const rows: SummaryRow[] = splits
+    .filter((s) => s.role !== "other")
+    .map((s) => ({
+      set: SHORT_NAMES[`${s.dataset} ${s.split}`] ?? `${s.dataset} ${s.split}`,
+      role: s.role,
+      rankers: Object.fromEntries(s.rankers.map((r) => [r.ranker, { top1: r.metrics.top1, top5: r.metrics.top5 }])),
+    }));
+  const mean = { dev: {}, "held-out": {} } as RelevanceSummary["mean"];
+  for (const role of ["dev", "held-out"] as const) {
+    const group = rows.filter((r) => r.role === role);
+    const names = new Set(group.flatMap((r) => Object.keys(r.rankers)));
+    for (const name of names) {
+      const present = group.map((r) => r.rankers[name]).filter((m) => m !== undefined);
+      const avg = (f: (m: { top1: number; top5: number }) => number) => round(present.reduce((a, m) => a + f(m), 0) / Math.max(1, present.length), 4);
+      mean[role][name] = { top1: avg((m) => m.top1), top5: avg((m) => m.top5) };
+    }
+  }
+  const belowBaseline = rows
+    .filter((r) => (r.rankers[DEFAULT_RANKER]?.top1 ?? 0) < (r.rankers[BASELINE_NAME]?.top1 ?? 0))
+    .map((r) => r.set);
+  return { rows, mean, belowBaseline };
+}
+
+/** The summary as text: one column per set (top-1 / hit@5), then the dev and held-out means. */
+export function formatSummary(summary: RelevanceSummary): string {
+  const names = [...new Set(summary.rows.flatMap((r) => Object.keys(r.rankers)))];
+  const cols = [...summary.rows.map((r) => `${r.set}${r.role === "held-out" ? "*" : ""}`), "mean dev", "mean held*"];
+  const width = Math.max(...cols.map((c) => c.length), 13);
+  const cell = (m: { top1: number; top5: number } | undefined) => (m === undefined ? "-" : `${m.top1.toFixed(3)}/${m.top5.toFixed(3)}`).padStart(width);
+  const head = `  ${"top-1/hit@5".padEnd(24)} ${cols.map((c) => c.padStart(width)).join(" ")}`;
+  const lines = names.map((n) => `  ${n.padEnd(24)} ${[...summary.rows.map((r) => r.rankers[n]), summary.mean.dev[n], summary.mean["held-out"][n]].map(cell).join(" ")}`);
+  const below = summary.belowBaseline.length === 0 ? "default above plain BM25 top-1 on every set" : `default BELOW plain BM25 top-1 on: ${summary.belowBaseline.join(", ")}`;
+  return ["summary (* held out)", head, ...lines, `  ${below}`].join("\n");
 }
 
 /** The requests that need several tools. */

@@ -7,7 +7,8 @@ import type { SearchHit, ToolDescription } from "./types.js";
 const MAX_SUMMARY_CHARS = 200;
 const MAX_DESCRIPTION_CHARS = 4000;
 
-export function toHit(entry: CatalogEntry, score: number): SearchHit {
+/** `weak`: a partial match given because nothing matched the request (search/partial-match.ts). */
+export function toHit(entry: CatalogEntry, score: number, weak?: boolean): SearchHit {
   const signature = signatureOf(entry.definition.inputSchema);
   return {
     id: entry.id,
@@ -17,6 +18,7 @@ export function toHit(entry: CatalogEntry, score: number): SearchHit {
     summary: oneLine(entry.definition.description, MAX_SUMMARY_CHARS),
     score: Math.min(1, Math.round(score * 1000) / 1000),
     ...(signature !== undefined ? { signature } : {}),
+    ...(weak === true ? { weak: true as const } : {}),
   };
 }
 

@@ -118,18 +118,29 @@ export class RunDispatcher {
       {},
       (q, clauses, n) => this.mergedClauses(q, clauses, n),
     );
-    return ranked.flatMap((hit) => {
+    const hits = ranked.length > 0 ? ranked : this.weakHits(query, limit);
+    return hits.flatMap((hit) => {
       const entry = catalog.get(hit.id);
-      return entry ? [toHit(entry, hit.score)] : [];
+      return entry ? [toHit(entry, hit.score, hit.weak)] : [];
     });
+  }
+
+  /**
+   * Nothing in the run matched a request: the best partial matches of both indexes, marked
+   * weak (search/partial-match.ts), client tools first on equal scores; only allowed tools.
+   */
+  private weakHits(query: string, limit: number): BackendHit[] {
+    const { catalog, index, clientIndex } = this.scope;
+    const hits = [...(clientIndex?.weakHits(query, limit, catalog.clientIds) ?? []), ...index.weakHits(query, limit, catalog.catalogIds)];
+    return hits.sort((a, b) => b.score - a.score).slice(0, limit);
   }
 
   /** One list ranked over both indexes; `score` is the relative score the model sees (mergeHits). */
   private mergedHits(query: string, limit: number): BackendHit[] {
     const { catalog, index, clientIndex } = this.scope;
     const stats = index.backend.corpusStats?.();
-    const hits = index.search(query, { limit, allowed: catalog.catalogIds, intents: false });
-    const clientHits = clientIndex?.search(query, { limit, allowed: catalog.clientIds, intents: false, ...(stats ? { stats } : {}) }) ?? [];
+    const hits = index.search(query, { limit, allowed: catalog.catalogIds, intents: false, weak: false });
+    const clientHits = clientIndex?.search(query, { limit, allowed: catalog.clientIds, intents: false, weak: false, ...(stats ? { stats } : {}) }) ?? [];
     return this.merge(hits, clientHits, limit, stats !== undefined);
   }
 

@@ -13,6 +13,11 @@ export interface SearchHit {
   score: number;
   /** A bounded TypeScript-like parameter hint, e.g. `(city: string, days?: integer)`. */
   signature?: string;
+  /**
+   * No tool matched the request's words: this is one of the best partial matches (a shared
+   * word prefix, or only one of the allowed tools). A model should rephrase, not conclude.
+   */
+  weak?: true;
 }
 
 /** The answer to a batch search: one entry per query, in order. */

@@ -39,9 +39,12 @@ export interface QueryTerm {
 // and the separators tool names use (`_ - . : /`). Everything else separates chunks.
 const CHUNK = /[\p{L}\p{N}\p{M}]+(?:[_\-.:/@]+[\p{L}\p{N}\p{M}]+)*/gu;
 // Inside a chunk: camelCase words, acronyms (the `HTTP` of `getHTTPResponse`), digit runs, and
-// runs of scripts without case (CJK, ...). An acronym stops before a capital that starts a word.
-const WORD = /\p{Lu}+(?=\p{Lu}\p{Ll})|[\p{Lu}\p{Lt}]?[\p{Ll}\p{M}]+|\p{Lu}+\p{M}*|\p{N}+|[\p{Lo}\p{Lm}\p{M}]+/gu;
+// runs of scripts without case (CJK, ...). An acronym stops before a capital that starts a word;
+// an acronym's plural (`VMs`, `listURLs`, `IDs`) is one word, its `s` dropped (see ACRONYM_PLURAL).
+const WORD = /\p{Lu}{2,}s(?!\p{Ll})|\p{Lu}+(?=\p{Lu}\p{Ll})|[\p{Lu}\p{Lt}]?[\p{Ll}\p{M}]+|\p{Lu}+\p{M}*|\p{N}+|[\p{Lo}\p{Lm}\p{M}]+/gu;
 const SEPARATORS = /[_\-.:/@]+/g;
+/** `VMs` is the plural of `VM`, not `V` + `Ms`: it indexes as `vm`, as `VM` and `vm` do. */
+const ACRONYM_PLURAL = /^\p{Lu}{2,}s$/u;
 const ASCII_WORD = /^[a-z]+$/;
 const PLAIN_ASCII = /^[A-Za-z0-9]*$/;
 const SIMPLE_WORD = /^(?:[A-Z]?[a-z]+|[0-9]+)$/;
@@ -73,7 +76,7 @@ export function splitIdentifier(identifier: string): string[] {
   const text = PLAIN_ASCII.test(identifier) ? identifier : identifier.normalize("NFC");
   for (const part of text.split(SEPARATORS)) {
     for (const match of part.matchAll(WORD)) {
-      const word = clean(match[0]);
+      const word = clean(ACRONYM_PLURAL.test(match[0]) ? match[0].slice(0, -1) : match[0]);
       if (word !== "") words.push(word);
     }
   }
@@ -257,6 +260,28 @@ export function synonymsOf(term: string): string[] {
   return [...out];
 }
 
+// `<resource-group-name>`, `{vaultName}`: a value to fill in, named like the parameter that takes it.
+const PLACEHOLDER = /<([\p{L}\p{N}_\-.:]{1,64})>|\{([\p{L}\p{N}_\-.:]{1,64})\}/gu;
+
+/**
+ * A request that quotes a command's placeholders ("list VMs in <resource-group-name>") names a
+ * parameter, not what to do: each placeholder of several words counts as its whole identifier
+ * only (`resource_group_name`, which a parameter of that name holds), not as its words
+ * ("resource", "group", "name" would favour every tool that mentions a name). A one-word
+ * placeholder (`<city>`) stays a word. Returns the text without them and their whole terms.
+ */
+function placeholders(query: string): { text: string; wholes: string[] } {
+  if (!query.includes("<") && !query.includes("{")) return { text: query, wholes: [] };
+  const wholes: string[] = [];
+  const text = query.replace(PLACEHOLDER, (all: string, angle?: string, brace?: string) => {
+    const whole = wholeTerm(angle ?? brace ?? "");
+    if (whole === undefined) return ` ${angle ?? brace ?? ""} `;
+    wholes.push(whole);
+    return " ";
+  });
+  return { text, wholes };
+}
+
 /** Longer queries are cut: beyond this many distinct terms a query only gets slower, not better. */
 export const MAX_QUERY_TERMS = 48;
 
@@ -267,7 +292,8 @@ export const MAX_QUERY_TERMS = 48;
 export function analyzeQuery(query: string): QueryTerm[] {
   const seen = new Set<string>();
   const out: QueryTerm[] = [];
-  for (const term of analyzeText(query)) {
+  const { text, wholes } = placeholders(query);
+  for (const term of [...analyzeText(text), ...wholes]) {
     if (seen.has(term)) continue;
     seen.add(term);
     out.push({ term, synonymKeys: [...synonymKeys(term)] });

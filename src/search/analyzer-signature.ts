@@ -18,7 +18,7 @@ const PROBE = {
   id: "mcp:git-hub:createIssue_v2",
   name: "getHTTPResponse.parse-JSON",
   owner: "Café Owner",
-  description: "Creates, lists and deleted the running processes' images; 東京 weather ✓ and naïve users of hackernews.",
+  description: "Creates, lists and deleted the running processes' images; 東京 weather ✓ and naïve users of hackernews, listing VMs by their IDs.",
   params: [{ name: "repoName", description: "Searching tickets for queries" }],
 };
 
@@ -28,7 +28,7 @@ export function analyzerSignature(): string {
   if (cached === undefined) {
     const material = JSON.stringify([
       analyzeDoc(PROBE),
-      analyzeQuery("please find and update the repos' mails"),
+      analyzeQuery("please find and update the repos' mails in <resource-group-name>"),
       [...STOPWORDS].sort(),
       SYNONYM_GROUPS,
       THESAURUS_GROUPS,

@@ -76,10 +76,19 @@ export type Searcher = (query: string, limit: number) => BackendHit[];
 export type ClauseSearcher = (query: string, clauses: readonly string[], limit: number) => BackendHit[][];
 
 /**
- * The hits for a request: the whole request's ranking fused with each clause's, then the tail
- * filled with linked siblings of the first hits (see withSiblings). Scores of a fused list
+ * Depth of each list fused: the fused order of the first hits must not depend on how many hits
+ * were asked for (a tool third in a clause's list at depth 20 is cut at depth 2), so lists are
+ * ranked at least this deep and the fused list cut to the limit afterwards. Limits up to this
+ * give the same first k hits; the backends' top-k selection is cheap at this size.
+ */
+export const FUSION_DEPTH = 20;
+
+/**
+ * The hits for a request: the whole request's ranking fused with each clause's, then linked
+ * siblings of the first hits after SIBLING_POSITION (see withSiblings). Scores of a fused list
  * are fusion scores from 0 to 1 (see fuse). `searchClauses`, when given, ranks the whole and
- * the clauses at once; otherwise each is a `search`.
+ * the clauses at once; otherwise each is a `search`. The first k hits are the same whatever
+ * limit ≥ k is asked (up to FUSION_DEPTH).
  */
 export function searchIntents(
   query: string,
@@ -91,12 +100,14 @@ export function searchIntents(
 ): BackendHit[] {
   const clauses = splitClauses(query);
   if (clauses.length === 1) return search(query, limit);
+  const depth = Math.max(limit, FUSION_DEPTH);
   let hits: BackendHit[];
-  if (options.clauses === false) hits = search(query, limit);
-  else hits = fuse(searchClauses?.(query, clauses, limit) ?? [search(query, limit), ...clauses.map((c) => search(c, limit))], limit);
+  if (options.clauses === false) hits = search(query, depth);
+  else hits = fuse(searchClauses?.(query, clauses, depth) ?? [search(query, depth), ...clauses.map((c) => search(c, depth))], depth);
   // Only for tasks of several steps: a one-action request wants alternatives in its tail, not
   // the next steps (siblings there cost dev-queries 0.01–0.05 of R@10).
-  return options.siblings === false || siblingsOf === undefined ? hits : withSiblings(hits, limit, siblingsOf);
+  const out = options.siblings === false || siblingsOf === undefined ? hits : withSiblings(hits, depth, siblingsOf);
+  return out.slice(0, limit);
 }
 
 /**
@@ -130,34 +141,42 @@ export function fuse(lists: ReadonlyArray<readonly BackendHit[]>, limit: number)
     .map(([id, score]) => ({ id, score }));
 }
 
-/** Hits of the tail given to siblings: a quarter of the limit, so the ranking's own first hits stay. */
-const SIBLING_SHARE = 0.25;
+/**
+ * Where linked siblings go: after this many of the ranking's own hits (the first 8 of 10, as
+ * the quarter of a limit of 10 they took before), whatever the limit, so that a small limit
+ * keeps the ranking's best hits and a bigger one shows the same first hits.
+ */
+export const SIBLING_POSITION = 8;
+/** Siblings carried at most. */
+const SIBLING_SLOTS = 2;
 /** Whose siblings are carried: the first hits only. */
 const SIBLING_ANCHORS = 3;
 
 /**
  * A task's steps are often implied, not stated: "a PDF report with a word cloud" needs
- * create-document, add-paragraph, add-picture and convert-to-pdf of one server. The last
- * quarter of the hits goes to the linked siblings (ToolIndex.siblings) of the first hits that
- * the ranking left out; the hits they replace are the ranking's weakest.
+ * create-document, add-paragraph, add-picture and convert-to-pdf of one server. The linked
+ * siblings (ToolIndex.siblings) of the first hits that the first SIBLING_POSITION hits left out
+ * come next, then the rest of the ranking (without them): the hits they push down are the
+ * ranking's weaker ones, and no limit changes the order of the first hits.
  */
 export function withSiblings(hits: readonly BackendHit[], limit: number, siblingsOf: (id: string) => readonly string[]): BackendHit[] {
-  const slots = Math.floor(limit * SIBLING_SHARE);
-  if (slots === 0 || hits.length === 0) return [...hits];
-  const present = new Set(hits.map((h) => h.id));
+  if (hits.length <= SIBLING_POSITION || limit <= SIBLING_POSITION) return hits.slice(0, limit);
+  const head = hits.slice(0, SIBLING_POSITION);
+  const present = new Set(head.map((h) => h.id));
   const extra: string[] = [];
   for (const hit of hits.slice(0, SIBLING_ANCHORS)) {
     for (const id of siblingsOf(hit.id)) {
-      if (extra.length >= slots) break;
+      if (extra.length >= SIBLING_SLOTS) break;
       if (!present.has(id)) {
         present.add(id);
         extra.push(id);
       }
     }
   }
-  if (extra.length === 0) return [...hits];
-  const keep = hits.slice(0, Math.max(limit - extra.length, 0));
-  const floor = keep[keep.length - 1]?.score ?? 0;
-  // Just below the last kept hit: siblings never outrank what the ranking chose.
-  return [...keep, ...extra.map((id, i) => ({ id, score: floor * (1 - (i + 1) * 1e-6) }))];
+  if (extra.length === 0) return hits.slice(0, limit);
+  const floor = head[head.length - 1]?.score ?? 0;
+  // Just below the last hit before them: siblings never outrank what the ranking put first.
+  const siblings = extra.map((id, i) => ({ id, score: floor * (1 - (i + 1) * 1e-6) }));
+  const rest = hits.slice(SIBLING_POSITION).filter((h) => !present.has(h.id));
+  return [...head, ...siblings, ...rest].slice(0, limit);
 }

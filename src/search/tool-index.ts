@@ -4,12 +4,15 @@
  * - a query that is exactly a tool's name or id (case-insensitive) puts those tools first
  *   (one name may belong to several owners: all of them, ids before names);
  * - a query with no usable terms returns [], never an arbitrary slice;
+ * - a query with content words over a non-empty allowed catalog never returns []: when no tool
+ *   matches, the best partial matches, marked `weak` (partial-match.ts);
  * - `limit` allowed hits whenever that many allowed tools match (backends over-fetch).
  * `allowed` is the run's effective catalog: nothing outside it is ever returned or suggested.
  */
 import { IndexClosedError } from "../errors.js";
 import { IdSuggester } from "./id-suggester.js";
 import { searchIntents, type IntentOptions } from "./intents.js";
+import { ownVocabulary, PartialMatcher } from "./partial-match.js";
 import { linkOwner, ownerKey } from "./siblings.js";
 import type { BackendHit, CorpusStats, SearchBackend, SearchDoc } from "./types.js";
 
@@ -24,6 +27,12 @@ export interface ToolIndexSearchOptions {
    * lists itself asks for, see RunDispatcher.searchOne).
    */
   intents?: IntentOptions | false;
+  /**
+   * When nothing matches a request with content words, return the best partial matches marked
+   * `weak` (default true). False for a caller that merges several indexes and falls back itself
+   * (RunDispatcher): one index's weak hits must not sit beside another's real ones.
+   */
+  weak?: boolean;
 }
 
 const SELECT_PREFIX = "select:";
@@ -41,6 +50,7 @@ export class ToolIndex {
   readonly #byLowerName = new Map<string, string[]>();
   #closed = false;
   #suggester: IdSuggester | undefined;
+  #partial: PartialMatcher | undefined;
   /** ownerKey → that owner's docs, and its sibling links once made (siblings.ts). */
   readonly #byOwner = new Map<string, SearchDoc[]>();
   readonly #links = new Map<string, Map<string, string[]>>();
@@ -102,6 +112,26 @@ export class ToolIndex {
     this.#assertOpen();
     const limit = Math.floor(options.limit);
     if (!(limit > 0)) return [];
+    const hits = this.#ranked(query, limit, options);
+    if (hits.length > 0 || options.weak === false) return hits;
+    return this.weakHits(query, limit, options.allowed);
+  }
+
+  /**
+   * The best partial matches of a request that no tool matched, each marked `weak`: prefix
+   * matches of its words, then the other allowed tools in catalog order (partial-match.ts).
+   * [] for a request without content words, a `select:` list (exact: what it names or
+   * nothing) or an empty allowed catalog.
+   */
+  weakHits(query: string, limit: number, allowed?: ReadonlySet<string>): BackendHit[] {
+    this.#assertOpen();
+    if (query.trim().toLowerCase().startsWith(SELECT_PREFIX) || !PartialMatcher.hasContent(query)) return [];
+    // Built on the first miss: most indexes never need it.
+    this.#partial ??= new PartialMatcher(this.backend.corpusStats?.()?.termDocs?.() ?? ownVocabulary(this.#docs.values()), () => this.#docs.keys());
+    return this.#partial.match(query, Math.floor(limit), allowed);
+  }
+
+  #ranked(query: string, limit: number, options: ToolIndexSearchOptions): BackendHit[] {
     if (options.intents === false) return this.#searchOne(query, limit, options);
     const allowed = options.allowed;
     return searchIntents(

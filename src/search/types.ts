@@ -41,12 +41,26 @@ export interface CorpusStats {
   df(term: string): number;
   /** Vocabulary terms a misspelt word may have meant, best first (query-expansion.ts). */
   corrections?(word: string): readonly string[];
+  /** The indexed terms and the docs holding each, for partial matches (partial-match.ts). */
+  termDocs?(): Vocabulary;
+}
+
+/** An index's vocabulary as partial matching reads it. */
+export interface Vocabulary {
+  /** Distinct terms, sorted (code-unit order). */
+  readonly terms: readonly string[];
+  /** Ids of the docs holding a term in any field, [] for an unknown term. */
+  docs(term: string): readonly string[];
+  /** Docs indexed. */
+  readonly size: number;
 }
 
 export interface BackendHit {
   id: string;
   /** Higher is better. Scales differ between backends; only the order is comparable. */
   score: number;
+  /** A partial match given because nothing matched the request (partial-match.ts). */
+  weak?: true;
 }
 
 /**

