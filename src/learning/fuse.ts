@@ -1,0 +1,47 @@
+/**
+ * The catalog's ranking and the learned one as one list. The catalog's own text always counts:
+ * a hit's fused score is its catalog score (relative, 0..1, as the model sees it) plus the
+ * learned score scaled to the same range and weighted by how much evidence there is, so that a
+ * learned field with a few weak terms only breaks ties and one with many strong terms leads.
+ * Only ids the caller allows (the run's effective catalog) ever get a learned score, so fusion
+ * can reorder the allowed tools and add allowed ones the catalog text missed, nothing more.
+ */
+import type { BackendHit } from "../search/types.js";
+
+export interface FusedHit extends BackendHit {
+  /** The hit ranks higher than the catalog text alone put it (or the catalog text did not find it). */
+  learned: boolean;
+}
+
+export interface FuseParams {
+  /** Weight of the learned part (options.weight). */
+  weight: number;
+  /** Learned BM25 at which evidence counts half (evidence = s / (s + half)). */
+  half: number;
+}
+
+export const DEFAULT_FUSE: Omit<FuseParams, "weight"> = { half: 4 };
+
+/**
+ * `ranked`: the catalog's hits, best first (scores relative, exact matches at 1 and first).
+ * `learned`: learned scores of allowed ids. Returns `limit` hits.
+ */
+export function fuseLearned(ranked: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number, params: FuseParams): FusedHit[] {
+  if (learned.size === 0 || params.weight === 0) return ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
+  const top = Math.max(...ranked.map((h) => h.score), Number.EPSILON);
+  let best = 0;
+  for (const s of learned.values()) best = Math.max(best, s);
+  // How much to trust the learned list for this request: its best score's evidence, 0..1.
+  const evidence = best / (best + params.half);
+  const scale = (params.weight * evidence) / best;
+  const catalogRank = new Map(ranked.map((h, i) => [h.id, i]));
+  const fused = new Map<string, number>();
+  for (const h of ranked) fused.set(h.id, h.score / top);
+  for (const [id, s] of learned) fused.set(id, (fused.get(id) ?? 0) + s * scale);
+  const order = [...fused.entries()].sort((a, b) => b[1] - a[1] || (catalogRank.get(a[0]) ?? Infinity) - (catalogRank.get(b[0]) ?? Infinity));
+  const norm = Math.max(order[0]?.[1] ?? 1, Number.EPSILON);
+  return order.slice(0, limit).map(([id, score], i) => {
+    const before = catalogRank.get(id);
+    return { id, score: score / norm, learned: learned.has(id) && (before === undefined || before > i) };
+  });
+}
