@@ -40,6 +40,7 @@ import { runRelevanceBench } from "./relevance/relevance-bench.js";
 import { writeReport } from "./report/write.js";
 import { runCodeModeSuite } from "./suites/code-mode-suite.js";
 import { runSearchSuite } from "./suites/search-suite.js";
+import { runLearningBench } from "./learning/learning-bench.js";
 import { stallPlan } from "./stall/plan.js";
 import { runStallBench, stallProblems } from "./stall/stall-bench.js";
 import { flagValue } from "./harness/args.js";
@@ -225,6 +226,14 @@ export async function runBench(args: BenchArgs, root: string, log: Progress, arg
     );
   }
 
+  if (wanted.has("learning")) {
+    suites.learning = await suite(
+      "learning",
+      log,
+      async () => (dataDir ? runLearningBench({ dataDir, quick: args.quick, log: log.scope("learning") }) : { skipped: `${noData}; learning needs MetaTool` }),
+      (r) => (r.poisoning.some((p) => p.othersChanged > 0) ? `poisoning moved others' rankings: ${r.poisoning.map((p) => `${p.scope} ${p.othersChanged}`).join(", ")}` : undefined),
+    );
+  }
   if (wanted.has("stall")) {
     suites.stall = await suite(
       "stall",

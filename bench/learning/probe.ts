@@ -17,6 +17,8 @@ const weight = Number(process.argv[6] ?? 1);
 DEFAULT_FUSE.half = half;
 LEARNED_BM25.k1 = k1;
 LEARNED_BM25.b = b;
+LEARNED_BM25.kind = (process.env.KIND ?? "share") as "share" | "bm25" | "hybrid";
+LEARNED_BM25.alpha = Number(process.env.ALPHA ?? 2);
 const t = performance.now();
 const probeSet = mode === "tune" ? { ...set, past: past.slice(0, cut), heldOut: past.slice(cut) } : { ...set, past };
 const pts = Number(process.argv[7] ?? probeSet.past.length);

@@ -16,11 +16,12 @@ export interface FusedHit extends BackendHit {
 export interface FuseParams {
   /** Weight of the learned part (options.weight). */
   weight: number;
-  /** Learned BM25 at which evidence counts half (evidence = s / (s + half)). */
+  /** Learned score at which evidence counts half (evidence = s / (s + half)); 0: the learned score is its own evidence (already in [0, 1)). */
   half: number;
 }
 
-export const DEFAULT_FUSE: Omit<FuseParams, "weight"> = { half: 4 };
+/** 0: the learned scores (model.ts, "hybrid") carry their own trust, in [0, 1). With "bm25" scores, 40 was best on MetaTool tune. */
+export const DEFAULT_FUSE: Omit<FuseParams, "weight"> = { half: 0 };
 
 /**
  * `ranked`: the catalog's hits, best first (scores relative, exact matches at 1 and first).
@@ -31,9 +32,8 @@ export function fuseLearned(ranked: readonly BackendHit[], learned: ReadonlyMap<
   const top = Math.max(...ranked.map((h) => h.score), Number.EPSILON);
   let best = 0;
   for (const s of learned.values()) best = Math.max(best, s);
-  // How much to trust the learned list for this request: its best score's evidence, 0..1.
-  const evidence = best / (best + params.half);
-  const scale = (params.weight * evidence) / best;
+  // How much to trust the learned list for this request: its best score's evidence, 0..1 (or the score itself, when it is a share).
+  const scale = params.half === 0 ? params.weight : (params.weight * (best / (best + params.half))) / best;
   const catalogRank = new Map(ranked.map((h, i) => [h.id, i]));
   const fused = new Map<string, number>();
   for (const h of ranked) fused.set(h.id, h.score / top);

@@ -124,7 +124,10 @@ export class Learner {
   /** Learned scores of allowed tools for a request in a scope (empty when nothing learned applies). */
   scores(scope: string, request: string, allowed: ReadonlySet<string>): Map<string, number> {
     if (this.options.weight === 0) return new Map();
-    return this.#model.score(scope, learnedTerms(request, this.options.maxTermsPerRequest), allowed, this.now());
+    const scores = this.#model.score(scope, learnedTerms(request, this.options.maxTermsPerRequest), allowed, this.now());
+    // Tools the request earns no trust for are left out: an empty map ranks exactly as without learning.
+    for (const [tool, s] of scores) if (!(s > 0)) scores.delete(tool);
+    return scores;
   }
 
   fuse(ranked: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number): FusedHit[] {

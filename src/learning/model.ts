@@ -61,7 +61,7 @@ class ScopeModel {
   /** Bumped on every change: the cached lengths below are for one version. */
   version = 0;
   /** Bag lengths (sum of active decayed counts) and their mean, cached per version and hour: decay moves them slowly. */
-  cache: { version: number; at: number; mean: number; lengths: Map<string, number> } | undefined;
+  cache: { version: number; at: number; mean: number; total: number; lengths: Map<string, number> } | undefined;
 }
 
 /** Cached bag lengths are recomputed at least this often (decay changes them slowly). */
@@ -73,10 +73,23 @@ const LN2 = Math.LN2;
 export interface LearnedScoreParams {
   k1: number;
   b: number;
+  /** "share": the share of the request's information that points to the tool (see score); "bm25": BM25 over the bags. */
+  kind: "share" | "bm25" | "hybrid";
+  /** share: pseudo-count added to a term's total, so that a term seen three times is weaker evidence than one seen thirty. */
+  alpha: number;
 }
 
-/** BM25 over learned bags, tuned on MetaTool tune (replay 80%, score 20%): k1 high, so that a term seen in 30 sessions of one tool and 3 of another tells them apart (k1 1.2: 0.60 top-1, 20: 0.72). */
-export const LEARNED_BM25: LearnedScoreParams = { k1: 20, b: 0.3 };
+/**
+ * How learned bags are scored, chosen on MetaTool's tune split alone (replay 80% of it, score
+ * the other 20%; `node dist/bench/learning/probe.js`), top-1 at 100 / 1,000 / 13,140 sessions,
+ * 0.453 without learning:
+ * - "bm25" (k1 20, b 0.3; k1 1.2 gave 0.60 at the end): ... / 0.427 / 0.765: best with much
+ *   traffic, but a few weak pairs early push generic words' tools to the top;
+ * - "share" (weight 8): ... / 0.537 / 0.694: never hurts, learns slowly;
+ * - "hybrid" (weight 20): 0.455 / 0.505 / 0.743: BM25 orders the learned tools, the share of
+ *   the request's information they cover says how far to trust them. The default.
+ */
+export const LEARNED_BM25: LearnedScoreParams = { k1: 20, b: 0.3, kind: "hybrid", alpha: 2 };
 
 export class LearnedModel {
   readonly #scopes = new Map<string, ScopeModel>();
@@ -127,15 +140,27 @@ export class LearnedModel {
   }
 
   /**
-   * Learned scores of the tools in `allowed` for these request terms, in one scope: BM25 over
-   * the active records (count as tf, an IDF over the scope's learned bags, length-normalised by
-   * each bag's total count). Tools outside `allowed` are never scored, so nothing here can make
-   * a tool visible that policy hides.
+   * Learned scores of the tools in `allowed` for these request terms, in one scope (see
+   * LEARNED_BM25): by default each tool's BM25 over the active records (count as tf, an IDF
+   * over the catalog, length-normalised by each bag's total count) relative to the best, times
+   * the trust the request earns (#shareScore's best), so in [0, 1). Tools outside `allowed` are
+   * never scored, so nothing here can make a tool visible that policy hides.
    */
   score(scopeKey: string, terms: readonly string[], allowed: ReadonlySet<string>, now: number, params: LearnedScoreParams = LEARNED_BM25): Map<string, number> {
     const out = new Map<string, number>();
     const scope = this.#scopes.get(scopeKey);
     if (scope === undefined || terms.length === 0) return out;
+    if (params.kind === "share") return this.#shareScore(scope, terms, allowed, now, params.alpha);
+    if (params.kind === "hybrid") {
+      const share = this.#shareScore(scope, terms, allowed, now, params.alpha);
+      const bm25 = this.score(scopeKey, terms, allowed, now, { ...params, kind: "bm25" });
+      let trust = 0;
+      for (const v of share.values()) trust = Math.max(trust, v);
+      let top = 0;
+      for (const v of bm25.values()) top = Math.max(top, v);
+      for (const [tool, v] of bm25) out.set(tool, top > 0 ? (v / top) * trust : 0);
+      return out;
+    }
     const n = scope.tools.size;
     let avg = 0;
     const lengthOf = (tool: string): number => this.#lengthOf(scope, tool, now);
@@ -150,13 +175,49 @@ export class LearnedModel {
       }
       if (hits.length === 0) continue;
       if (avg === 0) avg = this.#lengths(scope, now).mean;
-      const idf = Math.log(1 + (n - hits.length + 0.5) / (hits.length + 0.5));
+      // The IDF counts every tool whose bag holds the term, active or not, over the whole
+      // catalog: a word of every request ("find", "can") is in many bags long before any of
+      // them is active, and must weigh nothing even when only one tool has it active yet.
+      const df = Math.max(hits.length, tools.size);
+      const idf = Math.log(1 + (Math.max(n, allowed.size) - df + 0.5) / (df + 0.5));
       for (const [tool, tf] of hits) {
         if (!allowed.has(tool)) continue;
         const norm = params.k1 * (1 - params.b + (params.b * lengthOf(tool)) / avg);
         out.set(tool, (out.get(tool) ?? 0) + (idf * tf * (params.k1 + 1)) / (tf + norm));
       }
     }
+    return out;
+  }
+
+  /**
+   * The share of the request's information that points to each tool: every request term weighs
+   * its IDF over what the scope was taught (a term in most taught requests weighs little, one
+   * never taught weighs most), and gives each tool the share of the term's taught count that
+   * is that tool's (active records only; the total counts pending ones too, plus `alpha`).
+   * The sum over the request's terms, over the request's whole IDF mass, is in [0, 1): a
+   * request whose words were mostly taught for one tool scores near 1 for it; one with a
+   * single taught word among new ones scores low, so the catalog's text leads.
+   */
+  #shareScore(scope: ScopeModel, terms: readonly string[], allowed: ReadonlySet<string>, now: number, alpha: number): Map<string, number> {
+    const out = new Map<string, number>();
+    const total = this.#lengths(scope, now).total;
+    let mass = 0;
+    for (const term of new Set(terms)) {
+      const tools = scope.byTerm.get(term);
+      let sum = 0;
+      const active: Array<[string, number]> = [];
+      for (const tool of tools ?? []) {
+        const record = scope.tools.get(tool)?.get(term);
+        if (record === undefined) continue;
+        const c = this.#decayed(record, now);
+        sum += c;
+        if (this.#active(record) && allowed.has(tool)) active.push([tool, c]);
+      }
+      const idf = Math.log(1 + total / (sum + 0.5));
+      mass += idf;
+      for (const [tool, c] of active) out.set(tool, (out.get(tool) ?? 0) + (idf * c) / (sum + alpha));
+    }
+    if (mass > 0) for (const [tool, v] of out) out.set(tool, v / mass);
     return out;
   }
 
@@ -251,22 +312,27 @@ export class LearnedModel {
   }
 
   /** The scope's bag lengths and their mean (over bags with an active record), cached. */
-  #lengths(scope: ScopeModel, now: number): { mean: number; lengths: Map<string, number> } {
+  #lengths(scope: ScopeModel, now: number): { mean: number; total: number; lengths: Map<string, number> } {
     const cached = scope.cache;
     if (cached !== undefined && cached.version === scope.version && Math.abs(now - cached.at) < LENGTH_CACHE_MS) return cached;
     let total = 0;
+    let all = 0;
     let tools = 0;
     const lengths = new Map<string, number>();
     for (const [tool, bag] of scope.tools) {
       let len = 0;
-      for (const r of bag.values()) if (this.#active(r)) len += this.#decayed(r, now);
+      for (const r of bag.values()) {
+        const c = this.#decayed(r, now);
+        all += c;
+        if (this.#active(r)) len += c;
+      }
       lengths.set(tool, len);
       if (len > 0) {
         total += len;
         tools++;
       }
     }
-    scope.cache = { version: scope.version, at: now, mean: tools === 0 ? 1 : total / tools, lengths };
+    scope.cache = { version: scope.version, at: now, mean: tools === 0 ? 1 : total / tools, total: all, lengths };
     return scope.cache;
   }
 

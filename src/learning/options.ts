@@ -26,7 +26,7 @@ export interface LearningObject {
   maxTermsPerRequest?: number;
   /** Half-life of a learned count, days (default 30). */
   halfLifeDays?: number;
-  /** Weight of the learned score against the catalog's own relative score (default 10: strong learned evidence leads; 0 learns without using it). */
+  /** Weight of the learned score against the catalog's own relative score (default 20: a request mostly made of words taught for one tool follows them; 0 learns without using it). */
   weight?: number;
   /** How often what was learned is written to the store, ms (default 5000). */
   flushMs?: number;
@@ -64,7 +64,7 @@ export const DEFAULT_LEARNING: Omit<ResolvedLearningOptions, "enabled"> = {
   maxToolsPerSession: 8,
   maxTermsPerRequest: 16,
   halfLifeDays: 30,
-  weight: 10,
+  weight: 20,
   flushMs: 5_000,
   maxScopes: 1_024,
   seenPerPair: 8,
