@@ -231,7 +231,10 @@ export async function runBench(args: BenchArgs, root: string, log: Progress, arg
       "learning",
       log,
       async () => (dataDir ? runLearningBench({ dataDir, quick: args.quick, log: log.scope("learning") }) : { skipped: `${noData}; learning needs MetaTool` }),
-      (r) => (r.poisoning.some((p) => p.othersChanged > 0) ? `poisoning moved others' rankings: ${r.poisoning.map((p) => `${p.scope} ${p.othersChanged}`).join(", ")}` : undefined),
+      (r) => {
+        const bad = r.poisoning.filter((p) => (p.scope === "agent" && p.othersChanged > 0) || p.othersFalseTop1After > p.othersFalseTop1Before);
+        return bad.length > 0 ? `poisoning moved others' rankings: ${bad.map((p) => `${p.scope}: ${p.othersChanged} lists changed, false tool first ${p.othersFalseTop1Before} → ${p.othersFalseTop1After}`).join("; ")}` : undefined;
+      },
     );
   }
   if (wanted.has("stall")) {

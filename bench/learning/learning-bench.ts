@@ -31,8 +31,11 @@ export interface PoisoningResult {
   /** Top-1 on the held-out requests for another agent or tenant, before and after. */
   othersBefore: number;
   othersAfter: number;
-  /** Hit lists of the others that changed at all (must be 0). */
+  /** Hit lists of the others that changed at all (agent scope: must be 0). */
   othersChanged: number;
+  /** The others' requests whose first hit is the poisoner's false tool, before and after (must not grow). */
+  othersFalseTop1Before: number;
+  othersFalseTop1After: number;
   /** The poisoner's own top-1 after (its scope moved, or not). */
   poisonerAfter: number;
 }
@@ -60,12 +63,13 @@ export async function runLearningBench(options: { dataDir: string; quick: boolea
   const { dataDir, quick, log } = options;
   const meta = metaToolSet(dataDir);
   const metaPast = shuffled(meta.past);
-  const sets: ReplaySet[] = [{ ...meta, past: metaPast }, sealSet(dataDir), liveMcpSet(dataDir)];
+  // Held-out requests in a fixed shuffle: the files list them tool by tool, and a quick run scores a sample.
+  const sets: ReplaySet[] = [{ ...meta, past: metaPast, heldOut: shuffled(meta.heldOut, "held-out") }, sealSet(dataDir), liveMcpSet(dataDir)].map((s) => ({ ...s, heldOut: shuffled(s.heldOut, "held-out") }));
   const curves: SetCurve[] = [];
   for (const set of sets) {
     const all = set.past.length;
-    const checkpoints = quick ? (set.name === "metatool" ? [0, 100, 1_000, 4_000] : [0, all]) : [...new Set([0, 100, 1_000, 10_000, all].filter((n) => set.name === "metatool" || n <= all))];
-    const evalLimit = quick && set.name === "metatool" ? 600 : undefined;
+    const checkpoints = quick ? (set.name === "metatool" ? [0, 100, 1_000, 3_000] : [0, all]) : [...new Set([0, 100, 1_000, 10_000, all].filter((n) => n <= all))];
+    const evalLimit = quick ? (set.name === "metatool" ? 400 : 300) : undefined;
     log(`${set.name}: replaying up to ${Math.max(...checkpoints)} sessions, scoring ${evalLimit ?? set.heldOut.length} held-out requests at ${checkpoints.join(", ")}`);
     const points = await replayCurve(set, { checkpoints, ...(evalLimit !== undefined ? { evalLimit } : {}) });
     curves.push({ set: set.name, tools: [...set.plugins.values()].reduce((n, d) => n + d.length, 0), past: all, heldOut: evalLimit ?? set.heldOut.length, points });
@@ -77,18 +81,19 @@ export async function runLearningBench(options: { dataDir: string; quick: boolea
 }
 
 /**
- * One tenant repeats a false association: every held-out request of the most asked tool is
- * called as another tool, in many sessions. Agent scope: it is another agent's scope, so the
- * others' hit lists must not change at all. Shared scope: the contributor is the tenant, so one
- * tenant counts once and never reaches minSessions: nobody's hit list changes.
+ * One tenant repeats a false association: held-out requests called as one wrong tool, in many
+ * sessions. Agent scope: the poisoner is another agent, so the others' hit lists must not
+ * change at all. Shared scope: the contributor is the tenant, so one tenant counts once and
+ * never reaches minSessions: the false tool must never rise (lists may still move a little
+ * where the poisoner adds to pairs an honest tenant gave, which then weigh in term totals).
  */
 async function poison(set: ReplaySet, scope: "agent" | "shared", quick: boolean): Promise<PoisoningResult> {
   const engine = await replayEngine(set, { scope });
-  const eval_ = set.heldOut.slice(0, quick ? 300 : 1_000);
-  const sessions = quick ? 300 : 2_000;
+  const eval_ = shuffled(set.heldOut, "held-out").slice(0, quick ? 200 : 1_000);
+  const sessions = quick ? 200 : 2_000;
   try {
     // Honest traffic first, so that the others have something learned to lose.
-    for (let i = 0; i < (quick ? 1_000 : 4_000); i++) await replaySession(engine, `good-${i}`, "victim", [set.past[i % set.past.length]!], (q) => q.relevant[0]!, `good-${i % 50}`);
+    for (let i = 0; i < (quick ? 600 : 4_000); i++) await replaySession(engine, `good-${i}`, "victim", [set.past[i % set.past.length]!], (q) => q.relevant[0]!, `good-${i % 50}`);
     await engine.learning?.flush();
     const victim = scope === "agent" ? { agentId: "victim" } : { agentId: "victim" };
     const before = await rankLists(engine, eval_, victim.agentId, "good-0");
@@ -106,6 +111,8 @@ async function poison(set: ReplaySet, scope: "agent" | "shared", quick: boolean)
       othersBefore: top1(before, eval_),
       othersAfter: top1(after, eval_),
       othersChanged: before.filter((list, i) => list.join() !== after[i]!.join()).length,
+      othersFalseTop1Before: before.filter((l) => l[0] === wrong).length,
+      othersFalseTop1After: after.filter((l) => l[0] === wrong).length,
       poisonerAfter: poisoner.top1,
     };
   } finally {
@@ -129,7 +136,7 @@ function top1(lists: readonly string[][], queries: readonly JudgedQuery[]): numb
 }
 
 async function measureCost(set: ReplaySet, quick: boolean): Promise<CostResult> {
-  const queries = set.heldOut.slice(0, quick ? 500 : 2_000);
+  const queries = shuffled(set.heldOut, "held-out").slice(0, quick ? 300 : 2_000);
   const timeOf = async (engine: Awaited<ReturnType<typeof replayEngine>>): Promise<number> => {
     const run = await engine.prepareRun({ sessionId: "cost", agentId: "replay" });
     const times: number[] = [];
@@ -150,7 +157,7 @@ async function measureCost(set: ReplaySet, quick: boolean): Promise<CostResult> 
   const on = await replayEngine(set, {});
   gc?.();
   const heapBefore = process.memoryUsage().heapUsed;
-  const replayed = quick ? 4_000 : set.past.length;
+  const replayed = quick ? 2_000 : set.past.length;
   for (let i = 0; i < replayed; i++) await replaySession(on, `c-${i}`, "replay", [set.past[i]!], (q) => q.relevant[0]!);
   await on.learning?.flush();
   gc?.();

@@ -15,6 +15,7 @@ const k1 = Number(process.argv[4] ?? 1.2);
 const b = Number(process.argv[5] ?? 0.5);
 const weight = Number(process.argv[6] ?? 1);
 DEFAULT_FUSE.half = half;
+DEFAULT_FUSE.margin = process.env.MARGIN !== "0";
 LEARNED_BM25.k1 = k1;
 LEARNED_BM25.b = b;
 LEARNED_BM25.kind = (process.env.KIND ?? "share") as "share" | "bm25" | "hybrid";

@@ -18,10 +18,15 @@ export interface FuseParams {
   weight: number;
   /** Learned score at which evidence counts half (evidence = s / (s + half)); 0: the learned score is its own evidence (already in [0, 1)). */
   half: number;
+  /**
+   * Scale the learned part by how unsure the catalog's text is: 1 − (its first hit's relative
+   * score − its second's). A catalog whose text clearly picks one tool keeps it.
+   */
+  margin: boolean;
 }
 
 /** 0: the learned scores (model.ts, "hybrid") carry their own trust, in [0, 1). With "bm25" scores, 40 was best on MetaTool tune. */
-export const DEFAULT_FUSE: Omit<FuseParams, "weight"> = { half: 0 };
+export const DEFAULT_FUSE: Omit<FuseParams, "weight"> = { half: 0, margin: true };
 
 /**
  * `ranked`: the catalog's hits, best first (scores relative, exact matches at 1 and first).
@@ -33,7 +38,8 @@ export function fuseLearned(ranked: readonly BackendHit[], learned: ReadonlyMap<
   let best = 0;
   for (const s of learned.values()) best = Math.max(best, s);
   // How much to trust the learned list for this request: its best score's evidence, 0..1 (or the score itself, when it is a share).
-  const scale = params.half === 0 ? params.weight : (params.weight * (best / (best + params.half))) / best;
+  const sure = params.margin && ranked.length > 0 ? (ranked[0]!.score - (ranked[1]?.score ?? 0)) / top : 0;
+  const scale = (params.half === 0 ? params.weight : (params.weight * (best / (best + params.half))) / best) * (1 - Math.min(1, Math.max(0, sure)));
   const catalogRank = new Map(ranked.map((h, i) => [h.id, i]));
   const fused = new Map<string, number>();
   for (const h of ranked) fused.set(h.id, h.score / top);

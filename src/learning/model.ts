@@ -175,10 +175,8 @@ export class LearnedModel {
       }
       if (hits.length === 0) continue;
       if (avg === 0) avg = this.#lengths(scope, now).mean;
-      // The IDF counts every tool whose bag holds the term, active or not, over the whole
-      // catalog: a word of every request ("find", "can") is in many bags long before any of
-      // them is active, and must weigh nothing even when only one tool has it active yet.
-      const df = Math.max(hits.length, tools.size);
+      // The IDF is over the whole catalog and counted pairs only (a pair not yet counted moves nothing).
+      const df = hits.length;
       const idf = Math.log(1 + (Math.max(n, allowed.size) - df + 0.5) / (df + 0.5));
       for (const [tool, tf] of hits) {
         if (!allowed.has(tool)) continue;
@@ -193,7 +191,7 @@ export class LearnedModel {
    * The share of the request's information that points to each tool: every request term weighs
    * its IDF over what the scope was taught (a term in most taught requests weighs little, one
    * never taught weighs most), and gives each tool the share of the term's taught count that
-   * is that tool's (active records only; the total counts pending ones too, plus `alpha`).
+   * is that tool's (active records only; the total counts pairs of two contributors or more, plus `alpha`).
    * The sum over the request's terms, over the request's whole IDF mass, is in [0, 1): a
    * request whose words were mostly taught for one tool scores near 1 for it; one with a
    * single taught word among new ones scores low, so the catalog's text leads.
@@ -209,6 +207,10 @@ export class LearnedModel {
       for (const tool of tools ?? []) {
         const record = scope.tools.get(tool)?.get(term);
         if (record === undefined) continue;
+        // A term's total counts the pairs that two contributors or more gave (counted or not
+        // yet): a word of many requests ("find") weighs little long before its pairs count, and
+        // what one contributor alone taught moves nothing, not even through a total.
+        if (!this.#inTotals(record)) continue;
         const c = this.#decayed(record, now);
         sum += c;
         if (this.#active(record) && allowed.has(tool)) active.push([tool, c]);
@@ -298,6 +300,11 @@ export class LearnedModel {
     return { records, active, tools, scopes: this.#scopes.size };
   }
 
+  /** Pairs that weigh in a term's totals: given by two contributors or more (or counted). */
+  #inTotals(r: PairRecord): boolean {
+    return r.sessions >= Math.min(2, this.#options.minSessions);
+  }
+
   #active(r: PairRecord): boolean {
     return r.sessions >= this.#options.minSessions;
   }
@@ -322,6 +329,7 @@ export class LearnedModel {
     for (const [tool, bag] of scope.tools) {
       let len = 0;
       for (const r of bag.values()) {
+        if (!this.#inTotals(r)) continue;
         const c = this.#decayed(r, now);
         all += c;
         if (this.#active(r)) len += c;
