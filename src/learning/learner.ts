@@ -21,7 +21,7 @@
  * One contributor teaches at most `maxToolsPerSession` tools.
  */
 import { createHash } from "node:crypto";
-import { LearnedModel, type IdFilter, type LearnedRow, type Observation } from "./model.js";
+import { LearnedModel, SHARED_SCOPE, type IdFilter, type LearnedRow, type Observation } from "./model.js";
 import type { ResolvedLearningOptions } from "./options.js";
 import { checkedRows, type LearnedExport, type LearningStore } from "./store.js";
 import { learnedTerms } from "./terms.js";
@@ -87,7 +87,7 @@ export class Learner {
   scopeOf(subject: LearningSubject): string {
     switch (this.options.scope) {
       case "shared":
-        return "shared";
+        return SHARED_SCOPE;
       case "token":
         return `token:${subject.tenant ?? subject.sessionId}`;
       default:

@@ -54,6 +54,16 @@ interface PairRecord {
 type ToolBag = Map<string, PairRecord>;
 
 class ScopeModel {
+  /**
+   * Contributors a pair needs to weigh in a term's totals. In the shared scope, where each
+   * tenant is one contributor, 2: what one tenant alone taught moves nobody's ranking, not even
+   * through a total. In an agent's or a token's scope (that scope's own traffic) 1: every pair
+   * weighs, so a word of many requests ("need", "find") weighs little long before its pairs count.
+   */
+  readonly totalsFrom: number;
+  constructor(shared: boolean, minSessions: number) {
+    this.totalsFrom = shared ? Math.min(2, minSessions) : 1;
+  }
   /** tool → its bag */
   readonly tools = new Map<string, ToolBag>();
   /** term → tools whose bag holds it (active or not) */
@@ -68,6 +78,8 @@ class ScopeModel {
 const LENGTH_CACHE_MS = 3_600_000;
 
 const MAX_SESSIONS = 255;
+/** The key of the scope everyone shares (learner.ts scopeOf). */
+export const SHARED_SCOPE = "shared";
 const LN2 = Math.LN2;
 
 export interface LearnedScoreParams {
@@ -104,7 +116,7 @@ export class LearnedModel {
     let scope = this.#scopes.get(o.scope);
     if (scope === undefined) {
       if (this.#scopes.size >= this.#options.maxScopes) this.#dropOldestScope();
-      scope = new ScopeModel();
+      scope = new ScopeModel(o.scope === SHARED_SCOPE, this.#options.minSessions);
       this.#scopes.set(o.scope, scope);
     } else {
       // Least recently used scope goes first when there are too many: keep this one fresh.
@@ -191,7 +203,7 @@ export class LearnedModel {
    * The share of the request's information that points to each tool: every request term weighs
    * its IDF over what the scope was taught (a term in most taught requests weighs little, one
    * never taught weighs most), and gives each tool the share of the term's taught count that
-   * is that tool's (active records only; the total counts pairs of two contributors or more, plus `alpha`).
+   * is that tool's (active records only; the total counts pending pairs too, see ScopeModel.totalsFrom, plus `alpha`).
    * The sum over the request's terms, over the request's whole IDF mass, is in [0, 1): a
    * request whose words were mostly taught for one tool scores near 1 for it; one with a
    * single taught word among new ones scores low, so the catalog's text leads.
@@ -207,10 +219,8 @@ export class LearnedModel {
       for (const tool of tools ?? []) {
         const record = scope.tools.get(tool)?.get(term);
         if (record === undefined) continue;
-        // A term's total counts the pairs that two contributors or more gave (counted or not
-        // yet): a word of many requests ("find") weighs little long before its pairs count, and
-        // what one contributor alone taught moves nothing, not even through a total.
-        if (!this.#inTotals(record)) continue;
+        // A term's total counts its pairs, counted or not yet (see ScopeModel.totalsFrom).
+        if (record.sessions < scope.totalsFrom) continue;
         const c = this.#decayed(record, now);
         sum += c;
         if (this.#active(record) && allowed.has(tool)) active.push([tool, c]);
@@ -255,7 +265,7 @@ export class LearnedModel {
       let scope = this.#scopes.get(row.scope);
       if (scope === undefined) {
         if (this.#scopes.size >= this.#options.maxScopes) this.#dropOldestScope();
-        this.#scopes.set(row.scope, (scope = new ScopeModel()));
+        this.#scopes.set(row.scope, (scope = new ScopeModel(row.scope === SHARED_SCOPE, this.#options.minSessions)));
       }
       scope.version++;
       let bag = scope.tools.get(row.tool);
@@ -300,11 +310,6 @@ export class LearnedModel {
     return { records, active, tools, scopes: this.#scopes.size };
   }
 
-  /** Pairs that weigh in a term's totals: given by two contributors or more (or counted). */
-  #inTotals(r: PairRecord): boolean {
-    return r.sessions >= Math.min(2, this.#options.minSessions);
-  }
-
   #active(r: PairRecord): boolean {
     return r.sessions >= this.#options.minSessions;
   }
@@ -329,7 +334,7 @@ export class LearnedModel {
     for (const [tool, bag] of scope.tools) {
       let len = 0;
       for (const r of bag.values()) {
-        if (!this.#inTotals(r)) continue;
+        if (r.sessions < scope.totalsFrom) continue;
         const c = this.#decayed(r, now);
         all += c;
         if (this.#active(r)) len += c;
