@@ -39,7 +39,7 @@ export interface SearchLimits {
 
 const MAX_SUGGESTIONS = 3;
 /** Catalog hits fused with learned scores: enough that a tool the learned field ranks high is among them. */
-const LEARNED_POOL = 50;
+const LEARNED_POOL = 30;
 
 export class RunDispatcher {
   constructor(

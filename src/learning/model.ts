@@ -76,11 +76,14 @@ class ScopeModel {
 
 /** Cached bag lengths are recomputed at least this often (decay changes them slowly). */
 const LENGTH_CACHE_MS = 3_600_000;
+const LENGTH_REFRESH_MS = 5_000;
 
 const MAX_SESSIONS = 255;
 /** The key of the scope everyone shares (learner.ts scopeOf). */
 export const SHARED_SCOPE = "shared";
 const LN2 = Math.LN2;
+/** Decay advances in steps of this age. */
+const DECAY_STEP_MS = 3_600_000;
 
 export interface LearnedScoreParams {
   k1: number;
@@ -225,7 +228,8 @@ export class LearnedModel {
         sum += c;
         if (this.#active(record) && allowed.has(tool)) active.push([tool, c]);
       }
-      const idf = Math.log(1 + total / (sum + 0.5));
+      // A total a few seconds stale may not hold this term's latest pairs yet.
+      const idf = Math.log(1 + Math.max(total, sum) / (sum + 0.5));
       mass += idf;
       for (const [tool, c] of active) out.set(tool, (out.get(tool) ?? 0) + (idf * c) / (sum + alpha));
     }
@@ -318,15 +322,24 @@ export class LearnedModel {
     return this.#options.halfLifeDays * 86_400_000;
   }
 
+  /**
+   * A count decayed by its age in whole hours: within an hour nothing moves, so that rankings
+   * are stable from one request to the next (a near tie must not flip with the clock) and one
+   * scope's traffic, which makes another's cached lengths be recomputed, cannot shift it.
+   */
   #decayed(r: PairRecord, now: number): number {
-    if (now <= r.at) return r.count;
-    return r.count * Math.exp((-LN2 * (now - r.at)) / this.#halfLifeMs());
+    const age = Math.floor((now - r.at) / DECAY_STEP_MS) * DECAY_STEP_MS;
+    if (age <= 0) return r.count;
+    return r.count * Math.exp((-LN2 * age) / this.#halfLifeMs());
   }
 
   /** The scope's bag lengths and their mean (over bags with an active record), cached. */
   #lengths(scope: ScopeModel, now: number): { mean: number; total: number; lengths: Map<string, number> } {
     const cached = scope.cache;
-    if (cached !== undefined && cached.version === scope.version && Math.abs(now - cached.at) < LENGTH_CACHE_MS) return cached;
+    // Recomputed when the scope changed, at most every LENGTH_REFRESH_MS: a busy scope changes on
+    // every call, and the lengths are only normalisers (a few seconds stale changes nothing).
+    const fresh = cached !== undefined && (cached.version === scope.version || now - cached.at < LENGTH_REFRESH_MS) && Math.abs(now - cached.at) < LENGTH_CACHE_MS;
+    if (fresh) return cached;
     let total = 0;
     let all = 0;
     let tools = 0;
