@@ -26,6 +26,12 @@ export interface FuseParams {
 }
 
 /** 0: the learned scores (model.ts, "hybrid") carry their own trust, in [0, 1). With "bm25" scores, 40 was best on MetaTool tune. */
+/**
+ * The most the catalog's margin takes off the learned part: a lone catalog hit (a typo's
+ * correction, one shared word) has the largest margin there is, and must not shut learning out.
+ */
+const MAX_SURE = 0.5;
+
 export const DEFAULT_FUSE: Omit<FuseParams, "weight"> = { half: 0, margin: true };
 
 /**
@@ -39,7 +45,7 @@ export function fuseLearned(ranked: readonly BackendHit[], learned: ReadonlyMap<
   for (const s of learned.values()) best = Math.max(best, s);
   // How much to trust the learned list for this request: its best score's evidence, 0..1 (or the score itself, when it is a share).
   const sure = params.margin && ranked.length > 0 ? (ranked[0]!.score - (ranked[1]?.score ?? 0)) / top : 0;
-  const scale = (params.half === 0 ? params.weight : (params.weight * (best / (best + params.half))) / best) * (1 - Math.min(1, Math.max(0, sure)));
+  const scale = (params.half === 0 ? params.weight : (params.weight * (best / (best + params.half))) / best) * (1 - Math.min(MAX_SURE, Math.max(0, sure)));
   const catalogRank = new Map(ranked.map((h, i) => [h.id, i]));
   const fused = new Map<string, number>();
   for (const h of ranked) fused.set(h.id, h.score / top);
