@@ -66,8 +66,8 @@ class ScopeModel {
   }
   /** tool → its bag */
   readonly tools = new Map<string, ToolBag>();
-  /** term → tools whose bag holds it (active or not) */
-  readonly byTerm = new Map<string, Set<string>>();
+  /** term → the tools whose bag holds it (active or not), each with its record (the same object as in the bag) */
+  readonly byTerm = new Map<string, Map<string, PairRecord>>();
   /** Bumped on every change: the cached lengths below are for one version. */
   version = 0;
   /** Bag lengths (sum of active decayed counts) and their mean, cached per version and hour: decay moves them slowly. */
@@ -139,8 +139,8 @@ export class LearnedModel {
         record = { count: 0, sessions: 0, at: o.at, seen: [] };
         bag.set(term, record);
         let tools = scope.byTerm.get(term);
-        if (tools === undefined) scope.byTerm.set(term, (tools = new Set()));
-        tools.add(o.tool);
+        if (tools === undefined) scope.byTerm.set(term, (tools = new Map()));
+        tools.set(o.tool, record);
       }
       if (record.seen.includes(o.contributor)) continue;
       record.seen.push(o.contributor);
@@ -183,9 +183,8 @@ export class LearnedModel {
       const tools = scope.byTerm.get(term);
       if (tools === undefined) continue;
       const hits: Array<[string, number]> = [];
-      for (const tool of tools) {
-        const record = scope.tools.get(tool)?.get(term);
-        if (record === undefined || !this.#active(record)) continue;
+      for (const [tool, record] of tools) {
+        if (!this.#active(record)) continue;
         hits.push([tool, this.#decayed(record, now)]);
       }
       if (hits.length === 0) continue;
@@ -219,9 +218,7 @@ export class LearnedModel {
       const tools = scope.byTerm.get(term);
       let sum = 0;
       const active: Array<[string, number]> = [];
-      for (const tool of tools ?? []) {
-        const record = scope.tools.get(tool)?.get(term);
-        if (record === undefined) continue;
+      for (const [tool, record] of tools ?? []) {
         // A term's total counts its pairs, counted or not yet (see ScopeModel.totalsFrom).
         if (record.sessions < scope.totalsFrom) continue;
         const c = this.#decayed(record, now);
@@ -277,10 +274,11 @@ export class LearnedModel {
       const mine = bag.get(row.term);
       if (mine === undefined) {
         if (bag.size >= this.#options.maxTermsPerTool) this.#evictWeakest(scope, row.tool, bag, row.at);
-        bag.set(row.term, { count: row.count, sessions: Math.min(MAX_SESSIONS, row.sessions), at: row.at, seen: row.seen.slice(-this.#options.seenPerPair) });
+        const record = { count: row.count, sessions: Math.min(MAX_SESSIONS, row.sessions), at: row.at, seen: row.seen.slice(-this.#options.seenPerPair) };
+        bag.set(row.term, record);
         let tools = scope.byTerm.get(row.term);
-        if (tools === undefined) scope.byTerm.set(row.term, (tools = new Set()));
-        tools.add(row.tool);
+        if (tools === undefined) scope.byTerm.set(row.term, (tools = new Map()));
+        tools.set(row.tool, record);
         continue;
       }
       // Contributors they saw and this side did not: each adds what one contribution adds. The
