@@ -1,4 +1,8 @@
-// Tuning probe (tune split only): replay tune-train, score tune-dev, for fusion parameters.
+/**
+ * Tuning probe (MetaTool's tune split only): replay 80% of it, score the other 20%.
+ *   node dist/bench/learning/probe.js tune HALF K1 B WEIGHT [SESSIONS]   (env KIND=hybrid|share|bm25, ALPHA, TERMS, K, MARGIN=0)
+ * `validate` is never read here; bench/learning/validate.js scores it with the defaults.
+ */
 import { sharedDataDir } from "../lib/shared-data.js";
 import { metaToolSet, shuffled } from "./sets.js";
 import { replayCurve } from "./replay.js";
@@ -23,5 +27,5 @@ LEARNED_BM25.alpha = Number(process.env.ALPHA ?? 2);
 const t = performance.now();
 const probeSet = mode === "tune" ? { ...set, past: past.slice(0, cut), heldOut: past.slice(cut) } : { ...set, past };
 const pts = Number(process.argv[7] ?? probeSet.past.length);
-const curve = await replayCurve(probeSet, { checkpoints: [pts], learning: { weight, maxTermsPerTool: Number(process.env.TERMS ?? 64), minSessions: Number(process.env.K ?? 3) }, evalLimit: 2000 });
+const curve = await replayCurve(probeSet, { checkpoints: [pts], learning: { weight, ...(process.env.TERMS ? { maxTermsPerTool: Number(process.env.TERMS) } : {}), minSessions: Number(process.env.K ?? 3) }, evalLimit: 2000 });
 console.log(JSON.stringify({ mode, half, k1, b, weight, curve: curve.map((p) => [p.sessions, p.top1.toFixed(3), p.top5.toFixed(3), p.learnedTop1.toFixed(3), p.active]), s: ((performance.now() - t) / 1000).toFixed(1) }));
