@@ -101,7 +101,8 @@ export interface LearnedScoreParams {
  * - "bm25" (k1 20, b 0.3; k1 1.2 gave 0.60 at the end): ... / 0.427 / 0.765: best with much
  *   traffic, but a few weak pairs early push generic words' tools to the top;
  * - "share" (weight 8): ... / 0.537 / 0.694: never hurts, learns slowly;
- * - "hybrid" (weight 20): 0.455 / 0.505 / 0.743: BM25 orders the learned tools, the share of
+ * - "hybrid" (weight 20): 0.455 / 0.505 / 0.743 (at the commit that chose it; weight 50: 0.451 / 0.475 / 0.759,
+ *   but Seal-Tools dev replayed half on half 0.974 → 0.960, against 0.969 at 20): BM25 orders the learned tools, the share of
  *   the request's information they cover says how far to trust them. The default.
  */
 export const LEARNED_BM25: LearnedScoreParams = { k1: 20, b: 0.3, kind: "hybrid", alpha: 2 };
@@ -190,7 +191,10 @@ export class LearnedModel {
       if (hits.length === 0) continue;
       if (avg === 0) avg = this.#lengths(scope, now).mean;
       // The IDF is over the whole catalog and counted pairs only (a pair not yet counted moves nothing).
-      const df = hits.length;
+      // Tools whose bag holds the term (pending pairs too, but as totals do: see ScopeModel.totalsFrom).
+      let df = 0;
+      for (const record of tools.values()) if (record.sessions >= scope.totalsFrom) df++;
+      df = Math.max(df, hits.length);
       const idf = Math.log(1 + (Math.max(n, allowed.size) - df + 0.5) / (df + 0.5));
       for (const [tool, tf] of hits) {
         if (!allowed.has(tool)) continue;
