@@ -40,6 +40,7 @@ import { runRelevanceBench } from "./relevance/relevance-bench.js";
 import { writeReport } from "./report/write.js";
 import { runCodeModeSuite } from "./suites/code-mode-suite.js";
 import { runSearchSuite } from "./suites/search-suite.js";
+import { runLearningBench } from "./learning/learning-bench.js";
 import { stallPlan } from "./stall/plan.js";
 import { runStallBench, stallProblems } from "./stall/stall-bench.js";
 import { flagValue } from "./harness/args.js";
@@ -229,6 +230,17 @@ export async function runBench(args: BenchArgs, root: string, log: Progress, arg
     );
   }
 
+  if (wanted.has("learning")) {
+    suites.learning = await suite(
+      "learning",
+      log,
+      async () => (dataDir ? runLearningBench({ dataDir, quick: args.quick, log: log.scope("learning") }) : { skipped: `${noData}; learning needs MetaTool` }),
+      (r) => {
+        const bad = r.poisoning.filter((p) => (p.scope === "agent" && p.othersChanged > 0) || p.othersFalseTop1After > p.othersFalseTop1Before);
+        return bad.length > 0 ? `poisoning moved others' rankings: ${bad.map((p) => `${p.scope}: ${p.othersChanged} lists changed, false tool first ${p.othersFalseTop1Before} → ${p.othersFalseTop1After}`).join("; ")}` : undefined;
+      },
+    );
+  }
   if (wanted.has("stall")) {
     suites.stall = await suite(
       "stall",

@@ -33,7 +33,13 @@ export type {
   ApprovalDecision,
   AfterToolCallHook,
 } from "./dispatch/hooks.js";
-export type { SearchHit, BatchSearchResult, SearchOptions, ToolDescription, CallOutcome } from "./dispatch/types.js";
+export type { SearchHit, BatchSearchResult, SearchOptions, ToolDescription, CallOutcome, ExplainedHit } from "./dispatch/types.js";
+export type { LearningControl } from "./engine/engine.js";
+export type { LearningConfig, LearningObject, LearningScope, ResolvedLearningOptions } from "./learning/options.js";
+export { memoryLearningStore, type LearningStore, type LearnedExport } from "./learning/store.js";
+export { sqliteLearningStore, type SqliteLearningStoreOptions } from "./learning/sqlite-store.js";
+export type { LearnedRow } from "./learning/model.js";
+export type { LearningStats } from "./learning/learner.js";
 export type { ProviderTool } from "./surfaces/provider-tool.js";
 export {
   runAgentTurn,

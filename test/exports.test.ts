@@ -40,9 +40,11 @@ describe("public exports", () => {
         "fts5Backend",
         "jsonlSessionLog",
         "mcpServer",
+        "memoryLearningStore",
         "minisearchBackend",
         "pluginTools",
         "resolveToolSearchConfig",
+        "sqliteLearningStore",
       ].sort(),
     );
   });

@@ -13,7 +13,9 @@ export type SuiteOutcome<T> =
   /** A broken benchmark: it threw, or a check on its result failed (figures kept when there are any). */
   | { status: "failed"; ms: number; error: string; result?: T };
 
-export const SUITE_NAMES = ["payload", "code-mode", "search", "relevance", "gateway", "stall"] as const;
+import type { LearningResult } from "../learning/learning-bench.js";
+
+export const SUITE_NAMES = ["payload", "code-mode", "search", "relevance", "gateway", "stall", "learning"] as const;
 export type SuiteName = (typeof SUITE_NAMES)[number];
 
 export interface SuiteResults {
@@ -23,6 +25,7 @@ export interface SuiteResults {
   relevance?: SuiteOutcome<RelevanceResult>;
   gateway?: SuiteOutcome<GatewayResult>;
   stall?: SuiteOutcome<StallResult>;
+  learning?: SuiteOutcome<LearningResult>;
 }
 
 export interface BenchResults {

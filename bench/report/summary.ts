@@ -160,6 +160,12 @@ export function headline(results: BenchResults): string[] {
   }
   const stall = resultOf(results.suites.stall);
   if (stall) lines.push(stallHeadline(stall));
+  const learning = resultOf(results.suites.learning);
+  if (learning) {
+    const curves = learning.curves.map((c) => `${c.set} ${c.points.map((p) => `${int(p.sessions)}→${f3(p.top1)}`).join(" ")}`);
+    const poison = learning.poisoning.map((p) => `${p.scope} scope ${p.othersChanged} of others' lists changed`);
+    lines.push(`Learning (held-out top-1 after N replayed sessions): ${curves.join("; ")}; poisoning: ${poison.join(", ")}; search p50 ${(learning.cost.p50OffUs / 1000).toFixed(2)} → ${(learning.cost.p50OnUs / 1000).toFixed(2)} ms with learning.`);
+  }
   return lines;
 }
 

@@ -4,6 +4,7 @@
  */
 import { ConfigInvalidError } from "../errors.js";
 import { compileOptions } from "./ajv.js";
+import { LIBRARY_LEARNING_DEFAULT, learningSchema, resolveLearning, type LearningConfig, type ResolvedLearningOptions } from "../learning/options.js";
 
 /** The modes, listed here and nowhere else (schemas, the run context, the gateway take them from here). */
 export const TOOL_SEARCH_MODES = ["direct", "code", "tools", "directory"] as const;
@@ -30,6 +31,8 @@ export interface ToolSearchSettings {
   indexCacheKey?: string;
   /** The environment variable that holds indexCacheKey (read by resolveIndexCacheKey). */
   indexCacheKeyEnv?: string;
+  /** Learning from use (learning/options.ts): off in the library unless set, on in `serve` and `mcp`. */
+  learning: ResolvedLearningOptions;
 }
 
 /** The shortest index cache key taken (an HMAC key that can be guessed is no key). */
@@ -48,6 +51,7 @@ export interface ToolSearchObject {
   indexCacheDir?: string;
   indexCacheKey?: string;
   indexCacheKeyEnv?: string;
+  learning?: LearningConfig;
 }
 
 export type ToolSearchConfig = boolean | ToolSearchObject;
@@ -59,6 +63,7 @@ export const DEFAULT_SETTINGS: ToolSearchSettings = {
   maxSearchLimit: 20,
   directory: { maxChars: 18_000, descriptionChars: 180, likelySchemas: 4, maxLikelySchemas: 12 },
   maxResultBytes: DEFAULT_MAX_RESULT_BYTES,
+  learning: resolveLearning(undefined, LIBRARY_LEARNING_DEFAULT),
 };
 
 /** Numbers outside these ranges are clamped, not rejected (docs/configuration.md). */
@@ -74,7 +79,7 @@ const RANGES = {
 const integer = { type: "integer" };
 const objectSchema = {
   type: "object",
-  description: "true, false or an object { mode, codeTimeoutMs, searchDefaultLimit, maxSearchLimit, maxResultBytes, directory, indexCacheDir, indexCacheKey, indexCacheKeyEnv }",
+  description: "true, false or an object { mode, codeTimeoutMs, searchDefaultLimit, maxSearchLimit, maxResultBytes, directory, indexCacheDir, indexCacheKey, indexCacheKeyEnv, learning }",
   additionalProperties: false,
   properties: {
     mode: { enum: TOOL_SEARCH_MODES },
@@ -85,6 +90,7 @@ const objectSchema = {
     indexCacheDir: { type: "string", minLength: 1 },
     indexCacheKey: { type: "string", minLength: MIN_SNAPSHOT_KEY_LENGTH },
     indexCacheKeyEnv: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$" },
+    learning: learningSchema,
     directory: {
       type: "object",
       additionalProperties: false,
@@ -142,6 +148,7 @@ function withDefaults(value: ToolSearchObject): ToolSearchSettings {
       likelySchemas: Math.min(clamp(value.directory?.likelySchemas ?? d.directory.likelySchemas, RANGES.likelySchemas), maxLikelySchemas),
     },
     maxResultBytes: clamp(value.maxResultBytes ?? d.maxResultBytes, RANGES.maxResultBytes),
+    learning: resolveLearning(value.learning, LIBRARY_LEARNING_DEFAULT),
     ...(value.indexCacheDir !== undefined ? { indexCacheDir: value.indexCacheDir } : {}),
     ...(value.indexCacheKey !== undefined ? { indexCacheKey: value.indexCacheKey } : {}),
     ...(value.indexCacheKeyEnv !== undefined ? { indexCacheKeyEnv: value.indexCacheKeyEnv } : {}),

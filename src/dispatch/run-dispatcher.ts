@@ -5,7 +5,7 @@
  */
 import type { EffectiveCatalog } from "../catalog/effective-catalog.js";
 import type { CatalogEntry } from "../catalog/types.js";
-import { MAX_ID_CHARS, ToolNotFoundError, toErrorPayload } from "../errors.js";
+import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, toErrorPayload } from "../errors.js";
 import type { ToolIndex } from "../search/tool-index.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
 import type { RunTrace, TraceScope } from "../telemetry/otel.js";
@@ -18,7 +18,8 @@ import type { BackendHit } from "../search/types.js";
 import { clip } from "./prompt-text.js";
 import { toDescription, toHit } from "./present.js";
 import { checkSearchArgs, checkToolId, MAX_QUERY_CHARS } from "../validation/search-args.js";
-import type { BatchSearchResult, CallOutcome, SearchHit, SearchOptions, ToolDescription } from "./types.js";
+import type { BatchSearchResult, CallOutcome, ExplainedHit, SearchHit, SearchOptions, ToolDescription } from "./types.js";
+import type { RunLearning } from "../learning/learner.js";
 
 export interface RunScope {
   /** Every tool this run may see: admitted catalog tools and admitted client tools. */
@@ -27,6 +28,8 @@ export interface RunScope {
   index: ToolIndex;
   /** A small index of this run's client tools, when there are any. */
   clientIndex?: ToolIndex;
+  /** Learning from use (learning/): this run's learned scores, and where its searches and calls are reported. */
+  learning?: RunLearning;
 }
 
 export interface SearchLimits {
@@ -35,6 +38,8 @@ export interface SearchLimits {
 }
 
 const MAX_SUGGESTIONS = 3;
+/** Catalog hits fused with learned scores: enough that a tool the learned field ranks high is among them. */
+const LEARNED_POOL = 30;
 
 export class RunDispatcher {
   constructor(
@@ -81,6 +86,8 @@ export class RunDispatcher {
   private recordSearch(query: string | readonly string[], answers: BatchSearchResult[], via: CallVia, started: number, scope: TraceScope | undefined): SearchHit[] | BatchSearchResult[] {
     const queries = answers.map((a) => a.query);
     const hits = answers.flatMap((a) => a.hits.map((h) => h.id));
+    const learning = this.scope.learning;
+    if (learning) for (const a of answers) learning.searched(a.query, a.hits.filter((h) => h.source !== "client").map((h) => h.id));
     this.recorder.search({ type: "search", queries, hits, via });
     this.trace.searchSpan(queries, hits.length, via, started, scope);
     return typeof query === "string" ? answers[0]!.hits : answers;
@@ -98,6 +105,14 @@ export class RunDispatcher {
    * plus the record; a surface picking tools on its own (directory's likely schemas) uses it bare.
    */
   rank(query: string, limit: number): SearchHit[] {
+    return this.explain(query, limit).map(({ learned: _learned, ...hit }) => hit);
+  }
+
+  /**
+   * rank, each hit saying whether learning from use moved it up (`learned`). Not recorded and
+   * never shown to a model: for `run.explain`, benchmarks and operators.
+   */
+  explain(query: string, limit: number): ExplainedHit[] {
     return this.searchOne(query.slice(0, MAX_QUERY_CHARS), Math.max(1, Math.min(limit, this.limits.maxSearchLimit)));
   }
 
@@ -108,20 +123,28 @@ export class RunDispatcher {
    * steps is ranked clause by clause over that merged ranking and fused (search/intents.ts),
    * so a client tool can answer one step and catalog tools the others.
    */
-  private searchOne(query: string, limit: number): SearchHit[] {
-    const { catalog, index } = this.scope;
+  private searchOne(query: string, limit: number): ExplainedHit[] {
+    const { catalog, index, learning } = this.scope;
+    // The one hook of learning into ranking: learned scores of the run's allowed catalog tools
+    // only (so policy is never widened), fused with the catalog's ranking (learning/fuse.ts).
+    const learned = learning && !query.trim().toLowerCase().startsWith("select:") ? learning.scores(query, catalog.catalogIds) : undefined;
+    const fusing = learned !== undefined && learned.size > 0;
     const ranked = searchIntents(
       query,
-      limit,
+      fusing ? Math.max(limit, LEARNED_POOL) : limit,
       (q, n) => this.mergedHits(q, n),
       (id) => index.siblings(id, catalog.catalogIds),
       {},
       (q, clauses, n) => this.mergedClauses(q, clauses, n),
     );
-    const hits = ranked.length > 0 ? ranked : this.weakHits(query, limit);
+    // An exact name or id stays first and alone decides: learning reorders only what text ranked.
+    const exact = fusing && ranked[0] !== undefined && isExact(query, ranked[0].id, catalog.get(ranked[0].id)?.name);
+    const fused = fusing && !exact ? learning!.fuse(ranked, learned, limit) : ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
+    // Never empty: nothing ranked (and nothing learned) gives the best partial matches, marked weak.
+    const hits: Array<BackendHit & { learned: boolean }> = fused.length > 0 ? fused : this.weakHits(query, limit).map((h) => ({ ...h, learned: false }));
     return hits.flatMap((hit) => {
       const entry = catalog.get(hit.id);
-      return entry ? [toHit(entry, hit.score, hit.weak)] : [];
+      return entry ? [{ ...toHit(entry, hit.score, hit.weak), learned: hit.learned }] : [];
     });
   }
 
@@ -158,6 +181,19 @@ export class RunDispatcher {
     return mergeHits(hits, clientHits, limit, comparable).map((hit) => ({ id: hit.id, score: hit.relative }));
   }
 
+  /**
+   * Explicit learning feedback: `request` led to tool `id`. The id must be a catalog tool of
+   * this run (TOOL_NOT_FOUND otherwise, exactly as for describe: a denied tool is no tool);
+   * false when learning is off.
+   */
+  feedback(request: unknown, id: unknown): boolean {
+    if (typeof request !== "string" || request.trim() === "") throw new InvalidArgsError("feedback needs the request (a non-empty string) that led to the tool.");
+    if (request.length > MAX_QUERY_CHARS) throw new InvalidArgsError(`feedback: the request is ${request.length} characters, over ${MAX_QUERY_CHARS}.`);
+    const entry = this.lookup(id);
+    if (entry.source === "client") throw new InvalidArgsError(`feedback: ${entry.id} is a client tool; only catalog tools are learned.`);
+    return this.scope.learning?.feedback(request, entry.id) ?? false;
+  }
+
   describe(id: unknown, via: CallVia = "api"): ToolDescription {
     try {
       const description = toDescription(this.lookup(id));
@@ -186,6 +222,7 @@ export class RunDispatcher {
     const { outcome, ms } = await runCallPath(entry, args, this.env, signal);
     outcomeAttributes(span, outcome.ok ? undefined : outcome.error.code);
     span.end();
+    if (outcome.ok && entry.source !== "client") this.scope.learning?.called(entry.id);
     this.recorder.call({
       id: entry.id,
       source: entry.source,
@@ -214,6 +251,12 @@ export class RunDispatcher {
     return [...fromClient, ...fromCatalog].slice(0, MAX_SUGGESTIONS);
   }
 
+}
+
+/** The request is exactly this tool's id or name (case-insensitive). */
+function isExact(query: string, id: string, name: string | undefined): boolean {
+  const q = query.trim().toLowerCase();
+  return q === id.toLowerCase() || (name !== undefined && q === name.toLowerCase());
 }
 
 /** An id as it may be shown back or logged: a string, clipped with a marker. */

@@ -20,6 +20,11 @@ export interface SearchHit {
   weak?: true;
 }
 
+/** A hit as `run.explain` gives it: whether learning from use ranked it higher than the catalog's text alone. */
+export interface ExplainedHit extends SearchHit {
+  learned: boolean;
+}
+
 /** The answer to a batch search: one entry per query, in order. */
 export interface BatchSearchResult {
   query: string;

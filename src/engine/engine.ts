@@ -28,6 +28,21 @@ import { RunRecorder } from "../telemetry/run-recorder.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
 import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type ToolSearchOptions } from "./options.js";
 import { newRunId, ToolSearchRun } from "./run.js";
+import { Learner, RunLearning, type LearningStats } from "../learning/learner.js";
+import type { IdFilter } from "../learning/model.js";
+import { memoryLearningStore, type LearnedExport } from "../learning/store.js";
+import { sqliteLearningStore } from "../learning/sqlite-store.js";
+
+/** `engine.learning`: what learning from use holds, for operators (never for a model). */
+export interface LearningControl {
+  /** Every learned row (scopes, tool ids, terms, counts, contributor hashes): for a replica or a backup. */
+  export(): LearnedExport;
+  /** Merges an export; rows of tools not in the catalog and malformed rows are dropped. Returns the rows taken. */
+  import(data: LearnedExport): number;
+  /** Writes what was learned to the store now (it is also written every `flushMs` and at close). */
+  flush(): Promise<void>;
+  stats(): LearningStats;
+}
 
 /** One source in a subject's view of the catalog status: no error text. */
 export type VisibleSourceStatus = Pick<SourceStatus, "source" | "owner" | "ok" | "tools">;
@@ -42,6 +57,7 @@ export class ToolSearchEngine {
   private pool: Promise<CodePool> | undefined;
   private readonly runs = new Set<ToolSearchRun>();
   private closed = false;
+  private readonly learner: Learner | undefined;
 
   /** @internal use createToolSearch */
   constructor(
@@ -51,12 +67,37 @@ export class ToolSearchEngine {
     this.policy = new Policy(options.policy);
     this.indexes = new ToolIndexCache({ maxEntries: 4, ...(options.indexCache !== undefined ? { snapshots: options.indexCache } : {}) });
     catalog.onChange(() => this.admittedCache.clear());
+    const learning = options.settings.learning;
+    if (learning.enabled) {
+      const dir = options.indexCache?.dir;
+      const store = options.learningStore ?? (dir !== undefined ? sqliteLearningStore({ dir }) : memoryLearningStore());
+      this.learner = new Learner(learning, store);
+      catalog.onChange(() => this.learner?.retain(this.learnedIds()));
+    }
+  }
+
+  /**
+   * The ids learning keeps: the catalog's, and any of a source that is down now (its tools are
+   * not listed while it is, and a restart must not forget them).
+   */
+  private learnedIds(): IdFilter {
+    const ids = new Set(this.catalog.all().map((e) => e.id));
+    const down = this.catalog.sourceStatus().filter((s) => !s.ok).map((s) => `${s.source}:${s.owner}:`);
+    return down.length === 0 ? ids : { has: (id: string) => ids.has(id) || down.some((p) => id.startsWith(p)) };
+  }
+
+  /** Learning from use, when it is on (`toolSearch.learning`): export, import, flush, stats. */
+  get learning(): LearningControl | undefined {
+    const learner = this.learner;
+    if (learner === undefined) return undefined;
+    return { export: () => learner.export(), import: (data) => learner.import(data), flush: () => learner.flush(), stats: () => learner.stats() };
   }
 
   /** @internal */
   async start(): Promise<void> {
     await this.catalog.start();
     this.reportDownSources();
+    await this.learner?.start(this.learnedIds());
     const warmups: Promise<unknown>[] = [this.indexes.get(this.catalog.docs(), this.options.backend)];
     loadEnglishWords(); // typo and compound guards: decoded here, not during a first query
     if (SURFACES[this.options.settings.mode].sandboxFallback !== undefined) warmups.push(this.codePool());
@@ -111,7 +152,12 @@ export class ToolSearchEngine {
     const trace = new RunTrace({ ...init, recordQueryText: this.options.tracing.recordQueryText });
     const { settings } = this.options;
     const dispatcher = new RunDispatcher(
-      { catalog: effective, index, ...(clientIndex ? { clientIndex } : {}) },
+      {
+        catalog: effective,
+        index,
+        ...(clientIndex ? { clientIndex } : {}),
+        ...(this.learner ? { learning: new RunLearning(this.learner, { sessionId: ctx.sessionId, ...(ctx.agentId !== undefined ? { agentId: ctx.agentId } : {}), ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}) }) } : {}),
+      },
       settings,
       this.callEnvironment(ctx, runId, controller.signal),
       recorder,
@@ -125,7 +171,7 @@ export class ToolSearchEngine {
       this.runs.delete(r);
       release();
     };
-    const run = new ToolSearchRun(runId, ctx.sessionId, mode, controller, dispatcher, surface, recorder, onEnd, this.options.argsLimits, settings.maxResultBytes);
+    const run = new ToolSearchRun(runId, ctx.sessionId, mode, controller, dispatcher, surface, recorder, onEnd, this.options.argsLimits, settings.maxResultBytes, settings.searchDefaultLimit);
     this.runs.add(run);
     return run;
   }
@@ -218,7 +264,7 @@ export class ToolSearchEngine {
     await Promise.allSettled([...this.runs].map((run) => run.end()));
     // A pool handed in by the caller is the caller's to close.
     const ownPool = this.options.codePool ? undefined : this.pool;
-    await Promise.allSettled([ownPool?.then((p) => p.close()), this.catalog.close()]);
+    await Promise.allSettled([ownPool?.then((p) => p.close()), this.catalog.close(), this.learner?.close()]);
     await this.indexes.close();
   }
 }

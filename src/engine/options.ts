@@ -18,6 +18,7 @@ import type { TracingOptions } from "../telemetry/otel.js";
 import type { SessionLogSink } from "../telemetry/types.js";
 import { DEFAULT_ARGS_LIMITS, type ArgsLimits } from "../validation/args-limits.js";
 import { DEFAULT_SCHEMA_LIMITS, type SchemaLimits } from "../validation/schema-limits.js";
+import type { LearningStore } from "../learning/store.js";
 
 export interface ToolSearchOptions {
   /** The `tools.toolSearch` value: true (code mode), false (direct), or settings. */
@@ -52,6 +53,12 @@ export interface ToolSearchOptions {
    * `engine.catalogStatus()`.
    */
   onSourceDown?: (status: SourceStatus) => void;
+  /**
+   * Where learning from use (`toolSearch.learning`) keeps what it learned. Default: a SQLite
+   * file `learned.sqlite` in the index cache folder when there is one, else memory only. A
+   * fleet can plug its own (LearningStore: load, update).
+   */
+  learningStore?: LearningStore;
 }
 
 /**
@@ -90,6 +97,7 @@ export interface ResolvedOptions {
   tracing: { recordQueryText: boolean };
   indexCache?: IndexSnapshotOptions;
   onSourceDown?: (status: SourceStatus) => void;
+  learningStore?: LearningStore;
 }
 
 const limit = (maximum: number, fallback: number) => int(1, maximum, fallback);
@@ -135,6 +143,7 @@ const optionsSchema = {
     tracing: { type: "object", additionalProperties: false, default: {}, properties: { recordQueryText: { type: "boolean", default: false } } },
     indexCache: indexSnapshotSchema,
     onSourceDown: { function: true, description: "a function (status) => void" },
+    learningStore: { ...object(["load", "update"], "a LearningStore ({ kind, load, update })"), required: ["kind"], properties: { kind: { type: "string" } } },
   },
 };
 type Checked = Omit<ToolSearchOptions, "limits" | "tracing"> & { sources: CatalogSource[]; backend: BackendChoice; callTimeoutMs: number; limits: Required<InputLimits>; tracing: { recordQueryText: boolean } };
@@ -148,7 +157,7 @@ function snapshotsFromSettings(settings: ToolSearchSettings): IndexSnapshotOptio
 }
 
 export function resolveOptions(options: ToolSearchOptions | undefined): ResolvedOptions {
-  const { toolSearch, sources, policy, hooks, backend, pool, codePool, sessionLog, callTimeoutMs, limits: l, tracing, indexCache, onSourceDown } = checkOptions(options ?? {}, "createToolSearch");
+  const { toolSearch, sources, policy, hooks, backend, pool, codePool, sessionLog, callTimeoutMs, limits: l, tracing, indexCache, onSourceDown, learningStore } = checkOptions(options ?? {}, "createToolSearch");
   // The pool options are checked here even when no run uses code mode yet, so a typo fails at start.
   resolvePoolOptions(pool);
   const settings = resolveToolSearchConfig(toolSearch);
@@ -164,6 +173,7 @@ export function resolveOptions(options: ToolSearchOptions | undefined): Resolved
     ...(codePool !== undefined ? { codePool } : {}),
     ...(sessionLog !== undefined ? { sessionLog } : {}),
     ...(onSourceDown !== undefined ? { onSourceDown } : {}),
+    ...(learningStore !== undefined ? { learningStore } : {}),
     callTimeoutMs,
     schemaLimits: { maxBytes: l.schemaBytes, maxNodes: l.schemaNodes, maxDepth: l.schemaDepth, maxPatterns: l.schemaPatterns },
     argsLimits: { maxBytes: l.argsBytes, maxDepth: l.argsDepth },

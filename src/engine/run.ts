@@ -3,7 +3,8 @@ import { randomUUID } from "node:crypto";
 import { onAbort } from "../abort-listeners.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
-import type { BatchSearchResult, CallOutcome, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
+import type { BatchSearchResult, CallOutcome, ExplainedHit, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
+import { checkSearchArgs } from "../validation/search-args.js";
 import { CancelledError, EngineClosedError, InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, type ErrorPayload } from "../errors.js";
 import { formatTools, isToolFormat, TOOL_FORMATS, type FormatTools, type ToolFormat } from "../surfaces/formats.js";
 import type { ProviderTool } from "../surfaces/provider-tool.js";
@@ -64,6 +65,8 @@ export class ToolSearchRun {
     private readonly argsLimits: ArgsLimits = DEFAULT_ARGS_LIMITS,
     /** Tool-message text past this many UTF-8 bytes is cut (not in code mode). */
     private readonly maxResultBytes: number = DEFAULT_MAX_RESULT_BYTES,
+    /** The hit count `explain` returns without a limit (searchDefaultLimit). */
+    private readonly searchDefaultLimit: number = 8,
   ) {
     this.tools = surface.tools;
     this.instructions = surface.instructions;
@@ -87,6 +90,27 @@ export class ToolSearchRun {
   async search(query: string | readonly string[], options?: SearchOptions): Promise<SearchHit[] | BatchSearchResult[]> {
     this.assertActive();
     return this.dispatcher.search(query, options);
+  }
+
+  /**
+   * The hits `search` would return, each saying whether learning from use ranked it higher
+   * (`learned`). Not recorded as a search, and teaches nothing: for operators and benchmarks.
+   */
+  async explain(query: string, options?: SearchOptions): Promise<ExplainedHit[]> {
+    this.assertActive();
+    const { queries, limit } = checkSearchArgs(query, options);
+    return this.dispatcher.explain(queries[0]!, limit ?? this.searchDefaultLimit);
+  }
+
+  /**
+   * Learning from use, told directly: `request` led to the catalog tool `id` (as a search
+   * followed by a successful call of it would). Counted like one: once per session, after
+   * `minSessions` sessions. TOOL_NOT_FOUND for an id this run cannot see; INVALID_ARGS for an
+   * empty request or a client tool. Resolves to false when learning is off.
+   */
+  async feedback(request: string, id: string): Promise<boolean> {
+    this.assertActive();
+    return this.dispatcher.feedback(request, id);
   }
 
   async describe(id: string): Promise<ToolDescription> {

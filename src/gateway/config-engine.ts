@@ -9,6 +9,7 @@ import type { PoolOptions } from "../sandbox/types.js";
 import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
 import type { GatewayConfig } from "./gateway-config.js";
 import { loadPluginFolder } from "./plugin-loader.js";
+import { withServerLearning } from "../learning/options.js";
 
 export interface EngineExtras {
   /** Extra catalog sources (tests, embedded defaults), before the config's own. */
@@ -30,7 +31,8 @@ export async function engineFromConfig(config: GatewayConfig, extras: EngineExtr
   const sessionLog = config.sessionLog ? jsonlSessionLog(config.sessionLog.file, { recordQueries: config.sessionLog.recordQueries }) : undefined;
   try {
     const engine = await createToolSearch({
-      ...(config.toolSearch !== undefined ? { toolSearch: config.toolSearch } : {}),
+      // Learning from use is on by default in a server (learning/options.ts).
+      toolSearch: withServerLearning(config.toolSearch),
       ...(config.policy ? { policy: config.policy } : {}),
       sources: [...(extras.sources ?? []), ...plugins, ...mcp],
       ...(sessionLog ? { sessionLog } : {}),

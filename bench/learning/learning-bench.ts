@@ -1,0 +1,188 @@
+/**
+ * The learning suite: replays past requests through the real run API (replay.ts) and scores
+ * held-out requests at 0, 100, 1,000, 10,000 sessions and the whole past split; the poisoning
+ * case; and what learning costs (memory, search latency).
+ *
+ *   node dist/bench/learning/main.js [--quick]     (or npm run bench -- --only learning)
+ *
+ * Nothing here is tuned on a held-out split: the learned ranking's parameters were chosen by
+ * replaying 80% of MetaTool's tune split and scoring the other 20% (bench/learning/probe.ts).
+ */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { lineChart } from "../charts/svg.js";
+import type { Progress } from "../harness/progress.js";
+import type { JudgedQuery } from "../lib/relevance.js";
+import { liveMcpSet, metaToolSet, sealSet, shuffled, type ReplaySet } from "./sets.js";
+import { replayCurve, replayEngine, replaySession, score, type CurvePoint } from "./replay.js";
+
+export interface SetCurve {
+  set: string;
+  tools: number;
+  past: number;
+  heldOut: number;
+  points: CurvePoint[];
+}
+
+export interface PoisoningResult {
+  /** Poison sessions replayed: one tenant tying every held-out request of a tool to a wrong tool. */
+  sessions: number;
+  scope: string;
+  /** Top-1 on the held-out requests for another agent or tenant, before and after. */
+  othersBefore: number;
+  othersAfter: number;
+  /** Hit lists of the others that changed at all (agent scope: must be 0). */
+  othersChanged: number;
+  /** The others' requests whose first hit is the poisoner's false tool, before and after (must not grow). */
+  othersFalseTop1Before: number;
+  othersFalseTop1After: number;
+  /** The poisoner's own top-1 after (its scope moved, or not). */
+  poisonerAfter: number;
+}
+
+export interface CostResult {
+  set: string;
+  records: number;
+  /** Heap growth after learning (forced GC before and after), bytes. */
+  heapBytes: number;
+  /** explain() p50 over the held-out requests, µs, learning off and on (after the whole replay). */
+  p50OffUs: number;
+  p50OnUs: number;
+}
+
+export interface LearningResult {
+  curves: SetCurve[];
+  poisoning: PoisoningResult[];
+  cost: CostResult;
+  quick: boolean;
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+export async function runLearningBench(options: { dataDir: string; quick: boolean; log: Progress }): Promise<LearningResult> {
+  const { dataDir, quick, log } = options;
+  const meta = metaToolSet(dataDir);
+  const metaPast = shuffled(meta.past);
+  // Held-out requests in a fixed shuffle: the files list them tool by tool, and a quick run scores a sample.
+  const sets: ReplaySet[] = [{ ...meta, past: metaPast, heldOut: shuffled(meta.heldOut, "held-out") }, sealSet(dataDir), liveMcpSet(dataDir)].map((s) => ({ ...s, heldOut: shuffled(s.heldOut, "held-out") }));
+  const curves: SetCurve[] = [];
+  for (const set of sets) {
+    const all = set.past.length;
+    const checkpoints = quick ? (set.name === "metatool" ? [0, 100, 1_000, 3_000] : [0, all]) : [...new Set([0, 100, 1_000, 10_000, all].filter((n) => n <= all))];
+    const evalLimit = quick ? (set.name === "metatool" ? 400 : 300) : undefined;
+    log(`${set.name}: replaying up to ${Math.max(...checkpoints)} sessions, scoring ${evalLimit ?? set.heldOut.length} held-out requests at ${checkpoints.join(", ")}`);
+    const points = await replayCurve(set, { checkpoints, ...(evalLimit !== undefined ? { evalLimit } : {}) });
+    curves.push({ set: set.name, tools: [...set.plugins.values()].reduce((n, d) => n + d.length, 0), past: all, heldOut: evalLimit ?? set.heldOut.length, points });
+    log(`${set.name}: ${points.map((p) => `${p.sessions}→${p.top1.toFixed(3)}`).join("  ")}`);
+  }
+  const poisoning = [await poison(meta, "agent", quick), await poison(meta, "shared", quick)];
+  const cost = await measureCost({ ...meta, past: metaPast }, quick);
+  return { curves, poisoning, cost, quick };
+}
+
+/**
+ * One tenant repeats a false association: held-out requests called as one wrong tool, in many
+ * sessions. Agent scope: the poisoner is another agent, so the others' hit lists must not
+ * change at all. Shared scope: the contributor is the tenant, so one tenant counts once and
+ * never reaches minSessions: the false tool must never rise (lists may still move a little
+ * where the poisoner adds to pairs an honest tenant gave, which then weigh in term totals).
+ */
+async function poison(set: ReplaySet, scope: "agent" | "shared", quick: boolean): Promise<PoisoningResult> {
+  const engine = await replayEngine(set, { scope });
+  const eval_ = shuffled(set.heldOut, "held-out").slice(0, quick ? 200 : 1_000);
+  const sessions = quick ? 200 : 2_000;
+  try {
+    // Honest traffic first, so that the others have something learned to lose.
+    for (let i = 0; i < (quick ? 600 : 4_000); i++) await replaySession(engine, `good-${i}`, "victim", [set.past[i % set.past.length]!], (q) => q.relevant[0]!, `good-${i % 50}`);
+    await engine.learning?.flush();
+    const victim = scope === "agent" ? { agentId: "victim" } : { agentId: "victim" };
+    const before = await rankLists(engine, eval_, victim.agentId, "good-0");
+    const wrong = "plugin:metatool:" + [...set.plugins.get("metatool")!].map((d) => d.name).sort()[0]!;
+    for (let i = 0; i < sessions; i++) {
+      const q = eval_[i % eval_.length]!;
+      await replaySession(engine, `evil-${i}`, scope === "agent" ? "evil" : "victim", [q], () => wrong, "evil");
+    }
+    await engine.learning?.flush();
+    const after = await rankLists(engine, eval_, victim.agentId, "good-0");
+    const poisoner = await score(engine, eval_, scope === "agent" ? "evil" : "victim");
+    return {
+      sessions,
+      scope,
+      othersBefore: top1(before, eval_),
+      othersAfter: top1(after, eval_),
+      othersChanged: before.filter((list, i) => list.join() !== after[i]!.join()).length,
+      othersFalseTop1Before: before.filter((l) => l[0] === wrong).length,
+      othersFalseTop1After: after.filter((l) => l[0] === wrong).length,
+      poisonerAfter: poisoner.top1,
+    };
+  } finally {
+    await engine.close();
+  }
+}
+
+async function rankLists(engine: Awaited<ReturnType<typeof replayEngine>>, queries: readonly JudgedQuery[], agentId: string, tenant: string): Promise<string[][]> {
+  const run = await engine.prepareRun({ sessionId: `probe-${Math.random()}`, agentId, tenant });
+  try {
+    const out: string[][] = [];
+    for (const q of queries) out.push((await run.explain(q.query, { limit: 10 })).map((h) => h.id));
+    return out;
+  } finally {
+    await run.end();
+  }
+}
+
+function top1(lists: readonly string[][], queries: readonly JudgedQuery[]): number {
+  return lists.filter((l, i) => queries[i]!.relevant.includes(l[0] ?? "")).length / Math.max(1, lists.length);
+}
+
+async function measureCost(set: ReplaySet, quick: boolean): Promise<CostResult> {
+  const queries = shuffled(set.heldOut, "held-out").slice(0, quick ? 300 : 2_000);
+  const timeOf = async (engine: Awaited<ReturnType<typeof replayEngine>>): Promise<number> => {
+    const run = await engine.prepareRun({ sessionId: "cost", agentId: "replay" });
+    const times: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      for (const q of queries) {
+        const t = performance.now();
+        await run.explain(q.query);
+        if (round === 1) times.push(performance.now() - t);
+      }
+    }
+    await run.end();
+    times.sort((a, b) => a - b);
+    return Math.round(times[Math.floor(times.length / 2)]! * 1000);
+  };
+  const off = await replayEngine(set, false);
+  const p50OffUs = await timeOf(off);
+  await off.close();
+  const on = await replayEngine(set, {});
+  gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const replayed = quick ? 2_000 : set.past.length;
+  for (let i = 0; i < replayed; i++) await replaySession(on, `c-${i}`, "replay", [set.past[i]!], (q) => q.relevant[0]!);
+  await on.learning?.flush();
+  gc?.();
+  const heapBytes = Math.max(0, process.memoryUsage().heapUsed - heapBefore);
+  const p50OnUs = await timeOf(on);
+  const records = on.learning?.stats().records ?? 0;
+  await on.close();
+  return { set: set.name, records, heapBytes, p50OffUs, p50OnUs };
+}
+
+/** The replay curve as an SVG line chart (top-1 against sessions replayed, log x; 0 drawn at 10). */
+export function learningChart(result: LearningResult): string {
+  return lineChart({
+    title: "Learning from use: held-out top-1 after N replayed sessions",
+    subtitle: "real run API (search → call), k = 3 sessions per pair, agent scope",
+    xLabel: "sessions replayed (0 drawn at 10)",
+    yLabel: "top-1",
+    xLog: true,
+    series: result.curves.map((c) => ({ name: `${c.set} (${c.tools} tools)`, points: c.points.map((p) => [Math.max(10, p.sessions), p.top1] as const) })),
+    formatY: (y) => y.toFixed(2),
+  });
+}
+
+export function writeLearningChart(result: LearningResult, dir: string): string {
+  const file = path.join(dir, "learning-replay.svg");
+  writeFileSync(file, learningChart(result));
+  return file;
+}

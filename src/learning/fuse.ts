@@ -1,0 +1,59 @@
+/**
+ * The catalog's ranking and the learned one as one list. The catalog's own text always counts:
+ * a hit's fused score is its catalog score (relative, 0..1, as the model sees it) plus the
+ * learned score scaled to the same range and weighted by how much evidence there is, so that a
+ * learned field with a few weak terms only breaks ties and one with many strong terms leads.
+ * Only ids the caller allows (the run's effective catalog) ever get a learned score, so fusion
+ * can reorder the allowed tools and add allowed ones the catalog text missed, nothing more.
+ */
+import type { BackendHit } from "../search/types.js";
+
+export interface FusedHit extends BackendHit {
+  /** The hit ranks higher than the catalog text alone put it (or the catalog text did not find it). */
+  learned: boolean;
+}
+
+export interface FuseParams {
+  /** Weight of the learned part (options.weight). */
+  weight: number;
+  /** Learned score at which evidence counts half (evidence = s / (s + half)); 0: the learned score is its own evidence (already in [0, 1)). */
+  half: number;
+  /**
+   * Scale the learned part by how unsure the catalog's text is: 1 − (its first hit's relative
+   * score − its second's). A catalog whose text clearly picks one tool keeps it.
+   */
+  margin: boolean;
+}
+
+/** 0: the learned scores (model.ts, "hybrid") carry their own trust, in [0, 1). With "bm25" scores, 40 was best on MetaTool tune. */
+/**
+ * The most the catalog's margin takes off the learned part: a lone catalog hit (a typo's
+ * correction, one shared word) has the largest margin there is, and must not shut learning out.
+ */
+const MAX_SURE = 0.5;
+
+export const DEFAULT_FUSE: Omit<FuseParams, "weight"> = { half: 0, margin: true };
+
+/**
+ * `ranked`: the catalog's hits, best first (scores relative, exact matches at 1 and first).
+ * `learned`: learned scores of allowed ids. Returns `limit` hits.
+ */
+export function fuseLearned(ranked: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number, params: FuseParams): FusedHit[] {
+  if (learned.size === 0 || params.weight === 0) return ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
+  const top = Math.max(...ranked.map((h) => h.score), Number.EPSILON);
+  let best = 0;
+  for (const s of learned.values()) best = Math.max(best, s);
+  // How much to trust the learned list for this request: its best score's evidence, 0..1 (or the score itself, when it is a share).
+  const sure = params.margin && ranked.length > 0 ? (ranked[0]!.score - (ranked[1]?.score ?? 0)) / top : 0;
+  const scale = (params.half === 0 ? params.weight : (params.weight * (best / (best + params.half))) / best) * (1 - Math.min(MAX_SURE, Math.max(0, sure)));
+  const catalogRank = new Map(ranked.map((h, i) => [h.id, i]));
+  const fused = new Map<string, number>();
+  for (const h of ranked) fused.set(h.id, h.score / top);
+  for (const [id, s] of learned) fused.set(id, (fused.get(id) ?? 0) + s * scale);
+  const order = [...fused.entries()].sort((a, b) => b[1] - a[1] || (catalogRank.get(a[0]) ?? Infinity) - (catalogRank.get(b[0]) ?? Infinity));
+  const norm = Math.max(order[0]?.[1] ?? 1, Number.EPSILON);
+  return order.slice(0, limit).map(([id, score], i) => {
+    const before = catalogRank.get(id);
+    return { id, score: score / norm, learned: learned.has(id) && (before === undefined || before > i) };
+  });
+}

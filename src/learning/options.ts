@@ -1,0 +1,127 @@
+/**
+ * The `tools.toolSearch.learning` value (and createToolSearch's): `true`, `false`, or an object.
+ * Checked by the `tools.toolSearch` schema (tool-search-config.ts includes `learningSchema`),
+ * defaulted here and nowhere else. The one switch is `enabled`: off in the library, on in
+ * `serve` and `mcp` (SERVER_LEARNING_DEFAULT).
+ */
+import { compileOptions } from "../config/ajv.js";
+import type { ToolSearchConfig } from "../config/tool-search-config.js";
+
+/** Whose requests teach whose rankings: one agent's sessions (default), one token's, or everyone's. */
+export const LEARNING_SCOPES = ["agent", "token", "shared"] as const;
+export type LearningScope = (typeof LEARNING_SCOPES)[number];
+
+export interface LearningObject {
+  /** The switch (default: off in the library, on in `serve` and `mcp`). */
+  enabled?: boolean;
+  /** A (term, tool) pair counts only after this many distinct sessions gave it (default 3). */
+  minSessions?: number;
+  /** Who shares what was learned (default "agent"). */
+  scope?: LearningScope;
+  /** Learned terms kept per tool and scope, weakest dropped first (default 256). */
+  maxTermsPerTool?: number;
+  /** Tools one session may teach (default 8): a session past it teaches nothing more. */
+  maxToolsPerSession?: number;
+  /** Terms taken from one request (default 16). */
+  maxTermsPerRequest?: number;
+  /** Half-life of a learned count, days (default 30). */
+  halfLifeDays?: number;
+  /** Weight of the learned score against the catalog's own relative score (default 20: a request mostly made of words taught for one tool follows them; 0 learns without using it). */
+  weight?: number;
+  /** How often what was learned is written to the store, ms (default 5000). */
+  flushMs?: number;
+}
+
+export type LearningConfig = boolean | LearningObject;
+
+export interface ResolvedLearningOptions {
+  enabled: boolean;
+  minSessions: number;
+  scope: LearningScope;
+  maxTermsPerTool: number;
+  maxToolsPerSession: number;
+  maxTermsPerRequest: number;
+  halfLifeDays: number;
+  weight: number;
+  flushMs: number;
+  /** Scopes held in memory; the least recently taught goes first. */
+  maxScopes: number;
+  /** Recent contributors remembered per pair (dedupe); at least minSessions. */
+  seenPerPair: number;
+  /** Sessions whose contributions are remembered (the per-session cap). */
+  maxTrackedSessions: number;
+}
+
+/** Learning is on by default where the engine is a server (`serve`, `mcp`): they see the traffic it learns from. */
+export const SERVER_LEARNING_DEFAULT = true;
+/** ...and off in the library, where the caller decides. */
+export const LIBRARY_LEARNING_DEFAULT = false;
+
+export const DEFAULT_LEARNING: Omit<ResolvedLearningOptions, "enabled"> = {
+  minSessions: 3,
+  scope: "agent",
+  maxTermsPerTool: 256,
+  maxToolsPerSession: 8,
+  maxTermsPerRequest: 16,
+  halfLifeDays: 30,
+  weight: 20,
+  flushMs: 5_000,
+  maxScopes: 1_024,
+  seenPerPair: 8,
+  maxTrackedSessions: 10_000,
+};
+
+const int = (minimum: number, maximum: number) => ({ type: "integer", minimum, maximum });
+const learningObjectSchema = {
+  type: "object",
+  additionalProperties: false,
+  description: "true, false or an object { enabled, minSessions, scope, maxTermsPerTool, maxToolsPerSession, maxTermsPerRequest, halfLifeDays, weight, flushMs }",
+  properties: {
+    enabled: { type: "boolean" },
+    minSessions: int(1, 100),
+    scope: { enum: LEARNING_SCOPES },
+    maxTermsPerTool: int(1, 1_024),
+    maxToolsPerSession: int(1, 256),
+    maxTermsPerRequest: int(1, 64),
+    halfLifeDays: { type: "number", exclusiveMinimum: 0, maximum: 36_500 },
+    weight: { type: "number", minimum: 0, maximum: 100 },
+    flushMs: int(100, 3_600_000),
+  },
+};
+
+/** The JSON Schema of the value, included in `tools.toolSearch`'s. */
+export const learningSchema: Record<string, unknown> = { anyOf: [{ type: "boolean" }, learningObjectSchema] };
+const check = compileOptions<LearningObject>(learningObjectSchema);
+
+/** The value with every default filled in; `enabledByDefault` is the switch's default where the engine runs. */
+export function resolveLearning(value: unknown, enabledByDefault: boolean, path = "tools.toolSearch.learning"): ResolvedLearningOptions {
+  if (value === undefined || typeof value === "boolean") return { ...DEFAULT_LEARNING, enabled: value ?? enabledByDefault };
+  const v = check(value, path);
+  const minSessions = v.minSessions ?? DEFAULT_LEARNING.minSessions;
+  return {
+    ...DEFAULT_LEARNING,
+    enabled: v.enabled ?? enabledByDefault,
+    minSessions,
+    scope: v.scope ?? DEFAULT_LEARNING.scope,
+    maxTermsPerTool: v.maxTermsPerTool ?? DEFAULT_LEARNING.maxTermsPerTool,
+    maxToolsPerSession: v.maxToolsPerSession ?? DEFAULT_LEARNING.maxToolsPerSession,
+    maxTermsPerRequest: v.maxTermsPerRequest ?? DEFAULT_LEARNING.maxTermsPerRequest,
+    halfLifeDays: v.halfLifeDays ?? DEFAULT_LEARNING.halfLifeDays,
+    weight: v.weight ?? DEFAULT_LEARNING.weight,
+    flushMs: v.flushMs ?? DEFAULT_LEARNING.flushMs,
+    seenPerPair: Math.max(DEFAULT_LEARNING.seenPerPair, minSessions),
+  };
+}
+
+/**
+ * The `tools.toolSearch` value a server (`serve`, `mcp`) runs with: learning on unless the
+ * config says otherwise (`learning: false` or `learning: { enabled: false }`). `false` (direct
+ * mode: no searches to learn from) is left as it is.
+ */
+export function withServerLearning(toolSearch: ToolSearchConfig | undefined): ToolSearchConfig {
+  if (toolSearch === false) return toolSearch;
+  if (toolSearch === undefined || toolSearch === true) return { learning: SERVER_LEARNING_DEFAULT };
+  const learning = toolSearch.learning;
+  if (typeof learning === "boolean") return toolSearch;
+  return { ...toolSearch, learning: { enabled: SERVER_LEARNING_DEFAULT, ...(learning ?? {}) } };
+}

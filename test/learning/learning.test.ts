@@ -1,0 +1,241 @@
+/** Learning from use, end to end through real engines: search → call teaches, and only as promised. */
+import { mkdtempSync, rmSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { coreTools, createToolSearch, type ToolDefinition, type ToolSearchOptions } from "../../src/index.js";
+import type { LearningObject } from "../../src/learning/options.js";
+import { withServerLearning } from "../../src/learning/options.js";
+import { resolveToolSearchConfig } from "../../src/config/tool-search-config.js";
+
+const tool = (name: string, description: string): ToolDefinition => ({ name, description, inputSchema: { type: "object", properties: {} }, execute: () => ({ done: name }) });
+const TOOLS = [
+  tool("send_invoice", "Create and email an invoice to a customer."),
+  tool("get_forecast", "Weather forecast for a city."),
+  tool("delete_repo", "Delete a repository for good."),
+];
+/** Words no catalog text holds: only learning can tie them to a tool. */
+const REQUEST = "zorblat the quarterly ledger";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "ts-learn-"));
+  dirs.push(dir);
+  return dir;
+}
+
+async function engineWith(learning: LearningObject | boolean = {}, extra: ToolSearchOptions = {}, tools: ToolDefinition[] = TOOLS) {
+  return createToolSearch({
+    toolSearch: { mode: "tools", learning: typeof learning === "boolean" ? learning : { enabled: true, ...learning }, ...(extra.toolSearch as object | undefined) },
+    sources: [coreTools(tools)],
+    ...(extra.policy ? { policy: extra.policy } : {}),
+    ...(extra.indexCache ? { indexCache: extra.indexCache } : {}),
+  });
+}
+
+type Engine = Awaited<ReturnType<typeof createToolSearch>>;
+
+/** One session as a gateway sees it: the request finds nothing, the model rephrases, finds the tool, calls it. */
+async function teach(engine: Engine, sessionId: string, id = "core:send_invoice", ctx: { agentId?: string; tenant?: string } = {}, request = REQUEST): Promise<void> {
+  const run = await engine.prepareRun({ sessionId, agentId: ctx.agentId ?? "main", ...(ctx.tenant ? { tenant: ctx.tenant } : {}) });
+  await run.search(request);
+  const hits = await run.search(id.split(":").pop()!.replace(/_/g, " "));
+  expect(hits.map((h) => h.id)).toContain(id);
+  expect((await run.call(id, {})).ok).toBe(true);
+  await run.end();
+}
+
+async function ids(engine: Engine, request = REQUEST, ctx: { agentId?: string; tenant?: string; sessionId?: string } = {}): Promise<string[]> {
+  const run = await engine.prepareRun({ sessionId: ctx.sessionId ?? "probe", agentId: ctx.agentId ?? "main", ...(ctx.tenant ? { tenant: ctx.tenant } : {}) });
+  const hits = await run.search(request);
+  await run.end();
+  return hits.map((h) => h.id);
+}
+
+describe("learning from use", () => {
+  it("is off in the library by default and on in servers", async () => {
+    const engine = await createToolSearch({ toolSearch: { mode: "tools" }, sources: [coreTools(TOOLS)] });
+    expect(engine.learning).toBeUndefined();
+    const run = await engine.prepareRun({ sessionId: "s" });
+    expect(await run.feedback(REQUEST, "core:send_invoice")).toBe(false);
+    await engine.close();
+    expect(resolveToolSearchConfig(withServerLearning(undefined)).learning.enabled).toBe(true);
+    expect(resolveToolSearchConfig(withServerLearning({ mode: "tools" })).learning.enabled).toBe(true);
+    expect(resolveToolSearchConfig(withServerLearning({ learning: false })).learning.enabled).toBe(false);
+    expect(resolveToolSearchConfig(withServerLearning({ learning: { enabled: false } })).learning.enabled).toBe(false);
+    expect(resolveToolSearchConfig({ learning: { minSessions: 5 } }).learning).toMatchObject({ enabled: false, minSessions: 5, scope: "agent" });
+  });
+
+  it("refuses bad options with CONFIG_INVALID naming the key", () => {
+    expect(() => resolveToolSearchConfig({ learning: { minSessions: 0 } })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining("minSessions") }));
+    expect(() => resolveToolSearchConfig({ learning: { scope: "everyone" } })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+    expect(() => resolveToolSearchConfig({ learning: { retention: 3 } })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+  });
+
+  it("counts a request only after k distinct sessions, once per session", async () => {
+    const engine = await engineWith({ minSessions: 3 });
+    expect(await ids(engine)).toEqual([]);
+    // One session repeating itself, over several runs, is one session.
+    for (let i = 0; i < 4; i++) await teach(engine, "same-session");
+    await teach(engine, "second");
+    expect(await ids(engine)).toEqual([]);
+    await teach(engine, "third");
+    expect((await ids(engine))[0]).toBe("core:send_invoice");
+    const run = await engine.prepareRun({ sessionId: "x", agentId: "main" });
+    const explained = await run.explain(REQUEST);
+    expect(explained[0]).toMatchObject({ id: "core:send_invoice", learned: true });
+    // What the model sees carries no learned terms and no learning marks.
+    const shown = await run.handleToolCall({ name: "tool_search", arguments: { query: REQUEST } });
+    expect(shown).toContain("core:send_invoice");
+    expect(shown).not.toMatch(/learned/);
+    await run.end();
+    await engine.close();
+  });
+
+  it("the catalog's own text still counts, and an exact name stays first", async () => {
+    const engine = await engineWith({ minSessions: 1 });
+    for (let i = 0; i < 5; i++) await teach(engine, `s${i}`, "core:delete_repo", {}, "weather forecast");
+    expect((await ids(engine, "get_forecast"))[0]).toBe("core:get_forecast");
+    const hits = await ids(engine, "weather forecast");
+    expect(hits).toContain("core:get_forecast");
+    await engine.close();
+  });
+
+  it("never makes a denied tool visible, and feedback on it is TOOL_NOT_FOUND", async () => {
+    const policy = { agents: { support: { deny: ["core:delete_repo"] } } };
+    const engine = await engineWith({ scope: "shared", minSessions: 2 }, { policy });
+    for (let i = 0; i < 3; i++) await teach(engine, `m${i}`, "core:delete_repo", { agentId: "main" });
+    expect((await ids(engine, REQUEST, { agentId: "main" }))[0]).toBe("core:delete_repo");
+    expect(await ids(engine, REQUEST, { agentId: "support" })).not.toContain("core:delete_repo");
+    const run = await engine.prepareRun({ sessionId: "sup", agentId: "support" });
+    expect((await run.explain(REQUEST)).map((h) => h.id)).not.toContain("core:delete_repo");
+    await expect(run.feedback(REQUEST, "core:delete_repo")).rejects.toMatchObject({ code: "TOOL_NOT_FOUND" });
+    await run.end();
+    await engine.close();
+  });
+
+  it("feedback teaches like a call, and refuses what it cannot learn with typed errors", async () => {
+    const engine = await engineWith({ minSessions: 2 });
+    const client = tool("local_note", "Write a local note.");
+    for (const sessionId of ["f1", "f2"]) {
+      const run = await engine.prepareRun({ sessionId, agentId: "main", clientTools: [client] });
+      expect(await run.feedback(REQUEST, "core:send_invoice")).toBe(true);
+      await expect(run.feedback(REQUEST, "core:no_such_tool")).rejects.toMatchObject({ code: "TOOL_NOT_FOUND" });
+      await expect(run.feedback("   ", "core:send_invoice")).rejects.toMatchObject({ code: "INVALID_ARGS" });
+      await expect(run.feedback(REQUEST, "client:local_note")).rejects.toMatchObject({ code: "INVALID_ARGS" });
+      await run.end();
+    }
+    expect((await ids(engine))[0]).toBe("core:send_invoice");
+    await engine.close();
+  });
+
+  it("a failed call or a call without a search before it teaches nothing", async () => {
+    const failing = [...TOOLS.filter((t) => t.name !== "send_invoice"), { ...tool("send_invoice", "Create and email an invoice."), execute: () => { throw new Error("down"); } }];
+    const engine = await engineWith({ minSessions: 1 }, {}, failing);
+    const run = await engine.prepareRun({ sessionId: "f", agentId: "main" });
+    await run.search(REQUEST);
+    await run.search("send invoice");
+    expect((await run.call("core:send_invoice", {})).ok).toBe(false);
+    expect((await run.call("core:get_forecast", {})).ok).toBe(true);
+    await run.end();
+    expect(await ids(engine)).toEqual([]);
+    expect(engine.learning!.stats().records).toBe(0);
+    await engine.close();
+  });
+
+  it("scopes are isolated: one agent's (or token's) learning never moves another's ranking", async () => {
+    for (const scope of ["agent", "token"] as const) {
+      const engine = await engineWith({ scope, minSessions: 2 });
+      const poisoner = scope === "agent" ? { agentId: "evil" } : { agentId: "main", tenant: "evil" };
+      const other = scope === "agent" ? { agentId: "main" } : { agentId: "main", tenant: "good" };
+      const before = await ids(engine, "weather forecast for oslo", other);
+      for (let i = 0; i < 10; i++) await teach(engine, `p${i}`, "core:delete_repo", poisoner, "weather forecast for oslo");
+      // The poisoner moves its own ranking (the catalog's text still counts: the forecast stays first)...
+      expect(await ids(engine, "weather forecast for oslo", poisoner)).toContain("core:delete_repo");
+      expect(before).not.toContain("core:delete_repo");
+      expect(await ids(engine, "weather forecast for oslo", other)).toEqual(before);
+      await engine.close();
+    }
+  });
+
+  it("poisoning the shared scope: one tenant, however many sessions, counts once", async () => {
+    const engine = await engineWith({ scope: "shared", minSessions: 3 });
+    const before = await ids(engine, "weather forecast for oslo", { tenant: "good" });
+    for (let i = 0; i < 20; i++) await teach(engine, `p${i}`, "core:delete_repo", { tenant: "evil" }, "weather forecast for oslo");
+    expect(await ids(engine, "weather forecast for oslo", { tenant: "good" })).toEqual(before);
+    expect(await ids(engine, "weather forecast for oslo", { tenant: "evil" })).toEqual(before);
+    // Three tenants agreeing is what the shared scope takes.
+    for (const tenant of ["t1", "t2", "t3"]) await teach(engine, `x-${tenant}`, "core:send_invoice", { tenant });
+    expect((await ids(engine, REQUEST, { tenant: "good" }))[0]).toBe("core:send_invoice");
+    await engine.close();
+  });
+
+  it("caps what one session teaches", async () => {
+    const engine = await engineWith({ minSessions: 1, maxToolsPerSession: 1 });
+    const run = await engine.prepareRun({ sessionId: "greedy", agentId: "main" });
+    expect(await run.feedback("alpha words", "core:send_invoice")).toBe(true);
+    expect(await run.feedback("beta words", "core:get_forecast")).toBe(false);
+    await run.end();
+    expect((await ids(engine, "alpha words"))[0]).toBe("core:send_invoice");
+    expect(await ids(engine, "beta words")).not.toContain("core:get_forecast");
+    await engine.close();
+  });
+
+  it("survives a restart in a real SQLite file, and is dropped with its tool", async () => {
+    const dir = tempDir();
+    const first = await engineWith({ minSessions: 2 }, { indexCache: { dir } });
+    await teach(first, "a");
+    await teach(first, "b");
+    expect((await ids(first))[0]).toBe("core:send_invoice");
+    await first.close();
+    expect(existsSync(path.join(dir, "learned.sqlite"))).toBe(true);
+
+    const second = await engineWith({ minSessions: 2 }, { indexCache: { dir } });
+    expect((await ids(second))[0]).toBe("core:send_invoice");
+    const exported = second.learning!.export();
+    expect(exported.rows.some((r) => r.tool === "core:send_invoice" && r.term === "zorblat")).toBe(true);
+    // Contributors are hashes: no session id is stored.
+    expect(JSON.stringify(exported)).not.toMatch(/"a"|"b"/);
+    await second.close();
+
+    // The tool leaves the catalog: what was learned about it goes, in memory and on disk.
+    const without = await engineWith({ minSessions: 2 }, { indexCache: { dir } }, TOOLS.filter((t) => t.name !== "send_invoice"));
+    expect(without.learning!.export().rows.filter((r) => r.tool === "core:send_invoice")).toEqual([]);
+    await without.close();
+    const back = await engineWith({ minSessions: 2 }, { indexCache: { dir } });
+    expect(await ids(back)).toEqual([]);
+    await back.close();
+  });
+
+  it("two engines on one folder (workers) merge what each learned", async () => {
+    const dir = tempDir();
+    const [w1, w2] = await Promise.all([engineWith({ minSessions: 2 }, { indexCache: { dir } }), engineWith({ minSessions: 2 }, { indexCache: { dir } })]);
+    await teach(w1, "w1-session");
+    await teach(w2, "w2-session");
+    // Neither alone has two sessions; both write, each merging the other's rows.
+    expect(await ids(w1)).toEqual([]);
+    await Promise.all([w1.learning!.flush(), w2.learning!.flush()]);
+    await w1.learning!.flush();
+    expect((await ids(w1))[0]).toBe("core:send_invoice");
+    await Promise.all([w1.close(), w2.close()]);
+    const later = await engineWith({ minSessions: 2 }, { indexCache: { dir } });
+    expect((await ids(later))[0]).toBe("core:send_invoice");
+    await later.close();
+  });
+
+  it("export and import carry learning to a replica; malformed rows are dropped", async () => {
+    const source = await engineWith({ minSessions: 2 });
+    await teach(source, "a");
+    await teach(source, "b");
+    const data = source.learning!.export();
+    await source.close();
+    const replica = await engineWith({ minSessions: 2 });
+    const taken = replica.learning!.import({ format: 1, rows: [...data.rows, { scope: 1, tool: "x" } as never, { ...data.rows[0]!, tool: "core:not_in_catalog" }] });
+    expect(taken).toBe(data.rows.length);
+    expect((await ids(replica))[0]).toBe("core:send_invoice");
+    await replica.close();
+  });
+});
