@@ -45,14 +45,14 @@ export async function replayEngine(set: ReplaySet, learning: LearningObject | fa
   });
 }
 
-/** One session of past traffic: search, rephrase by name when needed, call. */
+/** One session of past traffic: search, rephrase by name when needed (not found, or only a weak guess: the model is told to rephrase), call. */
 export async function replaySession(engine: ToolSearchEngine, sessionId: string, agentId: string, requests: readonly JudgedQuery[], target: (q: JudgedQuery) => string, tenant?: string): Promise<void> {
   const run = await engine.prepareRun({ sessionId, agentId, ...(tenant !== undefined ? { tenant } : {}) });
   try {
     for (const q of requests) {
       const hits = await run.search(q.query);
       for (const id of q.relevant.length > 1 ? q.relevant : [target(q)]) {
-        if (!hits.some((h) => h.id === id)) await run.search(id.split(":").pop()!);
+        if (!hits.some((h) => h.id === id && h.weak !== true)) await run.search(id.split(":").pop()!);
         await run.call(id, {});
       }
     }

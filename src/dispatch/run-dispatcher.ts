@@ -87,7 +87,9 @@ export class RunDispatcher {
     const queries = answers.map((a) => a.query);
     const hits = answers.flatMap((a) => a.hits.map((h) => h.id));
     const learning = this.scope.learning;
-    if (learning) for (const a of answers) learning.searched(a.query, a.hits.filter((h) => h.source !== "client").map((h) => h.id));
+    // Weak hits (partial matches when nothing matched) are guesses, not what the words found: for
+    // learning such a search listed nothing, so it is a rephrasing of the search that finds the tool.
+    if (learning) for (const a of answers) learning.searched(a.query, a.hits.filter((h) => h.source !== "client" && h.weak !== true).map((h) => h.id));
     this.recorder.search({ type: "search", queries, hits, via });
     this.trace.searchSpan(queries, hits.length, via, started, scope);
     return typeof query === "string" ? answers[0]!.hits : answers;
