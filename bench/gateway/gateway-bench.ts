@@ -202,7 +202,11 @@ async function measure(
       const c = cases[index % cases.length]!;
       const turn = await stack.turn(c.input, mode, `gw-${mode}-${sessions}-${s}`);
       latencies.push(turn.ms);
-      if (!turn.ok || !isExpectedTool(turn.finalTool, c.expected)) failed += 1;
+      if (!turn.ok || !isExpectedTool(turn.finalTool, c.expected)) {
+        failed += 1;
+        // The first failures say why, so a FAILED suite can be read without a rerun.
+        if (failed <= 3) console.error(`gateway ${mode} ×${sessions}: "${c.input}" → ${turn.ok ? `called ${turn.finalTool}, expected ${c.expected}` : turn.error}`);
+      }
       // The provider keeps every request body it got; drop them before they add up to gigabytes.
       if (++sinceClear >= 40) {
         sinceClear = 0;

@@ -31,7 +31,7 @@ export async function engineFromConfig(config: GatewayConfig, extras: EngineExtr
   const sessionLog = config.sessionLog ? jsonlSessionLog(config.sessionLog.file, { recordQueries: config.sessionLog.recordQueries }) : undefined;
   try {
     const engine = await createToolSearch({
-      // Learning from use is on by default in a server (learning/options.ts).
+      // A server's learning default (learning/options.ts SERVER_LEARNING_DEFAULT).
       toolSearch: withServerLearning(config.toolSearch),
       ...(config.policy ? { policy: config.policy } : {}),
       sources: [...(extras.sources ?? []), ...plugins, ...mcp],

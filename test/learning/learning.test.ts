@@ -60,14 +60,16 @@ async function ids(engine: Engine, request = REQUEST, ctx: { agentId?: string; t
 }
 
 describe("learning from use", () => {
-  it("is off in the library by default and on in servers", async () => {
+  it("is off by default, in the library and in servers, and one switch turns it on", async () => {
     const engine = await createToolSearch({ toolSearch: { mode: "tools" }, sources: [coreTools(TOOLS)] });
     expect(engine.learning).toBeUndefined();
     const run = await engine.prepareRun({ sessionId: "s" });
     expect(await run.feedback(REQUEST, "core:send_invoice")).toBe(false);
     await engine.close();
-    expect(resolveToolSearchConfig(withServerLearning(undefined)).learning.enabled).toBe(true);
-    expect(resolveToolSearchConfig(withServerLearning({ mode: "tools" })).learning.enabled).toBe(true);
+    expect(resolveToolSearchConfig(withServerLearning(undefined)).learning.enabled).toBe(false);
+    expect(resolveToolSearchConfig(withServerLearning({ mode: "tools" })).learning.enabled).toBe(false);
+    expect(resolveToolSearchConfig(withServerLearning({ learning: true })).learning.enabled).toBe(true);
+    expect(resolveToolSearchConfig(withServerLearning({ learning: { scope: "shared" } })).learning).toMatchObject({ enabled: false, scope: "shared" });
     expect(resolveToolSearchConfig(withServerLearning({ learning: false })).learning.enabled).toBe(false);
     expect(resolveToolSearchConfig(withServerLearning({ learning: { enabled: false } })).learning.enabled).toBe(false);
     expect(resolveToolSearchConfig({ learning: { minSessions: 5 } }).learning).toMatchObject({ enabled: false, minSessions: 5, scope: "agent" });
