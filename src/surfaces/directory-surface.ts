@@ -66,6 +66,8 @@ function upfrontEntries(dispatcher: RunDispatcher, settings: ToolSearchSettings,
     let added = 0;
     for (const hit of dispatcher.rank(prompt, settings.directory.maxLikelySchemas)) {
       if (added >= likely) break;
+      // Weak hits are guesses when nothing matched the prompt: no schema is worth its bytes for them.
+      if (hit.weak === true) break;
       const entry = catalog.get(hit.id);
       if (!entry || chosen.has(entry.id) || entry.source === "client") continue;
       chosen.set(entry.id, entry);
