@@ -120,7 +120,7 @@ export function poolProcesses(pool: SandboxPool): number[] {
 }
 
 /** Parent pid of `pid` from /proc (undefined when it is gone). */
-function parentOf(pid: number): number | undefined {
+export function parentOf(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);

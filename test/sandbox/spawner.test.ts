@@ -2,22 +2,12 @@
  * The spawner (src/sandbox/pool/spawner.ts): a small process that forks the pool's children so
  * that this (large) process never forks per body. Real processes throughout.
  */
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { startCodePool } from "../../src/sandbox/pool/pool.js";
 import { childPids } from "../support/proc.js";
-import { fakeBridge, isAlive, manualGate, poolProcesses, SEARCH_DESCRIBE_CALL, unaccountedProcesses, waitFor } from "./helpers.js";
+import { fakeBridge, isAlive, manualGate, parentOf, poolProcesses, SEARCH_DESCRIBE_CALL, unaccountedProcesses, waitFor } from "./helpers.js";
 
 const RUN = { timeoutMs: 10_000 };
-
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return undefined;
-  }
-}
 
 describe.runIf(process.platform === "linux")("spawner", () => {
   it("forks every child: none is this process's own, and the layers are those of a child forked here", async () => {
