@@ -31,7 +31,7 @@ export interface ToolSearchSettings {
   indexCacheKey?: string;
   /** The environment variable that holds indexCacheKey (read by resolveIndexCacheKey). */
   indexCacheKeyEnv?: string;
-  /** Learning from use (learning/options.ts): off unless set (SERVER_LEARNING_DEFAULT says why servers too). */
+  /** Learning from use (learning/options.ts): off in the library unless set, on in `serve` and `mcp`. */
   learning: ResolvedLearningOptions;
 }
 

@@ -129,7 +129,7 @@ export class RunDispatcher {
     const { catalog, index, learning } = this.scope;
     // The one hook of learning into ranking: learned scores of the run's allowed catalog tools
     // only (so policy is never widened), fused with the catalog's ranking (learning/fuse.ts).
-    const learned = learning && !query.trim().toLowerCase().startsWith("select:") ? learning.scores(query, catalog.catalogIds) : undefined;
+    const learned = learning && !query.trim().toLowerCase().startsWith("select:") ? learning.scores(query, catalog.catalogIds, index.backend.corpusStats?.()) : undefined;
     const fusing = learned !== undefined && learned.size > 0;
     const ranked = searchIntents(
       query,

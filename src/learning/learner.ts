@@ -21,12 +21,12 @@
  * One contributor teaches at most `maxToolsPerSession` tools.
  */
 import { createHash } from "node:crypto";
-import { LearnedModel, SHARED_SCOPE, type IdFilter, type LearnedRow, type Observation } from "./model.js";
+import { LearnedModel, SHARED_SCOPE, type IdFilter, type LearnedRow, type Observation, type TermWeight } from "./model.js";
 import type { ResolvedLearningOptions } from "./options.js";
 import { checkedRows, type LearnedExport, type LearningStore } from "./store.js";
 import { learnedTerms } from "./terms.js";
 import { DEFAULT_FUSE, fuseLearned, type FusedHit } from "./fuse.js";
-import type { BackendHit } from "../search/types.js";
+import type { BackendHit, CorpusStats } from "../search/types.js";
 
 /** Searches before the one that found the tool that are credited with it (rephrasings). */
 const MAX_REPHRASINGS = 2;
@@ -122,9 +122,9 @@ export class Learner {
   }
 
   /** Learned scores of allowed tools for a request in a scope (empty when nothing learned applies). */
-  scores(scope: string, request: string, allowed: ReadonlySet<string>): Map<string, number> {
+  scores(scope: string, request: string, allowed: ReadonlySet<string>, catalog?: CorpusStats): Map<string, number> {
     if (this.options.weight === 0) return new Map();
-    const scores = this.#model.score(scope, learnedTerms(request, this.options.maxTermsPerRequest), allowed, this.now());
+    const scores = this.#model.score(scope, learnedTerms(request, this.options.maxTermsPerRequest), allowed, this.now(), undefined, catalog ? catalogTermWeight(catalog) : undefined);
     // Tools the request earns no trust for are left out: an empty map ranks exactly as without learning.
     for (const [tool, s] of scores) if (!(s > 0)) scores.delete(tool);
     return scores;
@@ -243,8 +243,9 @@ export class RunLearning {
     this.#contributor = learner.contributorOf(subject, this.#scope);
   }
 
-  scores(request: string, allowed: ReadonlySet<string>): Map<string, number> {
-    return this.#learner.scores(this.#scope, request, allowed);
+  /** `catalog`: the catalog index's statistics, so a word common in its text weighs little (catalogTermWeight). */
+  scores(request: string, allowed: ReadonlySet<string>, catalog?: CorpusStats): Map<string, number> {
+    return this.#learner.scores(this.#scope, request, allowed, catalog);
   }
 
   fuse(ranked: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number): FusedHit[] {
@@ -279,4 +280,14 @@ export class RunLearning {
   feedback(request: string, tool: string): boolean {
     return this.#learner.teach(this.#scope, this.#contributor, request, tool);
   }
+}
+
+/** A term's BM25 IDF in the catalog over the largest possible (a term no doc holds): 1 for a word the catalog lacks. */
+export function catalogTermWeight(catalog: CorpusStats): TermWeight {
+  const n = Math.max(1, catalog.docCount);
+  const max = Math.log(1 + (n + 0.5) / 0.5);
+  return (term) => {
+    const df = Math.min(n, Math.max(0, catalog.df(term)));
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5)) / max;
+  };
 }

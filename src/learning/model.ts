@@ -14,6 +14,9 @@
  */
 import type { ResolvedLearningOptions } from "./options.js";
 
+/** How informative a request term is in the catalog's own text, in [0, 1] (1: no tool's text holds it). */
+export type TermWeight = (term: string) => number;
+
 /** One (scope, tool, term) record as stored and exchanged (export/import, the SQLite rows). */
 export interface LearnedRow {
   scope: string;
@@ -162,13 +165,13 @@ export class LearnedModel {
    * the trust the request earns (#shareScore's best), so in [0, 1). Tools outside `allowed` are
    * never scored, so nothing here can make a tool visible that policy hides.
    */
-  score(scopeKey: string, terms: readonly string[], allowed: ReadonlySet<string>, now: number, params: LearnedScoreParams = LEARNED_BM25): Map<string, number> {
+  score(scopeKey: string, terms: readonly string[], allowed: ReadonlySet<string>, now: number, params: LearnedScoreParams = LEARNED_BM25, catalogWeight?: TermWeight): Map<string, number> {
     const out = new Map<string, number>();
     const scope = this.#scopes.get(scopeKey);
     if (scope === undefined || terms.length === 0) return out;
-    if (params.kind === "share") return this.#shareScore(scope, terms, allowed, now, params.alpha);
+    if (params.kind === "share") return this.#shareScore(scope, terms, allowed, now, params.alpha, catalogWeight);
     if (params.kind === "hybrid") {
-      const share = this.#shareScore(scope, terms, allowed, now, params.alpha);
+      const share = this.#shareScore(scope, terms, allowed, now, params.alpha, catalogWeight);
       const bm25 = this.score(scopeKey, terms, allowed, now, { ...params, kind: "bm25" });
       let trust = 0;
       for (const v of share.values()) trust = Math.max(trust, v);
@@ -214,7 +217,7 @@ export class LearnedModel {
    * request whose words were mostly taught for one tool scores near 1 for it; one with a
    * single taught word among new ones scores low, so the catalog's text leads.
    */
-  #shareScore(scope: ScopeModel, terms: readonly string[], allowed: ReadonlySet<string>, now: number, alpha: number): Map<string, number> {
+  #shareScore(scope: ScopeModel, terms: readonly string[], allowed: ReadonlySet<string>, now: number, alpha: number, catalogWeight?: TermWeight): Map<string, number> {
     const out = new Map<string, number>();
     const total = this.#lengths(scope, now).total;
     let mass = 0;
@@ -230,7 +233,10 @@ export class LearnedModel {
         if (this.#active(record) && allowed.has(tool)) active.push([tool, c]);
       }
       // A total a few seconds stale may not hold this term's latest pairs yet.
-      const idf = Math.log(1 + Math.max(total, sum) / (sum + 0.5));
+      // A word common in the catalog's own text (catalogWeight near 0) says little of which tool is
+      // meant, whatever the taught requests say: without this, a shared word like "create", taught
+      // to one tool before the others, outweighed the catalog's clear first hit.
+      const idf = Math.log(1 + Math.max(total, sum) / (sum + 0.5)) * (catalogWeight?.(term) ?? 1);
       mass += idf;
       for (const [tool, c] of active) out.set(tool, (out.get(tool) ?? 0) + (idf * c) / (sum + alpha));
     }

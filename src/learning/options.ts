@@ -1,8 +1,8 @@
 /**
  * The `tools.toolSearch.learning` value (and createToolSearch's): `true`, `false`, or an object.
  * Checked by the `tools.toolSearch` schema (tool-search-config.ts includes `learningSchema`),
- * defaulted here and nowhere else. The one switch is `enabled`: off in the library, and in
- * `serve` and `mcp` (SERVER_LEARNING_DEFAULT, which says why).
+ * defaulted here and nowhere else. The one switch is `enabled`: off in the library, on in
+ * `serve` and `mcp` (SERVER_LEARNING_DEFAULT).
  */
 import { compileOptions } from "../config/ajv.js";
 import type { ToolSearchConfig } from "../config/tool-search-config.js";
@@ -53,14 +53,12 @@ export interface ResolvedLearningOptions {
 }
 
 /**
- * Learning is off by default in servers too, for now: on by default (as designed, servers see
- * the traffic it learns from) it took our own gateway bench's turns to the wrong tool. There one
- * tool's learned terms were counted (three sessions) while the other tools' were not yet, and a
- * word they all share ("create the invoice…" → crm_create_contact) outweighed the catalog's clear
- * first hit. Until the learned part is bounded by what the catalog's text says, it is opt-in
- * (`learning: true`), and this one constant turns servers' default on again.
+ * Learning is on by default where the engine is a server (`serve`, `mcp`): they see the traffic
+ * it learns from. (It was off for a while: a word the catalog's text shares widely, taught to one
+ * tool first, outweighed the catalog's clear first hit in the gateway bench; request words are now
+ * weighed by the catalog's IDF too, learner.ts catalogTermWeight.)
  */
-export const SERVER_LEARNING_DEFAULT = false;
+export const SERVER_LEARNING_DEFAULT = true;
 /** ...and off in the library, where the caller decides. */
 export const LIBRARY_LEARNING_DEFAULT = false;
 
@@ -121,8 +119,8 @@ export function resolveLearning(value: unknown, enabledByDefault: boolean, path 
 }
 
 /**
- * The `tools.toolSearch` value a server (`serve`, `mcp`) runs with: learning as
- * SERVER_LEARNING_DEFAULT unless the config says (`learning: true`, `false`, `{ enabled }`). `false` (direct
+ * The `tools.toolSearch` value a server (`serve`, `mcp`) runs with: learning on unless the
+ * config says otherwise (`learning: false` or `learning: { enabled: false }`). `false` (direct
  * mode: no searches to learn from) is left as it is.
  */
 export function withServerLearning(toolSearch: ToolSearchConfig | undefined): ToolSearchConfig {
