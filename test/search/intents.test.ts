@@ -5,16 +5,9 @@ import { buildSiblings, MAX_OWNER_TOOLS } from "../../src/search/siblings.js";
 import { bm25fBackend } from "../../src/search/bm25f-backend.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
-import type { SearchDoc } from "../../src/search/types.js";
+import { mcpDoc } from "../support/search-docs.js";
 
-const tool = (owner: string, name: string, description: string, params: string[] = []): SearchDoc => ({
-  id: `mcp:${owner}:${name}`,
-  name,
-  source: "mcp",
-  owner,
-  description,
-  params: params.map((p) => ({ name: p, description: "" })),
-});
+const tool = mcpDoc;
 
 const word = [
   tool("word", "create_document", "Create a new Word document with optional metadata.", ["filename", "title"]),

@@ -8,16 +8,9 @@ import { bm25fBackend } from "../../src/search/bm25f-backend.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/minisearch-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
-import type { SearchDoc } from "../../src/search/types.js";
+import { mcpDoc } from "../support/search-docs.js";
 
-const doc = (owner: string, name: string, description: string, params: string[] = []): SearchDoc => ({
-  id: `mcp:${owner}:${name}`,
-  name,
-  source: "mcp",
-  owner,
-  description,
-  params: params.map((p) => ({ name: p, description: "" })),
-});
+const doc = mcpDoc;
 
 /** The shape of the memory server's tools (a knowledge graph of entities, relations, observations). */
 const memory = [

@@ -11,16 +11,10 @@ import { DEFAULT_BM25F } from "../../src/search/bm25f.js";
 import { fts5Backend, fts5BackendWith } from "../../src/search/fts5-backend.js";
 import { queryWords } from "../../src/search/query-words.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
+import { mcpDoc } from "../support/search-docs.js";
 import type { SearchDoc } from "../../src/search/types.js";
 
-const tool = (name: string, description: string, params: string[] = []): SearchDoc => ({
-  id: `mcp:cloud:${name}`,
-  name,
-  source: "mcp",
-  owner: "cloud",
-  description,
-  params: params.map((p) => ({ name: p, description: "" })),
-});
+const tool = (name: string, description: string, params: string[] = []): SearchDoc => mcpDoc("cloud", name, description, params);
 
 const catalog = [
   tool("vm_list", "Lists the virtual machines of a subscription.", ["subscription", "resource-group-name"]),
