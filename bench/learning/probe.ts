@@ -1,6 +1,6 @@
 /**
  * Tuning probe (MetaTool's tune split only): replay 80% of it, score the other 20%.
- *   node dist/bench/learning/probe.js tune HALF K1 B WEIGHT [SESSIONS]   (env KIND=hybrid|share|bm25, ALPHA, TERMS, K, MARGIN=0)
+ *   node dist/bench/learning/probe.js tune HALF K1 B WEIGHT [SESSIONS]   (env TERMS, K, MARGIN=0)
  * `validate` is never read here; bench/learning/validate.js scores it with the defaults.
  */
 import { sharedDataDir } from "../lib/shared-data.js";
@@ -22,8 +22,6 @@ DEFAULT_FUSE.half = half;
 DEFAULT_FUSE.margin = process.env.MARGIN !== "0";
 LEARNED_BM25.k1 = k1;
 LEARNED_BM25.b = b;
-LEARNED_BM25.kind = (process.env.KIND ?? "share") as "share" | "bm25" | "hybrid";
-LEARNED_BM25.alpha = Number(process.env.ALPHA ?? 2);
 const t = performance.now();
 const probeSet = mode === "tune" ? { ...set, past: past.slice(0, cut), heldOut: past.slice(cut) } : { ...set, past };
 const pts = Number(process.argv[7] ?? probeSet.past.length);

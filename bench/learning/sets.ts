@@ -77,6 +77,23 @@ export function sealSet(dataDir: string): ReplaySet {
   return { name: "seal-tools", plugins, past: relabel(loadSealQueries(dataDir, "dev"), ids), heldOut: relabel(loadSealQueries(dataDir, "test_in_domain"), ids) };
 }
 
+/**
+ * Seal-Tools' catalog copied up to `tools` tools (copies renamed `<name>_<n>`, as bench/search
+ * scales it), with the same requests (they name the first copy). Returns the docs too, for
+ * the in-memory BM25 yardstick.
+ */
+export function scaledSealSet(dataDir: string, tools: number): ReplaySet & { docs: SearchDoc[] } {
+  const base = loadSealTools(dataDir);
+  const docs: SearchDoc[] = [];
+  for (let i = 0; docs.length < tools; i++) {
+    const d = base[i % base.length]!;
+    const copy = Math.floor(i / base.length);
+    docs.push(copy === 0 ? d : { ...d, id: `${d.id}~${copy}`, name: `${d.name}_${copy}` });
+  }
+  const { plugins, ids } = asPlugins(docs, () => "seal");
+  return { name: `seal-tools×${tools}`, docs, plugins, past: relabel(loadSealQueries(dataDir, "dev"), ids), heldOut: relabel(loadSealQueries(dataDir, "test_in_domain"), ids) };
+}
+
 export function liveMcpSet(dataDir: string): ReplaySet {
   const { plugins, ids } = asPlugins(loadLiveMcpTools(dataDir), (doc) => doc.owner);
   return { name: "livemcpbench", plugins, past: relabel(loadLiveMcpQueries(dataDir, "tune"), ids), heldOut: relabel(loadLiveMcpQueries(dataDir, "held-out"), ids) };

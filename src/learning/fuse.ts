@@ -25,7 +25,6 @@ export interface FuseParams {
   margin: boolean;
 }
 
-/** 0: the learned scores (model.ts, "hybrid") carry their own trust, in [0, 1). With "bm25" scores, 40 was best on MetaTool tune. */
 /**
  * The most the catalog's margin takes off the learned part: a lone catalog hit (a typo's
  * correction, one shared word) has the largest margin there is, and must not shut learning out.
@@ -49,11 +48,30 @@ export function fuseLearned(ranked: readonly BackendHit[], learned: ReadonlyMap<
   const catalogRank = new Map(ranked.map((h, i) => [h.id, i]));
   const fused = new Map<string, number>();
   for (const h of ranked) fused.set(h.id, h.score / top);
-  for (const [id, s] of learned) fused.set(id, (fused.get(id) ?? 0) + s * scale);
+  for (const h of ranked) {
+    const s = learned.get(h.id);
+    if (s !== undefined) fused.set(h.id, fused.get(h.id)! + s * scale);
+  }
+  // Of the tools text did not rank, only the `limit` best learned can reach the first `limit`:
+  // the others are left out before the sort (a taught scope scores thousands of tools).
+  for (const [id, s] of bestUnranked(learned, catalogRank, limit)) fused.set(id, s * scale);
   const order = [...fused.entries()].sort((a, b) => b[1] - a[1] || (catalogRank.get(a[0]) ?? Infinity) - (catalogRank.get(b[0]) ?? Infinity));
   const norm = Math.max(order[0]?.[1] ?? 1, Number.EPSILON);
   return order.slice(0, limit).map(([id, score], i) => {
     const before = catalogRank.get(id);
     return { id, score: score / norm, learned: learned.has(id) && (before === undefined || before > i) };
   });
+}
+
+/** The `limit` best learned scores of ids not in `ranked`, best first; on equal scores the earlier id (as a stable sort keeps it). */
+function bestUnranked(learned: ReadonlyMap<string, number>, ranked: ReadonlyMap<string, number>, limit: number): Array<[string, number]> {
+  const best: Array<[string, number]> = [];
+  for (const [id, s] of learned) {
+    if (ranked.has(id) || (best.length >= limit && s <= best[best.length - 1]![1])) continue;
+    let at = best.length;
+    while (at > 0 && best[at - 1]![1] < s) at--;
+    best.splice(at, 0, [id, s]);
+    if (best.length > limit) best.pop();
+  }
+  return best;
 }

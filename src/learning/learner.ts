@@ -13,14 +13,16 @@
  * (a known id, direct mode), a failed call, and client tools teach nothing. `run.feedback(request, id)` is the same signal
  * from a library caller who knows better.
  *
- * Scope and contributors. Observations go to the run's scope: `agent:<agentId>` (default),
- * `token:<tenant>` or `shared`. A pair counts once per contributor and only after
+ * Scope and contributors. Observations go to the run's scope (scope-keys.ts): the agent's
+ * within its tenant (default), the tenant's (`token`) or everyone's (`shared`); each tenant holds
+ * a bounded share of scopes and records (model.ts). A pair counts once per contributor and only after
  * `minSessions` distinct ones (model.ts); the contributor is the session, except in the shared
  * scope, where it is the tenant (a token's label in the gateway): sessions cost nothing to
  * mint, so one tenant must never count as several there. Contributors are stored as hashes.
  * One contributor teaches at most `maxToolsPerSession` tools.
  */
 import { createHash } from "node:crypto";
+import { agentScopeKey, tokenScopeKey } from "./scope-keys.js";
 import { LearnedModel, SHARED_SCOPE, type IdFilter, type LearnedRow, type Observation, type TermWeight } from "./model.js";
 import type { ResolvedLearningOptions } from "./options.js";
 import { checkedRows, type LearnedExport, type LearningStore } from "./store.js";
@@ -89,9 +91,9 @@ export class Learner {
       case "shared":
         return SHARED_SCOPE;
       case "token":
-        return `token:${subject.tenant ?? subject.sessionId}`;
+        return tokenScopeKey(subject.tenant ?? subject.sessionId);
       default:
-        return `agent:${subject.agentId ?? ""}`;
+        return agentScopeKey(subject.agentId ?? "", subject.tenant);
     }
   }
 

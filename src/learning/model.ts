@@ -13,6 +13,9 @@
  * one that comes back under the same id starts from nothing.
  */
 import type { ResolvedLearningOptions } from "./options.js";
+import { NO_TENANT, SHARED_SCOPE, ownerOfScope } from "./scope-keys.js";
+
+export { SHARED_SCOPE } from "./scope-keys.js";
 
 /** How informative a request term is in the catalog's own text, in [0, 1] (1: no tool's text holds it). */
 export type TermWeight = (term: string) => number;
@@ -64,10 +67,15 @@ class ScopeModel {
    * weighs, so a word of many requests ("need", "find") weighs little long before its pairs count.
    */
   readonly totalsFrom: number;
-  constructor(shared: boolean, minSessions: number) {
-    this.totalsFrom = shared ? Math.min(2, minSessions) : 1;
+  /** The tenant whose share this scope's records count against (scope-keys.ts). */
+  readonly owner: string;
+  /** Records held (active or not). */
+  records = 0;
+  constructor(key: string, minSessions: number) {
+    this.totalsFrom = key === SHARED_SCOPE ? Math.min(2, minSessions) : 1;
+    this.owner = ownerOfScope(key);
   }
-  /** tool → its bag */
+  /** tool → its bag, least recently taught first (the first to go when the owner is over its share) */
   readonly tools = new Map<string, ToolBag>();
   /** term → the tools whose bag holds it (active or not), each with its record (the same object as in the bag) */
   readonly byTerm = new Map<string, Map<string, PairRecord>>();
@@ -82,36 +90,42 @@ const LENGTH_CACHE_MS = 3_600_000;
 const LENGTH_REFRESH_MS = 5_000;
 
 const MAX_SESSIONS = 255;
-/** The key of the scope everyone shares (learner.ts scopeOf). */
-export const SHARED_SCOPE = "shared";
 const LN2 = Math.LN2;
 /** Decay advances in steps of this age. */
 const DECAY_STEP_MS = 3_600_000;
 
 export interface LearnedScoreParams {
+  /** BM25 over the bags (count as tf). */
   k1: number;
   b: number;
-  /** "share": the share of the request's information that points to the tool (see score); "bm25": BM25 over the bags. */
-  kind: "share" | "bm25" | "hybrid";
-  /** share: pseudo-count added to a term's total, so that a term seen three times is weaker evidence than one seen thirty. */
-  alpha: number;
+  /** The coverage (share of the request's information whose words the tool's bag holds) counts to this power. */
+  coverPower: number;
+  /** The count at which a tool's evidence counts half (its strongest matched record's count n gives n / (n + this)). */
+  evidenceHalf: number;
 }
 
 /**
- * How learned bags are scored, chosen on MetaTool's tune split alone (replay 80% of it, score
- * the other 20%; `node dist/bench/learning/probe.js`), top-1 at 100 / 1,000 / 13,140 sessions,
- * 0.453 without learning:
- * - "bm25" (k1 20, b 0.3; k1 1.2 gave 0.60 at the end): ... / 0.427 / 0.765: best with much
- *   traffic, but a few weak pairs early push generic words' tools to the top;
- * - "share" (weight 8): ... / 0.537 / 0.694: never hurts, learns slowly;
- * - "hybrid" (weight 20): 0.455 / 0.505 / 0.743 (at the commit that chose it; weight 50: 0.451 / 0.475 / 0.759,
- *   but Seal-Tools dev replayed half on half 0.974 → 0.960, against 0.969 at 20): BM25 orders the learned tools, the share of
- *   the request's information they cover says how far to trust them. The default.
+ * How learned bags are scored, chosen on MetaTool's tune split (replay 80% of it, score the
+ * other 20%) and Seal-Tools together, never on MetaTool's validate split
+ * (`K1=… POW=… EVID=… node dist/bench/learning/probe-set.js metatool 20 dev`, and `seal-tools 20`):
+ * - BM25 alone lets a few weak pairs lead (Seal-Tools 0.961 → 0.103);
+ * - BM25 (k1 20, b 0.3) times the share of the request's information pointing to the tool
+ *   (the default before this one): MetaTool 0.728, Seal-Tools 0.961 → 0.950;
+ * - BM25 (k1 5, b 0.5) times coverage^1.5 times evidence (half 15), the default: MetaTool 0.762,
+ *   Seal-Tools 0.961 → 0.959. Power 1 with half 10: 0.769 / 0.939; half 30: 0.752 / 0.960.
+ *   The share's concentration (a word taught to many tools) is already in BM25's IDF, so the
+ *   trust needs only what BM25 lacks: whether the tool's bag covers the request, and on how many
+ *   sessions it rests, so a pair that just reached minSessions breaks ties and one taught by
+ *   dozens leads.
  */
-export const LEARNED_BM25: LearnedScoreParams = { k1: 20, b: 0.3, kind: "hybrid", alpha: 2 };
+export const LEARNED_BM25: LearnedScoreParams = { k1: 5, b: 0.5, coverPower: 1.5, evidenceHalf: 15 };
 
 export class LearnedModel {
   readonly #scopes = new Map<string, ScopeModel>();
+  /** Per owning tenant (scope-keys.ts): the scopes and records it holds. */
+  readonly #owners = new Map<string, { scopes: number; records: number }>();
+  /** Records held in all. */
+  #records = 0;
   readonly #options: ResolvedLearningOptions;
 
   constructor(options: ResolvedLearningOptions) {
@@ -121,30 +135,24 @@ export class LearnedModel {
   /** Applies one observation; returns whether it changed anything (a repeat from a contributor does not). */
   observe(o: Observation): boolean {
     let scope = this.#scopes.get(o.scope);
-    if (scope === undefined) {
-      if (this.#scopes.size >= this.#options.maxScopes) this.#dropOldestScope();
-      scope = new ScopeModel(o.scope === SHARED_SCOPE, this.#options.minSessions);
-      this.#scopes.set(o.scope, scope);
-    } else {
+    if (scope === undefined) scope = this.#openScope(o.scope);
+    else {
       // Least recently used scope goes first when there are too many: keep this one fresh.
       this.#scopes.delete(o.scope);
       this.#scopes.set(o.scope, scope);
     }
+    // Likewise the tool's bag within its scope.
     let bag = scope.tools.get(o.tool);
-    if (bag === undefined) {
-      bag = new Map();
-      scope.tools.set(o.tool, bag);
-    }
+    if (bag === undefined) bag = new Map();
+    else scope.tools.delete(o.tool);
+    scope.tools.set(o.tool, bag);
     let changed = false;
     for (const term of o.terms) {
       let record = bag.get(term);
       if (record === undefined) {
         if (bag.size >= this.#options.maxTermsPerTool) this.#evictWeakest(scope, o.tool, bag, o.at);
         record = { count: 0, sessions: 0, at: o.at, seen: [] };
-        bag.set(term, record);
-        let tools = scope.byTerm.get(term);
-        if (tools === undefined) scope.byTerm.set(term, (tools = new Map()));
-        tools.set(o.tool, record);
+        this.#addRecord(scope, o.tool, bag, term, record);
       }
       if (record.seen.includes(o.contributor)) continue;
       record.seen.push(o.contributor);
@@ -155,92 +163,71 @@ export class LearnedModel {
       changed = true;
     }
     if (changed) scope.version++;
+    this.#keepShares(scope, o.tool);
     return changed;
   }
 
   /**
    * Learned scores of the tools in `allowed` for these request terms, in one scope (see
-   * LEARNED_BM25): by default each tool's BM25 over the active records (count as tf, an IDF
-   * over the catalog, length-normalised by each bag's total count) relative to the best, times
-   * the trust the request earns (#shareScore's best), so in [0, 1). Tools outside `allowed` are
-   * never scored, so nothing here can make a tool visible that policy hides.
+   * LEARNED_BM25): each tool's BM25 over its active records (count as tf, an IDF over the
+   * catalog, length-normalised by each bag's total count) relative to the best, times its
+   * coverage of the request to `coverPower` and its evidence, so in [0, 1).
+   *
+   * Coverage: every request term weighs its IDF over what the scope was taught (a term in most
+   * taught requests weighs little, one never taught weighs most) times its weight in the
+   * catalog's own text (catalogWeight: a word common there says little of which tool is meant,
+   * whatever the taught requests say; without it, a shared word like "create" taught to one
+   * tool first outweighed the catalog's clear first hit); a tool's coverage is the share of the
+   * request's weight whose terms its bag holds. Evidence: its strongest matched record's count
+   * n, as n / (n + evidenceHalf). Tools outside `allowed` are never scored, so nothing here can
+   * make a tool visible that policy hides.
+   *
+   * One pass over each term's records (this runs on every search of a taught scope).
    */
   score(scopeKey: string, terms: readonly string[], allowed: ReadonlySet<string>, now: number, params: LearnedScoreParams = LEARNED_BM25, catalogWeight?: TermWeight): Map<string, number> {
     const out = new Map<string, number>();
     const scope = this.#scopes.get(scopeKey);
     if (scope === undefined || terms.length === 0) return out;
-    if (params.kind === "share") return this.#shareScore(scope, terms, allowed, now, params.alpha, catalogWeight);
-    if (params.kind === "hybrid") {
-      const share = this.#shareScore(scope, terms, allowed, now, params.alpha, catalogWeight);
-      const bm25 = this.score(scopeKey, terms, allowed, now, { ...params, kind: "bm25" });
-      let trust = 0;
-      for (const v of share.values()) trust = Math.max(trust, v);
-      let top = 0;
-      for (const v of bm25.values()) top = Math.max(top, v);
-      for (const [tool, v] of bm25) out.set(tool, top > 0 ? (v / top) * trust : 0);
-      return out;
-    }
-    const n = scope.tools.size;
-    let avg = 0;
-    const lengthOf = (tool: string): number => this.#lengthOf(scope, tool, now);
-    for (const term of new Set(terms)) {
-      const tools = scope.byTerm.get(term);
-      if (tools === undefined) continue;
-      const hits: Array<[string, number]> = [];
-      for (const [tool, record] of tools) {
-        if (!this.#active(record)) continue;
-        hits.push([tool, this.#decayed(record, now)]);
-      }
-      if (hits.length === 0) continue;
-      if (avg === 0) avg = this.#lengths(scope, now).mean;
-      // The IDF is over the whole catalog and counted pairs only (a pair not yet counted moves nothing).
-      // Tools whose bag holds the term (pending pairs too, but as totals do: see ScopeModel.totalsFrom).
-      let df = 0;
-      for (const record of tools.values()) if (record.sessions >= scope.totalsFrom) df++;
-      df = Math.max(df, hits.length);
-      const idf = Math.log(1 + (Math.max(n, allowed.size) - df + 0.5) / (df + 0.5));
-      for (const [tool, tf] of hits) {
-        if (!allowed.has(tool)) continue;
-        const norm = params.k1 * (1 - params.b + (params.b * lengthOf(tool)) / avg);
-        out.set(tool, (out.get(tool) ?? 0) + (idf * tf * (params.k1 + 1)) / (tf + norm));
-      }
-    }
-    return out;
-  }
-
-  /**
-   * The share of the request's information that points to each tool: every request term weighs
-   * its IDF over what the scope was taught (a term in most taught requests weighs little, one
-   * never taught weighs most), and gives each tool the share of the term's taught count that
-   * is that tool's (active records only; the total counts pending pairs too, see ScopeModel.totalsFrom, plus `alpha`).
-   * The sum over the request's terms, over the request's whole IDF mass, is in [0, 1): a
-   * request whose words were mostly taught for one tool scores near 1 for it; one with a
-   * single taught word among new ones scores low, so the catalog's text leads.
-   */
-  #shareScore(scope: ScopeModel, terms: readonly string[], allowed: ReadonlySet<string>, now: number, alpha: number, catalogWeight?: TermWeight): Map<string, number> {
-    const out = new Map<string, number>();
-    const total = this.#lengths(scope, now).total;
+    const { mean, total, lengths } = this.#lengths(scope, now);
+    const n = Math.max(scope.tools.size, allowed.size);
+    const tools = new Map<string, { bm25: number; cover: number; evidence: number }>();
     let mass = 0;
     for (const term of new Set(terms)) {
-      const tools = scope.byTerm.get(term);
+      const records = scope.byTerm.get(term);
+      // The term's taught total and document frequency count its pairs, counted or not yet (ScopeModel.totalsFrom).
       let sum = 0;
-      const active: Array<[string, number]> = [];
-      for (const [tool, record] of tools ?? []) {
-        // A term's total counts its pairs, counted or not yet (see ScopeModel.totalsFrom).
+      let df = 0;
+      let active = 0;
+      const matched: Array<[string, number]> = [];
+      for (const [tool, record] of records ?? []) {
         if (record.sessions < scope.totalsFrom) continue;
         const c = this.#decayed(record, now);
         sum += c;
-        if (this.#active(record) && allowed.has(tool)) active.push([tool, c]);
+        df++;
+        if (!this.#active(record)) continue;
+        active++;
+        if (allowed.has(tool)) matched.push([tool, c]);
       }
       // A total a few seconds stale may not hold this term's latest pairs yet.
-      // A word common in the catalog's own text (catalogWeight near 0) says little of which tool is
-      // meant, whatever the taught requests say: without this, a shared word like "create", taught
-      // to one tool before the others, outweighed the catalog's clear first hit.
-      const idf = Math.log(1 + Math.max(total, sum) / (sum + 0.5)) * (catalogWeight?.(term) ?? 1);
-      mass += idf;
-      for (const [tool, c] of active) out.set(tool, (out.get(tool) ?? 0) + (idf * c) / (sum + alpha));
+      const weight = Math.log(1 + Math.max(total, sum) / (sum + 0.5)) * (catalogWeight?.(term) ?? 1);
+      mass += weight;
+      if (matched.length === 0) continue;
+      const idf = Math.log(1 + (n - Math.max(df, active) + 0.5) / (Math.max(df, active) + 0.5));
+      for (const [tool, tf] of matched) {
+        const norm = params.k1 * (1 - params.b + (params.b * (lengths.get(tool) ?? 0)) / mean);
+        let acc = tools.get(tool);
+        if (acc === undefined) tools.set(tool, (acc = { bm25: 0, cover: 0, evidence: 0 }));
+        acc.bm25 += (idf * tf * (params.k1 + 1)) / (tf + norm);
+        acc.cover += weight;
+        acc.evidence = Math.max(acc.evidence, tf);
+      }
     }
-    if (mass > 0) for (const [tool, v] of out) out.set(tool, v / mass);
+    let top = 0;
+    for (const acc of tools.values()) top = Math.max(top, acc.bm25);
+    if (!(top > 0) || !(mass > 0)) return out;
+    for (const [tool, acc] of tools) {
+      out.set(tool, (acc.bm25 / top) * Math.pow(acc.cover / mass, params.coverPower) * (acc.evidence / (acc.evidence + params.evidenceHalf)));
+    }
     return out;
   }
 
@@ -273,11 +260,7 @@ export class LearnedModel {
    */
   merge(rows: Iterable<LearnedRow>): void {
     for (const row of rows) {
-      let scope = this.#scopes.get(row.scope);
-      if (scope === undefined) {
-        if (this.#scopes.size >= this.#options.maxScopes) this.#dropOldestScope();
-        this.#scopes.set(row.scope, (scope = new ScopeModel(row.scope === SHARED_SCOPE, this.#options.minSessions)));
-      }
+      const scope = this.#scopes.get(row.scope) ?? this.#openScope(row.scope);
       scope.version++;
       let bag = scope.tools.get(row.tool);
       if (bag === undefined) scope.tools.set(row.tool, (bag = new Map()));
@@ -285,10 +268,8 @@ export class LearnedModel {
       if (mine === undefined) {
         if (bag.size >= this.#options.maxTermsPerTool) this.#evictWeakest(scope, row.tool, bag, row.at);
         const record = { count: row.count, sessions: Math.min(MAX_SESSIONS, row.sessions), at: row.at, seen: row.seen.slice(-this.#options.seenPerPair) };
-        bag.set(row.term, record);
-        let tools = scope.byTerm.get(row.term);
-        if (tools === undefined) scope.byTerm.set(row.term, (tools = new Map()));
-        tools.set(row.tool, record);
+        this.#addRecord(scope, row.tool, bag, row.term, record);
+        this.#keepShares(scope, row.tool);
         continue;
       }
       // Contributors they saw and this side did not: each adds what one contribution adds. The
@@ -305,6 +286,8 @@ export class LearnedModel {
 
   clear(): void {
     this.#scopes.clear();
+    this.#owners.clear();
+    this.#records = 0;
   }
 
   /** Records held, and the active ones (what ranking uses). */
@@ -370,10 +353,6 @@ export class LearnedModel {
     return scope.cache;
   }
 
-  #lengthOf(scope: ScopeModel, tool: string, now: number): number {
-    return this.#lengths(scope, now).lengths.get(tool) ?? 0;
-  }
-
   /** The weakest record of a full bag goes: inactive before active, then the lowest decayed count, then the oldest. */
   #evictWeakest(scope: ScopeModel, tool: string, bag: ToolBag, now: number): void {
     let worst: string | undefined;
@@ -387,6 +366,7 @@ export class LearnedModel {
     }
     if (worst === undefined) return;
     bag.delete(worst);
+    this.#counted(scope, -1);
     const tools = scope.byTerm.get(worst);
     tools?.delete(tool);
     if (tools?.size === 0) scope.byTerm.delete(worst);
@@ -394,6 +374,7 @@ export class LearnedModel {
 
   #dropTool(scope: ScopeModel, tool: string): void {
     scope.version++;
+    this.#counted(scope, -(scope.tools.get(tool)?.size ?? 0));
     for (const term of scope.tools.get(tool)?.keys() ?? []) {
       const tools = scope.byTerm.get(term);
       tools?.delete(tool);
@@ -402,8 +383,98 @@ export class LearnedModel {
     scope.tools.delete(tool);
   }
 
-  #dropOldestScope(): void {
-    const oldest = this.#scopes.keys().next().value;
-    if (oldest !== undefined) this.#scopes.delete(oldest);
+  #addRecord(scope: ScopeModel, tool: string, bag: ToolBag, term: string, record: PairRecord): void {
+    bag.set(term, record);
+    let tools = scope.byTerm.get(term);
+    if (tools === undefined) scope.byTerm.set(term, (tools = new Map()));
+    tools.set(tool, record);
+    this.#counted(scope, 1);
+  }
+
+  #counted(scope: ScopeModel, delta: number): void {
+    scope.records += delta;
+    this.#records += delta;
+    const share = this.#owners.get(scope.owner);
+    if (share !== undefined) share.records += delta;
+  }
+
+  /**
+   * A new scope, within its owner's share of scopes: past `maxScopesPerTenant` a tenant's own
+   * least recently taught scope goes; past `maxScopes` in all, that of the owner holding the
+   * most scopes. A tenant that mints agent ids (or sessions, in the token scope without auth)
+   * so evicts its own learning, never another tenant's while it holds more than they do. Where no
+   * tenant is known (the library, a local server without tokens) there is nobody to be fair
+   * between: only the totals apply.
+   */
+  #openScope(key: string): ScopeModel {
+    const scope = new ScopeModel(key, this.#options.minSessions);
+    if (scope.owner !== NO_TENANT && (this.#owners.get(scope.owner)?.scopes ?? 0) >= this.#options.maxScopesPerTenant) this.#dropOldestScopeOf(scope.owner);
+    if (this.#scopes.size >= this.#options.maxScopes) this.#dropOldestScopeOf(this.#largestOwner("scopes"));
+    const share = this.#owners.get(scope.owner) ?? { scopes: 0, records: 0 };
+    this.#owners.set(scope.owner, share);
+    this.#scopes.set(key, scope);
+    share.scopes++;
+    return scope;
+  }
+
+  /**
+   * Records within shares, after `scope` was taught `tool`: past `maxRecordsPerTenant` a tenant's
+   * owner's least recently taught tool bags go (never the one just taught); past `maxRecords`
+   * in all, those of the owner holding the most records. Whole bags go, least recently taught
+   * first, so the check is cheap and what a tenant still uses stays.
+   */
+  #keepShares(scope: ScopeModel, tool: string): void {
+    const mine = this.#owners.get(scope.owner);
+    while (scope.owner !== NO_TENANT && mine !== undefined && mine.records > this.#options.maxRecordsPerTenant) {
+      if (!this.#dropOldestBagOf(scope.owner, scope, tool)) break;
+    }
+    while (this.#records > this.#options.maxRecords) {
+      if (!this.#dropOldestBagOf(this.#largestOwner("records"), scope, tool)) break;
+    }
+  }
+
+  #largestOwner(by: "scopes" | "records"): string {
+    let largest = "";
+    let most = -1;
+    for (const [owner, share] of this.#owners) {
+      if (share[by] > most) {
+        most = share[by];
+        largest = owner;
+      }
+    }
+    return largest;
+  }
+
+  /** The owner's least recently taught tool bag goes (not `keep` in `current`); false when there is none. */
+  #dropOldestBagOf(owner: string, current: ScopeModel, keep: string): boolean {
+    for (const [key, scope] of this.#scopes) {
+      if (scope.owner !== owner) continue;
+      for (const tool of scope.tools.keys()) {
+        if (scope === current && tool === keep) continue;
+        this.#dropTool(scope, tool);
+        if (scope.tools.size === 0 && scope !== current) this.#dropScope(key);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  #dropOldestScopeOf(owner: string): void {
+    for (const [key, scope] of this.#scopes) {
+      if (scope.owner !== owner) continue;
+      this.#dropScope(key);
+      return;
+    }
+  }
+
+  #dropScope(key: string): void {
+    const scope = this.#scopes.get(key);
+    if (scope === undefined) return;
+    this.#counted(scope, -scope.records);
+    this.#scopes.delete(key);
+    const share = this.#owners.get(scope.owner);
+    if (share === undefined) return;
+    share.scopes--;
+    if (share.scopes <= 0) this.#owners.delete(scope.owner);
   }
 }

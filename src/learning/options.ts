@@ -30,6 +30,12 @@ export interface LearningObject {
   weight?: number;
   /** How often what was learned is written to the store, ms (default 5000). */
   flushMs?: number;
+  /** Scopes one tenant (a token's label; no tenant counts as one) may hold (default 64): past it, its own least recently taught scope goes. */
+  maxScopesPerTenant?: number;
+  /** Learned records one tenant's scopes may hold (default 100,000): past it, its own least recently taught tools' records go. */
+  maxRecordsPerTenant?: number;
+  /** Learned records held in all (default 400,000): past it, those of the tenant holding the most go first. */
+  maxRecords?: number;
 }
 
 export type LearningConfig = boolean | LearningObject;
@@ -44,8 +50,11 @@ export interface ResolvedLearningOptions {
   halfLifeDays: number;
   weight: number;
   flushMs: number;
-  /** Scopes held in memory; the least recently taught goes first. */
+  /** Scopes held in memory; past it, the least recently taught scope of the tenant holding the most goes. */
   maxScopes: number;
+  maxScopesPerTenant: number;
+  maxRecordsPerTenant: number;
+  maxRecords: number;
   /** Recent contributors remembered per pair (dedupe); at least minSessions. */
   seenPerPair: number;
   /** Sessions whose contributions are remembered (the per-session cap). */
@@ -72,6 +81,9 @@ export const DEFAULT_LEARNING: Omit<ResolvedLearningOptions, "enabled"> = {
   weight: 20,
   flushMs: 5_000,
   maxScopes: 1_024,
+  maxScopesPerTenant: 64,
+  maxRecordsPerTenant: 100_000,
+  maxRecords: 400_000,
   seenPerPair: 8,
   maxTrackedSessions: 10_000,
 };
@@ -80,7 +92,7 @@ const int = (minimum: number, maximum: number) => ({ type: "integer", minimum, m
 const learningObjectSchema = {
   type: "object",
   additionalProperties: false,
-  description: "true, false or an object { enabled, minSessions, scope, maxTermsPerTool, maxToolsPerSession, maxTermsPerRequest, halfLifeDays, weight, flushMs }",
+  description: "true, false or an object { enabled, minSessions, scope, maxTermsPerTool, maxToolsPerSession, maxTermsPerRequest, halfLifeDays, weight, flushMs, maxScopesPerTenant, maxRecordsPerTenant, maxRecords }",
   properties: {
     enabled: { type: "boolean" },
     minSessions: int(1, 100),
@@ -91,6 +103,9 @@ const learningObjectSchema = {
     halfLifeDays: { type: "number", exclusiveMinimum: 0, maximum: 36_500 },
     weight: { type: "number", minimum: 0, maximum: 100 },
     flushMs: int(100, 3_600_000),
+    maxScopesPerTenant: int(1, 100_000),
+    maxRecordsPerTenant: int(1_000, 100_000_000),
+    maxRecords: int(1_000, 100_000_000),
   },
 };
 
@@ -114,6 +129,9 @@ export function resolveLearning(value: unknown, enabledByDefault: boolean, path 
     halfLifeDays: v.halfLifeDays ?? DEFAULT_LEARNING.halfLifeDays,
     weight: v.weight ?? DEFAULT_LEARNING.weight,
     flushMs: v.flushMs ?? DEFAULT_LEARNING.flushMs,
+    maxScopesPerTenant: v.maxScopesPerTenant ?? DEFAULT_LEARNING.maxScopesPerTenant,
+    maxRecordsPerTenant: v.maxRecordsPerTenant ?? DEFAULT_LEARNING.maxRecordsPerTenant,
+    maxRecords: v.maxRecords ?? DEFAULT_LEARNING.maxRecords,
     seenPerPair: Math.max(DEFAULT_LEARNING.seenPerPair, minSessions),
   };
 }
