@@ -124,6 +124,17 @@ export function figuresOf(results: BenchResults): Figure[] {
     }
   }
 
+  // Learning: each set's held-out scores after its whole replay (deterministic: a fixed shuffle,
+  // the real run API, decay in whole hours of age), gated as relevance scores are.
+  const learning = resultOf(suites.learning);
+  for (const curve of learning?.curves ?? []) {
+    const last = curve.points.at(-1);
+    if (last === undefined) continue;
+    for (const metric of ["top1", "top5", "mrr"] as const) {
+      add({ name: `learning/${curve.set}@${curve.heldOut}/after-${last.sessions}/${metric}`, suite: "learning", kind: "relevance", unit: "score", value: last[metric], better: "bigger" });
+    }
+  }
+
   const gateway = resultOf(suites.gateway);
   for (const r of gateway?.runs ?? []) {
     if (r.mode === "direct") continue;

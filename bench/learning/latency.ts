@@ -1,18 +1,29 @@
 /**
- * What learning costs a search, at catalog scale: Seal-Tools' catalog (4,076 tools) and copies
- * of it up to 100,000, one engine with learning on. Its past requests are replayed three times
- * (2,100 sessions, so that most pairs pass k = 3) into one agent's scope; then the held-out
- * requests are timed through `run.explain` (the whole ranking path: catalog search, learned
- * scores, fusion) for that agent (learning applies) and for an agent with nothing learned
- * (the catalog path alone), beside the in-memory BM25 yardstick (bench/lib/memory-bm25.ts)
- * over the same docs and requests.
+ * What learning costs a search, at catalog scale, through `run.explain` (the whole ranking
+ * path: catalog search, learned scores, fusion), one engine with learning on:
+ * - "seal": Seal-Tools' catalog (4,076 tools, copied up to the size asked), its past requests
+ *   replayed three times (2,100 sessions, so most pairs pass k = 3), its held-out requests timed;
+ * - "registry": the search bench's catalog and request mix (bench/search/workload.ts: registry
+ *   tools copied up to the size, 100 requests), each request taught in three sessions to its
+ *   first hit, then timed.
+ * Each is timed for the taught agent (learning applies) and for an agent with nothing learned
+ * (the catalog path alone), beside the in-memory BM25 yardstick (bench/lib/memory-bm25.ts) over
+ * the same docs and requests.
  */
+import type { ToolDefinition } from "../../src/catalog/types.js";
+import type { SearchDoc } from "../../src/search/types.js";
+import { loadRegistryTools } from "../lib/shared-data.js";
 import { memoryBm25 } from "../lib/memory-bm25.js";
+import { makeQueries, scaleCatalog } from "../search/workload.js";
 import { replayEngine, replaySession } from "./replay.js";
-import { scaledSealSet } from "./sets.js";
+import { scaledSealSet, type ReplaySet } from "./sets.js";
+
+export type LatencyWorkload = "seal" | "registry";
 
 export interface LatencyRow {
+  workload: LatencyWorkload;
   tools: number;
+  requests: number;
   sessions: number;
   /** Learned records held, and active ones. */
   records: number;
@@ -26,7 +37,7 @@ export interface LatencyRow {
   onVsMemoryBm25: number;
 }
 
-const REPLAYS = 3;
+const TEACHINGS = 3;
 const LIMIT = 10;
 
 function p50(samples: number[]): number {
@@ -34,49 +45,87 @@ function p50(samples: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-export async function measureLatency(dataDir: string, tools: number, rounds = 3): Promise<LatencyRow> {
+/** The catalog (as a replay set, with its docs) and the requests timed. */
+function workloadOf(dataDir: string, workload: LatencyWorkload, tools: number): { set: ReplaySet & { docs: SearchDoc[] }; requests: string[] } {
+  if (workload === "registry") return registrySet(dataDir, tools);
   const set = scaledSealSet(dataDir, tools);
-  const engine = await replayEngine(set, {});
+  return { set, requests: set.heldOut.map((q) => q.query) };
+}
+
+/** The registry workload: tools as plugin definitions; no judged requests (each is taught to its first hit). */
+function registrySet(dataDir: string, tools: number): { set: ReplaySet & { docs: SearchDoc[] }; requests: string[] } {
+  const base = loadRegistryTools(dataDir);
+  const docs = scaleCatalog(base, tools).map((d, i) => ({ ...d, id: `plugin:registry:t${i}`, name: `t${i}_${d.name}`.slice(0, 64) }));
+  const definitions: ToolDefinition[] = docs.map((d) => ({ name: d.name, description: d.description, inputSchema: { type: "object", properties: {} }, execute: () => ({ ok: true }) }));
+  return { set: { name: `registry×${tools}`, docs, plugins: new Map([["registry", definitions]]), past: [], heldOut: [] }, requests: makeQueries(base) };
+}
+
+async function timeExplain(engine: Awaited<ReturnType<typeof replayEngine>>, agentId: string, requests: readonly string[], rounds: number): Promise<number> {
+  const run = await engine.prepareRun({ sessionId: `time-${agentId}`, agentId });
+  const samples: number[] = [];
   try {
-    let sessions = 0;
-    for (let r = 0; r < REPLAYS; r++) {
-      for (const q of set.past) await replaySession(engine, `lat-${sessions++}`, "taught", [q], (x) => x.relevant[0]!);
-    }
-    await engine.learning?.flush();
-    const stats = engine.learning?.stats();
-    const queries = set.heldOut.map((q) => q.query);
-    const time = async (agentId: string): Promise<number> => {
-      const run = await engine.prepareRun({ sessionId: `time-${agentId}`, agentId });
-      const samples: number[] = [];
-      try {
-        for (const q of queries) await run.explain(q, { limit: LIMIT }); // warm up
-        for (let round = 0; round < rounds; round++) {
-          for (const q of queries) {
-            const t = performance.now();
-            await run.explain(q, { limit: LIMIT });
-            samples.push(performance.now() - t);
-          }
-        }
-      } finally {
-        await run.end();
-      }
-      return p50(samples);
-    };
-    // Interleaved rounds would be fairer on a busy box; the three are one after another, each over all requests.
-    const p50OffMs = await time("fresh");
-    const p50OnMs = await time("taught");
-    const yardstick = memoryBm25(set.docs);
-    for (const q of queries) yardstick.search(q, LIMIT);
-    const samples: number[] = [];
+    for (const q of requests) await run.explain(q, { limit: LIMIT }); // warm up
     for (let round = 0; round < rounds; round++) {
-      for (const q of queries) {
+      for (const q of requests) {
         const t = performance.now();
-        yardstick.search(q, LIMIT);
+        await run.explain(q, { limit: LIMIT });
         samples.push(performance.now() - t);
       }
     }
-    const memoryBm25P50Ms = p50(samples);
-    return { tools: set.docs.length, sessions, records: stats?.records ?? 0, active: stats?.active ?? 0, p50OffMs, p50OnMs, memoryBm25P50Ms, onVsMemoryBm25: p50OnMs / memoryBm25P50Ms };
+  } finally {
+    await run.end();
+  }
+  return p50(samples);
+}
+
+function timeYardstick(docs: readonly SearchDoc[], requests: readonly string[], rounds: number): number {
+  const yardstick = memoryBm25(docs);
+  for (const q of requests) yardstick.search(q, LIMIT);
+  const samples: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    for (const q of requests) {
+      const t = performance.now();
+      yardstick.search(q, LIMIT);
+      samples.push(performance.now() - t);
+    }
+  }
+  return p50(samples);
+}
+
+/** Each request taught to its first hit, in TEACHINGS sessions of the taught agent. */
+async function teachFirstHits(engine: Awaited<ReturnType<typeof replayEngine>>, requests: readonly string[]): Promise<number> {
+  let sessions = 0;
+  for (let t = 0; t < TEACHINGS; t++) {
+    for (const q of requests) {
+      const run = await engine.prepareRun({ sessionId: `teach-${sessions++}`, agentId: "taught" });
+      try {
+        const first = (await run.search(q))[0];
+        if (first !== undefined) await run.call(first.id, {});
+      } finally {
+        await run.end();
+      }
+    }
+  }
+  return sessions;
+}
+
+export async function measureLatency(dataDir: string, workload: LatencyWorkload, tools: number, rounds = 3): Promise<LatencyRow> {
+  const { set, requests } = workloadOf(dataDir, workload, tools);
+  const engine = await replayEngine(set, {});
+  try {
+    let sessions = 0;
+    if (workload === "seal") {
+      for (let r = 0; r < TEACHINGS; r++) {
+        for (const q of set.past) await replaySession(engine, `lat-${sessions++}`, "taught", [q], (x) => x.relevant[0]!);
+      }
+    } else sessions = await teachFirstHits(engine, requests);
+    await engine.learning?.flush();
+    const stats = engine.learning?.stats();
+    // One after the other, each over all requests (a busy box moves them alike).
+    const p50OffMs = await timeExplain(engine, "fresh", requests, rounds);
+    const p50OnMs = await timeExplain(engine, "taught", requests, rounds);
+    const memoryBm25P50Ms = timeYardstick(set.docs, requests, rounds);
+    return { workload, tools: set.docs.length, requests: requests.length, sessions, records: stats?.records ?? 0, active: stats?.active ?? 0, p50OffMs, p50OnMs, memoryBm25P50Ms, onVsMemoryBm25: p50OnMs / memoryBm25P50Ms };
   } finally {
     await engine.close();
   }

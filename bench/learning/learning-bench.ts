@@ -1,7 +1,7 @@
 /**
  * The learning suite: replays past requests through the real run API (replay.ts) and scores
  * held-out requests at 0, 100, 1,000, 10,000 sessions and the whole past split; the poisoning
- * case; and what learning costs (memory, search latency).
+ * case; and what learning costs (memory, search latency, and latency at catalog scale: latency.ts).
  *
  *   node dist/bench/learning/main.js [--quick]     (or npm run bench -- --only learning)
  *
@@ -15,6 +15,7 @@ import type { Progress } from "../harness/progress.js";
 import type { JudgedQuery } from "../lib/relevance.js";
 import { liveMcpSet, metaToolSet, sealSet, shuffled, type ReplaySet } from "./sets.js";
 import { replayCurve, replayEngine, replaySession, score, type CurvePoint } from "./replay.js";
+import { measureLatency, type LatencyRow } from "./latency.js";
 
 export interface SetCurve {
   set: string;
@@ -54,6 +55,8 @@ export interface LearningResult {
   curves: SetCurve[];
   poisoning: PoisoningResult[];
   cost: CostResult;
+  /** Search latency with learning on at catalog scale (latency.ts). */
+  latency: LatencyRow[];
   quick: boolean;
 }
 
@@ -77,7 +80,13 @@ export async function runLearningBench(options: { dataDir: string; quick: boolea
   }
   const poisoning = [await poison(meta, "agent", quick), await poison(meta, "shared", quick)];
   const cost = await measureCost({ ...meta, past: metaPast }, quick);
-  return { curves, poisoning, cost, quick };
+  const latency: LatencyRow[] = [];
+  for (const [workload, tools] of quick ? ([["registry", 10_000]] as const) : ([["seal", 4_076], ["registry", 100_000]] as const)) {
+    const row = await measureLatency(dataDir, workload, tools);
+    log(`latency, ${workload} × ${tools}: p50 ${row.p50OffMs.toFixed(2)} ms learning off, ${row.p50OnMs.toFixed(2)} ms on, ${row.onVsMemoryBm25.toFixed(2)}× memory BM25`);
+    latency.push(row);
+  }
+  return { curves, poisoning, cost, latency, quick };
 }
 
 /**

@@ -28,7 +28,8 @@ import { loadRegistryTools, loadSealQueries, loadSealTools, repoRoot, sharedData
 import { memoryBm25 } from "../lib/memory-bm25.js";
 import type { IntentOptions } from "../../src/search/intents.js";
 import { fts5BackendWith } from "../../src/search/fts5-backend.js";
-import { MiB, collectGarbage, memory, percentile, seededRandom } from "../lib/stats.js";
+import { MiB, collectGarbage, memory, percentile } from "../lib/stats.js";
+import { makeQueries, scaleCatalog } from "./workload.js";
 
 const QUICK = process.argv.includes("--quick");
 const SIZES = QUICK ? [1_000, 10_000] : [1_000, 10_000, 100_000];
@@ -44,15 +45,6 @@ const NATURAL_WARMUP = QUICK ? 100 : Number.POSITIVE_INFINITY;
 const LIMIT = 8;
 const FACTORIES: SearchBackendFactory[] = [fts5Backend, minisearchBackend];
 
-const WRITTEN_QUERIES = [
-  "send email", "create github issue", "search the web", "read file", "weather forecast",
-  "list database tables", "get stock price", "translate text", "take screenshot", "query postgres",
-  "slack message channel", "calendar event", "upload image", "run sql query", "git commit",
-  "kubernetes pods", "crypto price", "summarize youtube video", "notion page", "browser navigate url",
-  "create pull request", "delete file", "list files in directory", "generate image from prompt",
-  "get current time", "convert currency", "search arxiv papers", "send slack message", "fetch webpage content",
-  "jira ticket",
-];
 
 export interface SizeResult {
   backend: string;
@@ -169,30 +161,6 @@ function naturalTable(rows: readonly NaturalResult[]): string {
       `  ${r.ranker.padEnd(14)} p50 ${r.p50Ms.toFixed(3).padStart(7)} ms   p99 ${r.p99Ms.toFixed(3).padStart(7)} ms   cpu p50 ${r.cpuP50Ms.toFixed(3).padStart(7)} ms   cpu p99 ${r.cpuP99Ms.toFixed(3).padStart(7)} ms   p50 ${r.p50VsMemoryBm25.toFixed(2)}× memory-bm25`,
   );
   return [`natural-language queries (Seal-Tools dev, ${rows[0]?.queries ?? 0} requests × ${NATURAL_ROUNDS} rounds) at ${rows[0]?.tools ?? 0} tools:`, ...lines].join("\n");
-}
-
-function scaleCatalog(base: readonly SearchDoc[], n: number): SearchDoc[] {
-  const docs: SearchDoc[] = [];
-  for (let i = 0; docs.length < n; i++) {
-    const d = base[i % base.length]!;
-    const copy = Math.floor(i / base.length);
-    docs.push(copy === 0 ? d : { ...d, id: `${d.id}~${copy}`, name: `${d.name}_${copy}` });
-  }
-  return docs;
-}
-
-function makeQueries(base: readonly SearchDoc[]): string[] {
-  const random = seededRandom(42);
-  const derived: string[] = [];
-  while (derived.length < 70) {
-    const d = base[Math.floor(random() * base.length)]!;
-    const words = d.description.split(/\s+/).filter((w) => /^[a-z]{3,}$/i.test(w));
-    if (words.length < 4) continue;
-    const count = 2 + Math.floor(random() * 3);
-    const start = Math.floor(random() * (words.length - count));
-    derived.push(words.slice(start, start + count).join(" "));
-  }
-  return [...WRITTEN_QUERIES, ...derived];
 }
 
 function timeQueries(index: ToolIndex, queries: readonly string[], allowed?: ReadonlySet<string>): number[] {
