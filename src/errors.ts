@@ -5,7 +5,7 @@
  * docs/configuration.md's table is generated from it and README's list is checked against it
  * (test/errors.test.ts).
  */
-import { clip } from "./dispatch/prompt-text.js";
+import { clip } from "./text/prompt-text.js";
 
 interface CodeRow {
   /** The class that carries the code. */

@@ -24,7 +24,7 @@ import type { ToolDefinition } from "../catalog/types.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, ToolSearchError, TurnBudgetError, type ErrorCode } from "../errors.js";
-import { escapeControl } from "../dispatch/prompt-text.js";
+import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
 import { RequestGuard } from "../http/request-guard.js";
 import { identityFromToken, isLoopbackHost, loopbackIdentity, tokenSubjects, tokenTenant, TokenTable, unauthorized, type TokenIdentity } from "./gateway-auth.js";

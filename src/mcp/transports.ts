@@ -5,7 +5,7 @@
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { stripControl } from "../dispatch/prompt-text.js";
+import { stripControl } from "../text/prompt-text.js";
 import { boundedFetch, boundStdioReads, tooLargeAnswer } from "./message-limit.js";
 import type { ResolvedMcpConfig, ResolvedMcpOptions } from "./options.js";
 

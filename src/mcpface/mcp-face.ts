@@ -36,7 +36,7 @@ import { ClientNotReadingError, ConfigInvalidError, HttpError } from "../errors.
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, unauthorized, type TokenIdentity } from "../gateway/gateway-auth.js";
 import type { GatewayConfig } from "../gateway/gateway-config.js";
 import { engineFromConfig, type EngineExtras } from "../gateway/config-engine.js";
-import { escapeControl } from "../dispatch/prompt-text.js";
+import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
 import { RequestGuard } from "../http/request-guard.js";
 import { listenOn } from "../http/listen.js";

@@ -7,7 +7,7 @@
  */
 import type { CatalogEntry } from "../catalog/types.js";
 import type { DirectorySettings } from "../config/tool-search-config.js";
-import { oneLine, stripControl } from "../dispatch/prompt-text.js";
+import { oneLine, stripControl } from "../text/prompt-text.js";
 
 const HEADER = "Tool directory (call tool_search to find more, tool_describe for a schema; a listed name can also be called directly):";
 
