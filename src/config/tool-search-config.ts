@@ -3,7 +3,7 @@
  * with ajv once, at the edge, and defaulted here and nowhere else.
  */
 import { ConfigInvalidError } from "../errors.js";
-import { compileOptions } from "./ajv.js";
+import { compileOptions } from "../validation/ajv.js";
 import { LIBRARY_LEARNING_DEFAULT, learningSchema, resolveLearning, type LearningConfig, type ResolvedLearningOptions } from "../learning/options.js";
 
 /** The modes, listed here and nowhere else (schemas, the run context, the gateway take them from here). */

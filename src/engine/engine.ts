@@ -7,7 +7,7 @@ import { Catalog, type RebuildError, type SourceStatus } from "../catalog/catalo
 import { admittedCatalog, EffectiveCatalog, type AdmittedCatalog } from "../catalog/effective-catalog.js";
 import { toSearchDoc } from "../catalog/search-doc.js";
 import type { CatalogEntry } from "../catalog/types.js";
-import { createToolAjv } from "../config/ajv.js";
+import { createToolAjv } from "../validation/ajv.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { CallEnvironment } from "../dispatch/call-path.js";
 import { RunDispatcher } from "../dispatch/run-dispatcher.js";

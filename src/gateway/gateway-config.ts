@@ -4,7 +4,7 @@
  * provider.api is "anthropic"; TOOLSEARCH_MODEL), and defaults, in one place.
  */
 import path from "node:path";
-import { compileOptions } from "../config/ajv.js";
+import { compileOptions } from "../validation/ajv.js";
 import type { JsonObject } from "../config/dot-path.js";
 import { resolveIndexCacheKey, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchObject } from "../config/tool-search-config.js";
 import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURN_RESULT_BYTES } from "../agent/agent-turn.js";

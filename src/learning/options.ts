@@ -4,7 +4,7 @@
  * defaulted here and nowhere else. The one switch is `enabled`: off in the library, on in
  * `serve` and `mcp` (SERVER_LEARNING_DEFAULT).
  */
-import { compileOptions } from "../config/ajv.js";
+import { compileOptions } from "../validation/ajv.js";
 import type { ToolSearchConfig } from "../config/tool-search-config.js";
 
 /** Whose requests teach whose rankings: one agent's sessions (default), one token's, or everyone's. */

@@ -29,7 +29,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 import { constants, mkdirSync } from "node:fs";
 import { link, open, readdir, readFile, rename, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { compileOptions, int } from "../config/ajv.js";
+import { compileOptions, int } from "../validation/ajv.js";
 import { MIN_SNAPSHOT_KEY_LENGTH } from "../config/tool-search-config.js";
 import { analyzerSignature } from "./analyzer-signature.js";
 import { fileDistrust, folderDistrust, holderState, parseHolder, thisHolder, type LockHolder } from "./cache-folder.js";
