@@ -1,7 +1,7 @@
 /** `toolsearch serve` and `toolsearch mock-provider`: long-running servers that stop cleanly on SIGINT/SIGTERM. */
 import path from "node:path";
 import { loadConfig } from "../config/config-file.js";
-import { isLoopbackHost } from "../gateway/gateway-auth.js";
+import { isLoopbackHost } from "../auth/token-auth.js";
 import { resolveGatewayConfig, type GatewayConfig } from "../gateway/gateway-config.js";
 import { startGateway } from "../gateway/gateway-server.js";
 import { startMockProvider } from "../provider/mock-provider.js";

@@ -12,7 +12,7 @@ import { ConfigInvalidError } from "../errors.js";
 import type { McpServerConfig } from "../mcp/options.js";
 import type { PolicyConfig } from "../policy/types.js";
 import { PROVIDER_APIS, type ProviderApi } from "../provider/wire-types.js";
-import { checkAuthTokens, MIN_TOKEN_LENGTH, type AuthSettings, type AuthToken, type TokenIdentity } from "./gateway-auth.js";
+import { checkAuthTokens, MIN_TOKEN_LENGTH, type AuthSettings, type AuthToken, type TokenIdentity } from "../auth/token-auth.js";
 
 export interface ProviderSettings {
   /** Which API the provider speaks: OpenAI Chat Completions (default), OpenAI Responses, or Anthropic Messages. */

@@ -27,7 +27,7 @@ import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, Too
 import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
 import { RequestGuard } from "../http/request-guard.js";
-import { identityFromToken, isLoopbackHost, loopbackIdentity, tokenSubjects, tokenTenant, TokenTable, unauthorized, type TokenIdentity } from "./gateway-auth.js";
+import { identityFromToken, isLoopbackHost, loopbackIdentity, tokenSubjects, tokenTenant, TokenTable, unauthorized, type TokenIdentity } from "../auth/token-auth.js";
 import { listenOn } from "../http/listen.js";
 import { engineFromConfig, type EngineExtras } from "./config-engine.js";
 import type { GatewayConfig } from "./gateway-config.js";
