@@ -2,7 +2,7 @@
 import path from "node:path";
 import { loadConfig } from "../config/config-file.js";
 import { isLoopbackHost } from "../auth/token-auth.js";
-import { resolveGatewayConfig, type GatewayConfig } from "../gateway/gateway-config.js";
+import { resolveGatewayConfig, type GatewayConfig } from "../config/server-config.js";
 import { startGateway } from "../gateway/gateway-server.js";
 import { startMockProvider } from "../provider/mock-provider.js";
 import { startOtlpExport, type OtlpExport } from "../telemetry/otlp-export.js";

@@ -7,7 +7,7 @@
 import type { SourceStatus } from "../catalog/catalog.js";
 import { escapeControl } from "../text/prompt-text.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
-import type { GatewayConfig } from "../gateway/gateway-config.js";
+import type { GatewayConfig } from "../config/server-config.js";
 
 const MAX_REASON_CHARS = 400;
 

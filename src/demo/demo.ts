@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pluginTools } from "../catalog/sources.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
-import { resolveGatewayConfig } from "../gateway/gateway-config.js";
+import { resolveGatewayConfig } from "../config/server-config.js";
 import { startGateway } from "../gateway/gateway-server.js";
 import { startMockProvider } from "../provider/mock-provider.js";
 import type { RunTelemetry } from "../telemetry/types.js";

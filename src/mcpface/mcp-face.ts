@@ -34,7 +34,7 @@ import type { RunContext } from "../engine/options.js";
 import type { ToolSearchMode } from "../config/tool-search-config.js";
 import { ClientNotReadingError, ConfigInvalidError, HttpError } from "../errors.js";
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, unauthorized, type TokenIdentity } from "../auth/token-auth.js";
-import type { GatewayConfig } from "../gateway/gateway-config.js";
+import type { GatewayConfig } from "../config/server-config.js";
 import { engineFromConfig, type EngineExtras } from "../gateway/config-engine.js";
 import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";

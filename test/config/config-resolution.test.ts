@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveToolSearchConfig } from "../../src/config/tool-search-config.js";
 import { boundResult } from "../../src/engine/run.js";
-import { resolveGatewayConfig, substituteEnv } from "../../src/gateway/gateway-config.js";
+import { resolveGatewayConfig, substituteEnv } from "../../src/config/server-config.js";
 
 const dir = path.resolve("/srv/conf");
 
