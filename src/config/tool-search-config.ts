@@ -4,7 +4,8 @@
  */
 import { ConfigInvalidError } from "../errors.js";
 import { compileOptions } from "../validation/ajv.js";
-import { LIBRARY_LEARNING_DEFAULT, learningSchema, resolveLearning, type LearningConfig, type ResolvedLearningOptions } from "../learning/options.js";
+import { LIBRARY_LEARNING_DEFAULT, learningSchema, resolveLearning, SERVER_LEARNING_DEFAULT, type LearningConfig, type ResolvedLearningOptions } from "../learning/options.js";
+import { MIN_SNAPSHOT_KEY_LENGTH } from "../search/snapshot-store.js";
 
 /** The modes, listed here and nowhere else (schemas, the run context, the gateway take them from here). */
 export const TOOL_SEARCH_MODES = ["direct", "code", "tools", "directory"] as const;
@@ -34,9 +35,6 @@ export interface ToolSearchSettings {
   /** Learning from use (learning/options.ts): off in the library unless set, on in `serve` and `mcp`. */
   learning: ResolvedLearningOptions;
 }
-
-/** The shortest index cache key taken (an HMAC key that can be guessed is no key). */
-export const MIN_SNAPSHOT_KEY_LENGTH = 16;
 
 /** 1 MiB: what a tool result may put in front of the model outside code mode. */
 export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
@@ -130,6 +128,19 @@ export function resolveIndexCacheKey(settings: Pick<ToolSearchObject, "indexCach
   if (!value) throw new ConfigInvalidError(`${path}.indexCacheKeyEnv: the environment variable ${name} is ${value === undefined ? "not set" : "empty"}`);
   if (value.length < MIN_SNAPSHOT_KEY_LENGTH) throw new ConfigInvalidError(`${path}.indexCacheKeyEnv: ${name} holds ${value.length} characters; a key needs at least ${MIN_SNAPSHOT_KEY_LENGTH}`);
   return value;
+}
+
+/**
+ * The `tools.toolSearch` value a server (`serve`, `mcp`) runs with: learning on unless the
+ * config says otherwise (`learning: false` or `learning: { enabled: false }`). `false` (direct
+ * mode: no searches to learn from) is left as it is.
+ */
+export function withServerLearning(toolSearch: ToolSearchConfig | undefined): ToolSearchConfig {
+  if (toolSearch === false) return toolSearch;
+  if (toolSearch === undefined || toolSearch === true) return { learning: SERVER_LEARNING_DEFAULT };
+  const learning = toolSearch.learning;
+  if (typeof learning === "boolean") return toolSearch;
+  return { ...toolSearch, learning: { enabled: SERVER_LEARNING_DEFAULT, ...(learning ?? {}) } };
 }
 
 function withDefaults(value: ToolSearchObject): ToolSearchSettings {

@@ -5,7 +5,6 @@
  * `serve` and `mcp` (SERVER_LEARNING_DEFAULT).
  */
 import { compileOptions } from "../validation/ajv.js";
-import type { ToolSearchConfig } from "../config/tool-search-config.js";
 
 /** Whose requests teach whose rankings: one agent's sessions (default), one token's, or everyone's. */
 export const LEARNING_SCOPES = ["agent", "token", "shared"] as const;
@@ -116,17 +115,4 @@ export function resolveLearning(value: unknown, enabledByDefault: boolean, path 
     flushMs: v.flushMs ?? DEFAULT_LEARNING.flushMs,
     seenPerPair: Math.max(DEFAULT_LEARNING.seenPerPair, minSessions),
   };
-}
-
-/**
- * The `tools.toolSearch` value a server (`serve`, `mcp`) runs with: learning on unless the
- * config says otherwise (`learning: false` or `learning: { enabled: false }`). `false` (direct
- * mode: no searches to learn from) is left as it is.
- */
-export function withServerLearning(toolSearch: ToolSearchConfig | undefined): ToolSearchConfig {
-  if (toolSearch === false) return toolSearch;
-  if (toolSearch === undefined || toolSearch === true) return { learning: SERVER_LEARNING_DEFAULT };
-  const learning = toolSearch.learning;
-  if (typeof learning === "boolean") return toolSearch;
-  return { ...toolSearch, learning: { enabled: SERVER_LEARNING_DEFAULT, ...(learning ?? {}) } };
 }
