@@ -20,8 +20,8 @@ export {
 } from "./mcp/index.js";
 export type { ToolDefinition, ToolContext, ToolSource, JsonSchema } from "./catalog/types.js";
 
-export { resolveToolSearchConfig, DEFAULT_SETTINGS, TOOL_SEARCH_MODES } from "./config/tool-search-config.js";
-export type { ToolSearchConfig, ToolSearchMode, ToolSearchSettings, DirectorySettings } from "./config/tool-search-config.js";
+export { resolveToolSearchConfig, DEFAULT_SETTINGS, TOOL_SEARCH_MODES } from "./settings/tool-search-config.js";
+export type { ToolSearchConfig, ToolSearchMode, ToolSearchSettings, DirectorySettings } from "./settings/tool-search-config.js";
 
 export type { PolicyConfig, PolicyRule } from "./policy/types.js";
 export type {

@@ -11,7 +11,7 @@ import { ConfigInvalidError } from "../errors.js";
 import { validateGatewaySections } from "./server-config.js";
 import { parsePolicy } from "../policy/policy-schema.js";
 import type { JsonObject } from "./dot-path.js";
-import { resolveToolSearchConfig } from "./tool-search-config.js";
+import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
 
 export const DEFAULT_CONFIG_FILE = "toolsearch.config.json5";
 

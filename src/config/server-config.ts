@@ -6,7 +6,7 @@
 import path from "node:path";
 import { compileOptions } from "../validation/ajv.js";
 import type { JsonObject } from "./dot-path.js";
-import { resolveIndexCacheKey, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchObject } from "./tool-search-config.js";
+import { resolveIndexCacheKey, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchObject } from "../settings/tool-search-config.js";
 import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURN_RESULT_BYTES } from "../agent/agent-turn.js";
 import { ConfigInvalidError } from "../errors.js";
 import type { McpServerConfig } from "../mcp/options.js";

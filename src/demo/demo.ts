@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pluginTools } from "../catalog/sources.js";
-import type { ToolSearchMode } from "../config/tool-search-config.js";
+import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { resolveGatewayConfig } from "../config/server-config.js";
 import { startGateway } from "../gateway/gateway-server.js";
 import { startMockProvider } from "../provider/mock-provider.js";

@@ -8,7 +8,7 @@ import { admittedCatalog, EffectiveCatalog, type AdmittedCatalog } from "../cata
 import { toSearchDoc } from "../catalog/search-doc.js";
 import type { CatalogEntry } from "../catalog/types.js";
 import { createToolAjv } from "../validation/ajv.js";
-import type { ToolSearchMode } from "../config/tool-search-config.js";
+import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { CallEnvironment } from "../dispatch/call-path.js";
 import { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import { EngineClosedError } from "../errors.js";

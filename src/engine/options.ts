@@ -5,7 +5,7 @@
 import type { SourceStatus } from "../catalog/catalog.js";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolDefinition } from "../catalog/types.js";
-import { resolveIndexCacheKey, resolveToolSearchConfig, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchSettings } from "../config/tool-search-config.js";
+import { resolveIndexCacheKey, resolveToolSearchConfig, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchSettings } from "../settings/tool-search-config.js";
 import { normalizeHooks, type HookLists, type ToolHooks } from "../dispatch/hooks.js";
 import { compileOptions, int } from "../validation/ajv.js";
 import { indexSnapshotSchema, type IndexSnapshotOptions } from "../search/snapshot-store.js";

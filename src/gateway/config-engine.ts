@@ -9,7 +9,7 @@ import type { PoolOptions } from "../sandbox/types.js";
 import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
 import type { GatewayConfig } from "../config/server-config.js";
 import { loadPluginFolder } from "./plugin-loader.js";
-import { withServerLearning } from "../config/tool-search-config.js";
+import { withServerLearning } from "../settings/tool-search-config.js";
 
 export interface EngineExtras {
   /** Extra catalog sources (tests, embedded defaults), before the config's own. */

@@ -21,7 +21,7 @@ import OpenAI from "openai";
 import { runAgentTurn, type AgentProvider, type AgentTurnInput } from "../agent/agent-turn.js";
 import { boundedFetch } from "../agent/bounded-fetch.js";
 import type { ToolDefinition } from "../catalog/types.js";
-import type { ToolSearchMode } from "../config/tool-search-config.js";
+import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, ToolSearchError, TurnBudgetError, type ErrorCode } from "../errors.js";
 import { escapeControl } from "../text/prompt-text.js";

@@ -31,7 +31,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
-import type { ToolSearchMode } from "../config/tool-search-config.js";
+import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { ClientNotReadingError, ConfigInvalidError, HttpError } from "../errors.js";
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, unauthorized, type TokenIdentity } from "../auth/token-auth.js";
 import type { GatewayConfig } from "../config/server-config.js";

@@ -7,8 +7,8 @@ import { coreTools, createToolSearch, pluginTools, type ToolDefinition, type Too
 import { sampleArgs } from "../../src/provider/sample-args.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
 import type { LearningObject } from "../../src/learning/options.js";
-import { withServerLearning } from "../../src/config/tool-search-config.js";
-import { resolveToolSearchConfig } from "../../src/config/tool-search-config.js";
+import { withServerLearning } from "../../src/settings/tool-search-config.js";
+import { resolveToolSearchConfig } from "../../src/settings/tool-search-config.js";
 
 const tool = (name: string, description: string): ToolDefinition => ({ name, description, inputSchema: { type: "object", properties: {} }, execute: () => ({ done: name }) });
 const TOOLS = [
