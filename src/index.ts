@@ -59,7 +59,7 @@ export { minisearchBackend } from "./search/minisearch-backend.js";
 
 export type { RunTelemetry, SessionEvent, SessionLogSink, CallRecord, CallVia } from "./telemetry/types.js";
 export { EVENT_CHANNEL } from "./telemetry/run-recorder.js";
-export { ERROR_CHANNEL, type FailureEvent, type FailureOrigin } from "./telemetry/error-channel.js";
+export { ERROR_CHANNEL, type FailureEvent, type FailureOrigin } from "./error-channel.js";
 export type { TracingOptions } from "./telemetry/otel.js";
 export { jsonlSessionLog, type JsonlSessionLog, type JsonlSessionLogOptions, type SearchLineWithoutText } from "./telemetry/jsonl-session-log.js";
 export type { SandboxReport, PoolOptions, CodePool, CodeResult } from "./sandbox/types.js";

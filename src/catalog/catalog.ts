@@ -4,7 +4,7 @@
  */
 import type { Ajv } from "ajv";
 import { ConfigInvalidError } from "../errors.js";
-import { publishFailure, type FailureEvent } from "../telemetry/error-channel.js";
+import { publishFailure, type FailureEvent } from "../error-channel.js";
 import type { CatalogSource } from "./sources.js";
 import { toSearchDoc, type SearchDoc } from "./search-doc.js";
 import { toolId } from "./tool-id.js";

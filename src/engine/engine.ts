@@ -22,7 +22,7 @@ import { loadEnglishWords } from "../search/english-words.js";
 import { ToolIndex } from "../search/tool-index.js";
 import { SURFACES } from "../surfaces/modes.js";
 import { upfrontOf } from "../surfaces/surface.js";
-import { publishFailure } from "../telemetry/error-channel.js";
+import { publishFailure } from "../error-channel.js";
 import { RunTrace } from "../telemetry/otel.js";
 import { RunRecorder } from "../telemetry/run-recorder.js";
 import { ValidatorCache } from "../validation/validator-cache.js";

@@ -5,7 +5,7 @@
  */
 import diagnostics from "node:diagnostics_channel";
 import { clip } from "../text/prompt-text.js";
-import { publishFailure } from "./error-channel.js";
+import { publishFailure } from "../error-channel.js";
 import type { CallRecord, EventBase, RunStartInfo, RunTelemetry, SessionEvent, SessionLogSink } from "./types.js";
 
 export const EVENT_CHANNEL = "toolsearch:event";
