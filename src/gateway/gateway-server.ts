@@ -29,7 +29,7 @@ import { sendJson } from "../http/json-http.js";
 import { RequestGuard } from "../http/request-guard.js";
 import { identityFromToken, isLoopbackHost, loopbackIdentity, tokenSubjects, tokenTenant, TokenTable, unauthorized, type TokenIdentity } from "../auth/token-auth.js";
 import { listenOn } from "../http/listen.js";
-import { engineFromConfig, type EngineExtras } from "./config-engine.js";
+import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
 import type { GatewayConfig } from "../config/server-config.js";
 import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
 

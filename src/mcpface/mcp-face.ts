@@ -35,7 +35,7 @@ import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { ClientNotReadingError, ConfigInvalidError, HttpError } from "../errors.js";
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, unauthorized, type TokenIdentity } from "../auth/token-auth.js";
 import type { GatewayConfig } from "../config/server-config.js";
-import { engineFromConfig, type EngineExtras } from "../gateway/config-engine.js";
+import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
 import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
 import { RequestGuard } from "../http/request-guard.js";

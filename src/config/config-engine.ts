@@ -7,7 +7,7 @@ import { createToolSearch, type ToolSearchEngine } from "../engine/engine.js";
 import { mcpServer, type McpServerSource } from "../mcp/index.js";
 import type { PoolOptions } from "../sandbox/types.js";
 import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
-import type { GatewayConfig } from "../config/server-config.js";
+import type { GatewayConfig } from "./server-config.js";
 import { loadPluginFolder } from "./plugin-loader.js";
 import { withServerLearning } from "../settings/tool-search-config.js";
 
