@@ -63,7 +63,7 @@ export { ERROR_CHANNEL, type FailureEvent, type FailureOrigin } from "./error-ch
 export type { TracingOptions } from "./telemetry/otel.js";
 export { jsonlSessionLog, type JsonlSessionLog, type JsonlSessionLogOptions, type SearchLineWithoutText } from "./telemetry/jsonl-session-log.js";
 export type { SandboxReport, PoolOptions, CodePool, CodeResult } from "./sandbox/types.js";
-export { createPublicCodePool as createCodePool } from "./sandbox/index.js";
+export { createCodePool } from "./sandbox/index.js";
 
 export {
   ToolSearchError,

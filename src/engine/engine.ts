@@ -14,7 +14,7 @@ import { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import { EngineClosedError } from "../errors.js";
 import { Policy } from "../policy/policy.js";
 import type { PolicySubject } from "../policy/types.js";
-import { createCodePool } from "../sandbox/index.js";
+import { createSandboxPool } from "../sandbox/index.js";
 import type { CodePool, SandboxReport } from "../sandbox/types.js";
 import { ToolIndexCache, type IndexHold } from "../search/index-cache.js";
 import { bm25fBackend } from "../search/bm25f-backend.js";
@@ -212,7 +212,7 @@ export class ToolSearchEngine {
   }
 
   private codePool(): Promise<CodePool> {
-    this.pool ??= this.options.codePool ? Promise.resolve(this.options.codePool) : createCodePool(this.options.pool);
+    this.pool ??= this.options.codePool ? Promise.resolve(this.options.codePool) : createSandboxPool(this.options.pool);
     return this.pool;
   }
 
