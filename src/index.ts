@@ -50,7 +50,7 @@ export {
   type AgentTurnResult,
   type AgentToolCall,
 } from "./agent/agent-turn.js";
-export type { ProviderApi } from "./provider/wire-types.js";
+export type { ProviderApi } from "./wire/wire-types.js";
 export { TOOL_FORMATS, type ToolFormat, type FormatTools, type OpenAIChatTool, type OpenAIResponsesTool, type AnthropicTool } from "./surfaces/formats.js";
 
 export type { SearchBackend, SearchBackendFactory, SearchDoc, BackendChoice, BackendHit, BackendSearchOptions, SnapshotExpectation } from "./search/types.js";

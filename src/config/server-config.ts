@@ -11,7 +11,7 @@ import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURN_RESULT_BYTES } from "../age
 import { ConfigInvalidError } from "../errors.js";
 import type { McpServerConfig } from "../mcp/options.js";
 import type { PolicyConfig } from "../policy/types.js";
-import { PROVIDER_APIS, type ProviderApi } from "../provider/wire-types.js";
+import { PROVIDER_APIS, type ProviderApi } from "../wire/wire-types.js";
 import { checkAuthTokens, MIN_TOKEN_LENGTH, type AuthSettings, type AuthToken, type TokenIdentity } from "../auth/token-auth.js";
 
 export interface ProviderSettings {

@@ -3,7 +3,7 @@ import { compileOptions } from "../validation/ajv.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { runIdentityProperties } from "../engine/options.js";
 import { HttpError } from "../errors.js";
-import type { ChatMessage } from "../provider/chat-types.js";
+import type { ChatMessage } from "../wire/chat-types.js";
 
 export interface ClientToolSpec {
   name: string;

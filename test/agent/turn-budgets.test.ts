@@ -11,7 +11,7 @@ import { startHostileProvider, type HostileProviderOptions } from "../../bench/s
 import { runAgentTurn, type AgentProvider, type AgentTurnInput, type AgentTurnResult } from "../../src/agent/agent-turn.js";
 import type { ToolDefinition } from "../../src/catalog/types.js";
 import { createToolSearch, pluginTools, type ToolSearchEngine } from "../../src/index.js";
-import type { ProviderApi } from "../../src/provider/wire-types.js";
+import type { ProviderApi } from "../../src/wire/wire-types.js";
 
 const MIB = 1024 * 1024;
 const cancelledCalls: string[] = [];
