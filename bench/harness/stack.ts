@@ -13,7 +13,7 @@ import type { CatalogSource } from "../../src/catalog/sources.js";
 import type { ToolSearchMode } from "../../src/settings/tool-search-config.js";
 import { resolveGatewayConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
-import { startMockProvider, type MockProvider, type RecordedRequest } from "../../src/provider/mock-provider.js";
+import { startMockProvider, type MockProvider, type RecordedRequest } from "../../src/mock-provider/mock-provider.js";
 import type { PoolOptions } from "../../src/sandbox/types.js";
 import type { RunTelemetry } from "../../src/telemetry/types.js";
 

@@ -10,7 +10,7 @@ import { pluginTools } from "../catalog/sources.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { resolveGatewayConfig } from "../config/server-config.js";
 import { startGateway } from "../gateway/gateway-server.js";
-import { startMockProvider } from "../provider/mock-provider.js";
+import { startMockProvider } from "../mock-provider/mock-provider.js";
 import type { RunTelemetry } from "../telemetry/types.js";
 import { builtinMcpServers } from "./builtin-servers.js";
 import { syntheticTools } from "./synthetic-catalog.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { coreTools, createToolSearch, pluginTools, type ToolDefinition, type ToolSearchOptions } from "../../src/index.js";
-import { sampleArgs } from "../../src/provider/sample-args.js";
+import { sampleArgs } from "../../src/mock-provider/sample-args.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
 import type { LearningObject } from "../../src/learning/options.js";
 import { withServerLearning } from "../../src/settings/tool-search-config.js";
