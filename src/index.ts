@@ -4,7 +4,7 @@
  * createCodePool; their classes are exported as types only.
  */
 export { createToolSearch, type ToolSearchEngine } from "./engine/engine.js";
-export type { ToolSearchOptions, RunContext } from "./engine/options.js";
+export type { CreateToolSearchOptions, RunContext } from "./engine/options.js";
 export type { SourceStatus } from "./catalog/catalog.js";
 export type { ToolSearchRun, ModelToolCall, ToolCallAnswer } from "./engine/run.js";
 

@@ -26,7 +26,7 @@ import { publishFailure } from "../error-channel.js";
 import { RunTrace } from "../telemetry/otel.js";
 import { RunRecorder } from "../telemetry/run-recorder.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
-import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type ToolSearchOptions } from "./options.js";
+import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type CreateToolSearchOptions } from "./options.js";
 import { newRunId, ToolSearchRun } from "./run.js";
 import { Learner, RunLearning, type LearningStats } from "../learning/learner.js";
 import type { IdFilter } from "../learning/model.js";
@@ -280,7 +280,7 @@ async function clientIndexFor(entries: readonly CatalogEntry[]): Promise<ToolInd
   return ToolIndex.build(() => bm25fBackend.create(), entries.map(toSearchDoc));
 }
 
-export async function createToolSearch(options: ToolSearchOptions = {}): Promise<ToolSearchEngine> {
+export async function createToolSearch(options: CreateToolSearchOptions = {}): Promise<ToolSearchEngine> {
   const resolved = resolveOptions(options);
   const catalog = new Catalog(resolved.sources, createToolAjv(), { limits: resolved.schemaLimits, validators: new ValidatorCache() });
   const engine = new ToolSearchEngine(resolved, catalog);

@@ -18,6 +18,11 @@ export interface DirectorySettings {
   maxLikelySchemas: number;
 }
 
+/**
+ * The `toolSearch` value resolved: every default applied and every number clamped
+ * (resolveToolSearchConfig). What the engine and the surfaces read (`engine.settings`); not what
+ * users write, which is ToolSearchConfig.
+ */
 export interface ToolSearchSettings {
   mode: ToolSearchMode;
   codeTimeoutMs: number;
@@ -39,6 +44,7 @@ export interface ToolSearchSettings {
 /** 1 MiB: what a tool result may put in front of the model outside code mode. */
 export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
 
+/** The object form of ToolSearchConfig, every key optional. */
 export interface ToolSearchObject {
   mode?: ToolSearchMode;
   codeTimeoutMs?: number;
@@ -52,6 +58,11 @@ export interface ToolSearchObject {
   learning?: LearningConfig;
 }
 
+/**
+ * The `toolSearch` value as users write it, in createToolSearch's options or the config file's
+ * `tools.toolSearch`: `true` (code mode), `false` (direct) or a ToolSearchObject. Resolved into
+ * ToolSearchSettings. Not the options of createToolSearch as a whole (CreateToolSearchOptions).
+ */
 export type ToolSearchConfig = boolean | ToolSearchObject;
 
 export const DEFAULT_SETTINGS: ToolSearchSettings = {
