@@ -3,9 +3,9 @@
  * Callers match on `code` (or `instanceof`), never on message text; the message says what was
  * wrong and, for model-facing errors, what to do next. ERROR_CODES is the one table of codes:
  * docs/configuration.md's table is generated from it and README's list is checked against it
- * (test/errors.test.ts).
+ * (test/error-codes.test.ts).
  */
-import { clip } from "./dispatch/prompt-text.js";
+import { clip } from "./text/prompt-text.js";
 
 interface CodeRow {
   /** The class that carries the code. */

@@ -4,7 +4,7 @@
  * createCodePool; their classes are exported as types only.
  */
 export { createToolSearch, type ToolSearchEngine } from "./engine/engine.js";
-export type { ToolSearchOptions, RunContext } from "./engine/options.js";
+export type { CreateToolSearchOptions, RunContext } from "./engine/options.js";
 export type { SourceStatus } from "./catalog/catalog.js";
 export type { ToolSearchRun, ModelToolCall, ToolCallAnswer } from "./engine/run.js";
 
@@ -20,8 +20,8 @@ export {
 } from "./mcp/index.js";
 export type { ToolDefinition, ToolContext, ToolSource, JsonSchema } from "./catalog/types.js";
 
-export { resolveToolSearchConfig, DEFAULT_SETTINGS, TOOL_SEARCH_MODES } from "./config/tool-search-config.js";
-export type { ToolSearchConfig, ToolSearchMode, ToolSearchSettings, DirectorySettings } from "./config/tool-search-config.js";
+export { resolveToolSearchConfig, DEFAULT_SETTINGS, TOOL_SEARCH_MODES } from "./settings/tool-search-config.js";
+export type { ToolSearchConfig, ToolSearchMode, ToolSearchSettings, DirectorySettings } from "./settings/tool-search-config.js";
 
 export type { PolicyConfig, PolicyRule } from "./policy/types.js";
 export type {
@@ -50,7 +50,7 @@ export {
   type AgentTurnResult,
   type AgentToolCall,
 } from "./agent/agent-turn.js";
-export type { ProviderApi } from "./provider/wire-types.js";
+export type { ProviderApi } from "./wire/wire-types.js";
 export { TOOL_FORMATS, type ToolFormat, type FormatTools, type OpenAIChatTool, type OpenAIResponsesTool, type AnthropicTool } from "./surfaces/formats.js";
 
 export type { SearchBackend, SearchBackendFactory, SearchDoc, BackendChoice, BackendHit, BackendSearchOptions, SnapshotExpectation } from "./search/types.js";
@@ -59,11 +59,11 @@ export { minisearchBackend } from "./search/minisearch-backend.js";
 
 export type { RunTelemetry, SessionEvent, SessionLogSink, CallRecord, CallVia } from "./telemetry/types.js";
 export { EVENT_CHANNEL } from "./telemetry/run-recorder.js";
-export { ERROR_CHANNEL, type FailureEvent, type FailureOrigin } from "./telemetry/error-channel.js";
+export { ERROR_CHANNEL, type FailureEvent, type FailureOrigin } from "./error-channel.js";
 export type { TracingOptions } from "./telemetry/otel.js";
 export { jsonlSessionLog, type JsonlSessionLog, type JsonlSessionLogOptions, type SearchLineWithoutText } from "./telemetry/jsonl-session-log.js";
 export type { SandboxReport, PoolOptions, CodePool, CodeResult } from "./sandbox/types.js";
-export { createPublicCodePool as createCodePool } from "./sandbox/index.js";
+export { createCodePool } from "./sandbox/index.js";
 
 export {
   ToolSearchError,

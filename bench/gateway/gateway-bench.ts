@@ -7,7 +7,7 @@
  * bound for the engine's own overhead, not a model's speed.
  */
 import { pluginTools } from "../../src/catalog/sources.js";
-import type { ToolSearchMode } from "../../src/config/tool-search-config.js";
+import type { ToolSearchMode } from "../../src/settings/tool-search-config.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
 import type { PoolOptions } from "../../src/sandbox/types.js";
 import { isExpectedTool } from "../harness/expected.js";

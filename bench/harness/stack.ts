@@ -10,10 +10,10 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { CatalogSource } from "../../src/catalog/sources.js";
-import type { ToolSearchMode } from "../../src/config/tool-search-config.js";
-import { resolveGatewayConfig } from "../../src/gateway/gateway-config.js";
+import type { ToolSearchMode } from "../../src/settings/tool-search-config.js";
+import { resolveGatewayConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
-import { startMockProvider, type MockProvider, type RecordedRequest } from "../../src/provider/mock-provider.js";
+import { startMockProvider, type MockProvider, type RecordedRequest } from "../../src/mock-provider/mock-provider.js";
 import type { PoolOptions } from "../../src/sandbox/types.js";
 import type { RunTelemetry } from "../../src/telemetry/types.js";
 

@@ -7,9 +7,9 @@
  * search mode's whole turn is smaller than direct's, found by bisection over catalog sizes.
  */
 import { pluginTools, type CatalogSource } from "../../src/catalog/sources.js";
-import type { ToolSearchMode } from "../../src/config/tool-search-config.js";
+import type { ToolSearchMode } from "../../src/settings/tool-search-config.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
-import type { RecordedRequest } from "../../src/provider/mock-provider.js";
+import type { RecordedRequest } from "../../src/mock-provider/mock-provider.js";
 import { isExpectedTool } from "../harness/expected.js";
 import type { Progress } from "../harness/progress.js";
 import { startScriptedStack } from "../harness/stack.js";

@@ -17,7 +17,7 @@
 import { pluginTools } from "../../src/catalog/sources.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
 import type { ToolSearchEngine } from "../../src/engine/engine.js";
-import { resolveGatewayConfig } from "../../src/gateway/gateway-config.js";
+import { resolveGatewayConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import type { Progress } from "../harness/progress.js";
 import { distribution, round, roundDistribution, type Distribution } from "../harness/stats.js";

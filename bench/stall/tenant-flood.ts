@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { pluginTools } from "../../src/catalog/sources.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
-import { resolveGatewayConfig } from "../../src/gateway/gateway-config.js";
+import { resolveGatewayConfig } from "../../src/config/server-config.js";
 import { createMcpFace } from "../../src/mcpface/mcp-face.js";
 import { resolvePoolOptions } from "../../src/sandbox/pool/options.js";
 import type { PoolOptions } from "../../src/sandbox/types.js";

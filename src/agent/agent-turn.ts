@@ -22,8 +22,8 @@ import type OpenAI from "openai";
 import { onAbort } from "../abort-listeners.js";
 import { boundResult, type ToolSearchRun } from "../engine/run.js";
 import { InvalidArgsError, ProviderFailedError, toErrorPayload, TurnBudgetError } from "../errors.js";
-import type { ChatMessage } from "../provider/chat-types.js";
-import type { AnthropicContentBlock, AnthropicMessage, ResponsesInputItem, ResponsesOutputItem } from "../provider/wire-types.js";
+import type { ChatMessage } from "../wire/chat-types.js";
+import type { AnthropicContentBlock, AnthropicMessage, ResponsesInputItem, ResponsesOutputItem } from "../wire/wire-types.js";
 import type { RunTelemetry } from "../telemetry/types.js";
 
 /** Tool calls of one model response that are run; more are answered with an error, unrun. */

@@ -10,7 +10,7 @@ import { ProviderFailedError } from "../errors.js";
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
-export function boundedFetch(maxBytes: number, inner: FetchLike = fetch): FetchLike {
+export function boundedProviderFetch(maxBytes: number, inner: FetchLike = fetch): FetchLike {
   return async (input, init) => {
     const response = await inner(input, init);
     const declared = Number(response.headers.get("content-length") ?? 0);

@@ -4,10 +4,9 @@
  */
 import type { Ajv } from "ajv";
 import { ConfigInvalidError } from "../errors.js";
-import type { SearchDoc } from "../search/types.js";
-import { publishFailure, type FailureEvent } from "../telemetry/error-channel.js";
+import { publishFailure, type FailureEvent } from "../error-channel.js";
 import type { CatalogSource } from "./sources.js";
-import { toSearchDoc } from "./search-doc.js";
+import { toSearchDoc, type SearchDoc } from "./search-doc.js";
 import { toolId } from "./tool-id.js";
 import type { CatalogEntry, ToolDefinition, ToolSource } from "./types.js";
 import { DEFAULT_SCHEMA_LIMITS, type SchemaLimits } from "../validation/schema-limits.js";

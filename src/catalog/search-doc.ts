@@ -1,6 +1,19 @@
 /** The compact descriptor of a tool that the search index holds. */
-import type { SearchDoc } from "../search/types.js";
-import type { CatalogEntry } from "./types.js";
+import type { CatalogEntry, ToolSource } from "./types.js";
+
+/** What gets indexed for one tool. Built from the catalog; never contains executable parts. */
+export interface SearchDoc {
+  /** Stable id: `core:<name>`, `plugin:<pluginId>:<name>`, `mcp:<server>:<tool>`, `client:<name>`. */
+  id: string;
+  /** The tool's name as its owner registered it. */
+  name: string;
+  source: ToolSource;
+  /** "core", the plugin id, the MCP server name, or "client". */
+  owner: string;
+  description: string;
+  /** Top-level parameter names and descriptions from the input schema (indexed with a lower weight). */
+  params: ReadonlyArray<{ name: string; description: string }>;
+}
 
 /** Untrusted text (MCP descriptions) is bounded before it is indexed. */
 const MAX_DESCRIPTION_CHARS = 2000;

@@ -27,7 +27,7 @@
 import cluster, { type Worker } from "node:cluster";
 import { createServer, type AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
-import type { WorkerSupervisionSettings } from "../gateway/gateway-config.js";
+import type { WorkerSupervisionSettings } from "../config/server-config.js";
 import { listenOn } from "../http/listen.js";
 import { UsageError } from "./usage.js";
 

@@ -2,7 +2,7 @@
 import JSON5 from "json5";
 import { configPath, loadConfig, readConfigFile, writeConfigFile } from "../config/config-file.js";
 import { getPath, parsePath, setPath, unsetPath, type JsonObject } from "../config/dot-path.js";
-import { resolveToolSearchConfig } from "../config/tool-search-config.js";
+import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
 import { ToolSearchError } from "../errors.js";
 import { UsageError, type CommandIo } from "./usage.js";
 

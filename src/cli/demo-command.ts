@@ -1,5 +1,5 @@
 /** `toolsearch demo`: one request over a generated catalog in every mode, compared. */
-import type { ToolSearchMode } from "../config/tool-search-config.js";
+import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { formatReports, runDemo } from "../demo/demo.js";
 import { UsageError, type CommandIo } from "./usage.js";
 

@@ -2,9 +2,9 @@
 import path from "node:path";
 import { loadConfig } from "../config/config-file.js";
 import { ClientNotReadingError } from "../errors.js";
-import { resolveGatewayConfig } from "../gateway/gateway-config.js";
+import { resolveGatewayConfig } from "../config/server-config.js";
 import { checkHttpExposure, checkTokenIdentities, createMcpFace } from "../mcpface/mcp-face.js";
-import { resolveToolSearchConfig } from "../config/tool-search-config.js";
+import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
 import { parseWorkers } from "./cluster.js";
 import { UsageError } from "./usage.js";
 import { parsePort, startOtlp, untilSignal } from "./server-commands.js";

@@ -1,10 +1,10 @@
 /** `toolsearch serve` and `toolsearch mock-provider`: long-running servers that stop cleanly on SIGINT/SIGTERM. */
 import path from "node:path";
 import { loadConfig } from "../config/config-file.js";
-import { isLoopbackHost } from "../gateway/gateway-auth.js";
-import { resolveGatewayConfig, type GatewayConfig } from "../gateway/gateway-config.js";
+import { isLoopbackHost } from "../auth/token-auth.js";
+import { resolveGatewayConfig, type GatewayConfig } from "../config/server-config.js";
 import { startGateway } from "../gateway/gateway-server.js";
-import { startMockProvider } from "../provider/mock-provider.js";
+import { startMockProvider } from "../mock-provider/mock-provider.js";
 import { startOtlpExport, type OtlpExport } from "../telemetry/otlp-export.js";
 import { announceReady, clusterHealth, clusterPort, isClusterWorker, leaveCluster, leaveClusterAfterFailure, parseWorkers, poolSlotsPerWorker, runPrimary, untilStopped, workerCount, workerIndex, workerPort } from "./cluster.js";
 import { configNotes, startupSummary, watchSourceFailures } from "./startup-summary.js";

@@ -5,9 +5,9 @@
  * operator's, so it is printed here and never shown to a client (/healthz leaves it out).
  */
 import type { SourceStatus } from "../catalog/catalog.js";
-import { escapeControl } from "../dispatch/prompt-text.js";
+import { escapeControl } from "../text/prompt-text.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
-import type { GatewayConfig } from "../gateway/gateway-config.js";
+import type { GatewayConfig } from "../config/server-config.js";
 
 const MAX_REASON_CHARS = 400;
 

@@ -8,10 +8,10 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { dirname, resolve } from "node:path";
 import JSON5 from "json5";
 import { ConfigInvalidError } from "../errors.js";
-import { validateGatewaySections } from "../gateway/gateway-config.js";
+import { validateGatewaySections } from "./server-config.js";
 import { parsePolicy } from "../policy/policy-schema.js";
 import type { JsonObject } from "./dot-path.js";
-import { resolveToolSearchConfig } from "./tool-search-config.js";
+import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
 
 export const DEFAULT_CONFIG_FILE = "toolsearch.config.json5";
 

@@ -6,9 +6,9 @@
 import type { CatalogEntry } from "../catalog/types.js";
 import { onAbort } from "../abort-listeners.js";
 import { ApprovalDeniedError, CancelledError, HookBlockedError, InvalidArgsError, toErrorPayload, ToolFailedError, ToolSearchError, ToolTimeoutError, ToolUnavailableError } from "../errors.js";
-import { publishFailure } from "../telemetry/error-channel.js";
+import { publishFailure } from "../error-channel.js";
 import { argsOverLimits, type ArgsLimits } from "../validation/args-limits.js";
-import { describeAjvErrors } from "../config/ajv.js";
+import { describeAjvErrors } from "../validation/ajv.js";
 import type { HookLists, ToolCallInfo } from "./hooks.js";
 import type { CallOutcome } from "./types.js";
 

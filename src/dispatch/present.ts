@@ -1,6 +1,6 @@
 /** What search and describe hand to a model: compact hits and bounded full descriptions. */
 import type { CatalogEntry } from "../catalog/types.js";
-import { bounded, oneLine } from "./prompt-text.js";
+import { bounded, oneLine } from "../text/prompt-text.js";
 import { signatureOf } from "./signature.js";
 import type { SearchHit, ToolDescription } from "./types.js";
 

@@ -15,7 +15,7 @@ import { runCallPath, type CallEnvironment } from "./call-path.js";
 import { mergeHits } from "./merge-hits.js";
 import { searchIntents } from "../search/intents.js";
 import type { BackendHit } from "../search/types.js";
-import { clip } from "./prompt-text.js";
+import { clip } from "../text/prompt-text.js";
 import { toDescription, toHit } from "./present.js";
 import { checkSearchArgs, checkToolId, MAX_QUERY_CHARS } from "../validation/search-args.js";
 import type { BatchSearchResult, CallOutcome, ExplainedHit, SearchHit, SearchOptions, ToolDescription } from "./types.js";

@@ -1,6 +1,6 @@
 /** A bounded TypeScript-like parameter hint from an input schema: `(city: string, days?: integer)`. */
 import type { JsonSchema } from "../catalog/types.js";
-import { stripControl, truncate } from "./prompt-text.js";
+import { stripControl, truncate } from "../text/prompt-text.js";
 
 const MAX_SIGNATURE_CHARS = 160;
 

@@ -7,14 +7,14 @@ import { Catalog, type RebuildError, type SourceStatus } from "../catalog/catalo
 import { admittedCatalog, EffectiveCatalog, type AdmittedCatalog } from "../catalog/effective-catalog.js";
 import { toSearchDoc } from "../catalog/search-doc.js";
 import type { CatalogEntry } from "../catalog/types.js";
-import { createToolAjv } from "../config/ajv.js";
-import type { ToolSearchMode } from "../config/tool-search-config.js";
+import { createToolAjv } from "../validation/ajv.js";
+import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { CallEnvironment } from "../dispatch/call-path.js";
 import { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import { EngineClosedError } from "../errors.js";
 import { Policy } from "../policy/policy.js";
 import type { PolicySubject } from "../policy/types.js";
-import { createCodePool } from "../sandbox/index.js";
+import { createSandboxPool } from "../sandbox/index.js";
 import type { CodePool, SandboxReport } from "../sandbox/types.js";
 import { ToolIndexCache, type IndexHold } from "../search/index-cache.js";
 import { bm25fBackend } from "../search/bm25f-backend.js";
@@ -22,11 +22,11 @@ import { loadEnglishWords } from "../search/english-words.js";
 import { ToolIndex } from "../search/tool-index.js";
 import { SURFACES } from "../surfaces/modes.js";
 import { upfrontOf } from "../surfaces/surface.js";
-import { publishFailure } from "../telemetry/error-channel.js";
+import { publishFailure } from "../error-channel.js";
 import { RunTrace } from "../telemetry/otel.js";
 import { RunRecorder } from "../telemetry/run-recorder.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
-import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type ToolSearchOptions } from "./options.js";
+import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type CreateToolSearchOptions } from "./options.js";
 import { newRunId, ToolSearchRun } from "./run.js";
 import { Learner, RunLearning, type LearningStats } from "../learning/learner.js";
 import type { IdFilter } from "../learning/model.js";
@@ -212,7 +212,7 @@ export class ToolSearchEngine {
   }
 
   private codePool(): Promise<CodePool> {
-    this.pool ??= this.options.codePool ? Promise.resolve(this.options.codePool) : createCodePool(this.options.pool);
+    this.pool ??= this.options.codePool ? Promise.resolve(this.options.codePool) : createSandboxPool(this.options.pool);
     return this.pool;
   }
 
@@ -280,7 +280,7 @@ async function clientIndexFor(entries: readonly CatalogEntry[]): Promise<ToolInd
   return ToolIndex.build(() => bm25fBackend.create(), entries.map(toSearchDoc));
 }
 
-export async function createToolSearch(options: ToolSearchOptions = {}): Promise<ToolSearchEngine> {
+export async function createToolSearch(options: CreateToolSearchOptions = {}): Promise<ToolSearchEngine> {
   const resolved = resolveOptions(options);
   const catalog = new Catalog(resolved.sources, createToolAjv(), { limits: resolved.schemaLimits, validators: new ValidatorCache() });
   const engine = new ToolSearchEngine(resolved, catalog);

@@ -5,9 +5,9 @@
 import type { SourceStatus } from "../catalog/catalog.js";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolDefinition } from "../catalog/types.js";
-import { resolveIndexCacheKey, resolveToolSearchConfig, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchSettings } from "../config/tool-search-config.js";
+import { resolveIndexCacheKey, resolveToolSearchConfig, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchSettings } from "../settings/tool-search-config.js";
 import { normalizeHooks, type HookLists, type ToolHooks } from "../dispatch/hooks.js";
-import { compileOptions, int } from "../config/ajv.js";
+import { compileOptions, int } from "../validation/ajv.js";
 import { indexSnapshotSchema, type IndexSnapshotOptions } from "../search/snapshot-store.js";
 import { parsePolicy } from "../policy/policy-schema.js";
 import type { PolicyConfig } from "../policy/types.js";
@@ -20,7 +20,11 @@ import { DEFAULT_ARGS_LIMITS, type ArgsLimits } from "../validation/args-limits.
 import { DEFAULT_SCHEMA_LIMITS, type SchemaLimits } from "../validation/schema-limits.js";
 import type { LearningStore } from "../learning/store.js";
 
-export interface ToolSearchOptions {
+/**
+ * Everything createToolSearch takes: sources, policy, hooks, limits, stores, and `toolSearch`
+ * (the ToolSearchConfig value, resolved into ToolSearchSettings). Named for the call it configures.
+ */
+export interface CreateToolSearchOptions {
   /** The `tools.toolSearch` value: true (code mode), false (direct), or settings. */
   toolSearch?: ToolSearchConfig;
   sources?: readonly CatalogSource[];
@@ -146,7 +150,7 @@ const optionsSchema = {
     learningStore: { ...object(["load", "update"], "a LearningStore ({ kind, load, update })"), required: ["kind"], properties: { kind: { type: "string" } } },
   },
 };
-type Checked = Omit<ToolSearchOptions, "limits" | "tracing"> & { sources: CatalogSource[]; backend: BackendChoice; callTimeoutMs: number; limits: Required<InputLimits>; tracing: { recordQueryText: boolean } };
+type Checked = Omit<CreateToolSearchOptions, "limits" | "tracing"> & { sources: CatalogSource[]; backend: BackendChoice; callTimeoutMs: number; limits: Required<InputLimits>; tracing: { recordQueryText: boolean } };
 const checkOptions = compileOptions<Checked>(optionsSchema);
 
 /** `tools.toolSearch.indexCacheDir` (and its key) as snapshot options; the `indexCache` option, when given, replaces them. */
@@ -156,7 +160,7 @@ function snapshotsFromSettings(settings: ToolSearchSettings): IndexSnapshotOptio
   return { dir: settings.indexCacheDir, ...(key !== undefined ? { key } : {}) };
 }
 
-export function resolveOptions(options: ToolSearchOptions | undefined): ResolvedOptions {
+export function resolveOptions(options: CreateToolSearchOptions | undefined): ResolvedOptions {
   const { toolSearch, sources, policy, hooks, backend, pool, codePool, sessionLog, callTimeoutMs, limits: l, tracing, indexCache, onSourceDown, learningStore } = checkOptions(options ?? {}, "createToolSearch");
   // The pool options are checked here even when no run uses code mode yet, so a typo fails at start.
   resolvePoolOptions(pool);

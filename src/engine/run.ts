@@ -1,7 +1,7 @@
 /** One agent turn: its effective catalog, its surface, and its telemetry. */
 import { randomUUID } from "node:crypto";
 import { onAbort } from "../abort-listeners.js";
-import type { ToolSearchMode } from "../config/tool-search-config.js";
+import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import type { BatchSearchResult, CallOutcome, ExplainedHit, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
 import { checkSearchArgs } from "../validation/search-args.js";
@@ -12,7 +12,7 @@ import { errorResult, toToolMessage, type Surface } from "../surfaces/surface.js
 import type { RunRecorder } from "../telemetry/run-recorder.js";
 import type { RunTelemetry } from "../telemetry/types.js";
 import { argsOverLimits, DEFAULT_ARGS_LIMITS, type ArgsLimits } from "../validation/args-limits.js";
-import { DEFAULT_MAX_RESULT_BYTES } from "../config/tool-search-config.js";
+import { DEFAULT_MAX_RESULT_BYTES } from "../settings/tool-search-config.js";
 
 /**
  * A tool call as a provider sends it: `arguments` is a JSON string (OpenAI Chat Completions and

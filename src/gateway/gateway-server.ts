@@ -19,18 +19,18 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import OpenAI from "openai";
 import { runAgentTurn, type AgentProvider, type AgentTurnInput } from "../agent/agent-turn.js";
-import { boundedFetch } from "../agent/bounded-fetch.js";
+import { boundedProviderFetch } from "../agent/bounded-fetch.js";
 import type { ToolDefinition } from "../catalog/types.js";
-import type { ToolSearchMode } from "../config/tool-search-config.js";
+import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, ToolSearchError, TurnBudgetError, type ErrorCode } from "../errors.js";
-import { escapeControl } from "../dispatch/prompt-text.js";
+import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
 import { RequestGuard } from "../http/request-guard.js";
-import { identityFromToken, isLoopbackHost, loopbackIdentity, tokenSubjects, tokenTenant, TokenTable, unauthorized, type TokenIdentity } from "./gateway-auth.js";
+import { identityFromToken, isLoopbackHost, loopbackIdentity, tokenSubjects, tokenTenant, TokenTable, unauthorized, type TokenIdentity } from "../auth/token-auth.js";
 import { listenOn } from "../http/listen.js";
-import { engineFromConfig, type EngineExtras } from "./config-engine.js";
-import type { GatewayConfig } from "./gateway-config.js";
+import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
+import type { GatewayConfig } from "../config/server-config.js";
 import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
 
 export interface Gateway {
@@ -218,10 +218,10 @@ function turnBudgets(config: GatewayConfig): Pick<AgentTurnInput, "maxTurns" | "
  * The official client of the configured API; the Anthropic SDK is loaded only when it is used.
  * The client gets no `timeout` of its own: it would stop at the headers, and race the deadline
  * runAgentTurn gives each request (provider.timeoutMs), which covers the whole answer;
- * boundedFetch caps the answer's bytes and stops its body at that deadline.
+ * boundedProviderFetch caps the answer's bytes and stops its body at that deadline.
  */
 async function providerFor(settings: GatewayConfig["provider"]): Promise<AgentProvider> {
-  const common = { baseURL: settings.baseURL, apiKey: settings.apiKey, maxRetries: 0, fetch: boundedFetch(settings.maxResponseBytes) };
+  const common = { baseURL: settings.baseURL, apiKey: settings.apiKey, maxRetries: 0, fetch: boundedProviderFetch(settings.maxResponseBytes) };
   if (settings.api === "anthropic") {
     const { default: Anthropic } = await import("@anthropic-ai/sdk");
     return { api: "anthropic", client: new Anthropic(common), model: settings.model, ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}) };

@@ -1,9 +1,9 @@
 /** `POST /v1/runs` bodies, validated with ajv: a clear 400 names what was wrong. */
-import { compileOptions } from "../config/ajv.js";
-import type { ToolSearchMode } from "../config/tool-search-config.js";
+import { compileOptions } from "../validation/ajv.js";
+import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { runIdentityProperties } from "../engine/options.js";
 import { HttpError } from "../errors.js";
-import type { ChatMessage } from "../provider/chat-types.js";
+import type { ChatMessage } from "../wire/chat-types.js";
 
 export interface ClientToolSpec {
   name: string;

@@ -27,8 +27,8 @@
 import type { IncomingMessage } from "node:http";
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js";
 import { HttpError } from "../errors.js";
-import { isLoopbackHost } from "../gateway/gateway-auth.js";
-import { clip } from "../dispatch/prompt-text.js";
+import { isLoopbackHost } from "../auth/token-auth.js";
+import { clip } from "../text/prompt-text.js";
 import { readJson } from "./json-http.js";
 
 export interface RequestGuardOptions {

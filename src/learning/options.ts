@@ -4,8 +4,7 @@
  * defaulted here and nowhere else. The one switch is `enabled`: off in the library, on in
  * `serve` and `mcp` (SERVER_LEARNING_DEFAULT).
  */
-import { compileOptions } from "../config/ajv.js";
-import type { ToolSearchConfig } from "../config/tool-search-config.js";
+import { compileOptions } from "../validation/ajv.js";
 
 /** Whose requests teach whose rankings: one agent's sessions (default), one token's, or everyone's. */
 export const LEARNING_SCOPES = ["agent", "token", "shared"] as const;
@@ -134,17 +133,4 @@ export function resolveLearning(value: unknown, enabledByDefault: boolean, path 
     maxRecords: v.maxRecords ?? DEFAULT_LEARNING.maxRecords,
     seenPerPair: Math.max(DEFAULT_LEARNING.seenPerPair, minSessions),
   };
-}
-
-/**
- * The `tools.toolSearch` value a server (`serve`, `mcp`) runs with: learning on unless the
- * config says otherwise (`learning: false` or `learning: { enabled: false }`). `false` (direct
- * mode: no searches to learn from) is left as it is.
- */
-export function withServerLearning(toolSearch: ToolSearchConfig | undefined): ToolSearchConfig {
-  if (toolSearch === false) return toolSearch;
-  if (toolSearch === undefined || toolSearch === true) return { learning: SERVER_LEARNING_DEFAULT };
-  const learning = toolSearch.learning;
-  if (typeof learning === "boolean") return toolSearch;
-  return { ...toolSearch, learning: { enabled: SERVER_LEARNING_DEFAULT, ...(learning ?? {}) } };
 }

@@ -5,7 +5,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ToolFailedError } from "../errors.js";
-import { stripControl, truncate } from "../dispatch/prompt-text.js";
+import { stripControl, truncate } from "../text/prompt-text.js";
 
 /** The server's error text enters a model-facing message; it is bounded like a description. */
 const MAX_ERROR_CHARS = 4_000;

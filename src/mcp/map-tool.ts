@@ -16,8 +16,8 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchema, ToolContext, ToolDefinition } from "../catalog/types.js";
 import { inputSchemaProblem } from "../catalog/validate-definition.js";
-import { createToolAjv } from "../config/ajv.js";
-import { stripControl, truncate } from "../dispatch/prompt-text.js";
+import { createToolAjv } from "../validation/ajv.js";
+import { stripControl, truncate } from "../text/prompt-text.js";
 import { DEFAULT_SCHEMA_LIMITS } from "../validation/schema-limits.js";
 
 export interface MapToolLimits {

@@ -19,7 +19,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { onAbort } from "../abort-listeners.js";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolContext, ToolDefinition } from "../catalog/types.js";
-import { stripControl, truncate } from "../dispatch/prompt-text.js";
+import { stripControl, truncate } from "../text/prompt-text.js";
 import { ToolFailedError, ToolTimeoutError, ToolUnavailableError } from "../errors.js";
 import { interpretCallResult } from "./call-result.js";
 import { McpConnection, type ConnectionEvents, type ToolListing } from "./connection.js";

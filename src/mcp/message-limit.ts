@@ -12,7 +12,7 @@
  *   the first and last bytes of the line (the SDK writes `{"result":…,"jsonrpc":"2.0","id":7}`,
  *   other servers put the id first). A line that cannot be attributed (a notification, a server
  *   request, an id in the middle) is dropped and reported to `onerror`.
- * - Streamable HTTP: `boundedFetch` wraps the fetch the SDK's transport uses. The request ids
+ * - Streamable HTTP: `boundedMcpFetch` wraps the fetch the SDK's transport uses. The request ids
  *   come from the POST body it sent; a JSON body is counted whole (and refused at once by its
  *   `content-length`), an SSE stream per event.
  */
@@ -188,7 +188,7 @@ export function boundStdioReads(transport: object, limit: number): void {
  * calls `dropped` with the ids of the requests that POST carried (their answers will not come)
  * and errors the body, which cancels the download.
  */
-export function boundedFetch(limit: number, dropped: (ids: RequestId[]) => void, base: FetchLike = fetch): FetchLike {
+export function boundedMcpFetch(limit: number, dropped: (ids: RequestId[]) => void, base: FetchLike = fetch): FetchLike {
   return async (url, init) => {
     const response = await base(url, init);
     // Redirects are read by the SDK (Location, response.url) and carry nothing worth counting.

@@ -2,7 +2,7 @@
  * What `mcpServer(config, options)` accepts, described by the schemas below and checked once at
  * the entry: a bad value is a ConfigInvalidError that names the option, the value and its type.
  */
-import { compileOptions, int } from "../config/ajv.js";
+import { compileOptions, int } from "../validation/ajv.js";
 import { ConfigInvalidError } from "../errors.js";
 
 /** A server the engine starts as a child process and talks to over stdio. */

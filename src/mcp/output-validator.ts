@@ -11,9 +11,9 @@
  */
 import type { ValidateFunction } from "ajv";
 import type { jsonSchemaValidator, JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { createToolAjv } from "../config/ajv.js";
+import { createToolAjv } from "../validation/ajv.js";
 import { ConfigInvalidError } from "../errors.js";
-import { publishFailure } from "../telemetry/error-channel.js";
+import { publishFailure } from "../error-channel.js";
 import { DEFAULT_SCHEMA_LIMITS, schemaOverLimits } from "../validation/schema-limits.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
 

@@ -5,8 +5,8 @@
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { stripControl } from "../dispatch/prompt-text.js";
-import { boundedFetch, boundStdioReads, tooLargeAnswer } from "./message-limit.js";
+import { stripControl } from "../text/prompt-text.js";
+import { boundedMcpFetch, boundStdioReads, tooLargeAnswer } from "./message-limit.js";
 import type { ResolvedMcpConfig, ResolvedMcpOptions } from "./options.js";
 
 /** How much of a child's stderr is kept for the message when it dies. */
@@ -94,7 +94,7 @@ function httpHandle(config: Extract<ResolvedMcpConfig, { kind: "http" }>, option
   };
   const transport: StreamableHTTPClientTransport = new StreamableHTTPClientTransport(config.url, {
     requestInit: { headers: { ...config.headers } },
-    fetch: boundedFetch(limit, dropped),
+    fetch: boundedMcpFetch(limit, dropped),
   });
   const { closed, markClosed } = closedSignal();
   chainOnClose(transport, markClosed);

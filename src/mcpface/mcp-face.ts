@@ -31,12 +31,12 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
-import type { ToolSearchMode } from "../config/tool-search-config.js";
+import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { ClientNotReadingError, ConfigInvalidError, HttpError } from "../errors.js";
-import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, unauthorized, type TokenIdentity } from "../gateway/gateway-auth.js";
-import type { GatewayConfig } from "../gateway/gateway-config.js";
-import { engineFromConfig, type EngineExtras } from "../gateway/config-engine.js";
-import { escapeControl } from "../dispatch/prompt-text.js";
+import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, unauthorized, type TokenIdentity } from "../auth/token-auth.js";
+import type { GatewayConfig } from "../config/server-config.js";
+import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
+import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
 import { RequestGuard } from "../http/request-guard.js";
 import { listenOn } from "../http/listen.js";

@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import { HttpError } from "../errors.js";
-import type { TokenIdentity } from "../gateway/gateway-auth.js";
+import type { TokenIdentity } from "../auth/token-auth.js";
 
 /** A token's identity (one object per configured token), or `address:<ip>` without auth. */
 export type TenantKey = TokenIdentity | string;

@@ -1,5 +1,5 @@
 /** ajv check of the `policy` option, so a typo fails at start instead of silently admitting tools. */
-import { compileOptions } from "../config/ajv.js";
+import { compileOptions } from "../validation/ajv.js";
 import type { PolicyConfig } from "./types.js";
 
 const globs = { type: "array", items: { type: "string", minLength: 1 } };

@@ -24,12 +24,12 @@ export { findSandboxProcesses, type SandboxProcess } from "./pool/processes.js";
  * children ready. When no sandbox can start, resolves anyway with `report().available === false`
  * and a reason; run() then answers SANDBOX_UNAVAILABLE. Throws ConfigInvalidError for bad options.
  */
-export function createCodePool(options?: PoolOptions): Promise<SandboxPool> {
+export function createSandboxPool(options?: PoolOptions): Promise<SandboxPool> {
   return startCodePool(options);
 }
 
-/** createCodePool as the public API types it: run, report, close; the test seams stay internal. */
-export const createPublicCodePool: (options?: PoolOptions) => Promise<CodePool> = createCodePool;
+/** createSandboxPool as the public API types it (`createCodePool`): run, report, close; the test seams stay internal. */
+export const createCodePool: (options?: PoolOptions) => Promise<CodePool> = createSandboxPool;
 
 /** Probes the sandbox layers once (starts one child, reports, kills it) without keeping a pool. */
 export async function probeSandbox(options?: PoolOptions): Promise<SandboxReport> {

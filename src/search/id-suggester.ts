@@ -7,7 +7,7 @@
  * fraction of a millisecond.
  */
 import { splitIdentifier } from "./analyze.js";
-import { editDistance } from "./edit-distance.js";
+import { editDistance } from "../text/edit-distance.js";
 import type { SearchDoc } from "./types.js";
 
 /** Longer ids and names get no suggestions (and the caller answers TOOL_NOT_FOUND at once). */

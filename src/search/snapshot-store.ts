@@ -29,10 +29,12 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypt
 import { constants, mkdirSync } from "node:fs";
 import { link, open, readdir, readFile, rename, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { compileOptions, int } from "../config/ajv.js";
-import { MIN_SNAPSHOT_KEY_LENGTH } from "../config/tool-search-config.js";
+import { compileOptions, int } from "../validation/ajv.js";
 import { analyzerSignature } from "./analyzer-signature.js";
 import { fileDistrust, folderDistrust, holderState, parseHolder, thisHolder, type LockHolder } from "./cache-folder.js";
+
+/** The shortest index cache key taken (an HMAC key that can be guessed is no key). */
+export const MIN_SNAPSHOT_KEY_LENGTH = 16;
 
 export const SNAPSHOT_FORMAT = 2;
 const MAGIC = Buffer.from("TSIDX\u0000\u0001\n", "latin1");

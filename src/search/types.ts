@@ -3,21 +3,9 @@
  * descriptors; the ToolIndex above it (src/search/tool-index.ts) adds the ranking rules
  * every backend shares (exact name/id first, `select:`, empty-query => []).
  */
-import type { ToolSource } from "../catalog/types.js";
+import type { SearchDoc } from "../catalog/search-doc.js";
 
-/** What gets indexed for one tool. Built from the catalog; never contains executable parts. */
-export interface SearchDoc {
-  /** Stable id: `core:<name>`, `plugin:<pluginId>:<name>`, `mcp:<server>:<tool>`, `client:<name>`. */
-  id: string;
-  /** The tool's name as its owner registered it. */
-  name: string;
-  source: ToolSource;
-  /** "core", the plugin id, the MCP server name, or "client". */
-  owner: string;
-  description: string;
-  /** Top-level parameter names and descriptions from the input schema (indexed with a lower weight). */
-  params: ReadonlyArray<{ name: string; description: string }>;
-}
+export type { SearchDoc };
 
 export interface BackendSearchOptions {
   /** At most this many hits. */

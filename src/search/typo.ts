@@ -4,7 +4,7 @@
  * first query with an unknown word pays for it), and only ever consulted for words the
  * catalog does not hold: a correct word is never "corrected".
  */
-import { editDistance } from "./edit-distance.js";
+import { editDistance } from "../text/edit-distance.js";
 
 const LETTERS = /^[a-z]+$/;
 /** Shorter words have too many neighbours at distance 1 to guess which one was meant. */

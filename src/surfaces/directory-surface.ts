@@ -6,7 +6,7 @@
  */
 import type { EffectiveCatalog } from "../catalog/effective-catalog.js";
 import type { CatalogEntry } from "../catalog/types.js";
-import type { ToolSearchSettings } from "../config/tool-search-config.js";
+import type { ToolSearchSettings } from "../settings/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import { AmbiguousToolNameError, NameCollisionError, ToolNotFoundError } from "../errors.js";
 import { CONTROL_NAMES, STRUCTURED_INSTRUCTIONS, structuredControlTools } from "./control-tools.js";

@@ -6,8 +6,8 @@
  * provider's prompt cache keeps working across turns.
  */
 import type { CatalogEntry } from "../catalog/types.js";
-import type { DirectorySettings } from "../config/tool-search-config.js";
-import { oneLine, stripControl } from "../dispatch/prompt-text.js";
+import type { DirectorySettings } from "../settings/tool-search-config.js";
+import { oneLine, stripControl } from "../text/prompt-text.js";
 
 const HEADER = "Tool directory (call tool_search to find more, tool_describe for a schema; a listed name can also be called directly):";
 

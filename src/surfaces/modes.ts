@@ -1,5 +1,5 @@
 /** Every mode's surface, by mode name: the one table the engine builds runs from. */
-import type { ToolSearchMode } from "../config/tool-search-config.js";
+import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { codeMode } from "./code-surface.js";
 import { directMode } from "./direct-surface.js";
 import { directoryMode } from "./directory-surface.js";

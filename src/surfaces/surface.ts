@@ -3,7 +3,7 @@
  * SurfaceMode registered in SURFACES (modes.ts); the engine builds whichever the run asks for.
  */
 import type { EffectiveCatalog } from "../catalog/effective-catalog.js";
-import type { ToolSearchMode, ToolSearchSettings } from "../config/tool-search-config.js";
+import type { ToolSearchMode, ToolSearchSettings } from "../settings/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import { ToolFailedError, ToolSearchError, toErrorPayload, type ErrorPayload } from "../errors.js";
 import type { CodePool } from "../sandbox/types.js";

@@ -14,7 +14,7 @@
  */
 import { context as otelContext, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from "@opentelemetry/api";
 import type { ToolSource } from "../catalog/types.js";
-import { escapeControl } from "../dispatch/prompt-text.js";
+import { escapeControl } from "../text/prompt-text.js";
 import type { CallVia, RunStartInfo, RunTelemetry } from "./types.js";
 
 export const TRACER_NAME = "toolsearch";

@@ -4,8 +4,8 @@
  * A sink that throws is published on "toolsearch:error" (error-channel.ts).
  */
 import diagnostics from "node:diagnostics_channel";
-import { clip } from "../dispatch/prompt-text.js";
-import { publishFailure } from "./error-channel.js";
+import { clip } from "../text/prompt-text.js";
+import { publishFailure } from "../error-channel.js";
 import type { CallRecord, EventBase, RunStartInfo, RunTelemetry, SessionEvent, SessionLogSink } from "./types.js";
 
 export const EVENT_CHANNEL = "toolsearch:event";

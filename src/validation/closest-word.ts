@@ -1,5 +1,5 @@
 /** "Did you mean": the candidate closest to a mistyped word, when it is close enough to be the one meant. */
-import { editDistance } from "../search/edit-distance.js";
+import { editDistance } from "../text/edit-distance.js";
 
 /**
  * Up to one edit for words of 3 letters or fewer, else up to a third of the letters but at least

@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Ajv, ValidateFunction } from "ajv";
-import { createToolAjv } from "../config/ajv.js";
+import { createToolAjv } from "./ajv.js";
 import { LruMap } from "./lru.js";
 
 export interface ValidatorCacheOptions {

@@ -4,7 +4,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAgentTurn, MAX_CALLS_PER_RESPONSE, type AgentProvider, type ToolSearchEngine } from "../../src/index.js";
 import { toAnthropicMessages, toResponsesInput } from "../../src/agent/agent-turn.js";
-import { startMockProvider, type MockProvider } from "../../src/provider/mock-provider.js";
+import { startMockProvider, type MockProvider } from "../../src/mock-provider/mock-provider.js";
 import { fixtureEngine } from "../engine/helpers.js";
 
 let provider: MockProvider;

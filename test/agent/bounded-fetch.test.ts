@@ -1,20 +1,20 @@
-/** boundedFetch: provider answers over the byte cap fail, declared or streamed; smaller ones pass unchanged. */
+/** boundedProviderFetch: provider answers over the byte cap fail, declared or streamed; smaller ones pass unchanged. */
 import { describe, expect, it } from "vitest";
-import { boundedFetch, type FetchLike } from "../../src/agent/bounded-fetch.js";
+import { boundedProviderFetch, type FetchLike } from "../../src/agent/bounded-fetch.js";
 
 function answering(body: string, headers: Record<string, string> = {}): FetchLike {
   return async () => new Response(body, { status: 201, statusText: "Created", headers });
 }
 
-describe("boundedFetch", () => {
+describe("boundedProviderFetch", () => {
   it("passes an answer within the cap through: status, headers and body", async () => {
-    const response = await boundedFetch(10, answering("0123456789", { "x-id": "7" }))("http://provider.test");
+    const response = await boundedProviderFetch(10, answering("0123456789", { "x-id": "7" }))("http://provider.test");
     expect([response.status, response.statusText, response.headers.get("x-id")]).toEqual([201, "Created", "7"]);
     expect(await response.text()).toBe("0123456789");
   });
 
   it("refuses an answer that declares more than the cap before reading it", async () => {
-    const fetch = boundedFetch(10, answering("x".repeat(11), { "content-length": "11" }));
+    const fetch = boundedProviderFetch(10, answering("x".repeat(11), { "content-length": "11" }));
     await expect(fetch("http://provider.test")).rejects.toThrow(/11 bytes, over the 10-byte limit/);
   });
 
@@ -25,7 +25,7 @@ describe("boundedFetch", () => {
         controller.close();
       },
     });
-    const response = await boundedFetch(10, async () => new Response(stream))("http://provider.test");
+    const response = await boundedProviderFetch(10, async () => new Response(stream))("http://provider.test");
     await expect(response.arrayBuffer()).rejects.toThrow(/over the 10-byte limit/);
   });
 
@@ -41,7 +41,7 @@ describe("boundedFetch", () => {
     });
     const controller = new AbortController();
     // The inner fetch ignores the signal once it has the headers, as a fetch may.
-    const response = await boundedFetch(10, async () => new Response(stream))("http://provider.test", { signal: controller.signal });
+    const response = await boundedProviderFetch(10, async () => new Response(stream))("http://provider.test", { signal: controller.signal });
     const reading = response.arrayBuffer();
     controller.abort(new Error("deadline passed"));
     await expect(reading).rejects.toThrow("deadline passed");
@@ -50,6 +50,6 @@ describe("boundedFetch", () => {
 
   it("an answer without a body is returned as it is", async () => {
     const empty = new Response(null, { status: 204 });
-    expect(await boundedFetch(10, async () => empty)("http://provider.test")).toBe(empty);
+    expect(await boundedProviderFetch(10, async () => empty)("http://provider.test")).toBe(empty);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * runAgentTurn's budgets as a library function, with the official clients and their own fetch
- * (no gateway, no boundedFetch) against a provider stand-in on 127.0.0.1: `timeoutMs` covers the
+ * (no gateway, no boundedProviderFetch) against a provider stand-in on 127.0.0.1: `timeoutMs` covers the
  * whole answer, `turnTimeoutMs` the whole turn (a tool call in flight included), the request
  * size is counted exactly as the client sends it, and tool results share one byte budget.
  */
@@ -11,7 +11,7 @@ import { startHostileProvider, type HostileProviderOptions } from "../../bench/s
 import { runAgentTurn, type AgentProvider, type AgentTurnInput, type AgentTurnResult } from "../../src/agent/agent-turn.js";
 import type { ToolDefinition } from "../../src/catalog/types.js";
 import { createToolSearch, pluginTools, type ToolSearchEngine } from "../../src/index.js";
-import type { ProviderApi } from "../../src/provider/wire-types.js";
+import type { ProviderApi } from "../../src/wire/wire-types.js";
 
 const MIB = 1024 * 1024;
 const cancelledCalls: string[] = [];

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { coreTools, pluginTools } from "../../src/catalog/sources.js";
 import type { ToolDefinition } from "../../src/catalog/types.js";
-import { createToolAjv } from "../../src/config/ajv.js";
+import { createToolAjv } from "../../src/validation/ajv.js";
 import { ConfigInvalidError } from "../../src/errors.js";
 import { githubTools, weatherTools } from "../fixtures/tools.js";
 

@@ -1,9 +1,9 @@
 /** Config resolution rows of issue 10: keyed mcpServers, ${VAR}, paths from the config's folder, the mcp section, maxResultBytes. */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { resolveToolSearchConfig } from "../../src/config/tool-search-config.js";
+import { resolveToolSearchConfig } from "../../src/settings/tool-search-config.js";
 import { boundResult } from "../../src/engine/run.js";
-import { resolveGatewayConfig, substituteEnv } from "../../src/gateway/gateway-config.js";
+import { resolveGatewayConfig, substituteEnv } from "../../src/config/server-config.js";
 
 const dir = path.resolve("/srv/conf");
 

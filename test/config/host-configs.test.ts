@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { resolveGatewayConfig } from "../../src/gateway/gateway-config.js";
+import { resolveGatewayConfig } from "../../src/config/server-config.js";
 import type { JsonObject } from "../../src/config/dot-path.js";
 
 const fixture = (name: string) => JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "fixtures", "host-configs", `${name}.json`), "utf8")) as JsonObject;

@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RecordedRequest } from "../../src/provider/mock-provider.js";
+import type { RecordedRequest } from "../../src/mock-provider/mock-provider.js";
 import type { SessionEvent } from "../../src/telemetry/types.js";
 import { FAKE_PLUGIN_TOOLS, REQUEST, TARGET, writeFakePlugin } from "./fake-plugin.js";
 import { postJson, startCli, writeJson, type ServerProcess } from "./processes.js";

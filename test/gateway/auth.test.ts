@@ -10,10 +10,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { pluginTools } from "../../src/catalog/sources.js";
 import type { ToolDefinition } from "../../src/catalog/types.js";
-import { isLoopbackHost } from "../../src/gateway/gateway-auth.js";
-import { resolveGatewayConfig } from "../../src/gateway/gateway-config.js";
+import { isLoopbackHost } from "../../src/auth/token-auth.js";
+import { resolveGatewayConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
-import { startMockProvider, type MockProvider } from "../../src/provider/mock-provider.js";
+import { startMockProvider, type MockProvider } from "../../src/mock-provider/mock-provider.js";
 import { CLI } from "../e2e/processes.js";
 
 const OWNER = "owner-token-0123456789abcdef";

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startMockProvider, type MockProvider } from "../../src/provider/mock-provider.js";
+import { startMockProvider, type MockProvider } from "../../src/mock-provider/mock-provider.js";
 import { startCli, writeJson, type ServerProcess } from "../e2e/processes.js";
 
 const require = createRequire(import.meta.url);

@@ -8,9 +8,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startHostileProvider, type HostileBehaviour, type HostileProvider } from "../../bench/stall/hostile-provider.js";
 import { pluginTools } from "../../src/catalog/sources.js";
 import type { ToolDefinition } from "../../src/catalog/types.js";
-import { resolveGatewayConfig } from "../../src/gateway/gateway-config.js";
+import { resolveGatewayConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
-import type { ProviderApi } from "../../src/provider/wire-types.js";
+import type { ProviderApi } from "../../src/wire/wire-types.js";
 import { postJson } from "../e2e/processes.js";
 
 const MIB = 1024 * 1024;

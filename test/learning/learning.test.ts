@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { coreTools, createToolSearch, pluginTools, type ToolDefinition, type ToolSearchOptions } from "../../src/index.js";
-import { sampleArgs } from "../../src/provider/sample-args.js";
+import { coreTools, createToolSearch, pluginTools, type ToolDefinition, type CreateToolSearchOptions } from "../../src/index.js";
+import { sampleArgs } from "../../src/mock-provider/sample-args.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
 import type { LearningObject } from "../../src/learning/options.js";
-import { withServerLearning } from "../../src/learning/options.js";
-import { resolveToolSearchConfig } from "../../src/config/tool-search-config.js";
+import { withServerLearning } from "../../src/settings/tool-search-config.js";
+import { resolveToolSearchConfig } from "../../src/settings/tool-search-config.js";
 
 const tool = (name: string, description: string): ToolDefinition => ({ name, description, inputSchema: { type: "object", properties: {} }, execute: () => ({ done: name }) });
 const TOOLS = [
@@ -29,7 +29,7 @@ function tempDir(): string {
   return dir;
 }
 
-async function engineWith(learning: LearningObject | boolean = {}, extra: ToolSearchOptions = {}, tools: ToolDefinition[] = TOOLS) {
+async function engineWith(learning: LearningObject | boolean = {}, extra: CreateToolSearchOptions = {}, tools: ToolDefinition[] = TOOLS) {
   return createToolSearch({
     toolSearch: { mode: "tools", learning: typeof learning === "boolean" ? learning : { enabled: true, ...learning }, ...(extra.toolSearch as object | undefined) },
     sources: [coreTools(tools)],

@@ -6,7 +6,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { createToolSearch, type ToolSearchEngine } from "../../src/index.js";
 import type { McpServerSource } from "../../src/mcp/index.js";
-import { answeredId, BoundedLineBuffer, boundedFetch, boundStdioReads, MessageTooLargeError } from "../../src/mcp/message-limit.js";
+import { answeredId, BoundedLineBuffer, boundedMcpFetch, boundStdioReads, MessageTooLargeError } from "../../src/mcp/message-limit.js";
 import { childPids, closedAfterEach, isRunning, nextChange, textTool, toolContext, waitFor } from "./helpers.js";
 
 const { cleanup, server, source } = closedAfterEach();
@@ -266,19 +266,19 @@ describe("message limit, unit", () => {
     expect(() => boundStdioReads({}, 65_536)).toThrow(/no longer has the _readBuffer/);
   });
 
-  it("boundedFetch: a JSON body announced larger than the limit is refused before it is read; SSE is counted per event", async () => {
+  it("boundedMcpFetch: a JSON body announced larger than the limit is refused before it is read; SSE is counted per event", async () => {
     const dropped: Array<Array<string | number>> = [];
     const body = JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "x" } });
-    const json = boundedFetch(1_000, (ids) => dropped.push(ids), async () => new Response("{}".padEnd(5_000), { headers: { "content-type": "application/json", "content-length": "5000" } }));
+    const json = boundedMcpFetch(1_000, (ids) => dropped.push(ids), async () => new Response("{}".padEnd(5_000), { headers: { "content-type": "application/json", "content-length": "5000" } }));
     await expect(json("http://h/mcp", { method: "POST", body })).rejects.toThrow(MessageTooLargeError);
     expect(dropped).toEqual([[4]]);
 
     const events = Array.from({ length: 50 }, (_, i) => `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progress: i } }).padEnd(200)}\n\n`).join("");
-    const sse = boundedFetch(1_000, (ids) => dropped.push(ids), async () => new Response(events, { headers: { "content-type": "text/event-stream" } }));
+    const sse = boundedMcpFetch(1_000, (ids) => dropped.push(ids), async () => new Response(events, { headers: { "content-type": "text/event-stream" } }));
     expect(await (await sse("http://h/mcp", { method: "POST", body })).text()).toBe(events);
 
     const huge = `data: ${"x".repeat(600)}\ndata: ${"x".repeat(600)}\n\n`;
-    const tooBig = boundedFetch(1_000, (ids) => dropped.push(ids), async () => new Response(huge, { headers: { "content-type": "text/event-stream" } }));
+    const tooBig = boundedMcpFetch(1_000, (ids) => dropped.push(ids), async () => new Response(huge, { headers: { "content-type": "text/event-stream" } }));
     await expect((await tooBig("http://h/mcp", { method: "POST", body })).text()).rejects.toThrow(MessageTooLargeError);
     expect(dropped).toEqual([[4], [4]]);
   });

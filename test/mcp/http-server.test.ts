@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
-import { createToolAjv } from "../../src/config/ajv.js";
+import { createToolAjv } from "../../src/validation/ajv.js";
 import { closedAfterEach, nextChange, textTool, toolContext, waitFor } from "./helpers.js";
 
 const { cleanup, server, source } = closedAfterEach();

@@ -1,7 +1,7 @@
 /** What a server sends is bounded before it enters the catalog: descriptions, schemas, names, error text. */
 import { afterEach, describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
-import { createToolAjv } from "../../src/config/ajv.js";
+import { createToolAjv } from "../../src/validation/ajv.js";
 import { mcpServer, type McpServerSource } from "../../src/mcp/index.js";
 import { mapTool } from "../../src/mcp/map-tool.js";
 import { startHttpServer, textTool, toolContext, type TestHttpServer, type TestTool } from "./helpers.js";

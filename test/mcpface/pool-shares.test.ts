@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { pluginTools } from "../../src/catalog/sources.js";
-import { resolveGatewayConfig } from "../../src/gateway/gateway-config.js";
+import { resolveGatewayConfig } from "../../src/config/server-config.js";
 import { createMcpFace, type McpFace } from "../../src/mcpface/mcp-face.js";
 
 const TOKENS = [{ token: "flood-token-0123456789abcdef" }, { token: "quiet-token-0123456789abcdef" }];

@@ -1,6 +1,6 @@
 /** The pool with real children: end to end runs, lifecycle, saturation, cleanup. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCodePool, probeSandbox, type SandboxPool } from "../../src/sandbox/index.js";
+import { createSandboxPool, probeSandbox, type SandboxPool } from "../../src/sandbox/index.js";
 import { startCodePool } from "../../src/sandbox/pool/pool.js";
 import { fakeBridge, isAlive, manualGate, poolProcesses, SEARCH_DESCRIBE_CALL, unaccountedProcesses, waitFor } from "./helpers.js";
 
@@ -9,7 +9,7 @@ const RUN = { timeoutMs: 10_000 };
 describe("code pool", () => {
   let pool: SandboxPool;
   beforeAll(async () => {
-    pool = await createCodePool({ prefork: 2 });
+    pool = await createSandboxPool({ prefork: 2 });
   });
   afterAll(async () => {
     await pool.close();
@@ -121,7 +121,7 @@ describe("code pool", () => {
 
 describe("pool lifecycle", () => {
   it("keeps `prefork` children ready and never reuses one", async () => {
-    const pool = await createCodePool({ prefork: 3, maxConcurrent: 1 });
+    const pool = await createSandboxPool({ prefork: 3, maxConcurrent: 1 });
     try {
       await pool.whenReady(3);
       expect(pool.readyCount()).toBe(3);
@@ -150,7 +150,7 @@ describe("pool lifecycle", () => {
   });
 
   it("answers POOL_SATURATED immediately past the queue, and runs queued bodies later", async () => {
-    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1, maxQueue: 1 });
+    const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1, maxQueue: 1 });
     try {
       await pool.whenReady(1);
       const { gate, open } = manualGate();
@@ -171,7 +171,7 @@ describe("pool lifecycle", () => {
   });
 
   it("spawns on demand with prefork 0", async () => {
-    const pool = await createCodePool({ prefork: 0, maxConcurrent: 2 });
+    const pool = await createSandboxPool({ prefork: 0, maxConcurrent: 2 });
     try {
       const results = await Promise.all([1, 2, 3].map((n) => pool.run(`return ${n};`, fakeBridge(), RUN)));
       expect(results.map((r) => r.ok && r.value)).toEqual([1, 2, 3]);
@@ -181,7 +181,7 @@ describe("pool lifecycle", () => {
   });
 
   it("close() kills every child, running or waiting, and leaves no process behind", async () => {
-    const pool = await createCodePool({ prefork: 2, maxConcurrent: 2 });
+    const pool = await createSandboxPool({ prefork: 2, maxConcurrent: 2 });
     await pool.whenReady(2);
     const bridge = fakeBridge();
     const running = pool.run('await openclaw.tools.call("core:wait", {});', bridge, RUN);
@@ -202,7 +202,7 @@ describe("pool lifecycle", () => {
   });
 
   it("fails queued bodies with SANDBOX_UNAVAILABLE when closed", async () => {
-    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1 });
+    const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1 });
     await pool.whenReady(1);
     const { gate } = manualGate();
     const bridge = fakeBridge(gate);
@@ -216,7 +216,7 @@ describe("pool lifecycle", () => {
   });
 
   it("rejects bad run arguments with INVALID_ARGS", async () => {
-    const pool = await createCodePool({ prefork: 0 });
+    const pool = await createSandboxPool({ prefork: 0 });
     try {
       await expect(pool.run("return 1", fakeBridge(), { timeoutMs: 0 })).rejects.toMatchObject({ code: "INVALID_ARGS" });
       await expect(pool.run(42 as unknown as string, fakeBridge(), RUN)).rejects.toMatchObject({ code: "INVALID_ARGS" });
@@ -241,7 +241,7 @@ function orderBridge(order: string[], gate?: () => Promise<void>) {
 const labelled = (label: string) => `await openclaw.tools.search(${JSON.stringify(label)}); return ${JSON.stringify(label)};`;
 
 /** Tenant A's body "A0", held at the bridge (its slot taken) until `open()`. */
-async function holdFirstBody(pool: Awaited<ReturnType<typeof createCodePool>>, order: string[]) {
+async function holdFirstBody(pool: Awaited<ReturnType<typeof createSandboxPool>>, order: string[]) {
   const { gate, open } = manualGate();
   const body = pool.run(labelled("A0"), orderBridge(order, gate), { ...RUN, tenant: "A" });
   await waitFor(() => order.length === 1, 5000, "A's first body to reach the bridge");
@@ -250,7 +250,7 @@ async function holdFirstBody(pool: Awaited<ReturnType<typeof createCodePool>>, o
 
 describe("fair shares among tenants", () => {
   it("serves tenants' queues in turn: B's one body runs before A's many", async () => {
-    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1 });
+    const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1 });
     try {
       await pool.whenReady(1);
       const order: string[] = [];
@@ -268,7 +268,7 @@ describe("fair shares among tenants", () => {
   });
 
   it("keeps a slot for other tenants: A's bodies hold one of two, B's body runs while they wait", async () => {
-    const pool = await createCodePool({ prefork: 2, maxConcurrent: 2 });
+    const pool = await createSandboxPool({ prefork: 2, maxConcurrent: 2 });
     try {
       await pool.whenReady(2);
       const order: string[] = [];
@@ -286,7 +286,7 @@ describe("fair shares among tenants", () => {
   });
 
   it("runs bodies that name no tenant side by side, each a tenant of its own", async () => {
-    const pool = await createCodePool({ prefork: 2, maxConcurrent: 2 });
+    const pool = await createSandboxPool({ prefork: 2, maxConcurrent: 2 });
     try {
       await pool.whenReady(2);
       const order: string[] = [];
@@ -301,7 +301,7 @@ describe("fair shares among tenants", () => {
   });
 
   it("answers POOL_SATURATED to a tenant past its queue share while another still queues", async () => {
-    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1, maxQueue: 8, maxQueuePerTenant: 2 });
+    const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1, maxQueue: 8, maxQueuePerTenant: 2 });
     try {
       await pool.whenReady(1);
       const order: string[] = [];
@@ -320,7 +320,7 @@ describe("fair shares among tenants", () => {
   });
 
   it("a queued body cancelled by its signal leaves the queue at once and frees its place in the share", async () => {
-    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1, maxQueue: 8, maxQueuePerTenant: 1 });
+    const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1, maxQueue: 8, maxQueuePerTenant: 1 });
     try {
       await pool.whenReady(1);
       const order: string[] = [];
@@ -341,7 +341,7 @@ describe("fair shares among tenants", () => {
   });
 
   it("a running body cancelled by its signal is killed at once and its slot goes to the next tenant in turn", async () => {
-    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1 });
+    const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1 });
     try {
       await pool.whenReady(1);
       const order: string[] = [];
@@ -366,7 +366,7 @@ describe("fair shares among tenants", () => {
   });
 
   it("rejects a tenant that is not a non-empty string with INVALID_ARGS", async () => {
-    const pool = await createCodePool({ prefork: 0 });
+    const pool = await createSandboxPool({ prefork: 0 });
     try {
       await expect(pool.run("return 1", fakeBridge(), { ...RUN, tenant: "" })).rejects.toMatchObject({ code: "INVALID_ARGS", message: expect.stringMatching(/tenant/) });
       await expect(pool.run("return 1", fakeBridge(), { ...RUN, tenant: 7 as unknown as string })).rejects.toMatchObject({ code: "INVALID_ARGS" });

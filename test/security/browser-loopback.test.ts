@@ -12,7 +12,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startMockProvider, type MockProvider } from "../../src/provider/mock-provider.js";
+import { startMockProvider, type MockProvider } from "../../src/mock-provider/mock-provider.js";
 import { startCli, writeJson, type ServerProcess } from "../e2e/processes.js";
 
 const PLUGIN = `import { writeFileSync } from "node:fs";

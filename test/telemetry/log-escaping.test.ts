@@ -11,7 +11,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { escapeControl } from "../../src/dispatch/prompt-text.js";
+import { escapeControl } from "../../src/text/prompt-text.js";
 import { startCli, writeJson, type ServerProcess } from "../e2e/processes.js";
 import { fixtureEngine } from "../engine/helpers.js";
 

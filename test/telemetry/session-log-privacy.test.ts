@@ -10,9 +10,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pluginTools } from "../../src/catalog/sources.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
-import { resolveGatewayConfig } from "../../src/gateway/gateway-config.js";
+import { resolveGatewayConfig } from "../../src/config/server-config.js";
 import { startGateway } from "../../src/gateway/gateway-server.js";
-import { startMockProvider, type MockProvider } from "../../src/provider/mock-provider.js";
+import { startMockProvider, type MockProvider } from "../../src/mock-provider/mock-provider.js";
 import type { SessionEvent } from "../../src/telemetry/types.js";
 import { postJson } from "../e2e/processes.js";
 

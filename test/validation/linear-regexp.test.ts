@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createToolAjv } from "../../src/config/ajv.js";
+import { createToolAjv } from "../../src/validation/ajv.js";
 import { linearRegExp, UnsupportedPatternError } from "../../src/validation/linear-regexp.js";
 import { maxStallMs } from "../support/stall.js";
 

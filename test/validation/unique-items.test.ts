@@ -1,6 +1,6 @@
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
-import { createToolAjv } from "../../src/config/ajv.js";
+import { createToolAjv } from "../../src/validation/ajv.js";
 import { canonical, firstDuplicate } from "../../src/validation/unique-items.js";
 import { maxStallMs } from "../support/stall.js";
 

@@ -2,7 +2,7 @@
  * PoolOptions, checked once at the entry against their schema (ranges and defaults), so the rest
  * of the pool reads plain numbers; limits that depend on others are defaulted and checked after.
  */
-import { compileOptions, int } from "../../config/ajv.js";
+import { compileOptions, int } from "../../validation/ajv.js";
 import { ConfigInvalidError } from "../../errors.js";
 import type { PoolOptions } from "../types.js";
 

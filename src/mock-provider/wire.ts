@@ -3,9 +3,9 @@
  * Completions conversation the planner plans over, and a plan written back as each API's
  * answer. The planner therefore plans the same way whatever the API.
  */
-import type { ChatMessage, ChatRequest, ChatToolCall } from "./chat-types.js";
+import type { ChatMessage, ChatRequest, ChatToolCall } from "../wire/chat-types.js";
 import type { Plan } from "./planner.js";
-import type { AnthropicContentBlock, AnthropicRequest, AnthropicResponse, ResponsesRequest, ResponsesResponse } from "./wire-types.js";
+import type { AnthropicContentBlock, AnthropicRequest, AnthropicResponse, ResponsesRequest, ResponsesResponse } from "../wire/wire-types.js";
 import type { ProviderTool } from "../surfaces/provider-tool.js";
 
 interface Usage {

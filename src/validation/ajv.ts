@@ -7,9 +7,9 @@
  */
 import { Ajv, type ErrorObject } from "ajv";
 import { ConfigInvalidError } from "../errors.js";
-import { closestWord } from "../validation/closest-word.js";
-import { linearRegExpEngine } from "../validation/linear-regexp.js";
-import { useLinearUniqueItems } from "../validation/unique-items.js";
+import { closestWord } from "./closest-word.js";
+import { linearRegExpEngine } from "./linear-regexp.js";
+import { useLinearUniqueItems } from "./unique-items.js";
 
 /**
  * ajv for the engine's own option schemas (not tool schemas): defaults applied, every error

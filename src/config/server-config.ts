@@ -4,15 +4,15 @@
  * provider.api is "anthropic"; TOOLSEARCH_MODEL), and defaults, in one place.
  */
 import path from "node:path";
-import { compileOptions } from "../config/ajv.js";
-import type { JsonObject } from "../config/dot-path.js";
-import { resolveIndexCacheKey, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchObject } from "../config/tool-search-config.js";
+import { compileOptions } from "../validation/ajv.js";
+import type { JsonObject } from "./dot-path.js";
+import { resolveIndexCacheKey, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchObject } from "../settings/tool-search-config.js";
 import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURN_RESULT_BYTES } from "../agent/agent-turn.js";
 import { ConfigInvalidError } from "../errors.js";
 import type { McpServerConfig } from "../mcp/options.js";
 import type { PolicyConfig } from "../policy/types.js";
-import { PROVIDER_APIS, type ProviderApi } from "../provider/wire-types.js";
-import { checkAuthTokens, MIN_TOKEN_LENGTH, type AuthSettings, type AuthToken, type TokenIdentity } from "./gateway-auth.js";
+import { PROVIDER_APIS, type ProviderApi } from "../wire/wire-types.js";
+import { checkAuthTokens, MIN_TOKEN_LENGTH, type AuthSettings, type AuthToken, type TokenIdentity } from "../auth/token-auth.js";
 
 export interface ProviderSettings {
   /** Which API the provider speaks: OpenAI Chat Completions (default), OpenAI Responses, or Anthropic Messages. */

@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
-import type { ToolSearchMode } from "../config/tool-search-config.js";
+import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { ConfigInvalidError, HttpError } from "../errors.js";
 
 /** Shorter tokens are guessable; the config schema holds the same bound. */

@@ -3,8 +3,9 @@
  * with ajv once, at the edge, and defaulted here and nowhere else.
  */
 import { ConfigInvalidError } from "../errors.js";
-import { compileOptions } from "./ajv.js";
-import { LIBRARY_LEARNING_DEFAULT, learningSchema, resolveLearning, type LearningConfig, type ResolvedLearningOptions } from "../learning/options.js";
+import { compileOptions } from "../validation/ajv.js";
+import { LIBRARY_LEARNING_DEFAULT, learningSchema, resolveLearning, SERVER_LEARNING_DEFAULT, type LearningConfig, type ResolvedLearningOptions } from "../learning/options.js";
+import { MIN_SNAPSHOT_KEY_LENGTH } from "../search/snapshot-store.js";
 
 /** The modes, listed here and nowhere else (schemas, the run context, the gateway take them from here). */
 export const TOOL_SEARCH_MODES = ["direct", "code", "tools", "directory"] as const;
@@ -17,6 +18,11 @@ export interface DirectorySettings {
   maxLikelySchemas: number;
 }
 
+/**
+ * The `toolSearch` value resolved: every default applied and every number clamped
+ * (resolveToolSearchConfig). What the engine and the surfaces read (`engine.settings`); not what
+ * users write, which is ToolSearchConfig.
+ */
 export interface ToolSearchSettings {
   mode: ToolSearchMode;
   codeTimeoutMs: number;
@@ -35,12 +41,10 @@ export interface ToolSearchSettings {
   learning: ResolvedLearningOptions;
 }
 
-/** The shortest index cache key taken (an HMAC key that can be guessed is no key). */
-export const MIN_SNAPSHOT_KEY_LENGTH = 16;
-
 /** 1 MiB: what a tool result may put in front of the model outside code mode. */
 export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
 
+/** The object form of ToolSearchConfig, every key optional. */
 export interface ToolSearchObject {
   mode?: ToolSearchMode;
   codeTimeoutMs?: number;
@@ -54,6 +58,11 @@ export interface ToolSearchObject {
   learning?: LearningConfig;
 }
 
+/**
+ * The `toolSearch` value as users write it, in createToolSearch's options or the config file's
+ * `tools.toolSearch`: `true` (code mode), `false` (direct) or a ToolSearchObject. Resolved into
+ * ToolSearchSettings. Not the options of createToolSearch as a whole (CreateToolSearchOptions).
+ */
 export type ToolSearchConfig = boolean | ToolSearchObject;
 
 export const DEFAULT_SETTINGS: ToolSearchSettings = {
@@ -130,6 +139,19 @@ export function resolveIndexCacheKey(settings: Pick<ToolSearchObject, "indexCach
   if (!value) throw new ConfigInvalidError(`${path}.indexCacheKeyEnv: the environment variable ${name} is ${value === undefined ? "not set" : "empty"}`);
   if (value.length < MIN_SNAPSHOT_KEY_LENGTH) throw new ConfigInvalidError(`${path}.indexCacheKeyEnv: ${name} holds ${value.length} characters; a key needs at least ${MIN_SNAPSHOT_KEY_LENGTH}`);
   return value;
+}
+
+/**
+ * The `tools.toolSearch` value a server (`serve`, `mcp`) runs with: learning on unless the
+ * config says otherwise (`learning: false` or `learning: { enabled: false }`). `false` (direct
+ * mode: no searches to learn from) is left as it is.
+ */
+export function withServerLearning(toolSearch: ToolSearchConfig | undefined): ToolSearchConfig {
+  if (toolSearch === false) return toolSearch;
+  if (toolSearch === undefined || toolSearch === true) return { learning: SERVER_LEARNING_DEFAULT };
+  const learning = toolSearch.learning;
+  if (typeof learning === "boolean") return toolSearch;
+  return { ...toolSearch, learning: { enabled: SERVER_LEARNING_DEFAULT, ...(learning ?? {}) } };
 }
 
 function withDefaults(value: ToolSearchObject): ToolSearchSettings {

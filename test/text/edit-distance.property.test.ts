@@ -1,7 +1,7 @@
 /** editDistance against the textbook full-matrix Levenshtein, with and without the `max` early exit. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { editDistance } from "../../src/search/edit-distance.js";
+import { editDistance } from "../../src/text/edit-distance.js";
 
 /** The oracle: the whole (a+1)×(b+1) matrix, no early exit, by UTF-16 code unit. */
 function levenshtein(a: string, b: string): number {

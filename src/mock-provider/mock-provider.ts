@@ -15,12 +15,12 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ChatRequest } from "./chat-types.js";
+import type { ChatRequest } from "../wire/chat-types.js";
 import { readBody, sendJson } from "../http/json-http.js";
 import { listenOn } from "../http/listen.js";
 import { plan } from "./planner.js";
 import { anthropicReply, anthropicToChat, chatReply, responsesReply, responsesToChat } from "./wire.js";
-import type { AnthropicRequest, ProviderApi, ResponsesRequest } from "./wire-types.js";
+import type { AnthropicRequest, ProviderApi, ResponsesRequest } from "../wire/wire-types.js";
 
 /** One request as received: `api` says which API it came in, `body` is its JSON as sent. */
 export type RecordedRequest = { bytes: number } & (

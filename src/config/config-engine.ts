@@ -7,9 +7,9 @@ import { createToolSearch, type ToolSearchEngine } from "../engine/engine.js";
 import { mcpServer, type McpServerSource } from "../mcp/index.js";
 import type { PoolOptions } from "../sandbox/types.js";
 import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
-import type { GatewayConfig } from "./gateway-config.js";
+import type { GatewayConfig } from "./server-config.js";
 import { loadPluginFolder } from "./plugin-loader.js";
-import { withServerLearning } from "../learning/options.js";
+import { withServerLearning } from "../settings/tool-search-config.js";
 
 export interface EngineExtras {
   /** Extra catalog sources (tests, embedded defaults), before the config's own. */

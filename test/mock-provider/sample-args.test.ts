@@ -1,6 +1,6 @@
 /** sampleArgs: the mock model fills every required field with a value of its type. */
 import { describe, expect, it } from "vitest";
-import { sampleArgs } from "../../src/provider/sample-args.js";
+import { sampleArgs } from "../../src/mock-provider/sample-args.js";
 
 describe("sampleArgs", () => {
   it("fills required fields only, by type, enums with their first value", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_SETTINGS, resolveToolSearchConfig } from "../../src/config/tool-search-config.js";
+import { DEFAULT_SETTINGS, resolveToolSearchConfig } from "../../src/settings/tool-search-config.js";
 import { resolveOptions } from "../../src/engine/options.js";
-import { resolveGatewayConfig } from "../../src/gateway/gateway-config.js";
+import { resolveGatewayConfig } from "../../src/config/server-config.js";
 
 describe("tools.toolSearch", () => {
   it("true is code mode, false is direct, defaults fill the rest", () => {

@@ -1,10 +1,10 @@
 /** Failures that fail no call and no run are published on "toolsearch:error" and, for the catalog, kept in its status. */
 import diagnostics from "node:diagnostics_channel";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { coreTools, createToolSearch, type CatalogSource, type ToolDefinition } from "../../src/index.js";
-import { lenientOutputValidator } from "../../src/mcp/output-validator.js";
-import { ERROR_CHANNEL, type FailureEvent } from "../../src/telemetry/error-channel.js";
-import { fixtureEngine } from "../engine/helpers.js";
+import { coreTools, createToolSearch, type CatalogSource, type ToolDefinition } from "../src/index.js";
+import { lenientOutputValidator } from "../src/mcp/output-validator.js";
+import { ERROR_CHANNEL, type FailureEvent } from "../src/error-channel.js";
+import { fixtureEngine } from "./engine/helpers.js";
 
 const published: FailureEvent[] = [];
 const listener = (message: unknown) => published.push(message as FailureEvent);

@@ -5,7 +5,7 @@
  * ("toolsearch:error"), beside the run events of "toolsearch:event", at no cost when unused.
  */
 import diagnostics from "node:diagnostics_channel";
-import { toErrorPayload, type ErrorCode } from "../errors.js";
+import { toErrorPayload, type ErrorCode } from "./errors.js";
 
 export const ERROR_CHANNEL = "toolsearch:error";
 const channel = diagnostics.channel(ERROR_CHANNEL);

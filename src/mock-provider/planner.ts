@@ -6,7 +6,7 @@
  * result it answers with that result.
  */
 import { analyzeText } from "../search/analyze.js";
-import type { ChatMessage, ChatRequest, ChatToolCall } from "./chat-types.js";
+import type { ChatMessage, ChatRequest, ChatToolCall } from "../wire/chat-types.js";
 import { sampleArgs } from "./sample-args.js";
 
 export type Plan = { toolCall: { name: string; arguments: Record<string, unknown> } } | { answer: string };

@@ -1,6 +1,6 @@
 /** The scripted provider's request record stays bounded: by count and by bytes, oldest first. */
 import { afterEach, describe, expect, it } from "vitest";
-import { RecordDroppedError, startMockProvider, type MockProvider } from "../../src/provider/mock-provider.js";
+import { RecordDroppedError, startMockProvider, type MockProvider } from "../../src/mock-provider/mock-provider.js";
 
 const chat = (provider: MockProvider, text: string) =>
   fetch(`${provider.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: text }] }) }).then((r) => r.json());
