@@ -39,6 +39,24 @@ export interface ToolCallAnswer {
   truncated: boolean;
 }
 
+/** @internal What a run is built from (engine.prepareRun): named, since several are of one type. */
+export interface RunParts {
+  runId: string;
+  sessionId: string;
+  mode: ToolSearchMode;
+  /** Aborted by end(): cancels in-flight calls and code bodies. */
+  controller: AbortController;
+  dispatcher: RunDispatcher;
+  surface: Surface;
+  recorder: RunRecorder;
+  onEnd: (run: ToolSearchRun) => void;
+  argsLimits?: ArgsLimits;
+  /** Tool-message text past this many UTF-8 bytes is cut (not in code mode). */
+  maxResultBytes?: number;
+  /** The hit count `explain` returns without a limit (searchDefaultLimit). */
+  searchDefaultLimit?: number;
+}
+
 export function newRunId(): string {
   return randomUUID();
 }
@@ -51,25 +69,33 @@ export class ToolSearchRun {
   /** Names a format forbade, as sent → as the surface knows them; filled by toolsFor. */
   private readonly renamed = new Map<string, string>();
 
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly mode: ToolSearchMode;
+  private readonly controller: AbortController;
+  private readonly dispatcher: RunDispatcher;
+  private readonly surface: Surface;
+  private readonly recorder: RunRecorder;
+  private readonly onEnd: (run: ToolSearchRun) => void;
+  private readonly argsLimits: ArgsLimits;
+  private readonly maxResultBytes: number;
+  private readonly searchDefaultLimit: number;
+
   /** @internal engine.prepareRun builds runs */
-  constructor(
-    readonly runId: string,
-    readonly sessionId: string,
-    readonly mode: ToolSearchMode,
-    /** Aborted by end(): cancels in-flight calls and code bodies. */
-    private readonly controller: AbortController,
-    private readonly dispatcher: RunDispatcher,
-    private readonly surface: Surface,
-    private readonly recorder: RunRecorder,
-    private readonly onEnd: (run: ToolSearchRun) => void,
-    private readonly argsLimits: ArgsLimits = DEFAULT_ARGS_LIMITS,
-    /** Tool-message text past this many UTF-8 bytes is cut (not in code mode). */
-    private readonly maxResultBytes: number = DEFAULT_MAX_RESULT_BYTES,
-    /** The hit count `explain` returns without a limit (searchDefaultLimit). */
-    private readonly searchDefaultLimit: number = 8,
-  ) {
-    this.tools = surface.tools;
-    this.instructions = surface.instructions;
+  constructor(parts: RunParts) {
+    this.runId = parts.runId;
+    this.sessionId = parts.sessionId;
+    this.mode = parts.mode;
+    this.controller = parts.controller;
+    this.dispatcher = parts.dispatcher;
+    this.surface = parts.surface;
+    this.recorder = parts.recorder;
+    this.onEnd = parts.onEnd;
+    this.argsLimits = parts.argsLimits ?? DEFAULT_ARGS_LIMITS;
+    this.maxResultBytes = parts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+    this.searchDefaultLimit = parts.searchDefaultLimit ?? 8;
+    this.tools = this.surface.tools;
+    this.instructions = this.surface.instructions;
   }
 
   /**
