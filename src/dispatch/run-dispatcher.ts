@@ -8,6 +8,7 @@ import type { CatalogEntry } from "../catalog/types.js";
 import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, toErrorPayload } from "../errors.js";
 import type { ToolIndex } from "../search/tool-index.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
+import { answerPayload } from "../telemetry/error-channel.js";
 import type { RunTrace, TraceScope } from "../telemetry/otel.js";
 import type { CallVia } from "../telemetry/types.js";
 import { outcomeAttributes } from "../telemetry/otel.js";
@@ -213,7 +214,7 @@ export class RunDispatcher {
     try {
       entry = this.lookup(id);
     } catch (error) {
-      const outcome: CallOutcome = { ok: false, id: shownId(id), error: toErrorPayload(error) };
+      const outcome: CallOutcome = { ok: false, id: shownId(id), error: answerPayload(error, { sessionId: this.env.sessionId, runId: this.env.runId }) };
       this.recorder.call({ id: outcome.id, source: "unknown", ok: false, code: outcome.error.code, ms: 0, via });
       const span = this.trace.toolSpan({ id: outcome.id, name: outcome.id, source: "unknown" }, via, scope);
       outcomeAttributes(span, outcome.error.code);
