@@ -5,10 +5,10 @@ import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import type { BatchSearchResult, CallOutcome, ExplainedHit, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
 import { checkSearchArgs } from "../validation/search-args.js";
-import { CancelledError, EngineClosedError, InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, type ErrorPayload } from "../errors.js";
+import { CancelledError, EngineClosedError, errorMessage, InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, type ErrorPayload } from "../errors.js";
 import { formatTools, isToolFormat, TOOL_FORMATS, type FormatTools, type ToolFormat } from "../surfaces/formats.js";
 import type { ProviderTool } from "../surfaces/provider-tool.js";
-import { errorResult, toToolMessage, type Surface } from "../surfaces/surface.js";
+import { failedWith, toolMessageOf, type Surface, type SurfaceResult } from "../surfaces/surface.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
 import type { RunTelemetry } from "../telemetry/types.js";
 import { argsOverLimits, DEFAULT_ARGS_LIMITS, type ArgsLimits } from "../validation/args-limits.js";
@@ -163,7 +163,7 @@ export class ToolSearchRun {
    * surface bounds its own results (code mode's sandbox does), the text is cut to `maxResultBytes` with a marker.
    */
   async answerToolCall(call: ModelToolCall, signal?: AbortSignal): Promise<ToolCallAnswer> {
-    let value: unknown;
+    let answer: SurfaceResult;
     const cancel = signal ? this.callCanceller(signal) : undefined;
     try {
       this.assertActive();
@@ -176,14 +176,13 @@ export class ToolSearchRun {
       const args = parseArguments(name, call.arguments, this.argsLimits);
       const callId = typeof call.id === "string" && call.id.length > 0 ? call.id.slice(0, MAX_CALL_ID_CHARS) : undefined;
       const trace = { parent: this.dispatcher.trace.context, ...(callId !== undefined ? { callId } : {}) };
-      value = await this.surface.handle(name, args, { signal: cancel?.signal ?? this.controller.signal, trace });
+      answer = await this.surface.handle(name, args, { signal: cancel?.signal ?? this.controller.signal, trace });
     } catch (error) {
-      value = errorResult(error);
+      answer = failedWith(error, { sessionId: this.sessionId, runId: this.runId });
     } finally {
       cancel?.release();
     }
-    const error = failureOf(value);
-    const full = toToolMessage(value);
+    const { text: full, error } = toolMessageOf(answer);
     const { text, truncated } = this.surface.selfBounded ? { text: full, truncated: false } : boundResult(full, this.maxResultBytes);
     return { text, truncated, ...(error ? { error } : {}) };
   }
@@ -247,7 +246,7 @@ function parseArguments(name: string, raw: ModelToolCall["arguments"], limits: A
     try {
       value = JSON.parse(raw);
     } catch (error) {
-      throw new InvalidArgsError(`Arguments of "${name}" are not valid JSON (${error instanceof Error ? error.message : String(error)}); send a JSON object.`);
+      throw new InvalidArgsError(`Arguments of "${name}" are not valid JSON (${errorMessage(error)}); send a JSON object.`);
     }
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -257,15 +256,6 @@ function parseArguments(name: string, raw: ModelToolCall["arguments"], limits: A
   const over = argsOverLimits(value, { maxBytes: limits.maxBytes * 2, maxDepth: limits.maxDepth + 2 });
   if (over) throw new InvalidArgsError(`Arguments of "${name}" were refused: ${over}. Send smaller arguments.`);
   return value as Record<string, unknown>;
-}
-
-/** The `{ ok: false, error: { code, message } }` a surface answers a failure with. */
-function failureOf(value: unknown): ErrorPayload | undefined {
-  if (typeof value !== "object" || value === null || (value as { ok?: unknown }).ok !== false) return undefined;
-  const error = (value as { error?: unknown }).error;
-  if (typeof error !== "object" || error === null) return undefined;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  return typeof code === "string" ? ({ code, message: typeof message === "string" ? message : "" } as ErrorPayload) : undefined;
 }
 
 /** What the cut marker names by default: the per-call cap. */
