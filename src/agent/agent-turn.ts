@@ -21,7 +21,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import { onAbort } from "../abort-listeners.js";
 import { boundResult, type ToolSearchRun } from "../engine/run.js";
-import { InvalidArgsError, ProviderFailedError, toErrorPayload, TurnBudgetError } from "../errors.js";
+import { errorMessage, InvalidArgsError, ProviderFailedError, toErrorPayload, TurnBudgetError } from "../errors.js";
 import type { ChatMessage } from "../provider/chat-types.js";
 import type { AnthropicContentBlock, AnthropicMessage, ResponsesInputItem, ResponsesOutputItem } from "../provider/wire-types.js";
 import type { RunTelemetry } from "../telemetry/types.js";
@@ -351,7 +351,7 @@ async function ask<T>(api: string, send: () => Promise<T>, signal: AbortSignal):
   } catch (error) {
     // A cancel is the caller's, a deadline the turn's or the request's: the signal's reason says which.
     if (signal.aborted) throw signal.reason;
-    throw new ProviderFailedError(`The model provider failed (${api}): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ProviderFailedError(`The model provider failed (${api}): ${errorMessage(error)}`, { cause: error });
   }
 }
 

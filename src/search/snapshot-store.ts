@@ -33,6 +33,7 @@ import { compileOptions, int } from "../config/ajv.js";
 import { MIN_SNAPSHOT_KEY_LENGTH } from "../config/tool-search-config.js";
 import { analyzerSignature } from "./analyzer-signature.js";
 import { fileDistrust, folderDistrust, holderState, parseHolder, thisHolder, type LockHolder } from "./cache-folder.js";
+import { errorMessage } from "../errors.js";
 
 export const SNAPSHOT_FORMAT = 2;
 const MAGIC = Buffer.from("TSIDX\u0000\u0001\n", "latin1");
@@ -256,7 +257,7 @@ export class SnapshotStore {
     } catch (error) {
       await unlink(temp).catch(() => {});
       // Not fatal: the index is built and in use; the next process builds again.
-      return { ok: false, reason: `could not write ${file}: ${error instanceof Error ? error.message : String(error)}` };
+      return { ok: false, reason: `could not write ${file}: ${errorMessage(error)}` };
     }
     await this.prune();
     return { ok: true };
