@@ -3,7 +3,8 @@ import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import { InvalidArgsError, SandboxUnavailableError, ToolSearchError } from "../errors.js";
 import type { BridgeHandler } from "../sandbox/types.js";
 import { answerError } from "../telemetry/error-channel.js";
-import { outcomeAttributes, type TraceScope } from "../telemetry/otel.js";
+import { traceDispatched } from "../telemetry/dispatched.js";
+import type { TraceScope } from "../telemetry/otel.js";
 import { CODE_INSTRUCTIONS, TOOL_SEARCH_CODE, codeControlTool } from "./control-tools.js";
 import { failed, failedWith, succeeded, type SurfaceMode } from "./surface.js";
 
@@ -56,26 +57,25 @@ export const codeMode: SurfaceMode = {
       if (typeof code !== "string" || code.length === 0 || code.length > MAX_CODE_CHARS) {
         return failedWith(new InvalidArgsError(`${TOOL_SEARCH_CODE} needs "code": the body of an async function, 1 to ${MAX_CODE_CHARS} characters.`));
       }
-      const span = dispatcher.trace.codeRunSpan(trace);
-      const bridge = bridgeOver(dispatcher, { parent: span.context, ...(trace.callId !== undefined ? { callId: trace.callId } : {}) });
-      let result;
-      try {
-        if (!pool) throw new SandboxUnavailableError("code mode needs the code sandbox");
-        result = await pool.run(code, bridge, { timeoutMs: settings.codeTimeoutMs, signal, tenant });
-      } catch (error) {
-        outcomeAttributes(span.span, "TOOL_FAILED");
-        span.span.end();
-        throw error;
-      }
-      span.span.setAttributes({ "toolsearch.code.duration_ms": Math.round(result.stats.ms * 100) / 100, "toolsearch.code.bridge_calls": result.stats.bridgeCalls });
-      outcomeAttributes(span.span, result.ok ? undefined : result.error.code);
-      span.span.end();
-      recorder.codeRun({
-        type: "code_run",
-        ok: result.ok,
-        ...(result.ok ? {} : { code: result.error.code }),
-        ms: Math.round(result.stats.ms * 100) / 100,
-        bridgeCalls: result.stats.bridgeCalls,
+      const result = await traceDispatched({
+        open: () => dispatcher.trace.codeRunSpan(trace),
+        run: async ({ context }) => {
+          if (!pool) throw new SandboxUnavailableError("code mode needs the code sandbox");
+          const bridge = bridgeOver(dispatcher, { parent: context, ...(trace.callId !== undefined ? { callId: trace.callId } : {}) });
+          return pool.run(code, bridge, { timeoutMs: settings.codeTimeoutMs, signal, tenant });
+        },
+        settle: (result) => ({
+          code: result.ok ? undefined : result.error.code,
+          attributes: { "toolsearch.code.duration_ms": Math.round(result.stats.ms * 100) / 100, "toolsearch.code.bridge_calls": result.stats.bridgeCalls },
+        }),
+        record: (result) =>
+          recorder.codeRun({
+            type: "code_run",
+            ok: result.ok,
+            ...(result.ok ? {} : { code: result.error.code }),
+            ms: Math.round(result.stats.ms * 100) / 100,
+            bridgeCalls: result.stats.bridgeCalls,
+          }),
       });
       return result.ok ? succeeded({ ok: true, value: result.value, logs: result.logs }) : failed(result.error, { ok: false, error: result.error, logs: result.logs });
     },
