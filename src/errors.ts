@@ -16,12 +16,12 @@ interface CodeRow {
 }
 
 export const ERROR_CODES = {
-  CONFIG_INVALID: { class: "ConfigInvalidError", status: 400, meaning: "a bad option or config value, a duplicate tool id, or a missing `${VAR}`; the CLI exits 2" },
+  CONFIG_INVALID: { class: "ConfigInvalidError", status: 400, meaning: "a bad option, config or API value (`createToolSearch`, `prepareRun`, `createCodePool` and `pool.run`, `runAgentTurn`, `run.toolsFor`, a command-line flag), a duplicate tool id, or a missing `${VAR}`; the CLI exits 2" },
   TOOL_NOT_FOUND: { class: "ToolNotFoundError", meaning: "no such tool in this run, hidden by policy included; up to three suggestions" },
   TOOL_UNAVAILABLE: { class: "ToolUnavailableError", meaning: "the tool's MCP server is down, closed or went away; the message says why" },
   AMBIGUOUS_TOOL_NAME: { class: "AmbiguousToolNameError", meaning: "directory mode: a bare name matches several tools; call one by id" },
   NAME_COLLISION: { class: "NameCollisionError", status: 400, meaning: "directory mode: a client tool has the name of a visible catalog tool" },
-  INVALID_ARGS: { class: "InvalidArgsError", meaning: "arguments fail the schema or the size and depth caps; the message names the field" },
+  INVALID_ARGS: { class: "InvalidArgsError", meaning: "the arguments of a search, describe or tool call (a model's, or `run.search` / `describe` / `call`'s) fail the schema or the size and depth caps; the message names the field" },
   APPROVAL_DENIED: { class: "ApprovalDeniedError", meaning: "the `approve` hook said no (or threw)" },
   HOOK_BLOCKED: { class: "HookBlockedError", meaning: "a `beforeToolCall` hook blocked the call (or threw)" },
   TOOL_FAILED: { class: "ToolFailedError", meaning: "the tool threw, an MCP server answered `isError`, or the answer was over the message limit" },
@@ -230,11 +230,12 @@ export class HttpError extends ToolSearchError {
 }
 
 /**
- * Turns anything thrown into `{ code, message }`. A ToolSearchError keeps its own; anything else
- * escaped our code unclassified (tools' throws are wrapped as ToolFailedError where they are
- * caught), so it is INTERNAL unless the caller knows better.
+ * Turns anything thrown into `{ code, message }`: a ToolSearchError keeps its own, anything else
+ * gets `fallback`. TOOL_FAILED by default, for callers whose throws come from someone else's
+ * code (a code pool's bridge handler); where only our own code ran, the caller says INTERNAL
+ * (or uses answerPayload, which also keeps the detail from the model).
  */
-export function toErrorPayload(error: unknown, fallback: ErrorCode = "INTERNAL"): ErrorPayload {
+export function toErrorPayload(error: unknown, fallback: ErrorCode = "TOOL_FAILED"): ErrorPayload {
   if (error instanceof ToolSearchError) return error.toJSON();
   return { code: fallback, message: errorMessage(error) };
 }

@@ -203,7 +203,7 @@ export class RunDispatcher {
       this.recorder.describe({ type: "describe", id: shownId(id), ok: true, via });
       return description;
     } catch (error) {
-      this.recorder.describe({ type: "describe", id: shownId(id), ok: false, code: toErrorPayload(error).code, via });
+      this.recorder.describe({ type: "describe", id: shownId(id), ok: false, code: toErrorPayload(error, "INTERNAL").code, via });
       throw error;
     }
   }

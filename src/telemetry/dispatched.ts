@@ -25,7 +25,7 @@ export async function traceDispatched<O extends { span: Span }, T>(work: Dispatc
   try {
     value = await work.run(opened);
   } catch (error) {
-    outcomeAttributes(opened.span, toErrorPayload(error).code);
+    outcomeAttributes(opened.span, toErrorPayload(error, "INTERNAL").code);
     opened.span.end();
     throw error;
   }
