@@ -5,7 +5,7 @@ import type { ToolSearchMode } from "../config/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import type { BatchSearchResult, CallOutcome, ExplainedHit, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
 import { checkSearchArgs } from "../validation/search-args.js";
-import { CancelledError, EngineClosedError, errorMessage, InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, type ErrorPayload } from "../errors.js";
+import { CancelledError, ConfigInvalidError, EngineClosedError, errorMessage, InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, type ErrorPayload } from "../errors.js";
 import { formatTools, isToolFormat, TOOL_FORMATS, type FormatTools, type ToolFormat } from "../surfaces/formats.js";
 import type { ProviderTool } from "../surfaces/provider-tool.js";
 import { failedWith, toolMessageOf, type Surface, type SurfaceResult } from "../surfaces/surface.js";
@@ -105,7 +105,7 @@ export class ToolSearchRun {
    * mapped back when the model calls it.
    */
   toolsFor<F extends ToolFormat>(format: F): FormatTools[F] {
-    if (!isToolFormat(format)) throw new InvalidArgsError(`Unknown tool format ${JSON.stringify(format)?.slice(0, 64)}; use one of ${TOOL_FORMATS.join(", ")}.`);
+    if (!isToolFormat(format)) throw new ConfigInvalidError(`Unknown tool format ${JSON.stringify(format)?.slice(0, 64)}; use one of ${TOOL_FORMATS.join(", ")}.`);
     const { tools, renamed } = formatTools(this.surface.tools, format);
     for (const [sent, name] of renamed) this.renamed.set(sent, name);
     return tools;
