@@ -5,12 +5,12 @@
  * ("toolsearch:error"), beside the run events of "toolsearch:event", at no cost when unused.
  */
 import diagnostics from "node:diagnostics_channel";
-import { toErrorPayload, type ErrorCode } from "./errors.js";
+import { InternalError, toErrorPayload, ToolSearchError, type ErrorCode, type ErrorPayload } from "./errors.js";
 
 export const ERROR_CHANNEL = "toolsearch:error";
 const channel = diagnostics.channel(ERROR_CHANNEL);
 
-export type FailureOrigin = "catalog_rebuild" | "output_schema" | "after_tool_call" | "session_log" | "on_source_down";
+export type FailureOrigin = "catalog_rebuild" | "output_schema" | "after_tool_call" | "session_log" | "on_source_down" | "internal";
 
 export interface FailureEvent {
   origin: FailureOrigin;
@@ -33,4 +33,20 @@ export function publishFailure(origin: FailureOrigin, error: unknown, context: F
   const event: FailureEvent = { origin, ...toErrorPayload(error, fallback), time: new Date().toISOString(), ...context, error };
   if (channel.hasSubscribers) channel.publish(event);
   return event;
+}
+
+/**
+ * What a caller is answered for anything thrown: a ToolSearchError as it is; anything else is a
+ * fault of ours (INTERNAL), published here with its detail and answered without it, since the
+ * detail may hold paths or secrets the model and the client must not see.
+ */
+export function answerError(error: unknown, context: FailureContext = {}): ToolSearchError {
+  if (error instanceof ToolSearchError) return error;
+  publishFailure("internal", error, context, "INTERNAL");
+  return new InternalError(undefined, { cause: error });
+}
+
+/** answerError as the `{ code, message }` a model or caller reads. */
+export function answerPayload(error: unknown, context: FailureContext = {}): ErrorPayload {
+  return answerError(error, context).toJSON();
 }

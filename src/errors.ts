@@ -16,12 +16,12 @@ interface CodeRow {
 }
 
 export const ERROR_CODES = {
-  CONFIG_INVALID: { class: "ConfigInvalidError", status: 400, meaning: "a bad option or config value, a duplicate tool id, or a missing `${VAR}`; the CLI exits 2" },
+  CONFIG_INVALID: { class: "ConfigInvalidError", status: 400, meaning: "a bad option, config or API value (`createToolSearch`, `prepareRun`, `createCodePool` and `pool.run`, `runAgentTurn`, `run.toolsFor`, a command-line flag), a duplicate tool id, or a missing `${VAR}`; the CLI exits 2" },
   TOOL_NOT_FOUND: { class: "ToolNotFoundError", meaning: "no such tool in this run, hidden by policy included; up to three suggestions" },
   TOOL_UNAVAILABLE: { class: "ToolUnavailableError", meaning: "the tool's MCP server is down, closed or went away; the message says why" },
   AMBIGUOUS_TOOL_NAME: { class: "AmbiguousToolNameError", meaning: "directory mode: a bare name matches several tools; call one by id" },
   NAME_COLLISION: { class: "NameCollisionError", status: 400, meaning: "directory mode: a client tool has the name of a visible catalog tool" },
-  INVALID_ARGS: { class: "InvalidArgsError", meaning: "arguments fail the schema or the size and depth caps; the message names the field" },
+  INVALID_ARGS: { class: "InvalidArgsError", meaning: "the arguments of a search, describe or tool call (a model's, or `run.search` / `describe` / `call`'s) fail the schema or the size and depth caps; the message names the field" },
   APPROVAL_DENIED: { class: "ApprovalDeniedError", meaning: "the `approve` hook said no (or threw)" },
   HOOK_BLOCKED: { class: "HookBlockedError", meaning: "a `beforeToolCall` hook blocked the call (or threw)" },
   TOOL_FAILED: { class: "ToolFailedError", meaning: "the tool threw, an MCP server answered `isError`, or the answer was over the message limit" },
@@ -46,7 +46,7 @@ export const ERROR_CODES = {
   BODY_TOO_LARGE: { class: "HttpError", status: 413, meaning: "a body over `gateway.maxBodyBytes`" },
   UNSUPPORTED_MEDIA_TYPE: { class: "HttpError", status: 415, meaning: "a POST whose Content-Type is not `application/json`, refused before its body is read" },
   CLIENT_CLOSED: { class: "HttpError", status: 499, meaning: "the caller closed the connection before the answer" },
-  INTERNAL: { class: "HttpError", status: 500, meaning: "anything else; the detail goes to stderr, never to the client" },
+  INTERNAL: { class: "InternalError", status: 500, meaning: "a fault of toolsearch's own, not of the call, the tool or the caller: a tool call answers it in-band on every face, the gateway and `mcp --http` answer 500; the detail goes to stderr or the `toolsearch:error` channel (origin `internal`), never to the model or the client" },
   TOO_MANY_SESSIONS: { class: "HttpError", status: 503, meaning: "`mcp --http`: `mcp.maxSessions` sessions are open and none of another tenant's is idle (503), or this token or address holds `mcp.maxSessionsPerTenant` (429)" },
   TOO_MANY_REQUESTS: { class: "HttpError", status: 429, meaning: "`mcp`: the session has `mcp.maxInFlightPerSession` requests in flight; a batch's excess messages get it as their JSON-RPC error" },
   CLIENT_NOT_READING: { class: "ClientNotReadingError", meaning: "`mcp`: the client left more than `mcp.maxUnreadBytes` of answers unread; its connection is dropped (stdio: the process exits 1)" },
@@ -204,6 +204,17 @@ export class ClientNotReadingError extends ToolSearchError {
   }
 }
 
+/**
+ * A fault of toolsearch's own (a bug), told apart from a tool's failure (TOOL_FAILED) so that it
+ * is not blamed on the tool or the model. Its message is generic: the detail may hold paths or
+ * secrets, so it goes to the operator (stderr, the `toolsearch:error` channel) as the cause.
+ */
+export class InternalError extends ToolSearchError {
+  constructor(message = "An internal error in toolsearch, not a fault of this call; try again, or go on without this tool.", options?: Options) {
+    super("INTERNAL", message, options);
+  }
+}
+
 /** A gateway answer other than 200: the status comes from ERROR_CODES unless given (a ToolSearchError refused at the door is a 400). */
 export class HttpError extends ToolSearchError {
   readonly status: number;
@@ -218,9 +229,18 @@ export class HttpError extends ToolSearchError {
   }
 }
 
-/** Turns anything thrown into the `{ code, message }` a model or caller can read. */
+/**
+ * Turns anything thrown into `{ code, message }`: a ToolSearchError keeps its own, anything else
+ * gets `fallback`. TOOL_FAILED by default, for callers whose throws come from someone else's
+ * code (a code pool's bridge handler); where only our own code ran, the caller says INTERNAL
+ * (or uses answerPayload, which also keeps the detail from the model).
+ */
 export function toErrorPayload(error: unknown, fallback: ErrorCode = "TOOL_FAILED"): ErrorPayload {
   if (error instanceof ToolSearchError) return error.toJSON();
-  const message = error instanceof Error ? error.message : String(error);
-  return { code: fallback, message };
+  return { code: fallback, message: errorMessage(error) };
+}
+
+/** The message of anything thrown: an Error's message, else the value as text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

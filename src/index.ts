@@ -84,6 +84,7 @@ export {
   EngineClosedError,
   ProviderFailedError,
   TurnBudgetError,
+  InternalError,
   type ErrorCode,
   type ErrorPayload,
 } from "./errors.js";

@@ -7,6 +7,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import * as errors from "../src/errors.js";
 import { ERROR_CODES, type ErrorCode } from "../src/errors.js";
+import { UsageError } from "../src/cli/usage.js";
+import { linearRegExp, UnsupportedPatternError } from "../src/validation/linear-regexp.js";
 
 const DOC = new URL("../docs/configuration.md", import.meta.url);
 const START = "<!-- error-codes: generated from ERROR_CODES in src/errors.ts by test/error-codes.test.ts -->";
@@ -53,5 +55,19 @@ describe("error codes", () => {
     expect(new errors.IndexClosedError()).toBeInstanceOf(errors.EngineClosedError);
     expect(new errors.HttpError("TOO_MANY_SESSIONS", "x").status).toBe(503);
     expect(new errors.HttpError("CONFIG_INVALID", "x").status).toBe(400);
+  });
+
+  it("errors outside errors.ts that reach a user carry a code: a usage error and a refused pattern are CONFIG_INVALID", () => {
+    const usage = new UsageError("--port must be an integer", "usage: …");
+    expect(usage).toBeInstanceOf(errors.ConfigInvalidError);
+    expect(usage.toJSON()).toEqual({ code: "CONFIG_INVALID", message: "--port must be an integer" });
+    let refused: unknown;
+    try {
+      linearRegExp("(?=a)b");
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(UnsupportedPatternError);
+    expect(refused).toMatchObject({ code: "CONFIG_INVALID", message: expect.stringContaining("not supported by the linear-time regex engine") });
   });
 });

@@ -18,6 +18,7 @@ describe("public exports", () => {
         "EVENT_CHANNEL",
         "EngineClosedError",
         "HookBlockedError",
+        "InternalError",
         "InvalidArgsError",
         "NameCollisionError",
         "CancelledError",

@@ -21,7 +21,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import { onAbort } from "../abort-listeners.js";
 import { boundResult, type ToolSearchRun } from "../engine/run.js";
-import { InvalidArgsError, ProviderFailedError, toErrorPayload, TurnBudgetError } from "../errors.js";
+import { ConfigInvalidError, errorMessage, InvalidArgsError, ProviderFailedError, toErrorPayload, TurnBudgetError } from "../errors.js";
 import type { ChatMessage } from "../wire/chat-types.js";
 import type { AnthropicContentBlock, AnthropicMessage, ResponsesInputItem, ResponsesOutputItem } from "../wire/wire-types.js";
 import type { RunTelemetry } from "../telemetry/types.js";
@@ -258,17 +258,17 @@ class ResultBudget {
 }
 
 function checkInput(input: AgentTurnInput): AgentTurnInput {
-  if (typeof input !== "object" || input === null) throw new InvalidArgsError("runAgentTurn needs { run, provider, messages }.");
+  if (typeof input !== "object" || input === null) throw new ConfigInvalidError("runAgentTurn needs { run, provider, messages }.");
   const { provider, messages, maxTurns } = input;
-  if (typeof input.run?.handleToolCall !== "function") throw new InvalidArgsError("runAgentTurn: run must be a ToolSearchRun (engine.prepareRun).");
+  if (typeof input.run?.handleToolCall !== "function") throw new ConfigInvalidError("runAgentTurn: run must be a ToolSearchRun (engine.prepareRun).");
   if (typeof provider !== "object" || provider === null || !["chat", "responses", "anthropic"].includes(provider.api)) {
-    throw new InvalidArgsError(`runAgentTurn: provider.api must be "chat", "responses" or "anthropic"; got ${JSON.stringify((provider as { api?: unknown } | null)?.api)}`);
+    throw new ConfigInvalidError(`runAgentTurn: provider.api must be "chat", "responses" or "anthropic"; got ${JSON.stringify((provider as { api?: unknown } | null)?.api)}`);
   }
-  if (typeof provider.model !== "string" || provider.model.length === 0) throw new InvalidArgsError("runAgentTurn: provider.model must be a non-empty string.");
-  if (typeof provider.client !== "object" || provider.client === null) throw new InvalidArgsError("runAgentTurn: provider.client must be the API's client (openai or @anthropic-ai/sdk).");
-  if (!Array.isArray(messages) || messages.length === 0) throw new InvalidArgsError("runAgentTurn: messages must be a non-empty list.");
+  if (typeof provider.model !== "string" || provider.model.length === 0) throw new ConfigInvalidError("runAgentTurn: provider.model must be a non-empty string.");
+  if (typeof provider.client !== "object" || provider.client === null) throw new ConfigInvalidError("runAgentTurn: provider.client must be the API's client (openai or @anthropic-ai/sdk).");
+  if (!Array.isArray(messages) || messages.length === 0) throw new ConfigInvalidError("runAgentTurn: messages must be a non-empty list.");
   if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > MAX_TURNS)) {
-    throw new InvalidArgsError(`runAgentTurn: maxTurns must be an integer from 1 to ${MAX_TURNS}; got ${String(maxTurns)}`);
+    throw new ConfigInvalidError(`runAgentTurn: maxTurns must be an integer from 1 to ${MAX_TURNS}; got ${String(maxTurns)}`);
   }
   checkLimit("timeoutMs", input.timeoutMs, 1, MAX_TIMEOUT_MS);
   checkLimit("turnTimeoutMs", input.turnTimeoutMs, 1, MAX_TIMEOUT_MS);
@@ -279,7 +279,7 @@ function checkInput(input: AgentTurnInput): AgentTurnInput {
 
 function checkLimit(name: string, value: number | undefined, min: number, max: number): void {
   if (value === undefined || (Number.isInteger(value) && value >= min && value <= max)) return;
-  throw new InvalidArgsError(`runAgentTurn: ${name} must be an integer from ${min} to ${max}; got ${String(value)}`);
+  throw new ConfigInvalidError(`runAgentTurn: ${name} must be an integer from ${min} to ${max}; got ${String(value)}`);
 }
 
 /** UTF-8 bytes of a value's JSON, as the clients send it. */
@@ -351,7 +351,7 @@ async function ask<T>(api: string, send: () => Promise<T>, signal: AbortSignal):
   } catch (error) {
     // A cancel is the caller's, a deadline the turn's or the request's: the signal's reason says which.
     if (signal.aborted) throw signal.reason;
-    throw new ProviderFailedError(`The model provider failed (${api}): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ProviderFailedError(`The model provider failed (${api}): ${errorMessage(error)}`, { cause: error });
   }
 }
 

@@ -3,7 +3,7 @@
  * when a source changes. Client tools are per run and never enter it (see clientEntries).
  */
 import type { Ajv } from "ajv";
-import { ConfigInvalidError } from "../errors.js";
+import { ConfigInvalidError, errorMessage } from "../errors.js";
 import { publishFailure, type FailureEvent } from "../error-channel.js";
 import type { CatalogSource } from "./sources.js";
 import { toSearchDoc, type SearchDoc } from "./search-doc.js";
@@ -68,7 +68,7 @@ export class Catalog {
       await source.start?.();
       this.statuses.set(source, { source: source.source, owner: source.owner, ok: true, tools: 0 });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.statuses.set(source, { source: source.source, owner: source.owner, ok: false, tools: 0, error: message });
     }
   }

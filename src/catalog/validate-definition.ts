@@ -3,7 +3,7 @@
  * names it instead of failing at call time.
  */
 import type { Ajv, ValidateFunction } from "ajv";
-import { ConfigInvalidError } from "../errors.js";
+import { ConfigInvalidError, errorMessage } from "../errors.js";
 import { schemaOverLimits, unsupportedPattern, type SchemaLimits } from "../validation/schema-limits.js";
 import { schemaKey, type ValidatorCache } from "../validation/validator-cache.js";
 import type { JsonSchema, ToolDefinition } from "./types.js";
@@ -118,10 +118,6 @@ function compileError(id: string, error: unknown): ConfigInvalidError {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export function typeName(value: unknown): string {

@@ -30,6 +30,7 @@ import { availableParallelism } from "node:os";
 import type { WorkerSupervisionSettings } from "../config/server-config.js";
 import { listenOn } from "../http/listen.js";
 import { UsageError } from "./usage.js";
+import { errorMessage } from "../errors.js";
 
 /**
  * `restarting`: forked again after its backoff; `cooling-down`: its restarts are spent, forked
@@ -298,7 +299,7 @@ export async function runPrimary(workers: number, command: string, io: Io, super
     io.err(`${tag} no worker left: every slot spent its restarts; exiting 1 so that a supervisor restarts the service`);
     return 1;
   } catch (error) {
-    io.err(error instanceof Error ? error.message : String(error));
+    io.err(errorMessage(error));
     return 1;
   } finally {
     clearInterval(monitor);

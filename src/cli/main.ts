@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** The `toolsearch` command. `--help` works on every command; usage errors exit 2. */
 import { parseArgs } from "node:util";
-import { ToolSearchError } from "../errors.js";
+import { errorMessage, ToolSearchError } from "../errors.js";
 import { closestWord } from "../validation/closest-word.js";
 import { packageVersion } from "../version.js";
 import { UsageError, type CommandIo } from "./usage.js";
@@ -100,7 +100,7 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     // Anything else: one line too; the stack only when asked for (TOOLSEARCH_DEBUG=1).
-    io.err(`toolsearch ${name}: ${process.env.TOOLSEARCH_DEBUG ? ((error as Error).stack ?? String(error)) : oneLine(error instanceof Error ? error.message : String(error))}`);
+    io.err(`toolsearch ${name}: ${process.env.TOOLSEARCH_DEBUG ? ((error as Error).stack ?? String(error)) : oneLine(errorMessage(error))}`);
     return 1;
   }
 }

@@ -5,8 +5,8 @@
  */
 import type { CatalogEntry } from "../catalog/types.js";
 import { onAbort } from "../abort-listeners.js";
-import { ApprovalDeniedError, CancelledError, HookBlockedError, InvalidArgsError, toErrorPayload, ToolFailedError, ToolSearchError, ToolTimeoutError, ToolUnavailableError } from "../errors.js";
-import { publishFailure } from "../error-channel.js";
+import { ApprovalDeniedError, CancelledError, errorMessage, HookBlockedError, InvalidArgsError, ToolFailedError, ToolSearchError, ToolTimeoutError, ToolUnavailableError } from "../errors.js";
+import { answerPayload, publishFailure } from "../error-channel.js";
 import { argsOverLimits, type ArgsLimits } from "../validation/args-limits.js";
 import { describeAjvErrors } from "../validation/ajv.js";
 import type { HookLists, ToolCallInfo } from "./hooks.js";
@@ -50,7 +50,8 @@ export async function runCallPath(entry: CatalogEntry, rawArgs: unknown, env: Ca
     const result = await execute(entry, info.args, env, callSignal);
     outcome = { ok: true, id: entry.id, source: entry.source, result };
   } catch (error) {
-    outcome = { ok: false, id: entry.id, source: entry.source, error: toErrorPayload(error) };
+    // Hooks' and tools' throws are classified where they are caught: anything else is ours (INTERNAL).
+    outcome = { ok: false, id: entry.id, source: entry.source, error: answerPayload(error, { sessionId: env.sessionId, runId: env.runId, toolId: entry.id }) };
   }
   const ms = performance.now() - started;
   await runAfterHooks({ ...info, outcome, ms }, env);
@@ -77,7 +78,7 @@ async function runBeforeHooks(entry: CatalogEntry, info: ToolCallInfo, env: Call
     try {
       verdict = await hook({ ...info, args });
     } catch (error) {
-      throw new HookBlockedError(`A beforeToolCall hook failed, so the call was blocked: ${messageOf(error)}`);
+      throw new HookBlockedError(`A beforeToolCall hook failed, so the call was blocked: ${errorMessage(error)}`);
     }
     if (verdict && "block" in verdict && verdict.block) {
       throw new HookBlockedError(`Blocked by a beforeToolCall hook${verdict.reason ? `: ${verdict.reason}` : "."}`);
@@ -94,7 +95,7 @@ async function runApproval(info: ToolCallInfo, env: CallEnvironment): Promise<vo
     try {
       decision = await approve(request);
     } catch (error) {
-      throw new ApprovalDeniedError(`The approval hook failed, so the call was denied: ${messageOf(error)}`);
+      throw new ApprovalDeniedError(`The approval hook failed, so the call was denied: ${errorMessage(error)}`);
     }
     const approved = typeof decision === "boolean" ? decision : decision?.approved === true;
     if (!approved) {
@@ -131,7 +132,7 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
     return await Promise.race([running, aborted]);
   } catch (error) {
     if (error instanceof ToolSearchError) throw error;
-    throw new ToolFailedError(`Tool "${entry.id}" failed: ${messageOf(error)}`, { cause: error });
+    throw new ToolFailedError(`Tool "${entry.id}" failed: ${errorMessage(error)}`, { cause: error });
   } finally {
     clearTimeout(timer);
     for (const off of offs) off();
@@ -153,8 +154,4 @@ async function runAfterHooks(call: Parameters<HookLists["afterToolCall"][number]
       publishFailure("after_tool_call", error, { sessionId: call.sessionId, runId: call.runId, toolId: call.id });
     }
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

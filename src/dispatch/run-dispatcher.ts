@@ -8,9 +8,10 @@ import type { CatalogEntry } from "../catalog/types.js";
 import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, toErrorPayload } from "../errors.js";
 import type { ToolIndex } from "../search/tool-index.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
+import { answerPayload } from "../error-channel.js";
 import type { RunTrace, TraceScope } from "../telemetry/otel.js";
 import type { CallVia } from "../telemetry/types.js";
-import { outcomeAttributes } from "../telemetry/otel.js";
+import { traceDispatched } from "../telemetry/dispatched.js";
 import { runCallPath, type CallEnvironment } from "./call-path.js";
 import { mergeHits } from "./merge-hits.js";
 import { searchIntents } from "../search/intents.js";
@@ -202,36 +203,37 @@ export class RunDispatcher {
       this.recorder.describe({ type: "describe", id: shownId(id), ok: true, via });
       return description;
     } catch (error) {
-      this.recorder.describe({ type: "describe", id: shownId(id), ok: false, code: toErrorPayload(error).code, via });
+      this.recorder.describe({ type: "describe", id: shownId(id), ok: false, code: toErrorPayload(error, "INTERNAL").code, via });
       throw error;
     }
   }
 
   /** Runs a call through the one call path; never throws, the outcome says what happened. */
   async call(id: unknown, args: unknown, via: CallVia = "api", signal?: AbortSignal, scope?: TraceScope): Promise<CallOutcome> {
-    let entry: CatalogEntry;
+    let entry: CatalogEntry | undefined;
+    let refused: CallOutcome | undefined;
     try {
       entry = this.lookup(id);
     } catch (error) {
-      const outcome: CallOutcome = { ok: false, id: shownId(id), error: toErrorPayload(error) };
-      this.recorder.call({ id: outcome.id, source: "unknown", ok: false, code: outcome.error.code, ms: 0, via });
-      const span = this.trace.toolSpan({ id: outcome.id, name: outcome.id, source: "unknown" }, via, scope);
-      outcomeAttributes(span, outcome.error.code);
-      span.end();
-      return outcome;
+      refused = { ok: false, id: shownId(id), error: answerPayload(error, { sessionId: this.env.sessionId, runId: this.env.runId }) };
     }
-    const span = this.trace.toolSpan(entry, via, scope);
-    const { outcome, ms } = await runCallPath(entry, args, this.env, signal);
-    outcomeAttributes(span, outcome.ok ? undefined : outcome.error.code);
-    span.end();
-    if (outcome.ok && entry.source !== "client") this.scope.learning?.called(entry.id);
-    this.recorder.call({
-      id: entry.id,
-      source: entry.source,
-      ok: outcome.ok,
-      ...(outcome.ok ? {} : { code: outcome.error.code }),
-      ms: Math.round(ms * 100) / 100,
-      via,
+    // A refused id is traced and recorded like a call, with source "unknown" and no duration.
+    const target = entry ?? { id: refused!.id, name: refused!.id, source: "unknown" as const };
+    const { outcome } = await traceDispatched({
+      open: () => ({ span: this.trace.toolSpan(target, via, scope) }),
+      run: async () => (entry ? runCallPath(entry, args, this.env, signal) : { outcome: refused!, ms: 0 }),
+      settle: ({ outcome }) => ({ code: outcome.ok ? undefined : outcome.error.code }),
+      record: ({ outcome, ms }) => {
+        if (outcome.ok && entry && entry.source !== "client") this.scope.learning?.called(entry.id);
+        this.recorder.call({
+          id: target.id,
+          source: target.source,
+          ok: outcome.ok,
+          ...(outcome.ok ? {} : { code: outcome.error.code }),
+          ms: Math.round(ms * 100) / 100,
+          via,
+        });
+      },
     });
     return outcome;
   }

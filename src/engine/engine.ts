@@ -171,7 +171,19 @@ export class ToolSearchEngine {
       this.runs.delete(r);
       release();
     };
-    const run = new ToolSearchRun(runId, ctx.sessionId, mode, controller, dispatcher, surface, recorder, onEnd, this.options.argsLimits, settings.maxResultBytes, settings.searchDefaultLimit);
+    const run = new ToolSearchRun({
+      runId,
+      sessionId: ctx.sessionId,
+      mode,
+      controller,
+      dispatcher,
+      surface,
+      recorder,
+      onEnd,
+      argsLimits: this.options.argsLimits,
+      maxResultBytes: settings.maxResultBytes,
+      searchDefaultLimit: settings.searchDefaultLimit,
+    });
     this.runs.add(run);
     return run;
   }

@@ -5,10 +5,10 @@ import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import type { BatchSearchResult, CallOutcome, ExplainedHit, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
 import { checkSearchArgs } from "../validation/search-args.js";
-import { CancelledError, EngineClosedError, InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, type ErrorPayload } from "../errors.js";
+import { CancelledError, ConfigInvalidError, EngineClosedError, errorMessage, InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, type ErrorPayload } from "../errors.js";
 import { formatTools, isToolFormat, TOOL_FORMATS, type FormatTools, type ToolFormat } from "../surfaces/formats.js";
 import type { ProviderTool } from "../surfaces/provider-tool.js";
-import { errorResult, toToolMessage, type Surface } from "../surfaces/surface.js";
+import { failedWith, toolMessageOf, type Surface, type SurfaceResult } from "../surfaces/surface.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
 import type { RunTelemetry } from "../telemetry/types.js";
 import { argsOverLimits, DEFAULT_ARGS_LIMITS, type ArgsLimits } from "../validation/args-limits.js";
@@ -39,6 +39,24 @@ export interface ToolCallAnswer {
   truncated: boolean;
 }
 
+/** @internal What a run is built from (engine.prepareRun): named, since several are of one type. */
+export interface RunParts {
+  runId: string;
+  sessionId: string;
+  mode: ToolSearchMode;
+  /** Aborted by end(): cancels in-flight calls and code bodies. */
+  controller: AbortController;
+  dispatcher: RunDispatcher;
+  surface: Surface;
+  recorder: RunRecorder;
+  onEnd: (run: ToolSearchRun) => void;
+  argsLimits?: ArgsLimits;
+  /** Tool-message text past this many UTF-8 bytes is cut (not in code mode). */
+  maxResultBytes?: number;
+  /** The hit count `explain` returns without a limit (searchDefaultLimit). */
+  searchDefaultLimit?: number;
+}
+
 export function newRunId(): string {
   return randomUUID();
 }
@@ -51,25 +69,33 @@ export class ToolSearchRun {
   /** Names a format forbade, as sent → as the surface knows them; filled by toolsFor. */
   private readonly renamed = new Map<string, string>();
 
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly mode: ToolSearchMode;
+  private readonly controller: AbortController;
+  private readonly dispatcher: RunDispatcher;
+  private readonly surface: Surface;
+  private readonly recorder: RunRecorder;
+  private readonly onEnd: (run: ToolSearchRun) => void;
+  private readonly argsLimits: ArgsLimits;
+  private readonly maxResultBytes: number;
+  private readonly searchDefaultLimit: number;
+
   /** @internal engine.prepareRun builds runs */
-  constructor(
-    readonly runId: string,
-    readonly sessionId: string,
-    readonly mode: ToolSearchMode,
-    /** Aborted by end(): cancels in-flight calls and code bodies. */
-    private readonly controller: AbortController,
-    private readonly dispatcher: RunDispatcher,
-    private readonly surface: Surface,
-    private readonly recorder: RunRecorder,
-    private readonly onEnd: (run: ToolSearchRun) => void,
-    private readonly argsLimits: ArgsLimits = DEFAULT_ARGS_LIMITS,
-    /** Tool-message text past this many UTF-8 bytes is cut (not in code mode). */
-    private readonly maxResultBytes: number = DEFAULT_MAX_RESULT_BYTES,
-    /** The hit count `explain` returns without a limit (searchDefaultLimit). */
-    private readonly searchDefaultLimit: number = 8,
-  ) {
-    this.tools = surface.tools;
-    this.instructions = surface.instructions;
+  constructor(parts: RunParts) {
+    this.runId = parts.runId;
+    this.sessionId = parts.sessionId;
+    this.mode = parts.mode;
+    this.controller = parts.controller;
+    this.dispatcher = parts.dispatcher;
+    this.surface = parts.surface;
+    this.recorder = parts.recorder;
+    this.onEnd = parts.onEnd;
+    this.argsLimits = parts.argsLimits ?? DEFAULT_ARGS_LIMITS;
+    this.maxResultBytes = parts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+    this.searchDefaultLimit = parts.searchDefaultLimit ?? 8;
+    this.tools = this.surface.tools;
+    this.instructions = this.surface.instructions;
   }
 
   /**
@@ -79,7 +105,7 @@ export class ToolSearchRun {
    * mapped back when the model calls it.
    */
   toolsFor<F extends ToolFormat>(format: F): FormatTools[F] {
-    if (!isToolFormat(format)) throw new InvalidArgsError(`Unknown tool format ${JSON.stringify(format)?.slice(0, 64)}; use one of ${TOOL_FORMATS.join(", ")}.`);
+    if (!isToolFormat(format)) throw new ConfigInvalidError(`Unknown tool format ${JSON.stringify(format)?.slice(0, 64)}; use one of ${TOOL_FORMATS.join(", ")}.`);
     const { tools, renamed } = formatTools(this.surface.tools, format);
     for (const [sent, name] of renamed) this.renamed.set(sent, name);
     return tools;
@@ -137,7 +163,7 @@ export class ToolSearchRun {
    * surface bounds its own results (code mode's sandbox does), the text is cut to `maxResultBytes` with a marker.
    */
   async answerToolCall(call: ModelToolCall, signal?: AbortSignal): Promise<ToolCallAnswer> {
-    let value: unknown;
+    let answer: SurfaceResult;
     const cancel = signal ? this.callCanceller(signal) : undefined;
     try {
       this.assertActive();
@@ -150,14 +176,13 @@ export class ToolSearchRun {
       const args = parseArguments(name, call.arguments, this.argsLimits);
       const callId = typeof call.id === "string" && call.id.length > 0 ? call.id.slice(0, MAX_CALL_ID_CHARS) : undefined;
       const trace = { parent: this.dispatcher.trace.context, ...(callId !== undefined ? { callId } : {}) };
-      value = await this.surface.handle(name, args, { signal: cancel?.signal ?? this.controller.signal, trace });
+      answer = await this.surface.handle(name, args, { signal: cancel?.signal ?? this.controller.signal, trace });
     } catch (error) {
-      value = errorResult(error);
+      answer = failedWith(error, { sessionId: this.sessionId, runId: this.runId });
     } finally {
       cancel?.release();
     }
-    const error = failureOf(value);
-    const full = toToolMessage(value);
+    const { text: full, error } = toolMessageOf(answer);
     const { text, truncated } = this.surface.selfBounded ? { text: full, truncated: false } : boundResult(full, this.maxResultBytes);
     return { text, truncated, ...(error ? { error } : {}) };
   }
@@ -221,7 +246,7 @@ function parseArguments(name: string, raw: ModelToolCall["arguments"], limits: A
     try {
       value = JSON.parse(raw);
     } catch (error) {
-      throw new InvalidArgsError(`Arguments of "${name}" are not valid JSON (${error instanceof Error ? error.message : String(error)}); send a JSON object.`);
+      throw new InvalidArgsError(`Arguments of "${name}" are not valid JSON (${errorMessage(error)}); send a JSON object.`);
     }
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -231,15 +256,6 @@ function parseArguments(name: string, raw: ModelToolCall["arguments"], limits: A
   const over = argsOverLimits(value, { maxBytes: limits.maxBytes * 2, maxDepth: limits.maxDepth + 2 });
   if (over) throw new InvalidArgsError(`Arguments of "${name}" were refused: ${over}. Send smaller arguments.`);
   return value as Record<string, unknown>;
-}
-
-/** The `{ ok: false, error: { code, message } }` a surface answers a failure with. */
-function failureOf(value: unknown): ErrorPayload | undefined {
-  if (typeof value !== "object" || value === null || (value as { ok?: unknown }).ok !== false) return undefined;
-  const error = (value as { error?: unknown }).error;
-  if (typeof error !== "object" || error === null) return undefined;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  return typeof code === "string" ? ({ code, message: typeof message === "string" ? message : "" } as ErrorPayload) : undefined;
 }
 
 /** What the cut marker names by default: the per-call cap. */

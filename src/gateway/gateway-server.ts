@@ -23,7 +23,7 @@ import { boundedProviderFetch } from "../agent/bounded-fetch.js";
 import type { ToolDefinition } from "../catalog/types.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
-import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, ToolSearchError, TurnBudgetError, type ErrorCode } from "../errors.js";
+import { CancelledError, ConfigInvalidError, errorMessage, HttpError, ProviderFailedError, ToolSearchError, TurnBudgetError, type ErrorCode } from "../errors.js";
 import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
 import { RequestGuard } from "../http/request-guard.js";
@@ -86,7 +86,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     route(req, res).catch((error: unknown) => {
       if (error instanceof HttpError) return sendJson(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
       // The detail may hold paths, hosts or secrets: it goes to the operator's stderr, not the client.
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorMessage(error);
       console.error(`toolsearch gateway: internal error on ${req.method} ${req.url}: ${detail.replace(/\s+/g, " ")}`);
       sendJson(res, 500, { error: { code: "INTERNAL" satisfies ErrorCode, message: "internal error" } });
     });

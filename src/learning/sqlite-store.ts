@@ -21,6 +21,7 @@ import { loadSqlite, type Sqlite3Static } from "../search/sqlite-loader.js";
 import { printable } from "../search/snapshot-store.js";
 import type { LearnedRow } from "./model.js";
 import { checkedRows, type LearningStore } from "./store.js";
+import { errorMessage } from "../errors.js";
 
 export const LEARNED_FILE = "learned.sqlite";
 const TABLE = "learned";
@@ -83,7 +84,7 @@ export function sqliteLearningStore(options: SqliteLearningStoreOptions): Learni
       return decode(await loadSqlite(), bytes);
     } catch (error) {
       // A torn or foreign file: what it held is lost, learning goes on from what this process knows.
-      warn(`learned store ${file} not usable (${error instanceof Error ? error.message : String(error)}); starting from memory`);
+      warn(`learned store ${file} not usable (${errorMessage(error)}); starting from memory`);
       return [];
     }
   };
@@ -97,7 +98,7 @@ export function sqliteLearningStore(options: SqliteLearningStoreOptions): Learni
       return true;
     } catch (error) {
       await unlink(temp).catch(() => {});
-      warn(`learned store ${file} not written: ${error instanceof Error ? error.message : String(error)}`);
+      warn(`learned store ${file} not written: ${errorMessage(error)}`);
       return false;
     }
   };

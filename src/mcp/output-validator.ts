@@ -12,7 +12,7 @@
 import type { ValidateFunction } from "ajv";
 import type { jsonSchemaValidator, JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { createToolAjv } from "../validation/ajv.js";
-import { ConfigInvalidError } from "../errors.js";
+import { ConfigInvalidError, errorMessage } from "../errors.js";
 import { publishFailure } from "../error-channel.js";
 import { DEFAULT_SCHEMA_LIMITS, schemaOverLimits } from "../validation/schema-limits.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
@@ -32,7 +32,7 @@ export function lenientOutputValidator(maxSchemaBytes: number, server: string): 
           const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
           return cache.validator(rest);
         } catch (error) {
-          publishFailure("output_schema", new ConfigInvalidError(`An output schema of MCP server "${server}" is not enforced: ${messageOf(error)}`), { server }, "CONFIG_INVALID");
+          publishFailure("output_schema", new ConfigInvalidError(`An output schema of MCP server "${server}" is not enforced: ${errorMessage(error)}`), { server }, "CONFIG_INVALID");
           return null;
         }
       };
@@ -43,8 +43,4 @@ export function lenientOutputValidator(maxSchemaBytes: number, server: string): 
       };
     },
   };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -32,7 +32,7 @@ import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } fr
 import type { ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
-import { ClientNotReadingError, ConfigInvalidError, HttpError } from "../errors.js";
+import { ClientNotReadingError, ConfigInvalidError, errorMessage, HttpError, type ErrorCode } from "../errors.js";
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, unauthorized, type TokenIdentity } from "../auth/token-auth.js";
 import type { GatewayConfig } from "../config/server-config.js";
 import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
@@ -196,9 +196,9 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       if (log) res.once("finish", () => log(`${req.method} ${(req.url ?? "/").slice(0, 200)} ${res.statusCode} ${ms(started)} session=${String(req.headers["mcp-session-id"] ?? "-").slice(0, 64)}`));
       route(req, res, guard).catch((error: unknown) => {
         if (error instanceof HttpError) return sendJson(res, error.status, { jsonrpc: "2.0", error: { code: -32_000, message: error.message, data: { code: error.code } }, id: null }, error.headers);
-        const detail = error instanceof Error ? error.message : String(error);
+        const detail = errorMessage(error);
         console.error(`toolsearch mcp: internal error on ${req.method} ${req.url}: ${detail.replace(/\s+/g, " ").slice(0, 500)}`);
-        if (!res.headersSent) sendJson(res, 500, { jsonrpc: "2.0", error: { code: -32_603, message: "internal error" }, id: null });
+        if (!res.headersSent) sendJson(res, 500, { jsonrpc: "2.0", error: { code: -32_603, message: "internal error", data: { code: "INTERNAL" satisfies ErrorCode } }, id: null });
         else res.end();
       });
     });

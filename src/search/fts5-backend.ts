@@ -8,7 +8,7 @@
  * whole thread (sqlite-loader.ts).
  */
 import type { Database, PreparedStatement, Sqlite3Static } from "@sqlite.org/sqlite-wasm";
-import { ConfigInvalidError, IndexClosedError } from "../errors.js";
+import { ConfigInvalidError, errorMessage, IndexClosedError } from "../errors.js";
 import { loadSqlite } from "./sqlite-loader.js";
 import { checkSchema, DEFAULT_LOAD_TIMEOUT_MS, guardConnection, type SqlGuard } from "./fts5-snapshot-guard.js";
 import { DOCS_TABLE, FTS5_SCHEMA_SQL, FTS5_TABLE, META_TABLE } from "./fts5-schema.js";
@@ -283,7 +283,7 @@ async function load(snapshot: Uint8Array, options: Fts5Options = {}, expect?: Sn
     if (backend !== undefined) backend.close();
     else db.close();
     throw new ConfigInvalidError(
-      `backend "fts5": the index snapshot could not be loaded (${error instanceof Error ? error.message : String(error)}); rebuild the index.`,
+      `backend "fts5": the index snapshot could not be loaded (${errorMessage(error)}); rebuild the index.`,
       { cause: error },
     );
   }

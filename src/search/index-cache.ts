@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import Tinypool from "tinypool";
-import { IndexClosedError } from "../errors.js";
+import { errorMessage, IndexClosedError } from "../errors.js";
 import { analyzerSignature } from "./analyzer-signature.js";
 import { fingerprintDocs } from "./fingerprint.js";
 import { fts5Backend } from "./fts5-backend.js";
@@ -241,7 +241,7 @@ export class ToolIndexCache {
       this.#record(fingerprint, factory.kind, docs.length, "snapshot", undefined, started);
       return { index, reason: "" };
     } catch (error) {
-      return reject(error instanceof Error ? error.message : String(error));
+      return reject(errorMessage(error));
     }
   }
 
@@ -283,7 +283,7 @@ export class ToolIndexCache {
       const task: BuildTask = { kind: factory.worker, docs: [...docs] };
       result = (await this.#pool.run(task)) as BuildResult;
     } catch (error) {
-      return { reason: `worker failed: ${error instanceof Error ? error.message : String(error)}` };
+      return { reason: `worker failed: ${errorMessage(error)}` };
     }
     if (result.signature !== analyzerSignature()) {
       return { reason: "worker build is stale (its analyzer differs from this one; run `npm run build`)" };

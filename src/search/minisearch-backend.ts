@@ -5,7 +5,7 @@
  */
 import MiniSearch from "minisearch";
 import type { Options, Query, SearchOptions } from "minisearch";
-import { ConfigInvalidError, IndexClosedError } from "../errors.js";
+import { ConfigInvalidError, errorMessage, IndexClosedError } from "../errors.js";
 import { FTS5_WEIGHTS } from "./fts5-schema.js";
 import { analyzeDoc, analyzeQuery } from "./analyze.js";
 import { verifyMiniSearchJson } from "./minisearch-verify.js";
@@ -128,7 +128,7 @@ async function load(snapshot: Uint8Array, expect?: SnapshotExpectation): Promise
     return new MiniSearchBackend(MiniSearch.loadJSON<IndexedFields>(JSON.stringify(index), OPTIONS));
   } catch (error) {
     throw new ConfigInvalidError(
-      `backend "minisearch": the index snapshot could not be loaded (${error instanceof Error ? error.message : String(error)}); rebuild the index.`,
+      `backend "minisearch": the index snapshot could not be loaded (${errorMessage(error)}); rebuild the index.`,
       { cause: error },
     );
   }

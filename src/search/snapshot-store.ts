@@ -32,6 +32,7 @@ import path from "node:path";
 import { compileOptions, int } from "../validation/ajv.js";
 import { analyzerSignature } from "./analyzer-signature.js";
 import { fileDistrust, folderDistrust, holderState, parseHolder, thisHolder, type LockHolder } from "./cache-folder.js";
+import { errorMessage } from "../errors.js";
 
 /** The shortest index cache key taken (an HMAC key that can be guessed is no key). */
 export const MIN_SNAPSHOT_KEY_LENGTH = 16;
@@ -258,7 +259,7 @@ export class SnapshotStore {
     } catch (error) {
       await unlink(temp).catch(() => {});
       // Not fatal: the index is built and in use; the next process builds again.
-      return { ok: false, reason: `could not write ${file}: ${error instanceof Error ? error.message : String(error)}` };
+      return { ok: false, reason: `could not write ${file}: ${errorMessage(error)}` };
     }
     await this.prune();
     return { ok: true };

@@ -2,9 +2,11 @@
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import { InvalidArgsError, SandboxUnavailableError, ToolSearchError } from "../errors.js";
 import type { BridgeHandler } from "../sandbox/types.js";
-import { outcomeAttributes, type TraceScope } from "../telemetry/otel.js";
+import { answerError } from "../error-channel.js";
+import { traceDispatched } from "../telemetry/dispatched.js";
+import type { TraceScope } from "../telemetry/otel.js";
 import { CODE_INSTRUCTIONS, TOOL_SEARCH_CODE, codeControlTool } from "./control-tools.js";
-import { errorResult, type SurfaceMode } from "./surface.js";
+import { failed, failedWith, succeeded, type SurfaceMode } from "./surface.js";
 
 const MAX_CODE_CHARS = 100_000;
 
@@ -16,11 +18,11 @@ export function bridgeOver(dispatcher: RunDispatcher, trace: TraceScope = {}): B
   return {
     async search(query, options, { signal }) {
       signal.throwIfAborted();
-      return dispatcher.searchYielding(query, options ?? {}, "bridge", signal, trace);
+      return classified(signal, () => dispatcher.searchYielding(query, options ?? {}, "bridge", signal, trace));
     },
     async describe(id, { signal }) {
       signal.throwIfAborted();
-      return dispatcher.describe(id, "bridge");
+      return classified(signal, async () => dispatcher.describe(id, "bridge"));
     },
     async call(id, args, { signal }) {
       const outcome = await dispatcher.call(id, args, "bridge", signal, trace);
@@ -28,6 +30,18 @@ export function bridgeOver(dispatcher: RunDispatcher, trace: TraceScope = {}): B
       return outcome.result;
     },
   };
+}
+
+/**
+ * The body sees a ToolSearchError; a fault of ours is INTERNAL there too, its detail on the error
+ * channel. An abort is the body's end, not a fault: its reason goes on as it is.
+ */
+async function classified<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw signal.aborted ? error : answerError(error);
+  }
 }
 
 export const codeMode: SurfaceMode = {
@@ -38,33 +52,32 @@ export const codeMode: SurfaceMode = {
     upfrontIds: [],
     selfBounded: true,
     async handle(name, args, { signal, trace }) {
-      if (name !== TOOL_SEARCH_CODE) return errorResult(new InvalidArgsError(`Unknown tool "${name}". Available: ${TOOL_SEARCH_CODE}.`));
+      if (name !== TOOL_SEARCH_CODE) return failedWith(new InvalidArgsError(`Unknown tool "${name}". Available: ${TOOL_SEARCH_CODE}.`));
       const code = args.code;
       if (typeof code !== "string" || code.length === 0 || code.length > MAX_CODE_CHARS) {
-        return errorResult(new InvalidArgsError(`${TOOL_SEARCH_CODE} needs "code": the body of an async function, 1 to ${MAX_CODE_CHARS} characters.`));
+        return failedWith(new InvalidArgsError(`${TOOL_SEARCH_CODE} needs "code": the body of an async function, 1 to ${MAX_CODE_CHARS} characters.`));
       }
-      const span = dispatcher.trace.codeRunSpan(trace);
-      const bridge = bridgeOver(dispatcher, { parent: span.context, ...(trace.callId !== undefined ? { callId: trace.callId } : {}) });
-      let result;
-      try {
-        if (!pool) throw new SandboxUnavailableError("code mode needs the code sandbox");
-        result = await pool.run(code, bridge, { timeoutMs: settings.codeTimeoutMs, signal, tenant });
-      } catch (error) {
-        outcomeAttributes(span.span, "TOOL_FAILED");
-        span.span.end();
-        throw error;
-      }
-      span.span.setAttributes({ "toolsearch.code.duration_ms": Math.round(result.stats.ms * 100) / 100, "toolsearch.code.bridge_calls": result.stats.bridgeCalls });
-      outcomeAttributes(span.span, result.ok ? undefined : result.error.code);
-      span.span.end();
-      recorder.codeRun({
-        type: "code_run",
-        ok: result.ok,
-        ...(result.ok ? {} : { code: result.error.code }),
-        ms: Math.round(result.stats.ms * 100) / 100,
-        bridgeCalls: result.stats.bridgeCalls,
+      const result = await traceDispatched({
+        open: () => dispatcher.trace.codeRunSpan(trace),
+        run: async ({ context }) => {
+          if (!pool) throw new SandboxUnavailableError("code mode needs the code sandbox");
+          const bridge = bridgeOver(dispatcher, { parent: context, ...(trace.callId !== undefined ? { callId: trace.callId } : {}) });
+          return pool.run(code, bridge, { timeoutMs: settings.codeTimeoutMs, signal, tenant });
+        },
+        settle: (result) => ({
+          code: result.ok ? undefined : result.error.code,
+          attributes: { "toolsearch.code.duration_ms": Math.round(result.stats.ms * 100) / 100, "toolsearch.code.bridge_calls": result.stats.bridgeCalls },
+        }),
+        record: (result) =>
+          recorder.codeRun({
+            type: "code_run",
+            ok: result.ok,
+            ...(result.ok ? {} : { code: result.error.code }),
+            ms: Math.round(result.stats.ms * 100) / 100,
+            bridgeCalls: result.stats.bridgeCalls,
+          }),
       });
-      return result.ok ? { ok: true, value: result.value, logs: result.logs } : { ok: false, error: result.error, logs: result.logs };
+      return result.ok ? succeeded({ ok: true, value: result.value, logs: result.logs }) : failed(result.error, { ok: false, error: result.error, logs: result.logs });
     },
   }),
 };

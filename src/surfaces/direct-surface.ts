@@ -3,7 +3,7 @@ import type { CallOutcome } from "../dispatch/types.js";
 import { ToolNotFoundError } from "../errors.js";
 import type { CatalogEntry } from "../catalog/types.js";
 import { assignFunctionNames, toProviderTool, type ProviderTool } from "./provider-tool.js";
-import { errorResult, type SurfaceMode } from "./surface.js";
+import { failed, failedWith, succeeded, type SurfaceMode, type SurfaceResult } from "./surface.js";
 
 /** The declared tools of a direct surface; the same for every run over one effective catalog. */
 interface DirectDeclaration {
@@ -33,14 +33,14 @@ export const directMode: SurfaceMode = {
       upfrontIds,
       async handle(name, args, { signal, trace }) {
         const entry = byFunction.get(name);
-        if (!entry) return errorResult(new ToolNotFoundError(name));
+        if (!entry) return failedWith(new ToolNotFoundError(name));
         return directCallResult(await dispatcher.call(entry.id, args, "direct", signal, trace));
       },
     };
   },
 };
 
-/** A direct call answers with the tool's own result, or the error the model can act on. */
-export function directCallResult(outcome: CallOutcome): unknown {
-  return outcome.ok ? outcome.result : { ok: false, error: outcome.error };
+/** A direct call answers with the tool's own result (whatever its shape), or the error the model can act on. */
+export function directCallResult(outcome: CallOutcome): SurfaceResult {
+  return outcome.ok ? succeeded(outcome.result) : failed(outcome.error);
 }

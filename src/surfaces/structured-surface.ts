@@ -3,12 +3,12 @@ import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import { InvalidArgsError } from "../errors.js";
 import { refuseUnknownKeys } from "../validation/control-args.js";
 import { STRUCTURED_INSTRUCTIONS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, structuredControlTools } from "./control-tools.js";
-import { errorResult, type SurfaceCall, type SurfaceMode } from "./surface.js";
+import { failed, failedWith, succeeded, type SurfaceCall, type SurfaceMode, type SurfaceResult } from "./surface.js";
 
 export interface StructuredHandlers {
-  [TOOL_SEARCH](args: Record<string, unknown>, call: SurfaceCall): unknown;
-  [TOOL_DESCRIBE](args: Record<string, unknown>, call: SurfaceCall): unknown;
-  [TOOL_CALL](args: Record<string, unknown>, call: SurfaceCall): Promise<unknown>;
+  [TOOL_SEARCH](args: Record<string, unknown>, call: SurfaceCall): Promise<SurfaceResult>;
+  [TOOL_DESCRIBE](args: Record<string, unknown>, call: SurfaceCall): Promise<SurfaceResult>;
+  [TOOL_CALL](args: Record<string, unknown>, call: SurfaceCall): Promise<SurfaceResult>;
 }
 
 /** Said beside hits that are only partial matches (SearchHit.weak): the model should rephrase. */
@@ -17,21 +17,23 @@ export const WEAK_NOTE = "No tool matched these words; the hits are weak partial
 /** The three control tools' behaviour, shared by the tools and directory surfaces. */
 export function structuredHandlers(dispatcher: RunDispatcher): StructuredHandlers {
   return {
-    [TOOL_SEARCH](args, { signal, trace }) {
+    async [TOOL_SEARCH](args, { signal, trace }) {
       refuseUnknownKeys(TOOL_SEARCH, args, ["query", "queries", "limit"]);
       if (args.query !== undefined && args.queries !== undefined) throw new InvalidArgsError('tool_search takes "query" or "queries", not both.');
       const limit = args.limit as number | undefined;
-      if (args.queries !== undefined) return dispatcher.searchYielding(args.queries as string[], { limit }, "tool_call", signal, trace).then((results) => ({ results }));
+      if (args.queries !== undefined) return succeeded({ results: await dispatcher.searchYielding(args.queries as string[], { limit }, "tool_call", signal, trace) });
       if (typeof args.query !== "string") throw new InvalidArgsError('tool_search needs "query" (a string) or "queries" (a list of strings).');
       const hits = dispatcher.search(args.query, { limit }, "tool_call", trace);
-      return hits.length > 0 && hits.every((h) => h.weak === true) ? { hits, note: WEAK_NOTE } : { hits };
+      return succeeded(hits.length > 0 && hits.every((h) => h.weak === true) ? { hits, note: WEAK_NOTE } : { hits });
     },
-    [TOOL_DESCRIBE](args) {
+    async [TOOL_DESCRIBE](args) {
       refuseUnknownKeys(TOOL_DESCRIBE, args, ["id"]);
-      return dispatcher.describe(args.id, "tool_call");
+      return succeeded(dispatcher.describe(args.id, "tool_call"));
     },
     async [TOOL_CALL](args, { signal, trace }) {
-      return dispatcher.call(args.id, parseNestedArgs(toolCallArgs(args)), "tool_call", signal, trace);
+      // The model reads the whole outcome, `{ ok, id, result | error }`, either way.
+      const outcome = await dispatcher.call(args.id, parseNestedArgs(toolCallArgs(args)), "tool_call", signal, trace);
+      return outcome.ok ? succeeded(outcome) : failed(outcome.error, outcome);
     },
   };
 }
@@ -71,7 +73,7 @@ export const structuredMode: SurfaceMode = {
       upfrontIds: [],
       async handle(name, args, call) {
         if (!isStructuredControl(name)) {
-          return errorResult(new InvalidArgsError(`Unknown tool "${name}". Available: ${TOOL_SEARCH}, ${TOOL_DESCRIBE}, ${TOOL_CALL}.`));
+          return failedWith(new InvalidArgsError(`Unknown tool "${name}". Available: ${TOOL_SEARCH}, ${TOOL_DESCRIBE}, ${TOOL_CALL}.`));
         }
         return handlers[name](args, call);
       },

@@ -5,7 +5,8 @@
 import type { EffectiveCatalog } from "../catalog/effective-catalog.js";
 import type { ToolSearchMode, ToolSearchSettings } from "../settings/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
-import { ToolFailedError, ToolSearchError, toErrorPayload, type ErrorPayload } from "../errors.js";
+import { errorMessage, ToolFailedError, type ErrorPayload } from "../errors.js";
+import { answerError, type FailureContext } from "../error-channel.js";
 import type { CodePool } from "../sandbox/types.js";
 import type { TraceScope } from "../telemetry/otel.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
@@ -27,8 +28,29 @@ export interface Surface {
   readonly upfrontIds: readonly string[];
   /** The surface bounds its own results (code mode's sandbox does): the run does not cut them to maxResultBytes. */
   readonly selfBounded?: boolean;
-  /** Answers one model tool call; the value becomes the tool message (see toToolMessage). */
-  handle(name: string, args: Record<string, unknown>, call: SurfaceCall): Promise<unknown>;
+  /** Answers one model tool call: `value` becomes the tool message (see toToolMessage); `ok` says whether it failed. */
+  handle(name: string, args: Record<string, unknown>, call: SurfaceCall): Promise<SurfaceResult>;
+}
+
+/**
+ * A model tool call as a surface answered it. Whether it failed is said here, never read off the
+ * value: a tool's real result may itself look like `{ ok: false, error: { code } }`. A failure's
+ * `value` is what the model reads (the `{ ok: false, error }` body, code mode adds its logs).
+ */
+export type SurfaceResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: ErrorPayload; readonly value: unknown };
+
+export function succeeded(value: unknown): SurfaceResult {
+  return { ok: true, value };
+}
+
+/** A failure the model reads as `{ ok: false, error }`, or as `value` when the surface says more. */
+export function failed(error: ErrorPayload, value: unknown = { ok: false, error }): SurfaceResult {
+  return { ok: false, error, value };
+}
+
+/** A failure from anything thrown (errorResult decides its code). */
+export function failedWith(error: unknown, context?: FailureContext): SurfaceResult {
+  return failed(errorResult(error, context).error);
 }
 
 /** What one run's surface is built from. */
@@ -62,19 +84,30 @@ export function upfrontOf(surface: Surface): RunTelemetry["upfront"] {
   return { schemas: surface.upfrontIds.length, declaredTools: surface.tools.length, toolsBytes: bytes, instructionsBytes: Buffer.byteLength(surface.instructions) };
 }
 
-/** The model reads failures as `{ ok: false, error: { code, message } }`. */
-export function errorResult(error: unknown): { ok: false; error: ErrorPayload } {
-  if (error instanceof ToolSearchError) return { ok: false, error: error.toJSON() };
-  // Anything else is a fault of ours or of a tool, not of the model's call.
-  return { ok: false, error: toErrorPayload(error, "TOOL_FAILED") };
+/**
+ * The model reads failures as `{ ok: false, error: { code, message } }`. A tool's own throw is a
+ * ToolFailedError by the time it gets here (call-path.ts), so anything that is not a
+ * ToolSearchError is a fault of ours: INTERNAL, its detail on the error channel.
+ */
+export function errorResult(error: unknown, context?: FailureContext): { ok: false; error: ErrorPayload } {
+  return { ok: false, error: answerError(error, context).toJSON() };
 }
 
 /** Tool-message content: strings as they are, everything else as JSON. */
 export function toToolMessage(value: unknown): string {
-  if (typeof value === "string") return value;
+  return toolMessageOf(succeeded(value)).text;
+}
+
+/** A surface's answer as tool-message text, and the error it reports: a result that cannot be serialized is a TOOL_FAILED. */
+export function toolMessageOf(result: SurfaceResult): { text: string; error?: ErrorPayload } {
+  const { value } = result;
+  const error = result.ok ? undefined : result.error;
+  if (typeof value === "string") return { text: value, ...(error ? { error } : {}) };
   try {
-    return JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) ?? "null";
-  } catch (error) {
-    return JSON.stringify(errorResult(new ToolFailedError(`The result could not be serialized: ${error instanceof Error ? error.message : String(error)}`)));
+    const text = JSON.stringify(value, (_key, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) ?? "null";
+    return { text, ...(error ? { error } : {}) };
+  } catch (thrown) {
+    const body = errorResult(new ToolFailedError(`The result could not be serialized: ${errorMessage(thrown)}`));
+    return { text: JSON.stringify(body), error: body.error };
   }
 }

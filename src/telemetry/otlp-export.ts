@@ -8,7 +8,7 @@
  * OTEL_SERVICE_NAME names the service (default "toolsearch").
  */
 import { context, trace } from "@opentelemetry/api";
-import { ConfigInvalidError } from "../errors.js";
+import { ConfigInvalidError, errorMessage } from "../errors.js";
 
 export interface OtlpExport {
   /** Where spans go, for the startup line. */
@@ -38,7 +38,7 @@ export async function startOtlpExport(env: NodeJS.ProcessEnv = process.env): Pro
     ]);
   } catch (error) {
     throw new ConfigInvalidError(
-      `OTEL_EXPORTER_OTLP_ENDPOINT is set, but the OpenTelemetry SDK could not be loaded (${error instanceof Error ? error.message : String(error)}); install ${PACKAGES.join(" ")}, or unset the variable`,
+      `OTEL_EXPORTER_OTLP_ENDPOINT is set, but the OpenTelemetry SDK could not be loaded (${errorMessage(error)}); install ${PACKAGES.join(" ")}, or unset the variable`,
     );
   }
   const provider = new sdk.BasicTracerProvider({
@@ -54,7 +54,7 @@ export async function startOtlpExport(env: NodeJS.ProcessEnv = process.env): Pro
     shutdown() {
       done ??= provider
         .shutdown()
-        .catch((error: unknown) => console.error(`toolsearch: OTLP export shutdown failed: ${error instanceof Error ? error.message : String(error)}`))
+        .catch((error: unknown) => console.error(`toolsearch: OTLP export shutdown failed: ${errorMessage(error)}`))
         .finally(() => {
           trace.disable();
           context.disable();

@@ -7,6 +7,7 @@
  */
 import re2 from "@adguard/re2-wasm";
 import { LruMap } from "./lru.js";
+import { ConfigInvalidError } from "../errors.js";
 
 const { RE2 } = re2;
 
@@ -39,7 +40,8 @@ type Re2Instance = InstanceType<typeof RE2>;
 /** Longest pattern accepted (RE2's own program-size limit applies too). */
 export const MAX_PATTERN_CHARS = 1_000;
 
-export class UnsupportedPatternError extends Error {}
+/** A schema pattern the engine refuses to run: a bad config value (a client tool's or an MCP server's schema), so CONFIG_INVALID. */
+export class UnsupportedPatternError extends ConfigInvalidError {}
 
 /**
  * A linear-time matcher for `pattern`, or an UnsupportedPatternError that says why. The

@@ -6,6 +6,7 @@
  * The walk itself is linear and stops at the first cap exceeded.
  */
 import { linearRegExp, MAX_PATTERN_CHARS } from "./linear-regexp.js";
+import { errorMessage } from "../errors.js";
 
 export interface SchemaLimits {
   /** Bytes of the schema's JSON. */
@@ -90,7 +91,7 @@ export function unsupportedPattern(schema: unknown): string | undefined {
       try {
         linearRegExp(pattern);
       } catch (error) {
-        return error instanceof Error ? error.message : String(error);
+        return errorMessage(error);
       }
     }
     for (const key in object) if (!DATA_KEYWORDS.has(key)) stack.push(object[key]);

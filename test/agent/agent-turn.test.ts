@@ -75,7 +75,7 @@ describe("runAgentTurn", () => {
     const controller = new AbortController();
     controller.abort(new Error("stop"));
     await expect(runAgentTurn({ run, provider: providerFor("chat"), messages: [{ role: "user", content: "x" }], signal: controller.signal })).rejects.toThrow("stop");
-    await expect(runAgentTurn({ run, provider: { api: "gemini" } as never, messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({ code: "INVALID_ARGS" });
+    await expect(runAgentTurn({ run, provider: { api: "gemini" } as never, messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({ code: "CONFIG_INVALID" });
     await run.end();
   });
 

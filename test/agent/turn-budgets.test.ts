@@ -121,7 +121,7 @@ describe("runAgentTurn budgets", () => {
     const base = { run, provider: clientFor("chat", "http://127.0.0.1:9/v1", "http://127.0.0.1:9"), messages: [{ role: "user" as const, content: "x" }] };
     try {
       for (const bad of [{ timeoutMs: 0 }, { turnTimeoutMs: 1.5 }, { maxRequestBytes: -1 }, { maxTurnResultBytes: Number.NaN }]) {
-        await expect(runAgentTurn({ ...base, ...bad })).rejects.toMatchObject({ code: "INVALID_ARGS", message: expect.stringContaining(Object.keys(bad)[0]!) });
+        await expect(runAgentTurn({ ...base, ...bad })).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringContaining(Object.keys(bad)[0]!) });
       }
     } finally {
       await run.end();

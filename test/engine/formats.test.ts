@@ -48,9 +48,9 @@ describe("run.toolsFor", () => {
     await run.end();
   });
 
-  it("rejects an unknown format with INVALID_ARGS", async () => {
+  it("rejects an unknown format with CONFIG_INVALID (API misuse)", async () => {
     const run = await engine.prepareRun({ sessionId: "f-bad" });
-    expect(() => run.toolsFor("gemini" as never)).toThrow(expect.objectContaining({ code: "INVALID_ARGS" }));
+    expect(() => run.toolsFor("gemini" as never)).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
     await run.end();
   });
 });

@@ -215,11 +215,11 @@ describe("pool lifecycle", () => {
     expect(poolProcesses(pool)).toEqual([]);
   });
 
-  it("rejects bad run arguments with INVALID_ARGS", async () => {
+  it("rejects bad run arguments with CONFIG_INVALID (API misuse)", async () => {
     const pool = await createSandboxPool({ prefork: 0 });
     try {
-      await expect(pool.run("return 1", fakeBridge(), { timeoutMs: 0 })).rejects.toMatchObject({ code: "INVALID_ARGS" });
-      await expect(pool.run(42 as unknown as string, fakeBridge(), RUN)).rejects.toMatchObject({ code: "INVALID_ARGS" });
+      await expect(pool.run("return 1", fakeBridge(), { timeoutMs: 0 })).rejects.toMatchObject({ code: "CONFIG_INVALID" });
+      await expect(pool.run(42 as unknown as string, fakeBridge(), RUN)).rejects.toMatchObject({ code: "CONFIG_INVALID" });
     } finally {
       await pool.close();
     }
@@ -365,11 +365,11 @@ describe("fair shares among tenants", () => {
     }
   });
 
-  it("rejects a tenant that is not a non-empty string with INVALID_ARGS", async () => {
+  it("rejects a tenant that is not a non-empty string with CONFIG_INVALID", async () => {
     const pool = await createSandboxPool({ prefork: 0 });
     try {
-      await expect(pool.run("return 1", fakeBridge(), { ...RUN, tenant: "" })).rejects.toMatchObject({ code: "INVALID_ARGS", message: expect.stringMatching(/tenant/) });
-      await expect(pool.run("return 1", fakeBridge(), { ...RUN, tenant: 7 as unknown as string })).rejects.toMatchObject({ code: "INVALID_ARGS" });
+      await expect(pool.run("return 1", fakeBridge(), { ...RUN, tenant: "" })).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringMatching(/tenant/) });
+      await expect(pool.run("return 1", fakeBridge(), { ...RUN, tenant: 7 as unknown as string })).rejects.toMatchObject({ code: "CONFIG_INVALID" });
     } finally {
       await pool.close();
     }

@@ -32,7 +32,7 @@ import { onAbort } from "../../abort-listeners.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { InvalidArgsError } from "../../errors.js";
+import { ConfigInvalidError } from "../../errors.js";
 import { childSource, type ChildCodecChoice } from "../child/source.js";
 import { FairQueue, type TenantKey } from "./fair-queue.js";
 import type { BridgeHandler, CodePool, CodeResult, CodeRunOptions, PoolOptions, SandboxReport } from "../types.js";
@@ -250,17 +250,17 @@ class Pool implements SandboxPool {
   }
 
   async run(code: string, bridge: BridgeHandler, options: CodeRunOptions): Promise<CodeResult> {
-    if (typeof code !== "string") throw new InvalidArgsError(`pool.run: code must be a string; got ${typeof code}.`);
+    if (typeof code !== "string") throw new ConfigInvalidError(`pool.run: code must be a string; got ${typeof code}.`);
     if (!bridge || typeof bridge.search !== "function" || typeof bridge.describe !== "function" || typeof bridge.call !== "function") {
-      throw new InvalidArgsError("pool.run: bridge must have search, describe and call methods.");
+      throw new ConfigInvalidError("pool.run: bridge must have search, describe and call methods.");
     }
     const timeoutMs = options?.timeoutMs;
     if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw new InvalidArgsError(`pool.run: options.timeoutMs must be a positive number; got ${String(timeoutMs)} (${typeof timeoutMs}).`);
+      throw new ConfigInvalidError(`pool.run: options.timeoutMs must be a positive number; got ${String(timeoutMs)} (${typeof timeoutMs}).`);
     }
     const tenantName = options.tenant;
     if (tenantName !== undefined && (typeof tenantName !== "string" || tenantName.length === 0)) {
-      throw new InvalidArgsError(`pool.run: options.tenant must be a non-empty string when given; got ${typeof tenantName === "string" ? "an empty string" : typeof tenantName}.`);
+      throw new ConfigInvalidError(`pool.run: options.tenant must be a non-empty string when given; got ${typeof tenantName === "string" ? "an empty string" : typeof tenantName}.`);
     }
     if (this.closing) return failure("SANDBOX_UNAVAILABLE", "The code pool is closed.");
     if (!this.reportValue.available) return failure("SANDBOX_UNAVAILABLE", `The code sandbox is unavailable: ${this.reportValue.reason ?? "unknown reason"}.`);
