@@ -16,6 +16,8 @@ import type { JudgedQuery } from "../lib/relevance.js";
 import { liveMcpSet, metaToolSet, sealSet, shuffled, type ReplaySet } from "./sets.js";
 import { replayCurve, replayEngine, replaySession, score, type CurvePoint } from "./replay.js";
 import { measureLatency, type LatencyRow } from "./latency.js";
+import { learningCeiling, type CeilingResult } from "./ceiling.js";
+import { DEFAULT_LEARNING } from "../../src/learning/options.js";
 
 export interface SetCurve {
   set: string;
@@ -57,6 +59,8 @@ export interface LearningResult {
   cost: CostResult;
   /** Search latency with learning on at catalog scale (latency.ts). */
   latency: LatencyRow[];
+  /** What a bag-of-words learner reaches on MetaTool with and without the minSessions rule (ceiling.ts). */
+  ceiling: CeilingResult;
   quick: boolean;
 }
 
@@ -86,34 +90,38 @@ export async function runLearningBench(options: { dataDir: string; quick: boolea
     log(`latency, ${workload} × ${tools}: p50 ${row.p50OffMs.toFixed(2)} ms learning off, ${row.p50OnMs.toFixed(2)} ms on, ${row.onVsMemoryBm25.toFixed(2)}× memory BM25`);
     latency.push(row);
   }
-  return { curves, poisoning, cost, latency, quick };
+  const ceiling = learningCeiling({ ...meta, past: metaPast }, DEFAULT_LEARNING.minSessions);
+  log(`ceiling, metatool: top-1 ${ceiling.allPairs.top1.toFixed(3)} with every pair, ${ceiling.countedPairs.top1.toFixed(3)} with pairs from ≥ ${ceiling.minSessions} requests`);
+  return { curves, poisoning, cost, latency, ceiling, quick };
 }
 
 /**
  * One tenant repeats a false association: held-out requests called as one wrong tool, in many
- * sessions. Agent scope: the poisoner is another agent, so the others' hit lists must not
- * change at all. Shared scope: the contributor is the tenant, so one tenant counts once and
- * never reaches minSessions: the false tool must never rise (lists may still move a little
- * where the poisoner adds to pairs an honest tenant gave, which then weigh in term totals).
+ * sessions, under the victim's own agent id. Agent scope: the victim's traffic is one tenant's
+ * ("good"), the poisoner another tenant naming the same agent, so the victim's hit lists must
+ * not change at all (an agent's scope is keyed within its tenant). Shared scope: 50 honest
+ * tenants and the poisoner; the contributor is the tenant, so one tenant counts once and never
+ * reaches minSessions: the false tool must never rise (lists may still move a little where the
+ * poisoner adds to pairs an honest tenant gave, which then weigh in term totals).
  */
 async function poison(set: ReplaySet, scope: "agent" | "shared", quick: boolean): Promise<PoisoningResult> {
   const engine = await replayEngine(set, { scope });
   const eval_ = shuffled(set.heldOut, "held-out").slice(0, quick ? 200 : 1_000);
   const sessions = quick ? 200 : 2_000;
+  const honestTenant = (i: number) => (scope === "agent" ? "good" : `good-${i % 50}`);
   try {
     // Honest traffic first, so that the others have something learned to lose.
-    for (let i = 0; i < (quick ? 600 : 4_000); i++) await replaySession(engine, `good-${i}`, "victim", [set.past[i % set.past.length]!], (q) => q.relevant[0]!, `good-${i % 50}`);
+    for (let i = 0; i < (quick ? 600 : 4_000); i++) await replaySession(engine, `good-${i}`, "victim", [set.past[i % set.past.length]!], (q) => q.relevant[0]!, honestTenant(i));
     await engine.learning?.flush();
-    const victim = scope === "agent" ? { agentId: "victim" } : { agentId: "victim" };
-    const before = await rankLists(engine, eval_, victim.agentId, "good-0");
+    const before = await rankLists(engine, eval_, "victim", honestTenant(0));
     const wrong = "plugin:metatool:" + [...set.plugins.get("metatool")!].map((d) => d.name).sort()[0]!;
     for (let i = 0; i < sessions; i++) {
       const q = eval_[i % eval_.length]!;
-      await replaySession(engine, `evil-${i}`, scope === "agent" ? "evil" : "victim", [q], () => wrong, "evil");
+      await replaySession(engine, `evil-${i}`, "victim", [q], () => wrong, "evil");
     }
     await engine.learning?.flush();
-    const after = await rankLists(engine, eval_, victim.agentId, "good-0");
-    const poisoner = await score(engine, eval_, scope === "agent" ? "evil" : "victim");
+    const after = await rankLists(engine, eval_, "victim", honestTenant(0));
+    const poisoner = await score(engine, eval_, "victim", "evil");
     return {
       sessions,
       scope,

@@ -61,8 +61,8 @@ export async function replaySession(engine: ToolSearchEngine, sessionId: string,
   }
 }
 
-export async function score(engine: ToolSearchEngine, queries: readonly JudgedQuery[], agentId: string): Promise<Omit<CurvePoint, "sessions" | "requests" | "records" | "active">> {
-  const run = await engine.prepareRun({ sessionId: `eval-${Math.random().toString(36).slice(2)}`, agentId });
+export async function score(engine: ToolSearchEngine, queries: readonly JudgedQuery[], agentId: string, tenant?: string): Promise<Omit<CurvePoint, "sessions" | "requests" | "records" | "active">> {
+  const run = await engine.prepareRun({ sessionId: `eval-${Math.random().toString(36).slice(2)}`, agentId, ...(tenant !== undefined ? { tenant } : {}) });
   let top1 = 0;
   let top5 = 0;
   let mrr = 0;
