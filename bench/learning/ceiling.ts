@@ -5,7 +5,8 @@
  * held-out requests scored by top-1 — once with every (term, tool) pair, once with only the
  * pairs at least `minSessions` requests gave (the rule learning must keep: one request is one
  * session in the replay). The second is about what any bag-of-words learner reaches under that
- * rule; the first, what it would reach without it.
+ * rule; the first, what it would reach without it. `linear` is a classifier over the counted
+ * pairs (linearCeiling, below).
  */
 import { learnedTerms } from "../../src/learning/terms.js";
 import type { ReplaySet } from "./sets.js";
@@ -16,6 +17,8 @@ export interface CeilingResult {
   /** Top-1 and top-5 with every pair, and with pairs from at least minSessions requests only. */
   allPairs: { top1: number; top5: number };
   countedPairs: { top1: number; top5: number };
+  /** The linear classifier over the counted pairs (linearCeiling). */
+  linear: { top1: number; top5: number };
 }
 
 type Bags = Map<string, Map<string, number>>;
@@ -79,5 +82,59 @@ function scoreBags(bags: Bags, set: ReplaySet): { top1: number; top5: number } {
 }
 
 export function learningCeiling(set: ReplaySet, minSessions = 3): CeilingResult {
-  return { set: set.name, minSessions, allPairs: scoreBags(bagsOf(set, 1), set), countedPairs: scoreBags(bagsOf(set, minSessions), set) };
+  return { set: set.name, minSessions, allPairs: scoreBags(bagsOf(set, 1), set), countedPairs: scoreBags(bagsOf(set, minSessions), set), linear: linearCeiling(set, minSessions) };
+}
+
+/**
+ * A linear classifier over the same counted pairs: softmax regression (SGD, fixed order) whose
+ * weights exist only for (term, tool) pairs at least `minSessions` past requests gave, so it
+ * keeps the rule too. It learns how much each word says *against* the other tools, which no
+ * bag ranking does: the gap between this and `countedPairs` is what a discriminative learner
+ * would add.
+ */
+export function linearCeiling(set: ReplaySet, minSessions = 3, epochs = 8): { top1: number; top5: number } {
+  const bags = bagsOf(set, minSessions);
+  const tools = [...bags.keys()];
+  const toolIndex = new Map(tools.map((t, i) => [t, i]));
+  // term → [(tool index, weight slot)]
+  const slots = new Map<string, Array<[number, number]>>();
+  let next = 0;
+  for (const [tool, bag] of bags) for (const term of bag.keys()) {
+    const list = slots.get(term) ?? [];
+    list.push([toolIndex.get(tool)!, next++]);
+    slots.set(term, list);
+  }
+  const w = new Float64Array(next);
+  const bias = new Float64Array(tools.length);
+  const scores = new Float64Array(tools.length);
+  const scoreOf = (terms: readonly string[]): void => {
+    scores.set(bias);
+    for (const term of terms) for (const [t, slot] of slots.get(term) ?? []) scores[t]! += w[slot]!;
+  };
+  const examples = set.past.flatMap((q) => q.relevant.flatMap((tool) => (toolIndex.has(tool) ? [{ terms: learnedTerms(q.query, 64), tool: toolIndex.get(tool)! }] : [])));
+  for (let epoch = 0; epoch < epochs; epoch++) {
+    const rate = 0.5 / (1 + epoch);
+    for (const { terms, tool } of examples) {
+      scoreOf(terms);
+      let max = -Infinity;
+      for (const s of scores) max = Math.max(max, s);
+      let sum = 0;
+      for (let t = 0; t < scores.length; t++) sum += (scores[t] = Math.exp(scores[t]! - max));
+      for (let t = 0; t < scores.length; t++) {
+        const g = (t === tool ? 1 : 0) - scores[t]! / sum;
+        bias[t]! += rate * g * 0.1;
+      }
+      for (const term of terms) for (const [t, slot] of slots.get(term) ?? []) w[slot]! += rate * ((t === tool ? 1 : 0) - scores[t]! / sum);
+    }
+  }
+  let top1 = 0;
+  let top5 = 0;
+  for (const q of set.heldOut) {
+    scoreOf(learnedTerms(q.query, 64));
+    const order = [...scores.keys()].sort((a, b) => scores[b]! - scores[a]!);
+    if (q.relevant.includes(tools[order[0]!]!)) top1++;
+    if (order.slice(0, 5).some((t) => q.relevant.includes(tools[t]!))) top5++;
+  }
+  const n = Math.max(1, set.heldOut.length);
+  return { top1: top1 / n, top5: top5 / n };
 }
