@@ -19,7 +19,8 @@
  * - pool rows: one search → describe → call body on a pool of 2 (whatever the pool does per body),
  *   with the children forked by this process (no spawner, as before issue 21) and through the
  *   spawner (pool/spawner.ts); then a body with no bridge call and one with 30, which split the
- *   pool's share into a fixed part per body and a part per bridge call.
+ *   pool's share into a fixed part per body and a part per bridge call;
+ * - spawner pipe: writes to the spawner and reads from it per body (each one wakes a process).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { startCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js";
@@ -151,6 +152,13 @@ async function main(): Promise<void> {
     ballast = { rssMiB: process.memoryUsage().rss / 1048576, spawnMs: (await spawnTrue()) / 1000 };
     held.length = 0;
   }
+  // Wake-ups per body on the spawner's pipe: each write wakes the spawner, each read is one of this process's.
+  await pool.whenReady(2);
+  const io0 = pool.spawnerIo();
+  await twoAtATime(N, runBody(pool, BODY));
+  await pool.whenReady(2);
+  const io1 = pool.spawnerIo();
+  const pipe = { writes: (io1.writes - io0.writes) / N, reads: (io1.reads - io0.reads) / N };
   await pool.close();
   await direct.close();
 
@@ -159,6 +167,7 @@ async function main(): Promise<void> {
   console.log(`plan: ${plan.command} ${plan.prefix.join(" ")}`);
   const width = Math.max(...rows.map(([name]) => name.length));
   for (const [name, xs] of samples) console.log(`${name.padEnd(width)}  ${median(xs).toFixed(2).padStart(6)}  [${Math.min(...xs).toFixed(2)}…${Math.max(...xs).toFixed(2)}]`);
+  console.log(`spawner pipe per pool body (search → describe → call): ${pipe.writes.toFixed(2)} writes to it, ${pipe.reads.toFixed(2)} reads from it`);
   if (ballast) console.log(`spawn /bin/true at ${ballast.rssMiB.toFixed(0)} MiB RSS: ${ballast.spawnMs.toFixed(2)} ms parent CPU`);
   for (const [name, xs] of warm) console.log(`warm p50 (wall clock), ${name}: ${median(xs).toFixed(2)} ms (n ${xs.length})`);
 }

@@ -138,12 +138,16 @@ export function unaccountedProcesses(pool: SandboxPool): number[] {
   const tracked = new Set(pool.childPids());
   // A child the spawner has just forked is its child before its pid reaches the pool (a message
   // away); a process whose parent is the live spawner is not an orphan: the spawner kills every
-  // child when it goes.
+  // child when it goes. Nor is the node that such a wrapper (unshare) has already forked: the
+  // wrapper's --kill-child takes it down. The pool asks for a replacement in the same write as
+  // the kill, so a check made as a run settles can see both before the new pid arrives.
   const spawners = new Set(pool.spawnerPids());
+  const accounted = (pid: number | undefined) => pid !== undefined && (tracked.has(pid) || spawners.has(pid));
   return poolProcesses(pool).filter((pid) => {
     if (tracked.has(pid)) return false;
     const parent = parentOf(pid);
-    return parent === undefined ? false : !tracked.has(parent) && !spawners.has(parent);
+    if (parent === undefined || accounted(parent)) return false;
+    return !spawners.has(parentOf(parent) ?? -1);
   });
 }
 

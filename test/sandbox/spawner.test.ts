@@ -60,6 +60,28 @@ describe.runIf(process.platform === "linux")("spawner", () => {
     expect(poolProcesses(pool)).toEqual([]);
   });
 
+  it("per body, one write carries the run and one the finished child's kill with its replacement's spawn (each bridge call adds its answer)", async () => {
+    const pool = await startCodePool({ prefork: 1, maxConcurrent: 1 }, { spawners: 1 });
+    try {
+      const writesFor = async (body: string, bodies: number) => {
+        await pool.whenReady(1);
+        const before = pool.spawnerIo().writes;
+        for (let i = 0; i < bodies; i++) {
+          await pool.whenReady(1); // one body at a time, on a ready child: nothing else is in flight
+          expect(await pool.run(body, fakeBridge(), RUN)).toMatchObject({ ok: true });
+        }
+        await pool.whenReady(1);
+        return (pool.spawnerIo().writes - before) / bodies;
+      };
+      // Before the kill and the spawn shared a write, a body cost three writes (four wake-ups of the spawner with the run).
+      expect(await writesFor("return 1;", 4)).toBe(2);
+      expect(await writesFor(SEARCH_DESCRIBE_CALL, 3)).toBe(5);
+      expect(pool.spawnerIo().reads).toBeGreaterThan(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it("a spawner killed from outside takes its children with it: the running body fails, a new spawner serves the next", async () => {
     const pool = await startCodePool({ prefork: 1, maxConcurrent: 1 }, { spawners: 1 });
     try {

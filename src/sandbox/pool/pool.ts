@@ -83,6 +83,8 @@ export interface SandboxPool extends CodePool {
   launchPlan(): LaunchPlan | undefined;
   /** The spawners that fork this pool's children (pool/spawner.ts); empty when this process forks them. */
   spawnerPids(): number[];
+  /** Writes to the spawners and reads from them so far, over every spawner this pool started (zero without one). */
+  spawnerIo(): { writes: number; reads: number };
 }
 
 /** Options only the bench and the tests use. */
@@ -129,6 +131,8 @@ class Pool implements SandboxPool {
   private readonly restartingSpawners = new Set<number>();
   /** Every spawner started, ready or not, until it has exited: close() waits for them. */
   private readonly everySpawner = new Set<Spawner>();
+  /** The I/O counts of spawners that have exited, so that spawnerIo() keeps them. */
+  private readonly pastSpawnerIo = { writes: 0, reads: 0 };
   private useSpawner: boolean;
 
   constructor(
@@ -152,7 +156,11 @@ class Pool implements SandboxPool {
     if (current?.alive) return current;
     const spawner = new Spawner(plan, this.cwd, this.tag, this.options.startTimeoutMs);
     this.everySpawner.add(spawner);
-    void spawner.closed.then(() => this.everySpawner.delete(spawner));
+    void spawner.closed.then(() => {
+      this.everySpawner.delete(spawner);
+      this.pastSpawnerIo.writes += spawner.io.writes;
+      this.pastSpawnerIo.reads += spawner.io.reads;
+    });
     try {
       await spawner.ready;
       if (this.closing) throw new Error("the pool closed");
@@ -238,6 +246,15 @@ class Pool implements SandboxPool {
 
   spawnerPids(): number[] {
     return this.useSpawner ? this.spawners.filter((s): s is Spawner => s !== undefined && s.alive && s.pid !== undefined).map((s) => s.pid as number) : [];
+  }
+
+  spawnerIo(): { writes: number; reads: number } {
+    const io = { ...this.pastSpawnerIo };
+    for (const spawner of this.everySpawner) {
+      io.writes += spawner.io.writes;
+      io.reads += spawner.io.reads;
+    }
+    return io;
   }
 
   readyCount(): number {
@@ -440,7 +457,10 @@ class Pool implements SandboxPool {
       this.releaseSlot(child);
       this.pump();
     }
-    this.scheduleRefill();
+    // Through the spawner a start is one queued message, sent with this child's kill in one
+    // write; only this process's own fork blocks the loop and waits for the next turn.
+    if (this.useSpawner) this.refill();
+    else this.scheduleRefill();
   }
 
   private releaseSlot(child: SandboxChild): void {

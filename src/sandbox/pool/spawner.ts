@@ -152,6 +152,8 @@ export class Spawner {
   private nextId = 1;
   private pending: Buffer | undefined;
   private aliveValue = true;
+  /** Writes to the spawner's stdin and reads from its stdout so far: each wakes one of the two processes (the bench and tests count them per body). */
+  readonly io = { writes: 0, reads: 0 };
   private stderrTail = "";
 
   /** The launch the spawner was last told (CONFIG); a spawn with another one sends CONFIG first. */
@@ -239,10 +241,12 @@ export class Spawner {
   }
 
   /**
-   * Queues one message. Control messages (spawn, kill) go out in one write at the end of this
-   * turn of the event loop (setImmediate), so that a kill and the replacement's spawn cost one
-   * write(2) and one wake-up of the spawner; a child's stdin bytes go at once, with the queue.
-   * Small payloads are copied behind their header; a large one goes as a vectored write.
+   * Queues one message. Control messages (spawn, kill) go out in one write once the current
+   * callback and its promise continuations have run (process.nextTick), so that a kill and the
+   * replacement's spawn cost one write(2) and one wake-up of the spawner, without the extra turn
+   * of the event loop (an epoll_pwait and a pass over the timers) that setImmediate would add per
+   * body; a child's stdin bytes go at once, with the queue. Small payloads are copied behind
+   * their header; a large one goes as a vectored write.
    */
   send(type: number, id: number, payload?: Buffer): void {
     if (!this.aliveValue) return;
@@ -262,7 +266,7 @@ export class Spawner {
     if (type === SPAWNER_MESSAGES.stdin) this.flush();
     else if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(this.scheduledFlush);
+      process.nextTick(this.scheduledFlush);
     }
   }
 
@@ -279,6 +283,7 @@ export class Spawner {
     this.outbox = [];
     this.outboxBytes = 0;
     if (!this.aliveValue || parts.length === 0) return;
+    this.io.writes += 1;
     if (bytes <= 64 * 1024) {
       this.proc.stdin.write(parts.length === 1 ? parts[0]! : Buffer.concat(parts, bytes));
       return;
@@ -296,6 +301,7 @@ export class Spawner {
   }
 
   private onData(chunk: Buffer): void {
+    this.io.reads += 1;
     const data = this.pending === undefined ? chunk : Buffer.concat([this.pending, chunk]);
     this.pending = undefined;
     let at = 0;
