@@ -21,7 +21,7 @@ function decode(base64: string, count: number): BloomFilter {
   return new BloomFilter(count, bits);
 }
 
-/** Decodes the filters now (engine start, ~1 ms) rather than during the first query that needs them. */
+/** Decodes the filters now (engine start) rather than during the first query that needs them. */
 export function loadEnglishWords(): { all: BloomFilter; common: BloomFilter } {
   filters ??= { all: decode(ENGLISH_WORD_BITS, ENGLISH_WORD_COUNT), common: decode(COMMON_WORD_BITS, COMMON_WORD_COUNT) };
   return filters;

@@ -2,9 +2,10 @@
  * The default backend: SQLite FTS5 (in WASM) holds the analysed terms, and ranking is BM25F
  * (bm25f.ts) over compact JS postings built from the same analysis. FTS5's own bm25() cannot
  * express BM25F (one saturation shared by all columns); `ranking: "fts5"` keeps it for
- * comparison. Nor does FTS5 generate the candidates: on Seal-Tools' 700 dev requests (4,076
- * tools) fetching just the matching rowids (OR of the terms, ~2,200 rows) takes 2.3 ms p50,
- * while the whole BM25F query from the JS postings takes 0.35 ms (bench/search --natural). One in-memory database per index; the SQLite module itself is shared by the
+ * comparison. Nor does FTS5 generate the candidates: on Seal-Tools' long dev requests an OR of
+ * the terms matches thousands of rows, and fetching just their rowids from SQLite costs more
+ * than the whole BM25F query from the JS postings (`npm run build && node
+ * dist/bench/search/main.js --natural` times both rankings). One in-memory database per index; the SQLite module itself is shared by the
  * whole thread (sqlite-loader.ts).
  */
 import type { Database, PreparedStatement, Sqlite3Static } from "@sqlite.org/sqlite-wasm";
