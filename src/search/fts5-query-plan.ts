@@ -1,8 +1,8 @@
 /**
  * Plans the FTS5 MATCH expression for a query's terms so that its cost stays bounded.
  *
- * Ranking with bm25() costs time for every row that matches (the `fts5 bm25()` row of
- * `npm run build && node dist/bench/search/main.js --natural` times it), and an OR query matches every doc holding any of its words: "get stock price" touches ~5,000 of
+ * Ranking with bm25() costs time for every matching row (`dist/bench/search/main.js --natural`), and an
+ * OR query matches every doc holding any of its words: "get stock price" touches ~5,000 of
  * 10,000 tools for the sake of "get". So a term found in more than COMMON_TERM_DOCS docs is
  * only matched in names and ids (where a common word still says something: `create_issue`
  * for "create github issue"), or left out when it is common even there. Rare terms always go
