@@ -28,7 +28,7 @@ import type { RunTelemetry } from "../telemetry/types.js";
 
 /** Tool calls of one model response that are run; more are answered with an error, unrun. */
 export const MAX_CALLS_PER_RESPONSE = 32;
-const DEFAULT_MAX_TURNS = 8;
+export const DEFAULT_MAX_TURNS = 8;
 const MAX_TURNS = 100;
 const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 const MIB = 1024 * 1024;

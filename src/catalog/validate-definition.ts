@@ -47,9 +47,10 @@ function forAjv(schema: JsonSchema): JsonSchema {
 /**
  * Registration check: the input schema must be a valid JSON Schema whose patterns the
  * linear-time regex engine takes; a schema from an untrusted source (`limits` given) must also
- * fit the shape caps, checked first so nothing big is walked twice. Compiling every schema up
- * front costs ~0.4 ms a tool (1.6 s for 4,076 tools), so compilation waits for the first call
- * (see lazyValidator) and is then cached; the checks here are ~0.02 ms a tool.
+ * fit the shape caps, checked first so nothing big is walked twice. Compiling a schema (ajv
+ * generates and compiles code for it) costs many times these checks, and compiling a catalog of
+ * thousands up front would hold the thread at startup, so compilation waits for the first call
+ * (see lazyValidator) and is then cached.
  */
 export function checkInputSchema(ajv: Ajv, id: string, schema: JsonSchema, limits?: SchemaLimits): void {
   const problem = inputSchemaProblem(ajv, schema, limits);

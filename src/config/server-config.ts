@@ -7,7 +7,7 @@ import path from "node:path";
 import { compileOptions } from "../validation/ajv.js";
 import type { JsonObject } from "./dot-path.js";
 import { resolveIndexCacheKey, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchObject } from "../settings/tool-search-config.js";
-import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURN_RESULT_BYTES } from "../agent/agent-turn.js";
+import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURNS, DEFAULT_MAX_TURN_RESULT_BYTES } from "../agent/agent-turn.js";
 import { ConfigInvalidError } from "../errors.js";
 import type { McpServerConfig } from "../mcp/options.js";
 import type { PolicyConfig } from "../policy/types.js";
@@ -358,7 +358,7 @@ export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: No
     gateway: {
       host: overrides.host ?? gateway.host ?? "127.0.0.1",
       port: overrides.port ?? gateway.port ?? 8788,
-      maxTurns: gateway.maxTurns ?? 8,
+      maxTurns: gateway.maxTurns ?? DEFAULT_MAX_TURNS,
       maxTurnResultBytes: gateway.maxTurnResultBytes ?? DEFAULT_MAX_TURN_RESULT_BYTES,
       turnTimeoutMs: gateway.turnTimeoutMs ?? 600_000,
       maxBodyBytes: gateway.maxBodyBytes ?? 1024 * 1024,

@@ -65,7 +65,7 @@ export class ToolSearchEngine {
     private readonly catalog: Catalog,
   ) {
     this.policy = new Policy(options.policy);
-    this.indexes = new ToolIndexCache({ maxEntries: 4, ...(options.indexCache !== undefined ? { snapshots: options.indexCache } : {}) });
+    this.indexes = new ToolIndexCache(options.indexCache !== undefined ? { snapshots: options.indexCache } : {});
     catalog.onChange(() => this.admittedCache.clear());
     const learning = options.settings.learning;
     if (learning.enabled) {

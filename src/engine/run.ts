@@ -12,7 +12,7 @@ import { failedWith, toolMessageOf, type Surface, type SurfaceResult } from "../
 import type { RunRecorder } from "../telemetry/run-recorder.js";
 import type { RunTelemetry } from "../telemetry/types.js";
 import { argsOverLimits, DEFAULT_ARGS_LIMITS, type ArgsLimits } from "../validation/args-limits.js";
-import { DEFAULT_MAX_RESULT_BYTES } from "../settings/tool-search-config.js";
+import { DEFAULT_MAX_RESULT_BYTES, DEFAULT_SETTINGS } from "../settings/tool-search-config.js";
 
 /**
  * A tool call as a provider sends it: `arguments` is a JSON string (OpenAI Chat Completions and
@@ -93,7 +93,7 @@ export class ToolSearchRun {
     this.onEnd = parts.onEnd;
     this.argsLimits = parts.argsLimits ?? DEFAULT_ARGS_LIMITS;
     this.maxResultBytes = parts.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
-    this.searchDefaultLimit = parts.searchDefaultLimit ?? 8;
+    this.searchDefaultLimit = parts.searchDefaultLimit ?? DEFAULT_SETTINGS.searchDefaultLimit;
     this.tools = this.surface.tools;
     this.instructions = this.surface.instructions;
   }

@@ -19,7 +19,7 @@ const FIELDS = FIELD_NAMES.length;
 /** Packed frequencies use 7 bits per field: nothing above bit 28. */
 const TFS_LIMIT = 2 ** (TF_BITS * FIELDS);
 
-/** Docs analysed between two yields of the postings check (~20 ms of work, as a build slice). */
+/** Docs analysed between two yields of the postings check: as many as a build slice (tool-index.ts BUILD_SLICE). */
 const CHECK_SLICE = 200;
 
 interface Layout {

@@ -3,8 +3,8 @@
  * word-wise across docs (a multiset hash), then hashed once more with the doc count. Summing
  * makes the order of docs irrelevant without sorting, and both levels are memoised:
  * - per docs array: a run that passes its catalog's array again pays nothing;
- * - per doc object: a fresh array of the same doc objects costs one addition per doc
- *   (~1 ms at 10k tools), where re-hashing every description costs 20–40 ms.
+ * - per doc object: a fresh array of the same doc objects costs one addition per doc, where
+ *   re-hashing costs a SHA-256 over every description.
  * Hence: treat a SearchDoc (and a docs array) as immutable once it has been passed in.
  */
 import { createHash } from "node:crypto";

@@ -2,9 +2,10 @@
  * The default backend: SQLite FTS5 (in WASM) holds the analysed terms, and ranking is BM25F
  * (bm25f.ts) over compact JS postings built from the same analysis. FTS5's own bm25() cannot
  * express BM25F (one saturation shared by all columns); `ranking: "fts5"` keeps it for
- * comparison. Nor does FTS5 generate the candidates: on Seal-Tools' 700 dev requests (4,076
- * tools) fetching just the matching rowids (OR of the terms, ~2,200 rows) takes 2.3 ms p50,
- * while the whole BM25F query from the JS postings takes 0.35 ms (bench/search --natural). One in-memory database per index; the SQLite module itself is shared by the
+ * comparison. Nor does FTS5 generate the candidates: on Seal-Tools' long dev requests an OR of
+ * the terms matches thousands of rows, and fetching just their rowids from SQLite costs more
+ * than the whole BM25F query from the JS postings (`npm run build && node
+ * dist/bench/search/main.js --natural` times both rankings). One in-memory database per index; the SQLite module itself is shared by the
  * whole thread (sqlite-loader.ts).
  */
 import type { Database, PreparedStatement, Sqlite3Static } from "@sqlite.org/sqlite-wasm";
@@ -40,9 +41,10 @@ export class Fts5Backend implements SearchBackend {
   #db: Database | undefined;
   readonly #rowidById = new Map<string, number>();
   readonly #idByRowid = new Map<number, string>();
-  /** Docs added through this instance, so remove() can un-count their terms. */
+  /** Docs added through this instance, so remove() can un-count their terms (FTS5 ranking only). */
   readonly #docs = new Map<string, SearchDoc>();
-  readonly #stats: TermStatsTable;
+  /** The query planner's document frequencies: FTS5's own ranking only (`ranking: "fts5"`, the bench's comparison). */
+  readonly #stats: TermStatsTable | undefined;
   readonly #bm25f: Bm25fIndex | undefined;
   #nextRowid = 1;
   // Prepared once: compiling SQL costs more than running these small statements.
@@ -72,8 +74,10 @@ export class Fts5Backend implements SearchBackend {
       if (rowid >= this.#nextRowid) this.#nextRowid = rowid + 1;
     }
     if (expect !== undefined) checkDocIds(this.#rowidById, expect.docs);
-    const saved = db.selectValue(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [TERM_STATS_KEY]);
-    this.#stats = typeof saved === "string" ? TermStatsTable.fromJSON(saved) : new TermStatsTable();
+    if (options.ranking === "fts5") {
+      const saved = db.selectValue(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [TERM_STATS_KEY]);
+      this.#stats = typeof saved === "string" ? TermStatsTable.fromJSON(saved) : new TermStatsTable();
+    }
     this.#bm25f = options.ranking === "fts5" ? undefined : loadBm25f(db, this.size, options, expect);
   }
 
@@ -97,8 +101,10 @@ export class Fts5Backend implements SearchBackend {
         this.#insertDoc.bind([rowid, doc.id]).stepReset();
         this.#rowidById.set(doc.id, rowid);
         this.#idByRowid.set(rowid, doc.id);
-        this.#docs.set(doc.id, doc);
-        this.#stats.add(a);
+        if (this.#stats !== undefined) {
+          this.#docs.set(doc.id, doc);
+          this.#stats.add(a);
+        }
       }
     });
     this.#bm25f?.add(fields);
@@ -123,7 +129,7 @@ export class Fts5Backend implements SearchBackend {
     const doc = this.#docs.get(id);
     if (doc !== undefined) {
       this.#docs.delete(id);
-      this.#stats.remove(analyzeDoc(doc));
+      this.#stats?.remove(analyzeDoc(doc));
     }
   }
 
@@ -132,9 +138,10 @@ export class Fts5Backend implements SearchBackend {
     const limit = Math.floor(options.limit);
     if (!(limit > 0) || this.size === 0) return [];
     if (this.#bm25f !== undefined) return this.#bm25f.search(query, options);
+    const stats = this.#stats;
     const terms = analyzeQuery(query).flatMap((t) => [t.term, ...t.synonymKeys]);
-    if (terms.length === 0) return [];
-    const plan = planQuery(terms, (term) => this.#stats.get(term), this.size);
+    if (terms.length === 0 || stats === undefined) return [];
+    const plan = planQuery(terms, (term) => stats.get(term), this.size);
     return collectAllowed(limit, this.size, options.allowed, (n) => {
       const hits = this.#topN(plan.planned, n);
       // Too few rows from the bounded expression: the full one decides (see fts5-query-plan.ts).
@@ -179,7 +186,7 @@ export class Fts5Backend implements SearchBackend {
     const save = (key: string, value: string | Uint8Array): void => {
       db.exec({ sql: `INSERT OR REPLACE INTO ${META_TABLE}(key, value) VALUES (?, ?)`, bind: [key, value] });
     };
-    save(TERM_STATS_KEY, this.#stats.toJSON());
+    if (this.#stats !== undefined) save(TERM_STATS_KEY, this.#stats.toJSON());
     if (this.#bm25f !== undefined) {
       const snapshot = this.#bm25f.toSnapshot();
       for (const part of BM25F_KEYS) save(bm25fKey(part), snapshot[part]);

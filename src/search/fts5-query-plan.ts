@@ -1,7 +1,7 @@
 /**
  * Plans the FTS5 MATCH expression for a query's terms so that its cost stays bounded.
  *
- * Ranking with bm25() costs ~1–2 µs for every row that matches (measured at 10k tools), and an
+ * Ranking with bm25() costs time for every matching row (`dist/bench/search/main.js --natural`), and an
  * OR query matches every doc holding any of its words: "get stock price" touches ~5,000 of
  * 10,000 tools for the sake of "get". So a term found in more than COMMON_TERM_DOCS docs is
  * only matched in names and ids (where a common word still says something: `create_issue`

@@ -10,7 +10,7 @@
  * its tools share words by chance. Links are made one owner at a time, when a hit of that
  * owner first needs them (ToolIndex.siblings): quadratic in one owner's size, so bounded by
  * MAX_OWNER_TOOLS² per owner, never a pass over the whole catalog on the shared thread (all
- * owners of toolsdk-registry's 8,010 tools at once take ~250 ms).
+ * owners of toolsdk-registry's 8,010 tools at once would be a stall every run waits behind).
  */
 import { analyzeText, splitIdentifier, stem } from "./analyze.js";
 import type { SearchDoc } from "./types.js";

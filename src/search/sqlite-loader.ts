@@ -1,6 +1,7 @@
 /**
  * Loads the SQLite WASM module once per process (per worker thread). Instantiating the
- * module costs ~100 ms and several MiB, so every FTS5 index in a thread shares one.
+ * module (compiling the WASM, several MiB of memory) costs more than building a small index,
+ * so every FTS5 index in a thread shares one.
  */
 import init from "@sqlite.org/sqlite-wasm";
 import type { Sqlite3Static } from "@sqlite.org/sqlite-wasm";

@@ -1,7 +1,7 @@
 /**
  * Document frequencies per term, kept in JS as docs are added, for the FTS5 query planner.
- * (fts5vocab can answer the same, but by walking a term's whole doclist: ~0.5 ms per common
- * term, more than the query it is meant to make cheaper.) Only planning reads these counts,
+ * (fts5vocab can answer the same, but by walking a term's whole doclist: for a common term,
+ * more than the query it is meant to make cheaper.) Only planning reads these counts,
  * so a count that is off (a doc removed after a snapshot load, whose terms are unknown) costs
  * speed, never results.
  */

@@ -36,7 +36,7 @@ export interface ToolIndexSearchOptions {
 }
 
 const SELECT_PREFIX = "select:";
-/** Docs indexed between two yields of a build on the calling thread (~20 ms of work). */
+/** Docs indexed between two yields of a build on the calling thread: a slice short enough not to hold other work up. */
 const BUILD_SLICE = 200;
 /** Score given to exact and selected hits: above anything a backend returns. */
 export const EXACT_SCORE = Number.MAX_SAFE_INTEGER;

@@ -24,7 +24,7 @@ export interface RegExpEngine {
 }
 
 /**
- * Compiled patterns, shared by every schema: a compile costs ~0.2 ms, and the same few
+ * Compiled patterns, shared by every schema: a compile costs far more than a lookup, and the same few
  * patterns (dates, ids, emails) recur across tools. Bounded, so distinct patterns from
  * untrusted schemas cannot grow it. The RE2 objects live in WASM memory, which the garbage
  * collector does not free promptly (and embind warns on stderr when it has to), so this cache

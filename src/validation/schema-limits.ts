@@ -1,8 +1,9 @@
 /**
  * Shape caps for JSON Schemas from untrusted sources (a run's client tools, MCP servers),
  * checked before anything compiles them. ajv's compile time grows with the number of schema
- * nodes (a 6,000-property schema took 40 s on the event loop), so the caps keep one compile
- * within a few tens of milliseconds: bytes, schema objects, nesting depth, patterns.
+ * nodes (a 6,000-property schema once held the event loop for tens of seconds), so the caps
+ * keep one compile short: bytes, schema objects, nesting depth, patterns. The stalls they
+ * leave are measured by `npm run build && node dist/bench/stall/main.js`.
  * The walk itself is linear and stops at the first cap exceeded.
  */
 import { linearRegExp, MAX_PATTERN_CHARS } from "./linear-regexp.js";

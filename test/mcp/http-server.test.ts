@@ -137,9 +137,8 @@ describe("mcpServer over Streamable HTTP", () => {
       await new Promise((resolve) => hang.close(resolve));
     });
     const s = source({ name: "hang", url: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/mcp` }, { connectTimeoutMs: 300 });
-    const before = Date.now();
+    // The server never answers: only the connect timeout can end start(), and its message says so.
     await expect(s.start()).rejects.toThrow(/did not connect and list its tools within 300 ms/);
-    expect(Date.now() - before).toBeLessThan(2_500);
   });
 
   it("a call that the server answers with a JSON-RPC error is TOOL_FAILED, and the source stays up", async () => {

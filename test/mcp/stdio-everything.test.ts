@@ -66,11 +66,10 @@ describe("mcpServer over stdio (server-everything)", () => {
     await s.start();
     const controller = new AbortController();
     const reason = new Error("run ended");
-    const started = Date.now();
     const call = tool(s, "trigger-long-running-operation").execute({ duration: 30, steps: 3 }, toolContext("mcp:everything:x", controller.signal));
     setTimeout(() => controller.abort(reason), 200);
+    // The operation runs 30 s and then succeeds: rejecting with the abort's reason is the proof it was cut short.
     await expect(call).rejects.toBe(reason);
-    expect(Date.now() - started).toBeLessThan(5_000);
     // The connection is still good afterwards.
     expect(await tool(s, "echo").execute({ message: "again" }, toolContext("mcp:everything:echo"))).toBe("Echo: again");
   });
@@ -113,9 +112,8 @@ describe("mcpServer over stdio (server-everything)", () => {
     await expect(crashing.start()).rejects.toThrow(/MCP server "crashing" \(stdio: node\) could not start: .*its stderr ends: boom: no config/);
 
     const silent = source({ name: "silent", command: process.execPath, args: ["-e", "setTimeout(() => {}, 60000)"] }, { connectTimeoutMs: 300, killGraceMs: 100 });
-    const before = Date.now();
+    // The child sleeps 60 s without a word: only the connect timeout ends start(), and the child is killed.
     await expect(silent.start()).rejects.toThrow('MCP server "silent" (stdio: node) did not connect and list its tools within 300 ms');
-    expect(Date.now() - before).toBeLessThan(3_000);
     expect(childPids()).toEqual([]);
   });
 

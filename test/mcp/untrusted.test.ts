@@ -1,10 +1,17 @@
 /** What a server sends is bounded before it enters the catalog: descriptions, schemas, names, error text. */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { createToolAjv } from "../../src/validation/ajv.js";
 import { mcpServer, type McpServerSource } from "../../src/mcp/index.js";
 import { mapTool } from "../../src/mcp/map-tool.js";
 import { startHttpServer, textTool, toolContext, type TestHttpServer, type TestTool } from "./helpers.js";
+
+/** The length of every text stripControl is asked to scan (a pass-through spy). */
+const stripped = vi.hoisted(() => [] as number[]);
+vi.mock("../../src/text/prompt-text.js", async (importOriginal) => {
+  const original = await importOriginal<typeof import("../../src/text/prompt-text.js")>();
+  return { ...original, stripControl: (text: string) => (stripped.push(text.length), original.stripControl(text)) };
+});
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -94,9 +101,11 @@ describe("untrusted MCP tool data", () => {
 
   it("mapTool: a description of many megabytes is cut without scanning it all", () => {
     const huge = "x".repeat(20_000_000);
-    const started = performance.now();
+    stripped.length = 0;
     const def = mapTool({ name: "n", description: huge, inputSchema: { type: "object" } }, "n", limits, call);
     expect(def.description.length).toBeLessThanOrEqual(2_000);
-    expect(performance.now() - started).toBeLessThan(200);
+    // What is scanned for control characters is a bounded prefix (4 × the limit), never the 20 MB.
+    expect(stripped.length).toBeGreaterThan(0);
+    expect(Math.max(...stripped)).toBeLessThanOrEqual(4 * 2_000);
   });
 });
