@@ -1,18 +1,11 @@
 /** Failures that fail no call and no run are published on "toolsearch:error" and, for the catalog, kept in its status. */
-import diagnostics from "node:diagnostics_channel";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { coreTools, createToolSearch, type CatalogSource, type ToolDefinition } from "../src/index.js";
 import { lenientOutputValidator } from "../src/mcp/output-validator.js";
-import { ERROR_CHANNEL, type FailureEvent } from "../src/error-channel.js";
 import { fixtureEngine } from "./engine/helpers.js";
+import { publishedFailures } from "./support/error-events.js";
 
-const published: FailureEvent[] = [];
-const listener = (message: unknown) => published.push(message as FailureEvent);
-beforeEach(() => diagnostics.subscribe(ERROR_CHANNEL, listener));
-afterEach(() => {
-  diagnostics.unsubscribe(ERROR_CHANNEL, listener);
-  published.length = 0;
-});
+const published = publishedFailures();
 
 const tool = (name: string): ToolDefinition => ({ name, description: `${name} tool`, inputSchema: { type: "object" }, execute: () => name });
 

@@ -4,22 +4,15 @@
  * a tool's own throw stays TOOL_FAILED. The engine is real; a fault of ours is made by making one
  * of its methods throw, since no input can cause one (if one could, that would be the bug to fix).
  */
-import diagnostics from "node:diagnostics_channel";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { EffectiveCatalog } from "../../src/catalog/effective-catalog.js";
 import { RunDispatcher } from "../../src/dispatch/run-dispatcher.js";
 import { coreTools, createToolSearch, type ToolSearchMode } from "../../src/index.js";
-import { ERROR_CHANNEL, type FailureEvent } from "../../src/error-channel.js";
 import { LOOKS_FAILED, RESULT_TOOLS } from "../support/result-tools.js";
+import { publishedFailures } from "../support/error-events.js";
 
-const published: FailureEvent[] = [];
-const listener = (message: unknown) => published.push(message as FailureEvent);
-beforeEach(() => diagnostics.subscribe(ERROR_CHANNEL, listener));
-afterEach(() => {
-  diagnostics.unsubscribe(ERROR_CHANNEL, listener);
-  published.length = 0;
-  vi.restoreAllMocks();
-});
+const published = publishedFailures();
+afterEach(() => vi.restoreAllMocks());
 
 async function runIn(mode: ToolSearchMode) {
   const engine = await createToolSearch({ toolSearch: { mode }, sources: [coreTools(RESULT_TOOLS)] });
