@@ -124,7 +124,7 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
   const onRunAbort = () => abort(cancelled(entry.id, abortedBy()!));
   const offs = signals.map((signal) => onAbort(signal, onRunAbort));
   try {
-    const ctx = { id: entry.id, sessionId: env.sessionId, agentId: env.agentId, runId: env.runId, owner: env.owner, signal: controller.signal };
+    const ctx = { id: entry.id, sessionId: env.sessionId, ...(env.agentId !== undefined ? { agentId: env.agentId } : {}), runId: env.runId, owner: env.owner, signal: controller.signal };
     const running = Promise.resolve().then(() => entry.definition.execute(args, ctx));
     // The tool may still settle after a timeout won the race; its late rejection is expected, not unhandled.
     running.catch(() => {});

@@ -59,10 +59,10 @@ export interface SurfaceInput {
   settings: ToolSearchSettings;
   recorder: RunRecorder;
   /** The code sandbox: given to a mode with `sandboxFallback`, and only when it is available. */
-  pool?: CodePool;
+  pool?: CodePool | undefined;
   /** Whose run this is (RunContext.tenant, else the session): the code pool's fair-share key. */
   tenant: string;
-  prompt?: string;
+  prompt?: string | undefined;
 }
 
 /** One mode. Per-catalog work a mode reuses across runs goes in `dispatcher.catalog.shared`. */
