@@ -227,6 +227,6 @@ export class Catalog {
 
   async close(): Promise<void> {
     this.listeners.clear();
-    await Promise.allSettled(this.sources.map((source) => source.close?.()));
+    await Promise.allSettled(this.sources.flatMap((source) => source.close?.() ?? []));
   }
 }
