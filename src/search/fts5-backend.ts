@@ -4,8 +4,9 @@
  * express BM25F (one saturation shared by all columns); `ranking: "fts5"` keeps it for
  * comparison. Nor does FTS5 generate the candidates: on Seal-Tools' 700 dev requests (4,076
  * tools) fetching just the matching rowids (OR of the terms, ~2,200 rows) takes 2.3 ms p50,
- * while the whole BM25F query from the JS postings takes 0.35 ms (bench/search --natural). One in-memory database per index; the SQLite module itself is shared by the
- * whole thread (sqlite-loader.ts).
+ * while the whole BM25F query from the JS postings takes 0.35 ms (bench/search --natural). One
+ * in-memory database per index; the SQLite module itself is shared by the whole thread
+ * (sqlite-loader.ts).
  */
 import type { Database, PreparedStatement, Sqlite3Static } from "@sqlite.org/sqlite-wasm";
 import { ConfigInvalidError, errorMessage, IndexClosedError } from "../errors.js";

@@ -81,7 +81,12 @@ const toolsBytes = new WeakMap<readonly ProviderTool[], number>();
 export function upfrontOf(surface: Surface): RunTelemetry["upfront"] {
   let bytes = toolsBytes.get(surface.tools);
   if (bytes === undefined) toolsBytes.set(surface.tools, (bytes = Buffer.byteLength(JSON.stringify(surface.tools))));
-  return { schemas: surface.upfrontIds.length, declaredTools: surface.tools.length, toolsBytes: bytes, instructionsBytes: Buffer.byteLength(surface.instructions) };
+  return {
+    schemas: surface.upfrontIds.length,
+    declaredTools: surface.tools.length,
+    toolsBytes: bytes,
+    instructionsBytes: Buffer.byteLength(surface.instructions),
+  };
 }
 
 /**
