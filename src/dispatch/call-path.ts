@@ -115,7 +115,8 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
   if (unavailable) throw new ToolUnavailableError(entry.id, unavailable);
   const signals = callSignal && callSignal !== env.signal ? [env.signal, callSignal] : [env.signal];
   const abortedBy = () => signals.find((signal) => signal.aborted);
-  if (abortedBy()) throw cancelled(entry.id, abortedBy()!);
+  const already = abortedBy();
+  if (already) throw cancelled(entry.id, already);
   const controller = new AbortController();
   let failure: ToolSearchError | undefined;
   let rejectAborted: (error: ToolSearchError) => void = () => {};

@@ -157,7 +157,7 @@ export class RunDispatcher {
     );
     // An exact name or id stays first and alone decides: learning reorders only what text ranked.
     const exact = fusing && ranked[0] !== undefined && isExact(query, ranked[0].id, catalog.get(ranked[0].id)?.name);
-    const fused = fusing && !exact ? learning!.fuse(ranked, learned, limit) : ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
+    const fused = fusing && !exact && learning ? learning.fuse(ranked, learned, limit) : ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
     // Never empty: nothing ranked (and nothing learned) gives the best partial matches, marked weak.
     const hits: Array<BackendHit & { learned: boolean }> = fused.length > 0 ? fused : this.weakHits(query, limit).map((h) => ({ ...h, learned: false }));
     return hits.flatMap((hit) => {

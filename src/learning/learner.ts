@@ -157,7 +157,8 @@ export class Learner {
   /** Merges an export (rows checked one by one; malformed ones are dropped); returns the rows taken. */
   import(data: unknown): number {
     const rows = checkedRows(typeof data === "object" && data !== null && (data as { format?: unknown }).format === 1 ? (data as { rows?: unknown }).rows : undefined);
-    const kept = this.#catalogIds === undefined ? rows : rows.filter((r) => this.#catalogIds!.has(r.tool));
+    const catalogIds = this.#catalogIds;
+    const kept = catalogIds === undefined ? rows : rows.filter((r) => catalogIds.has(r.tool));
     this.#model.merge(kept);
     this.#imports.push(...kept);
     return kept.length;

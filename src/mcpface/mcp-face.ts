@@ -337,7 +337,8 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       closed = true;
       stopListening();
       if (sweeper) clearInterval(sweeper);
-      const stopped = http ? new Promise<void>((resolve) => http!.close(() => resolve())) : Promise.resolve();
+      const server = http;
+      const stopped = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
       await Promise.allSettled([...live].map((entry) => closeLive(entry)));
       http?.closeAllConnections();
       await stopped;
