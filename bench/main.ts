@@ -141,7 +141,12 @@ export function plan(quick: boolean) {
       };
 }
 
-async function suite<T>(name: SuiteName, log: Progress, body: () => Promise<T | { skipped: string }>, check?: (result: T) => string | undefined): Promise<SuiteOutcome<T>> {
+async function suite<T>(
+  name: SuiteName,
+  log: Progress,
+  body: () => Promise<T | { skipped: string }>,
+  check?: (result: T) => string | undefined,
+): Promise<SuiteOutcome<T>> {
   const started = performance.now();
   log(`${name}: start`);
   try {

@@ -60,7 +60,11 @@ export function judge(threshold: Threshold, better: "smaller" | "bigger", baseli
   return betterBy > threshold.margin + epsilon ? "improved" : "better";
 }
 
-export function compareFigures(baseline: readonly Figure[], now: readonly Figure[], thresholds: Readonly<Record<FigureKind, Threshold>> = THRESHOLDS): Comparison {
+export function compareFigures(
+  baseline: readonly Figure[],
+  now: readonly Figure[],
+  thresholds: Readonly<Record<FigureKind, Threshold>> = THRESHOLDS,
+): Comparison {
   const before = new Map(baseline.map((f) => [f.name, f]));
   const seen = new Set<string>();
   const rows: Row[] = [];
@@ -74,7 +78,13 @@ export function compareFigures(baseline: readonly Figure[], now: readonly Figure
       continue;
     }
     const delta = f.value - b.value;
-    rows.push({ ...base, baseline: b.value, delta, ...(b.value !== 0 ? { relative: delta / Math.abs(b.value) } : {}), verdict: judge(threshold, f.better, b.value, f.value) });
+    rows.push({
+      ...base,
+      baseline: b.value,
+      delta,
+      ...(b.value !== 0 ? { relative: delta / Math.abs(b.value) } : {}),
+      verdict: judge(threshold, f.better, b.value, f.value),
+    });
   }
   for (const b of baseline) {
     if (seen.has(b.name)) continue;

@@ -107,7 +107,14 @@ export interface FormatFiles {
 }
 
 /** Writes the three files beside `<out>/<name>.json` (name: the results' own unless given); returns their paths. */
-export function writeFormats(results: BenchResults, figures: readonly Figure[], out: string, comparison?: Comparison, baselineLabel?: string, name: string = results.name): FormatFiles {
+export function writeFormats(
+  results: BenchResults,
+  figures: readonly Figure[],
+  out: string,
+  comparison?: Comparison,
+  baselineLabel?: string,
+  name: string = results.name,
+): FormatFiles {
   const files: FormatFiles = {
     smallerIsBetter: path.join(out, `${name}.smaller-is-better.json`),
     biggerIsBetter: path.join(out, `${name}.bigger-is-better.json`),

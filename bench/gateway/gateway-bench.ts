@@ -123,16 +123,21 @@ export async function runGatewayBench(options: GatewayOptions): Promise<GatewayR
       const mine = measured.get(key(mode, sessions)) ?? [];
       const direct = measured.get(key("direct", sessions));
       const perRound = direct ? mine.map((m, i) => m.turnsPerSecond / direct[i]!.turnsPerSecond) : [];
-      const cpuPerRound = direct ? mine.map((m, i) => m.cpuMs / m.turns / (direct[i]!.cpuMs / direct[i]!.turns)).filter((x) => Number.isFinite(x) && x > 0) : [];
+      const cpuPerRound = direct
+        ? mine.map((m, i) => m.cpuMs / m.turns / (direct[i]!.cpuMs / direct[i]!.turns)).filter((x) => Number.isFinite(x) && x > 0)
+        : [];
       const merged = merge(mine);
       const directMerged = direct ? merge(direct) : undefined;
       runs.push({
         mode,
         effectiveMode: effective.get(mode) ?? mode,
         ...merged,
-        throughputRatio: perRound.length === 0 ? Number.NaN : rounds > 1 ? round(median(perRound), 3) : ratio(merged.turnsPerSecond, directMerged!.turnsPerSecond, 3),
+        throughputRatio:
+          perRound.length === 0 ? Number.NaN : rounds > 1 ? round(median(perRound), 3) : ratio(merged.turnsPerSecond, directMerged!.turnsPerSecond, 3),
         p50Ratio: directMerged ? ratio(merged.latency.p50, directMerged.latency.p50, 3) : Number.NaN,
-        ...(rounds > 1 && perRound.length > 0 ? { throughputRatioRange: [round(Math.min(...perRound), 3), round(Math.max(...perRound), 3)] as [number, number], rounds } : {}),
+        ...(rounds > 1 && perRound.length > 0
+          ? { throughputRatioRange: [round(Math.min(...perRound), 3), round(Math.max(...perRound), 3)] as [number, number], rounds }
+          : {}),
         cpuMsPerTurn: round(mine.reduce((s, m) => s + m.cpuMs, 0) / merged.turns, 2),
         ...(cpuPerRound.length > 0 ? { cpuRatio: round(median(cpuPerRound), 3) } : {}),
         ...(cpuPerRound.length > 1 ? { cpuRatioRange: [round(Math.min(...cpuPerRound), 3), round(Math.max(...cpuPerRound), 3)] as [number, number] } : {}),

@@ -125,7 +125,18 @@ export async function measureLatency(dataDir: string, workload: LatencyWorkload,
     const p50OffMs = await timeExplain(engine, "fresh", requests, rounds);
     const p50OnMs = await timeExplain(engine, "taught", requests, rounds);
     const memoryBm25P50Ms = timeYardstick(set.docs, requests, rounds);
-    return { workload, tools: set.docs.length, requests: requests.length, sessions, records: stats?.records ?? 0, active: stats?.active ?? 0, p50OffMs, p50OnMs, memoryBm25P50Ms, onVsMemoryBm25: p50OnMs / memoryBm25P50Ms };
+    return {
+      workload,
+      tools: set.docs.length,
+      requests: requests.length,
+      sessions,
+      records: stats?.records ?? 0,
+      active: stats?.active ?? 0,
+      p50OffMs,
+      p50OnMs,
+      memoryBm25P50Ms,
+      onVsMemoryBm25: p50OnMs / memoryBm25P50Ms,
+    };
   } finally {
     await engine.close();
   }

@@ -79,7 +79,13 @@ export async function runLearningBench(options: { dataDir: string; quick: boolea
     const evalLimit = quick ? (set.name === "metatool" ? 400 : 300) : undefined;
     log(`${set.name}: replaying up to ${Math.max(...checkpoints)} sessions, scoring ${evalLimit ?? set.heldOut.length} held-out requests at ${checkpoints.join(", ")}`);
     const points = await replayCurve(set, { checkpoints, ...(evalLimit !== undefined ? { evalLimit } : {}) });
-    curves.push({ set: set.name, tools: [...set.plugins.values()].reduce((n, d) => n + d.length, 0), past: all, heldOut: evalLimit ?? set.heldOut.length, points });
+    curves.push({
+      set: set.name,
+      tools: [...set.plugins.values()].reduce((n, d) => n + d.length, 0),
+      past: all,
+      heldOut: evalLimit ?? set.heldOut.length,
+      points,
+    });
     log(`${set.name}: ${points.map((p) => `${p.sessions}→${p.top1.toFixed(3)}`).join("  ")}`);
   }
   const poisoning = [await poison(meta, "agent", quick), await poison(meta, "shared", quick)];
@@ -137,7 +143,12 @@ async function poison(set: ReplaySet, scope: "agent" | "shared", quick: boolean)
   }
 }
 
-async function rankLists(engine: Awaited<ReturnType<typeof replayEngine>>, queries: readonly JudgedQuery[], agentId: string, tenant: string): Promise<string[][]> {
+async function rankLists(
+  engine: Awaited<ReturnType<typeof replayEngine>>,
+  queries: readonly JudgedQuery[],
+  agentId: string,
+  tenant: string,
+): Promise<string[][]> {
   const run = await engine.prepareRun({ sessionId: `probe-${Math.random()}`, agentId, tenant });
   try {
     const out: string[][] = [];

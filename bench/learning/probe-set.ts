@@ -16,7 +16,8 @@ LEARNED_BM25.b = env("B") ?? LEARNED_BM25.b;
 LEARNED_BM25.coverPower = env("POW") ?? LEARNED_BM25.coverPower;
 LEARNED_BM25.evidenceHalf = env("EVID") ?? LEARNED_BM25.evidenceHalf;
 const full = name === "seal-tools" ? sealSet(dir) : name === "livemcpbench" ? liveMcpSet(dir) : metaToolSet(dir);
-// "dev" mode: replay part of the past split, score the rest (tuning without the held-out split): MetaTool 80/20 of a shuffle (as probe.ts), the others half on half.
+// "dev" mode: replay part of the past split, score the rest (tuning without the held-out split):
+// MetaTool 80/20 of a shuffle (as probe.ts), the others half on half.
 const devSet = () => {
   if (name === "metatool") {
     const past = shuffled(full.past);

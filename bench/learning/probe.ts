@@ -25,5 +25,19 @@ LEARNED_BM25.b = b;
 const t = performance.now();
 const probeSet = mode === "tune" ? { ...set, past: past.slice(0, cut), heldOut: past.slice(cut) } : { ...set, past };
 const pts = Number(process.argv[7] ?? probeSet.past.length);
-const curve = await replayCurve(probeSet, { checkpoints: [pts], learning: { weight, ...(process.env.TERMS ? { maxTermsPerTool: Number(process.env.TERMS) } : {}), minSessions: Number(process.env.K ?? 3) }, evalLimit: 2000 });
-console.log(JSON.stringify({ mode, half, k1, b, weight, curve: curve.map((p) => [p.sessions, p.top1.toFixed(3), p.top5.toFixed(3), p.learnedTop1.toFixed(3), p.active]), s: ((performance.now() - t) / 1000).toFixed(1) }));
+const curve = await replayCurve(probeSet, {
+  checkpoints: [pts],
+  learning: { weight, ...(process.env.TERMS ? { maxTermsPerTool: Number(process.env.TERMS) } : {}), minSessions: Number(process.env.K ?? 3) },
+  evalLimit: 2000,
+});
+console.log(
+  JSON.stringify({
+    mode,
+    half,
+    k1,
+    b,
+    weight,
+    curve: curve.map((p) => [p.sessions, p.top1.toFixed(3), p.top5.toFixed(3), p.learnedTop1.toFixed(3), p.active]),
+    s: ((performance.now() - t) / 1000).toFixed(1),
+  }),
+);

@@ -46,7 +46,14 @@ export async function replayEngine(set: ReplaySet, learning: LearningObject | fa
 }
 
 /** One session of past traffic: search, rephrase by name when needed (not found, or only a weak guess: the model is told to rephrase), call. */
-export async function replaySession(engine: ToolSearchEngine, sessionId: string, agentId: string, requests: readonly JudgedQuery[], target: (q: JudgedQuery) => string, tenant?: string): Promise<void> {
+export async function replaySession(
+  engine: ToolSearchEngine,
+  sessionId: string,
+  agentId: string,
+  requests: readonly JudgedQuery[],
+  target: (q: JudgedQuery) => string,
+  tenant?: string,
+): Promise<void> {
   const run = await engine.prepareRun({ sessionId, agentId, ...(tenant !== undefined ? { tenant } : {}) });
   try {
     for (const q of requests) {
@@ -99,7 +106,13 @@ export async function replayCurve(set: ReplaySet, options: ReplayOptions): Promi
       }
       await engine.learning?.flush();
       const stats = engine.learning?.stats();
-      points.push({ sessions: checkpoint, requests: checkpoint, ...(await score(engine, heldOut, agentId)), records: stats?.records ?? 0, active: stats?.active ?? 0 });
+      points.push({
+        sessions: checkpoint,
+        requests: checkpoint,
+        ...(await score(engine, heldOut, agentId)),
+        records: stats?.records ?? 0,
+        active: stats?.active ?? 0,
+      });
     }
   } finally {
     await engine.close();

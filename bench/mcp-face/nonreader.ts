@@ -79,7 +79,12 @@ async function startServer(dir: string): Promise<{ url: string; pid: number; std
 }
 
 /** One request on a connection of its own (a pooled keep-alive one may be closed under us while the server is busy). */
-function call(url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+function call(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
   const text = body === undefined ? "" : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(url, { method, agent: false, headers: { ...headers, "content-length": Buffer.byteLength(text) } }, (res) => {

@@ -225,7 +225,11 @@ async function measureCatalog(
     await stack.close();
   }
   const direct = modes.find((m) => m.requested === "direct")!;
-  const withRatios = modes.map((m) => ({ ...m, firstRequestRatio: ratio(m.firstRequestBytes, direct.firstRequestBytes), turnRatio: ratio(m.turnBytes, direct.turnBytes) }));
+  const withRatios = modes.map((m) => ({
+    ...m,
+    firstRequestRatio: ratio(m.firstRequestBytes, direct.firstRequestBytes),
+    turnRatio: ratio(m.turnBytes, direct.turnBytes),
+  }));
   log(
     `${name}: first request ${withRatios.map((m) => `${m.requested} ${formatBytes(m.firstRequestBytes)}`).join(", ")}; ` +
       `turn ${withRatios.map((m) => `${m.requested} ${formatBytes(m.turnBytes)}`).join(", ")} (${Math.round(performance.now() - started)} ms)`,

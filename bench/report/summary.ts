@@ -267,7 +267,16 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
         ["pool size", "pool bodies/s", "child per body/s", "bare spawn/s (floor)", "pool ÷ floor", "no pool ÷ floor", "pool ÷ no pool", "CPU ms/body"],
         o.throughput.map((t) => {
           const r = code.ratios.find((rr) => rr.size === t.size)!;
-          return [String(t.size), msf(t.pool.perSecond), msf(t.noPrefork.perSecond), msf(t.bare.perSecond), pct(r.poolVsFloor), pct(r.noPreforkVsFloor), x(r.poolVsNoPrefork), msf(t.pool.cpuMsPer)];
+          return [
+            String(t.size),
+            msf(t.pool.perSecond),
+            msf(t.noPrefork.perSecond),
+            msf(t.bare.perSecond),
+            pct(r.poolVsFloor),
+            pct(r.noPreforkVsFloor),
+            x(r.poolVsNoPrefork),
+            msf(t.pool.cpuMsPer),
+          ];
         }),
       ),
     );
@@ -288,7 +297,17 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
     out.push(
       table(
         ["backend", "tools", "build ms", "p50 ms", "p99 ms", "filtered p50", "filtered p99", "heap MiB", "snapshot MiB"],
-        o.sizes.map((s) => [s.backend, int(s.tools), msf(s.buildMs), f3(s.p50Ms), f3(s.p99Ms), f3(s.filteredP50Ms), f3(s.filteredP99Ms), s.heapMiB.toFixed(1), s.snapshotMiB.toFixed(1)]),
+        o.sizes.map((s) => [
+          s.backend,
+          int(s.tools),
+          msf(s.buildMs),
+          f3(s.p50Ms),
+          f3(s.p99Ms),
+          f3(s.filteredP50Ms),
+          f3(s.filteredP99Ms),
+          s.heapMiB.toFixed(1),
+          s.snapshotMiB.toFixed(1),
+        ]),
       ),
     );
     if (search.fts5VsMinisearch.length > 0) {

@@ -89,7 +89,12 @@ export async function runAmplifyRow(probes: Probes, options: AmplifyOptions, log
     for (const t of turnResults) outcomes[t.outcome] = (outcomes[t.outcome] ?? 0) + 1;
     return {
       ...options,
-      budgets: { maxTurns: config.gateway.maxTurns, maxTurnResultBytes: config.gateway.maxTurnResultBytes, maxRequestBytes: config.provider.maxRequestBytes, maxResultBytes: gateway.engine.settings.maxResultBytes },
+      budgets: {
+        maxTurns: config.gateway.maxTurns,
+        maxTurnResultBytes: config.gateway.maxTurnResultBytes,
+        maxRequestBytes: config.provider.maxRequestBytes,
+        maxResultBytes: gateway.engine.settings.maxResultBytes,
+      },
       turnResults: turnResults.map((t) => ({ ...t, ms: round(t.ms, 1) })),
       maxGrowthMB: Math.max(0, ...turnResults.map((t) => t.growthMB)),
       retainedMB: round((after - before) / MB, 1),
@@ -114,7 +119,14 @@ async function measuredTurn(url: string, i: number): Promise<AmplifyTurn> {
   try {
     const { head, bytes } = await post(url, JSON.stringify({ sessionId: `stall-amplify-${i}`, input: "read the whole file" }));
     peak = Math.max(peak, process.memoryUsage.rss());
-    return { outcome: outcomeOf(head), ms: performance.now() - started, rssBeforeMB: round(rssBefore / MB, 1), rssPeakMB: round(peak / MB, 1), growthMB: round((peak - rssBefore) / MB, 1), answerBytes: bytes };
+    return {
+      outcome: outcomeOf(head),
+      ms: performance.now() - started,
+      rssBeforeMB: round(rssBefore / MB, 1),
+      rssPeakMB: round(peak / MB, 1),
+      growthMB: round((peak - rssBefore) / MB, 1),
+      answerBytes: bytes,
+    };
   } finally {
     clearInterval(sampler);
   }

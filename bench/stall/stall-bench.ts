@@ -141,7 +141,12 @@ export async function runStallBench(options: StallOptions): Promise<StallResult>
   }
 }
 
-async function tenantRow(probes: Probes, options: TenantFloodOptions, sandbox: { available: boolean; reason?: string }, log: Progress): Promise<TenantFloodResult | { skipped: string }> {
+async function tenantRow(
+  probes: Probes,
+  options: TenantFloodOptions,
+  sandbox: { available: boolean; reason?: string },
+  log: Progress,
+): Promise<TenantFloodResult | { skipped: string }> {
   if (!sandbox.available) return { skipped: `code sandbox unavailable (${sandbox.reason ?? "not asked for"})` };
   return runTenantFloodRow(probes, options, log);
 }
@@ -184,7 +189,9 @@ async function measureKind(engine: ToolSearchEngine, probes: Probes, kind: Hosti
     target: kind.ladder.at(-1)!,
     size,
     capped: ramp.cappedReason !== undefined,
-    ...(ramp.cappedReason !== undefined ? { cappedReason: ramp.cappedReason, projectedTargetMs: Math.round(predictMs(kind, ramp.steps, kind.ladder.at(-1)!)) } : {}),
+    ...(ramp.cappedReason !== undefined
+      ? { cappedReason: ramp.cappedReason, projectedTargetMs: Math.round(predictMs(kind, ramp.steps, kind.ladder.at(-1)!)) }
+      : {}),
     ramp: ramp.steps.map((s) => ({ ...s, ms: round(s.ms, 2) })),
     iterations: value.times.length,
     iterationMs: roundDistribution(distribution(value.times), 2),
@@ -238,7 +245,12 @@ function clamp(x: number, min: number, max: number): number {
 const FIT_FLOOR_MS = 2;
 
 /** The window's body: the kind's request back to back at `size`, with a turn of the loop between. */
-async function loop(engine: ToolSearchEngine, kind: HostileKind, size: number, options: StallOptions): Promise<{ times: number[]; outcomes: Record<string, number> }> {
+async function loop(
+  engine: ToolSearchEngine,
+  kind: HostileKind,
+  size: number,
+  options: StallOptions,
+): Promise<{ times: number[]; outcomes: Record<string, number> }> {
   const times: number[] = [];
   const outcomes: Record<string, number> = {};
   const started = performance.now();

@@ -114,7 +114,16 @@ export async function runTenantFloodRow(probes: Probes, options: TenantFloodOpti
         `flooder ${JSON.stringify(flooderFigures.outcomes)}; quiet ${JSON.stringify(flood.outcomes)}`,
     );
     const { maxConcurrent, maxQueue, maxQueuePerTenant, maxRunningPerTenant } = resolvePoolOptions(pool);
-    return { ...options, pool: { maxConcurrent, maxQueue, maxQueuePerTenant, maxRunningPerTenant }, idle, flood, flooder: flooderFigures, p99Ratio, goal: TENANT_P99_GOAL, window: flood.window };
+    return {
+      ...options,
+      pool: { maxConcurrent, maxQueue, maxQueuePerTenant, maxRunningPerTenant },
+      idle,
+      flood,
+      flooder: flooderFigures,
+      p99Ratio,
+      goal: TENANT_P99_GOAL,
+      window: flood.window,
+    };
   } finally {
     // Closing the face ends every session's run, which kills the bodies still running or queued.
     await face.close();

@@ -100,7 +100,12 @@ export async function runCodeModeSuite(options: { root: string; quick: boolean; 
     const cpuRounds = (t.rounds ?? []).map((r) => r.parentVsChildCpu).filter((x): x is number => typeof x === "number" && Number.isFinite(x) && x > 0);
     const cpu =
       cpuRounds.length > 0
-        ? { parentVsChildCpu: round(median(cpuRounds), 4), ...(cpuRounds.length > 1 ? { parentVsChildCpuRange: [round(Math.min(...cpuRounds), 4), round(Math.max(...cpuRounds), 4)] as [number, number] } : {}) }
+        ? {
+            parentVsChildCpu: round(median(cpuRounds), 4),
+            ...(cpuRounds.length > 1
+              ? { parentVsChildCpuRange: [round(Math.min(...cpuRounds), 4), round(Math.max(...cpuRounds), 4)] as [number, number] }
+              : {}),
+          }
         : {};
     return {
       size: t.size,
@@ -108,7 +113,9 @@ export async function runCodeModeSuite(options: { root: string; quick: boolean; 
       poolVsFloor: perRound.length > 1 ? round(median(perRound), 3) : ratio(t.pool.perSecond, t.bare.perSecond, 3),
       noPreforkVsFloor: ratio(t.noPrefork.perSecond, t.bare.perSecond, 3),
       poolVsNoPrefork: ratio(t.pool.perSecond, t.noPrefork.perSecond, 3),
-      ...(perRound.length > 1 ? { poolVsFloorRange: [round(Math.min(...perRound), 3), round(Math.max(...perRound), 3)] as [number, number], rounds: perRound.length } : {}),
+      ...(perRound.length > 1
+        ? { poolVsFloorRange: [round(Math.min(...perRound), 3), round(Math.max(...perRound), 3)] as [number, number], rounds: perRound.length }
+        : {}),
     };
   });
   const measured = new Set(out.throughput.map((t) => t.size));
@@ -119,5 +126,12 @@ export async function runCodeModeSuite(options: { root: string; quick: boolean; 
         ...(blocks.length > 1 ? { range: [round(Math.min(...blocks), 4), round(Math.max(...blocks), 4)] as [number, number], repeats: blocks.length } : {}),
       }
     : undefined;
-  return { command: run.command, ms: run.ms, output: out, ratios, ...(warmVsFreshChild ? { warmVsFreshChild } : {}), missingSizes: WANTED_POOL_SIZES.filter((s) => !measured.has(s)) };
+  return {
+    command: run.command,
+    ms: run.ms,
+    output: out,
+    ratios,
+    ...(warmVsFreshChild ? { warmVsFreshChild } : {}),
+    missingSizes: WANTED_POOL_SIZES.filter((s) => !measured.has(s)),
+  };
 }

@@ -73,7 +73,17 @@ export async function runSearchSuite(options: { root: string; quick: boolean; lo
   });
   const cachedVsBuild = (out.cachedRun ?? []).flatMap((c) => {
     const built = out.sizes.find((s) => s.tools === c.tools && s.backend === c.backend);
-    return built ? [{ backend: c.backend, tools: c.tools, cachedMs: round(c.sameArrayMs, 4), buildMs: round(built.buildMs, 1), ratio: ratio(c.sameArrayMs, built.buildMs, 6) }] : [];
+    return built
+      ? [
+          {
+            backend: c.backend,
+            tools: c.tools,
+            cachedMs: round(c.sameArrayMs, 4),
+            buildMs: round(built.buildMs, 1),
+            ratio: ratio(c.sameArrayMs, built.buildMs, 6),
+          },
+        ]
+      : [];
   });
   const p50Ratios = await p50RatioRepeats(options, out.sizes, options.quick ? QUICK_SEARCH_REPEATS : () => 1);
   return { command: run.command, ms: run.ms, output: out, fts5VsMinisearch, cachedVsBuild, p50Ratios };
@@ -92,7 +102,9 @@ async function p50RatioRepeats(options: { root: string; quick: boolean; log: Pro
     const baseline = searchBaseline(rows.map((r) => r.backend));
     if (!baseline) continue;
     const others = rows.map((r) => r.backend).filter((b) => b !== baseline);
-    const samples = new Map<string, number[]>(others.map((b) => [b, [rows.find((r) => r.backend === b)!.p50Ms / rows.find((r) => r.backend === baseline)!.p50Ms]]));
+    const samples = new Map<string, number[]>(
+      others.map((b) => [b, [rows.find((r) => r.backend === b)!.p50Ms / rows.find((r) => r.backend === baseline)!.p50Ms]]),
+    );
     for (let i = 1; i < repeats(tools); i += 1) {
       const order = i % 2 === 1 ? [...others, baseline] : [baseline, ...others];
       const p50 = new Map<string, number>();
@@ -113,7 +125,10 @@ async function p50RatioRepeats(options: { root: string; quick: boolean; log: Pro
         value: round(median(ok), 3),
         ...(ok.length > 1 ? { range: [round(Math.min(...ok), 3), round(Math.max(...ok), 3)] as [number, number], repeats: ok.length } : {}),
       });
-      if (ok.length > 1) options.log(`${tools} tools: ${backend} ÷ ${baseline} query p50 over ${ok.length} pairs: median ${median(ok).toFixed(3)}, ${Math.min(...ok).toFixed(3)}…${Math.max(...ok).toFixed(3)}`);
+      if (ok.length > 1)
+        options.log(
+          `${tools} tools: ${backend} ÷ ${baseline} query p50 over ${ok.length} pairs: median ${median(ok).toFixed(3)}, ${Math.min(...ok).toFixed(3)}…${Math.max(...ok).toFixed(3)}`,
+        );
     }
   }
   return out;

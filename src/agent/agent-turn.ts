@@ -401,7 +401,13 @@ export function toResponsesInput(messages: readonly AgentMessage[]): ResponsesIn
 function responsesConversation(client: OpenAI, model: string, run: ToolSearchRun, messages: readonly AgentMessage[], where: string): ApiConversation {
   const tools = run.toolsFor("openai-responses");
   const instructions = systemText(run, messages);
-  const input = new RequestBody(toResponsesInput(messages), (items) => ({ model, store: false, input: items, ...(instructions ? { instructions } : {}), ...(tools.length > 0 ? { tools } : {}) }));
+  const input = new RequestBody(toResponsesInput(messages), (items) => ({
+    model,
+    store: false,
+    input: items,
+    ...(instructions ? { instructions } : {}),
+    ...(tools.length > 0 ? { tools } : {}),
+  }));
   return {
     requestBytes: () => input.requestBytes(),
     async request(options) {
@@ -453,10 +459,23 @@ function parseObject(text: string): unknown {
   }
 }
 
-function anthropicConversation(client: Anthropic, model: string, maxTokens: number, run: ToolSearchRun, messages: readonly AgentMessage[], where: string): ApiConversation {
+function anthropicConversation(
+  client: Anthropic,
+  model: string,
+  maxTokens: number,
+  run: ToolSearchRun,
+  messages: readonly AgentMessage[],
+  where: string,
+): ApiConversation {
   const tools = run.toolsFor("anthropic");
   const system = systemText(run, messages);
-  const conversation = new RequestBody(toAnthropicMessages(messages), (items) => ({ model, max_tokens: maxTokens, messages: items, ...(system ? { system } : {}), ...(tools.length > 0 ? { tools } : {}) }));
+  const conversation = new RequestBody(toAnthropicMessages(messages), (items) => ({
+    model,
+    max_tokens: maxTokens,
+    messages: items,
+    ...(system ? { system } : {}),
+    ...(tools.length > 0 ? { tools } : {}),
+  }));
   let lastContent: AnthropicContentBlock[] = [];
   return {
     requestBytes: () => conversation.requestBytes(),
@@ -466,7 +485,9 @@ function anthropicConversation(client: Anthropic, model: string, maxTokens: numb
       const content = (message as { content?: unknown }).content;
       if (!Array.isArray(content)) throw new ProviderFailedError(`The model provider failed (${where}): its answer has no content list (not a message).`);
       lastContent = content as AnthropicContentBlock[];
-      const calls = lastContent.flatMap((b) => (b.type === "tool_use" ? [{ id: b.id, name: b.name, arguments: (b.input ?? {}) as Record<string, unknown> }] : []));
+      const calls = lastContent.flatMap((b) =>
+        b.type === "tool_use" ? [{ id: b.id, name: b.name, arguments: (b.input ?? {}) as Record<string, unknown> }] : [],
+      );
       const text = lastContent.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
       return { text: text.length > 0 ? text : null, calls };
     },

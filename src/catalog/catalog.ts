@@ -169,7 +169,7 @@ export class Catalog {
       definition: def,
       ownerOnly: def.ownerOnly === true,
       validator: trusted ? lazyValidator(this.ajv, id, def.inputSchema) : cachedValidator(this.untrusted.validators, id, def.inputSchema),
-      unavailableReason: origin?.unavailableReason ? () => origin.unavailableReason?.() : undefined,
+      ...(origin?.unavailableReason ? { unavailableReason: () => origin.unavailableReason?.() } : {}),
     };
   }
 
@@ -227,6 +227,6 @@ export class Catalog {
 
   async close(): Promise<void> {
     this.listeners.clear();
-    await Promise.allSettled(this.sources.map((source) => source.close?.()));
+    await Promise.allSettled(this.sources.flatMap((source) => source.close?.() ?? []));
   }
 }

@@ -73,7 +73,13 @@ export class EffectiveCatalog {
 }
 
 export function admittedCatalog(entries: readonly CatalogEntry[]): AdmittedCatalog {
-  return { ids: new Set(entries.map((e) => e.id)), entries, byId: new Map(entries.map((e) => [e.id, e])), bySource: countBySource(entries), derived: new Map() };
+  return {
+    ids: new Set(entries.map((e) => e.id)),
+    entries,
+    byId: new Map(entries.map((e) => [e.id, e])),
+    bySource: countBySource(entries),
+    derived: new Map(),
+  };
 }
 
 function countBySource(entries: readonly CatalogEntry[]): Record<ToolSource, number> {

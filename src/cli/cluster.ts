@@ -126,11 +126,11 @@ export function workerCount(): number {
 /** One slot's supervision state; `state` is what /healthz shows. */
 interface Slot {
   state: WorkerState;
-  worker?: Worker;
+  worker: Worker | undefined;
   /** When this slot was restarted within the last minute (its budget). */
   restartTimes: number[];
   /** The pending backoff fork or cool-down retry. */
-  timer?: NodeJS.Timeout;
+  timer: NodeJS.Timeout | undefined;
   lastBeat: number;
   killed: boolean;
 }
@@ -145,7 +145,9 @@ type Io = { out(line: string): void; err(line: string): void };
 export async function runPrimary(workers: number, command: string, io: Io, supervision: WorkerSupervisionSettings, listen: { port: number }): Promise<number> {
   const slots: Slot[] = Array.from({ length: workers }, (_, index) => ({
     state: { index, pid: undefined, state: "starting", restarts: 0, since: new Date().toISOString() },
+    worker: undefined,
     restartTimes: [],
+    timer: undefined,
     lastBeat: 0,
     killed: false,
   }));

@@ -31,7 +31,7 @@ const COMMANDS: Record<string, { options: Record<string, { type: "string" | "boo
     options: { tools: { type: "string" } },
     load: async () => {
       const { DEMO_USAGE, demoCommand } = await import("./demo-command.js");
-      return { usage: DEMO_USAGE, run: (v) => demoCommand({ tools: v.tools as string | undefined }, io) };
+      return { usage: DEMO_USAGE, run: (v) => demoCommand(typeof v.tools === "string" ? { tools: v.tools } : {}, io) };
     },
   },
   serve: {

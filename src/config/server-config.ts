@@ -36,7 +36,10 @@ export interface GatewaySettings {
   port: number;
   /** Provider round trips per agent turn before the turn is cut. */
   maxTurns: number;
-  /** UTF-8 bytes of tool results one turn keeps in its conversation; the result crossing it is cut with a marker, later calls are answered unrun (default 1 MiB). */
+  /**
+   * UTF-8 bytes of tool results one turn keeps in its conversation; the result crossing it is cut
+   * with a marker, later calls are answered unrun (default 1 MiB).
+   */
   maxTurnResultBytes: number;
   /** One whole agent turn, provider requests and tool calls; past it the turn fails (TURN_BUDGET) (default 10 minutes). */
   turnTimeoutMs: number;
@@ -330,14 +333,21 @@ export interface GatewayOverrides {
   mode?: string;
 }
 
-export function resolveGatewayConfig(raw: JsonObject, configDir: string, env: NodeJS.ProcessEnv = process.env, overrides: GatewayOverrides = {}): GatewayConfig {
+export function resolveGatewayConfig(
+  raw: JsonObject,
+  configDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: GatewayOverrides = {},
+): GatewayConfig {
   validateGatewaySections(raw);
   const config = substituteEnv(raw, env, "") as JsonObject;
   validateGatewaySections(config);
   const mcp = (config.mcp ?? {}) as Partial<McpFaceSettings>;
   const maxSessions = mcp.maxSessions ?? 32;
   if (mcp.maxSessionsPerTenant !== undefined && mcp.maxSessionsPerTenant > maxSessions) {
-    throw new ConfigInvalidError(`mcp.maxSessionsPerTenant (${mcp.maxSessionsPerTenant}) is above mcp.maxSessions (${maxSessions}); a tenant's share cannot be more than the whole`);
+    throw new ConfigInvalidError(
+      `mcp.maxSessionsPerTenant (${mcp.maxSessionsPerTenant}) is above mcp.maxSessions (${maxSessions}); a tenant's share cannot be more than the whole`,
+    );
   }
   const provider = (config.provider ?? {}) as Partial<ProviderSettings>;
   const gateway = (config.gateway ?? {}) as Partial<Omit<GatewaySettings, "auth" | "workers">> & { workers?: Partial<WorkerSupervisionSettings> };
@@ -435,7 +445,9 @@ function mcpServerList(value: unknown): McpServerConfig[] {
 
 function mcpServerEntries(value: unknown): McpServerEntry[] {
   if (value === undefined) return [];
-  return Array.isArray(value) ? (value as McpServerEntry[]) : Object.entries(value as Record<string, McpServerEntry>).map(([name, server]) => ({ ...server, name }));
+  return Array.isArray(value)
+    ? (value as McpServerEntry[])
+    : Object.entries(value as Record<string, McpServerEntry>).map(([name, server]) => ({ ...server, name }));
 }
 
 /** One line per server entry key that is accepted for compatibility but not used, for the start summary. */

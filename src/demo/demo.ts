@@ -79,10 +79,20 @@ export async function runDemo(options: DemoOptions): Promise<ModeReport[]> {
   }
 }
 
-async function runOnce(url: string, provider: Awaited<ReturnType<typeof startMockProvider>>, request: string, mode: ToolSearchMode, sessionId: string): Promise<ModeReport> {
+async function runOnce(
+  url: string,
+  provider: Awaited<ReturnType<typeof startMockProvider>>,
+  request: string,
+  mode: ToolSearchMode,
+  sessionId: string,
+): Promise<ModeReport> {
   const mark = provider.received();
   const started = performance.now();
-  const response = await fetch(`${url}/v1/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sessionId, input: request, mode }) });
+  const response = await fetch(`${url}/v1/runs`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ sessionId, input: request, mode }),
+  });
   const body = (await response.json()) as { mode?: string; roundTrips?: number; telemetry?: RunTelemetry; error?: { message: string } };
   const ms = performance.now() - started;
   const sent = provider.requestsSince(mark);

@@ -30,7 +30,12 @@ export interface CallEnvironment {
  * run's `env.signal`. Both are listened to directly: `AbortSignal.any` keeps every combined
  * signal alive on Node 20 once it had a listener, which leaked each run that made a call.
  */
-export async function runCallPath(entry: CatalogEntry, rawArgs: unknown, env: CallEnvironment, callSignal?: AbortSignal): Promise<{ outcome: CallOutcome; ms: number }> {
+export async function runCallPath(
+  entry: CatalogEntry,
+  rawArgs: unknown,
+  env: CallEnvironment,
+  callSignal?: AbortSignal,
+): Promise<{ outcome: CallOutcome; ms: number }> {
   const started = performance.now();
   const info: ToolCallInfo = {
     id: entry.id,
@@ -110,7 +115,8 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
   if (unavailable) throw new ToolUnavailableError(entry.id, unavailable);
   const signals = callSignal && callSignal !== env.signal ? [env.signal, callSignal] : [env.signal];
   const abortedBy = () => signals.find((signal) => signal.aborted);
-  if (abortedBy()) throw cancelled(entry.id, abortedBy()!);
+  const already = abortedBy();
+  if (already) throw cancelled(entry.id, already);
   const controller = new AbortController();
   let failure: ToolSearchError | undefined;
   let rejectAborted: (error: ToolSearchError) => void = () => {};
@@ -124,7 +130,14 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
   const onRunAbort = () => abort(cancelled(entry.id, abortedBy()!));
   const offs = signals.map((signal) => onAbort(signal, onRunAbort));
   try {
-    const ctx = { id: entry.id, sessionId: env.sessionId, agentId: env.agentId, runId: env.runId, owner: env.owner, signal: controller.signal };
+    const ctx = {
+      id: entry.id,
+      sessionId: env.sessionId,
+      ...(env.agentId !== undefined ? { agentId: env.agentId } : {}),
+      runId: env.runId,
+      owner: env.owner,
+      signal: controller.signal,
+    };
     const running = Promise.resolve().then(() => entry.definition.execute(args, ctx));
     // The tool may still settle after a timeout won the race; its late rejection is expected, not unhandled.
     running.catch(() => {});

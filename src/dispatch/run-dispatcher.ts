@@ -77,7 +77,13 @@ export class RunDispatcher {
    * a code body's batch of ten natural-language queries over a big catalog must not hold the
    * parent that every other session shares.
    */
-  async searchYielding(query: string | readonly string[], options: SearchOptions = {}, via: CallVia = "api", signal?: AbortSignal, scope?: TraceScope): Promise<SearchHit[] | BatchSearchResult[]> {
+  async searchYielding(
+    query: string | readonly string[],
+    options: SearchOptions = {},
+    via: CallVia = "api",
+    signal?: AbortSignal,
+    scope?: TraceScope,
+  ): Promise<SearchHit[] | BatchSearchResult[]> {
     const started = performance.now();
     const { queries, limit } = this.checked(query, options);
     const answers: BatchSearchResult[] = [];
@@ -89,13 +95,21 @@ export class RunDispatcher {
     return this.recordSearch(query, answers, via, started, scope);
   }
 
-  private recordSearch(query: string | readonly string[], answers: BatchSearchResult[], via: CallVia, started: number, scope: TraceScope | undefined): SearchHit[] | BatchSearchResult[] {
+  private recordSearch(
+    query: string | readonly string[],
+    answers: BatchSearchResult[],
+    via: CallVia,
+    started: number,
+    scope: TraceScope | undefined,
+  ): SearchHit[] | BatchSearchResult[] {
     const queries = answers.map((a) => a.query);
     const hits = answers.flatMap((a) => a.hits.map((h) => h.id));
     const learning = this.scope.learning;
     // Weak hits (partial matches when nothing matched) are guesses, not what the words found: for
     // learning such a search listed nothing, so it is a rephrasing of the search that finds the tool.
-    if (learning) for (const a of answers) learning.searched(a.query, a.hits.filter((h) => h.source !== "client" && h.weak !== true).map((h) => h.id));
+    if (learning) {
+      for (const a of answers) learning.searched(a.query, a.hits.filter((h) => h.source !== "client" && h.weak !== true).map((h) => h.id));
+    }
     this.recorder.search({ type: "search", queries, hits, via });
     this.trace.searchSpan(queries, hits.length, via, started, scope);
     return typeof query === "string" ? answers[0]!.hits : answers;
@@ -135,7 +149,8 @@ export class RunDispatcher {
     const { catalog, index, learning } = this.scope;
     // The one hook of learning into ranking: learned scores of the run's allowed catalog tools
     // only (so policy is never widened), fused with the catalog's ranking (learning/fuse.ts).
-    const learned = learning && !query.trim().toLowerCase().startsWith("select:") ? learning.scores(query, catalog.catalogIds, index.backend.corpusStats?.()) : undefined;
+    const learned =
+      learning && !query.trim().toLowerCase().startsWith("select:") ? learning.scores(query, catalog.catalogIds, index.backend.corpusStats?.()) : undefined;
     const fusing = learned !== undefined && learned.size > 0;
     const ranked = searchIntents(
       query,
@@ -147,7 +162,7 @@ export class RunDispatcher {
     );
     // An exact name or id stays first and alone decides: learning reorders only what text ranked.
     const exact = fusing && ranked[0] !== undefined && isExact(query, ranked[0].id, catalog.get(ranked[0].id)?.name);
-    const fused = fusing && !exact ? learning!.fuse(ranked, learned, limit) : ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
+    const fused = fusing && !exact && learning ? learning.fuse(ranked, learned, limit) : ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
     // Never empty: nothing ranked (and nothing learned) gives the best partial matches, marked weak.
     const hits: Array<BackendHit & { learned: boolean }> = fused.length > 0 ? fused : this.weakHits(query, limit).map((h) => ({ ...h, learned: false }));
     return hits.flatMap((hit) => {
@@ -195,7 +210,8 @@ export class RunDispatcher {
    * false when learning is off.
    */
   feedback(request: unknown, id: unknown): boolean {
-    if (typeof request !== "string" || request.trim() === "") throw new InvalidArgsError("feedback needs the request (a non-empty string) that led to the tool.");
+    if (typeof request !== "string" || request.trim() === "")
+      throw new InvalidArgsError("feedback needs the request (a non-empty string) that led to the tool.");
     if (request.length > MAX_QUERY_CHARS) throw new InvalidArgsError(`feedback: the request is ${request.length} characters, over ${MAX_QUERY_CHARS}.`);
     const entry = this.lookup(id);
     if (entry.source === "client") throw new InvalidArgsError(`feedback: ${entry.id} is a client tool; only catalog tools are learned.`);
@@ -259,7 +275,6 @@ export class RunDispatcher {
     const fromClient = this.scope.clientIndex?.suggest(id, catalog.clientIds, MAX_SUGGESTIONS) ?? [];
     return [...fromClient, ...fromCatalog].slice(0, MAX_SUGGESTIONS);
   }
-
 }
 
 /** The request is exactly this tool's id or name (case-insensitive). */

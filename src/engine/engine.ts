@@ -156,7 +156,15 @@ export class ToolSearchEngine {
         catalog: effective,
         index,
         ...(clientIndex ? { clientIndex } : {}),
-        ...(this.learner ? { learning: new RunLearning(this.learner, { sessionId: ctx.sessionId, ...(ctx.agentId !== undefined ? { agentId: ctx.agentId } : {}), ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}) }) } : {}),
+        ...(this.learner
+          ? {
+              learning: new RunLearning(this.learner, {
+                sessionId: ctx.sessionId,
+                ...(ctx.agentId !== undefined ? { agentId: ctx.agentId } : {}),
+                ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
+              }),
+            }
+          : {}),
       },
       settings,
       this.callEnvironment(ctx, runId, controller.signal),

@@ -25,7 +25,10 @@ export interface ModelToolCall {
   id?: string;
 }
 
-/** JSON text may spell a value in up to 6 characters per character (\uXXXX): a string argument longer than this many times the args byte cap is refused unread. */
+/**
+ * JSON text may spell a value in up to 6 characters per character (\uXXXX): a string argument
+ * longer than this many times the args byte cap is refused unread.
+ */
 const JSON_TEXT_FACTOR = 6;
 /** Provider call ids kept as span attributes are clipped to this. */
 const MAX_CALL_ID_CHARS = 256;

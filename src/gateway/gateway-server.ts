@@ -232,10 +232,10 @@ async function providerFor(settings: GatewayConfig["provider"]): Promise<AgentPr
 /** The request with the token's identity in place of the body's; a body field asking for more is a 403. */
 function withTokenIdentity(request: RunRequest, identity: TokenIdentity, defaultMode: ToolSearchMode): RunRequest {
   const { agentId, owner, channel, mode, ...rest } = request;
-  return { ...rest, ...identityFromToken({ agentId, owner, channel, mode }, identity, defaultMode) };
+  return { ...rest, ...identityFromToken(request, identity, defaultMode) };
 }
 
-function pick(request: RunRequest): { agentId?: string; profile?: string; channel?: string; owner?: boolean; mode?: RunRequest["mode"] } {
+function pick(request: RunRequest): Pick<RunRequest, "agentId" | "profile" | "channel" | "owner" | "mode"> {
   return {
     ...(request.mode !== undefined ? { mode: request.mode } : {}),
     ...(request.agentId !== undefined ? { agentId: request.agentId } : {}),

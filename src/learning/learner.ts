@@ -126,7 +126,14 @@ export class Learner {
   /** Learned scores of allowed tools for a request in a scope (empty when nothing learned applies). */
   scores(scope: string, request: string, allowed: ReadonlySet<string>, catalog?: CorpusStats): Map<string, number> {
     if (this.options.weight === 0) return new Map();
-    const scores = this.#model.score(scope, learnedTerms(request, this.options.maxTermsPerRequest), allowed, this.now(), undefined, catalog ? catalogTermWeight(catalog) : undefined);
+    const scores = this.#model.score(
+      scope,
+      learnedTerms(request, this.options.maxTermsPerRequest),
+      allowed,
+      this.now(),
+      undefined,
+      catalog ? catalogTermWeight(catalog) : undefined,
+    );
     // Tools the request earns no trust for are left out: an empty map ranks exactly as without learning.
     for (const [tool, s] of scores) if (!(s > 0)) scores.delete(tool);
     return scores;
@@ -150,7 +157,8 @@ export class Learner {
   /** Merges an export (rows checked one by one; malformed ones are dropped); returns the rows taken. */
   import(data: unknown): number {
     const rows = checkedRows(typeof data === "object" && data !== null && (data as { format?: unknown }).format === 1 ? (data as { rows?: unknown }).rows : undefined);
-    const kept = this.#catalogIds === undefined ? rows : rows.filter((r) => this.#catalogIds!.has(r.tool));
+    const catalogIds = this.#catalogIds;
+    const kept = catalogIds === undefined ? rows : rows.filter((r) => catalogIds.has(r.tool));
     this.#model.merge(kept);
     this.#imports.push(...kept);
     return kept.length;

@@ -184,7 +184,14 @@ export class LearnedModel {
    *
    * One pass over each term's records (this runs on every search of a taught scope).
    */
-  score(scopeKey: string, terms: readonly string[], allowed: ReadonlySet<string>, now: number, params: LearnedScoreParams = LEARNED_BM25, catalogWeight?: TermWeight): Map<string, number> {
+  score(
+    scopeKey: string,
+    terms: readonly string[],
+    allowed: ReadonlySet<string>,
+    now: number,
+    params: LearnedScoreParams = LEARNED_BM25,
+    catalogWeight?: TermWeight,
+  ): Map<string, number> {
     const out = new Map<string, number>();
     const scope = this.#scopes.get(scopeKey);
     if (scope === undefined || terms.length === 0) return out;
@@ -329,7 +336,8 @@ export class LearnedModel {
     const cached = scope.cache;
     // Recomputed when the scope changed, at most every LENGTH_REFRESH_MS: a busy scope changes on
     // every call, and the lengths are only normalisers (a few seconds stale changes nothing).
-    const fresh = cached !== undefined && (cached.version === scope.version || now - cached.at < LENGTH_REFRESH_MS) && Math.abs(now - cached.at) < LENGTH_CACHE_MS;
+    const fresh =
+      cached !== undefined && (cached.version === scope.version || now - cached.at < LENGTH_REFRESH_MS) && Math.abs(now - cached.at) < LENGTH_CACHE_MS;
     if (fresh) return cached;
     let total = 0;
     let all = 0;

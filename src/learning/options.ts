@@ -25,7 +25,10 @@ export interface LearningObject {
   maxTermsPerRequest?: number;
   /** Half-life of a learned count, days (default 30). */
   halfLifeDays?: number;
-  /** Weight of the learned score against the catalog's own relative score (default 20: a request mostly made of words taught for one tool follows them; 0 learns without using it). */
+  /**
+   * Weight of the learned score against the catalog's own relative score (default 20: a request
+   * mostly made of words taught for one tool follows them; 0 learns without using it).
+   */
   weight?: number;
   /** How often what was learned is written to the store, ms (default 5000). */
   flushMs?: number;

@@ -119,11 +119,12 @@ export class McpServerSource implements CatalogSource {
 
   status(): McpSourceStatus {
     const pid = this.connection?.pid();
+    const reason = this.unavailableReason();
     return {
       name: this.owner,
       transport: this.config.kind,
       state: this.state,
-      ...(this.unavailableReason() !== undefined ? { reason: this.unavailableReason() } : {}),
+      ...(reason !== undefined ? { reason } : {}),
       tools: this.tools().length,
       truncated: this.truncated,
       ...(pid !== undefined ? { pid } : {}),

@@ -136,7 +136,7 @@ export function resolveMcpConfig(config: unknown): ResolvedMcpConfig {
   if (c.command !== undefined) {
     return { kind: "stdio", name: c.name, command: c.command, args: c.args ?? [], ...(c.env !== undefined ? { env: c.env } : {}), ...(c.cwd !== undefined ? { cwd: c.cwd } : {}) };
   }
-  const url = URL.canParse(c.url!) ? new URL(c.url!) : undefined;
+  const url = c.url !== undefined && URL.canParse(c.url) ? new URL(c.url) : undefined;
   if (url?.protocol !== "http:" && url?.protocol !== "https:") {
     throw new ConfigInvalidError(`${where}.url: must be an http: or https: URL; got ${url ? `protocol ${JSON.stringify(url.protocol)}` : "(unparsable URL)"}`);
   }

@@ -9,7 +9,7 @@
  * the original names.
  */
 
-const VALID = /^[A-Za-z0-9_.\-]{1,128}$/;
+const VALID = /^[A-Za-z0-9_.-]{1,128}$/;
 const MAX = 128;
 
 export function isValidToolName(name: string): boolean {
@@ -17,7 +17,7 @@ export function isValidToolName(name: string): boolean {
 }
 
 export function sanitizeToolName(name: string): string {
-  const replaced = Array.from(name, (ch) => (/^[A-Za-z0-9_.\-]$/.test(ch) ? ch : "_")).join("");
+  const replaced = Array.from(name, (ch) => (/^[A-Za-z0-9_.-]$/.test(ch) ? ch : "_")).join("");
   const cut = replaced.slice(0, MAX);
   return cut.length > 0 ? cut : "tool";
 }

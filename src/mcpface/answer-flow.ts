@@ -235,7 +235,13 @@ export class HttpAnswerFlow {
  * until stdout drains; a message that finds more than `maxUnreadBytes` unread is not written and
  * `onOverflow` runs (once; nothing is written after it). Returns the undo.
  */
-export function guardStdioOutput(transport: Transport, stdin: Readable, stdout: Writable, maxUnreadBytes: number, onOverflow: (unread: number) => void): () => void {
+export function guardStdioOutput(
+  transport: Transport,
+  stdin: Readable,
+  stdout: Writable,
+  maxUnreadBytes: number,
+  onOverflow: (unread: number) => void,
+): () => void {
   const send = transport.send.bind(transport);
   let paused = false;
   let over = false;

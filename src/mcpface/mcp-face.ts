@@ -247,7 +247,10 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     let entry: Live | undefined;
     try {
       const sessionId = randomUUID();
-      entry = await openSession({ sessionId, ...runIdentity(identity), ...(identity ? { tenant: tokenTenant(identity) } : {}) }, sessionId, { identity, tenant });
+      entry = await openSession({ sessionId, ...runIdentity(identity), ...(identity ? { tenant: tokenTenant(identity) } : {}) }, sessionId, {
+        identity,
+        tenant,
+      });
       const opened = entry;
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => sessionId,
@@ -276,8 +279,19 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
    * A POST to an open session: paused while the session's client leaves answers unread, refused
    * (429) when its requests would find no slot, followed so a hang-up cancels what it carried.
    */
-  async function postToSession(budget: RequestBudget, flow: HttpAnswerFlow, transport: StreamableHTTPServerTransport, req: IncomingMessage, res: ServerResponse, guard: RequestGuard): Promise<void> {
-    await flow.whenDrained(req, (unread) => log?.(`mcp session ${String(req.headers["mcp-session-id"]).slice(0, 64)} paused: ${unread} bytes of answers unread (mcp.maxUnreadBytes ${config.mcp.maxUnreadBytes}); this POST waits`));
+  async function postToSession(
+    budget: RequestBudget,
+    flow: HttpAnswerFlow,
+    transport: StreamableHTTPServerTransport,
+    req: IncomingMessage,
+    res: ServerResponse,
+    guard: RequestGuard,
+  ): Promise<void> {
+    await flow.whenDrained(req, (unread) =>
+      log?.(
+        `mcp session ${String(req.headers["mcp-session-id"]).slice(0, 64)} paused: ${unread} bytes of answers unread (mcp.maxUnreadBytes ${config.mcp.maxUnreadBytes}); this POST waits`,
+      ),
+    );
     if (req.destroyed) return;
     const body = await guard.readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR");
     const ids = requestIds(body);
@@ -300,7 +314,12 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     if (identity === null) return configIdentity;
     try {
       const { agentId, owner, channel, mode } = identityFromToken(configIdentity, identity, engine.settings.mode);
-      return { ...(agentId !== undefined ? { agentId } : {}), ...(owner !== undefined ? { owner } : {}), ...(channel !== undefined ? { channel } : {}), ...(mode !== undefined ? { mode } : {}) };
+      return {
+        ...(agentId !== undefined ? { agentId } : {}),
+        ...(owner !== undefined ? { owner } : {}),
+        ...(channel !== undefined ? { channel } : {}),
+        ...(mode !== undefined ? { mode } : {}),
+      };
     } catch (error) {
       if (error instanceof ForbiddenFieldError) throw new HttpError("FORBIDDEN", `the config's mcp.${error.message}`);
       throw error;
@@ -318,7 +337,8 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       closed = true;
       stopListening();
       if (sweeper) clearInterval(sweeper);
-      const stopped = http ? new Promise<void>((resolve) => http!.close(() => resolve())) : Promise.resolve();
+      const server = http;
+      const stopped = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
       await Promise.allSettled([...live].map((entry) => closeLive(entry)));
       http?.closeAllConnections();
       await stopped;

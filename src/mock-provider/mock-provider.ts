@@ -75,8 +75,10 @@ class RequestRecord {
   add(request: RecordedRequest): void {
     this.kept.push(request);
     this.bytes += request.bytes;
-    while (this.kept.length > 0 && (this.kept.length > this.maxCount || this.bytes > this.maxBytes)) {
-      this.bytes -= this.kept.shift()!.bytes;
+    while (this.kept.length > this.maxCount || this.bytes > this.maxBytes) {
+      const oldest = this.kept.shift();
+      if (oldest === undefined) break;
+      this.bytes -= oldest.bytes;
       this.dropped += 1;
     }
   }

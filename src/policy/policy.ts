@@ -8,8 +8,8 @@ import { compileGlobList, type IdMatcher } from "./glob.js";
 import type { PolicyConfig, PolicyRule, PolicySubject, PolicyTool } from "./types.js";
 
 interface CompiledRule {
-  allow?: IdMatcher;
-  deny?: IdMatcher;
+  allow: IdMatcher | undefined;
+  deny: IdMatcher | undefined;
 }
 
 type LayerName = "agents" | "profiles" | "sandboxes" | "sessions" | "channels";

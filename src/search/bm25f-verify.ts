@@ -120,7 +120,8 @@ async function verifyPostings({ ids, terms, lengths, start, data }: Layout, docs
   ids.forEach((id, doc) => numberOf.set(id, doc));
   for (const [i, source] of docs.entries()) {
     if (i > 0 && i % CHECK_SLICE === 0) await new Promise((resolve) => setImmediate(resolve));
-    const doc = numberOf.get(source.id)!;
+    const doc = numberOf.get(source.id);
+    if (doc === undefined) fail(`${quote(source.id)}: not in the snapshot's ids`);
     const fields = fieldTerms(source);
     for (let f = 0; f < FIELDS; f++) {
       if (lengths[doc * FIELDS + f] !== fields[f]!.length) fail(`${quote(source.id)}: field ${FIELD_NAMES[f]} has another length than its analysis`);

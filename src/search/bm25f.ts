@@ -19,7 +19,7 @@
  * Cost per query: one pass over the postings of the (at most MAX_QUERY_TERMS) query words and
  * their bounded expansions, then a heap select of k: linear in the postings touched.
  */
-import { analyzeIdentifier, analyzeParams, analyzeQuery, analyzeText, MAX_QUERY_TERMS, type AnalyzableDoc, type AnalyzedDoc } from "./analyze.js";
+import { analyzeIdentifier, analyzeParams, analyzeText, MAX_QUERY_TERMS, type AnalyzableDoc, type AnalyzedDoc } from "./analyze.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats, Vocabulary } from "./types.js";
 import { expandWord, MAX_QUERY_SYNONYMS, MAX_TYPO_WORDS, type Expander, type Variant } from "./query-expansion.js";
 import { PostingStore } from "./postings.js";
@@ -420,7 +420,11 @@ export class Bm25fIndex implements CorpusStats {
       if (id === undefined || (allowed !== undefined && !allowed.has(id))) continue;
       heap.push(doc, score);
     }
-    return heap.sorted().map(({ doc, score }) => ({ id: this.#ids[doc]!, score }));
+    // Only docs with an id enter the heap (checked above).
+    return heap.sorted().flatMap(({ doc, score }) => {
+      const id = this.#ids[doc];
+      return id === undefined ? [] : [{ id, score }];
+    });
   }
 
   /** The per-query scratch state of search() and of one clause. */
@@ -468,7 +472,7 @@ export class Bm25fIndex implements CorpusStats {
       ids.push(id);
       for (let f = 0; f < FIELDS; f++) lengths.push(this.#lengths[doc * FIELDS + f] ?? 0);
     });
-    this.#read().rebuild(new Map(), (doc) => renumber[doc]!);
+    this.#read().rebuild(new Map(), (doc) => renumber[doc] ?? -1); // -1: a doc outside the table is dropped
     this.#ids = ids;
     this.#lengths = lengths;
   }
@@ -484,8 +488,9 @@ export class Bm25fIndex implements CorpusStats {
     const lengths = int32s(snapshot.lengths);
     if (!Array.isArray(ids) || lengths.length !== ids.length * FIELDS) throw new Error("bm25f: malformed snapshot");
     const index = new Bm25fIndex(params, expander);
-    index.#ids = ids.map(String);
-    index.#ids.forEach((id, doc) => index.#byId.set(id!, doc));
+    const restored = ids.map(String);
+    restored.forEach((id, doc) => index.#byId.set(id, doc));
+    index.#ids = restored;
     index.#live = ids.length;
     index.#lengths = Array.from(lengths);
     index.#lengths.forEach((len, i) => (index.#totals[i % FIELDS] = (index.#totals[i % FIELDS] ?? 0) + len));
@@ -560,8 +565,8 @@ class TopK {
   /** Whether a doc with this score would enter the heap now. */
   accepts(doc: number, score: number): boolean {
     if (this.#items.length < this.#k) return true;
-    const worst = this.#items[0]!;
-    return worst.score < score || (worst.score === score && worst.doc > doc);
+    const worst = this.#items[0];
+    return worst !== undefined && (worst.score < score || (worst.score === score && worst.doc > doc));
   }
 
   push(doc: number, score: number): void {
@@ -570,7 +575,7 @@ class TopK {
     if (items.length < this.#k) {
       items.push(item);
       this.#up(items.length - 1);
-    } else if (TopK.#worse(items[0]!, item)) {
+    } else if (items[0] !== undefined && TopK.#worse(items[0], item)) {
       items[0] = item;
       this.#down(0);
     }
@@ -582,25 +587,33 @@ class TopK {
 
   #up(i: number): void {
     const items = this.#items;
+    const item = items[i];
+    if (item === undefined) return;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!TopK.#worse(items[i]!, items[parent]!)) return;
-      [items[i], items[parent]] = [items[parent]!, items[i]!];
+      const above = items[parent];
+      if (above === undefined || !TopK.#worse(item, above)) break;
+      items[i] = above;
       i = parent;
     }
+    items[i] = item;
   }
 
   #down(i: number): void {
     const items = this.#items;
     for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let worst = i;
-      if (l < items.length && TopK.#worse(items[l]!, items[worst]!)) worst = l;
-      if (r < items.length && TopK.#worse(items[r]!, items[worst]!)) worst = r;
-      if (worst === i) return;
-      [items[i], items[worst]] = [items[worst]!, items[i]!];
-      i = worst;
+      const item = items[i];
+      const left = items[2 * i + 1];
+      const right = items[2 * i + 2];
+      if (item === undefined) return;
+      let worst = item;
+      if (left !== undefined && TopK.#worse(left, worst)) worst = left;
+      if (right !== undefined && TopK.#worse(right, worst)) worst = right;
+      if (worst === item) return;
+      const at = worst === left ? 2 * i + 1 : 2 * i + 2;
+      items[i] = worst;
+      items[at] = item;
+      i = at;
     }
   }
 }

@@ -33,7 +33,10 @@ export interface IndexBuildInfo {
   size: number;
   /** "cache": reused; "snapshot": loaded from the snapshot folder; "worker": built in a worker thread; "thread": built on the calling thread. */
   via: "cache" | "snapshot" | "worker" | "thread";
-  /** Why a big catalog was built on the calling thread after all (no worker file, stale worker, custom backend, worker error), or why no snapshot was used or written. */
+  /**
+   * Why a big catalog was built on the calling thread after all (no worker file, stale worker,
+   * custom backend, worker error), or why no snapshot was used or written.
+   */
   reason?: string;
   ms: number;
 }

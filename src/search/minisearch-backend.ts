@@ -35,7 +35,7 @@ const OPTIONS: Options<IndexedFields> = {
 };
 
 /** One typo for words of 6–24 letters; longer "words" are identifiers or junk, and fuzzy-matching them is slow. */
-const FUZZY: SearchOptions["fuzzy"] = (term) => (term.length >= 6 && term.length <= 24 ? 1 : false);
+const FUZZY: NonNullable<SearchOptions["fuzzy"]> = (term) => (term.length >= 6 && term.length <= 24 ? 1 : false);
 
 /** What add() indexes for a doc: the analysed fields as space-separated terms. */
 function indexedFields(doc: SearchDoc): IndexedFields {

@@ -82,7 +82,13 @@ function averages(lengths: Int32Array, n: number, F: number): number[] {
 }
 
 /** Per doc: its triples against its analysed fields (unique terms per field, count per term). */
-async function verifyPostings(index: ReadonlyArray<[string, Postings]>, triples: number, shortIdOf: ReadonlyMap<string, number>, lengthOf: Int32Array, check: MiniSearchCheck): Promise<void> {
+async function verifyPostings(
+  index: ReadonlyArray<[string, Postings]>,
+  triples: number,
+  shortIdOf: ReadonlyMap<string, number>,
+  lengthOf: Int32Array,
+  check: MiniSearchCheck,
+): Promise<void> {
   const n = check.docs.length;
   const F = check.fields.length;
   const offsets = new Int32Array(n + 1);

@@ -66,7 +66,7 @@ export interface SearchBackend {
    * clauses (intents.ts), where a backend can rank them all in one pass (BM25F sums word
    * scores, so the whole is the sum of its clauses). Without it, each is a `search`.
    */
-  searchClauses?(clauses: readonly string[], options: BackendSearchOptions): BackendHit[][];
+  readonly searchClauses?: ((clauses: readonly string[], options: BackendSearchOptions) => BackendHit[][]) | undefined;
   readonly size: number;
   /** This backend's BM25F statistics, when it ranks by BM25F (to rank other docs comparably). */
   corpusStats?(): CorpusStats | undefined;

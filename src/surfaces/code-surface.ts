@@ -77,7 +77,9 @@ export const codeMode: SurfaceMode = {
             bridgeCalls: result.stats.bridgeCalls,
           }),
       });
-      return result.ok ? succeeded({ ok: true, value: result.value, logs: result.logs }) : failed(result.error, { ok: false, error: result.error, logs: result.logs });
+      return result.ok
+        ? succeeded({ ok: true, value: result.value, logs: result.logs })
+        : failed(result.error, { ok: false, error: result.error, logs: result.logs });
     },
   }),
 };

@@ -20,10 +20,11 @@ export function structuredHandlers(dispatcher: RunDispatcher): StructuredHandler
     async [TOOL_SEARCH](args, { signal, trace }) {
       refuseUnknownKeys(TOOL_SEARCH, args, ["query", "queries", "limit"]);
       if (args.query !== undefined && args.queries !== undefined) throw new InvalidArgsError('tool_search takes "query" or "queries", not both.');
-      const limit = args.limit as number | undefined;
-      if (args.queries !== undefined) return succeeded({ results: await dispatcher.searchYielding(args.queries as string[], { limit }, "tool_call", signal, trace) });
+      // checkSearchArgs (in the dispatcher) checks the limit's type; an absent limit is left out.
+      const options = args.limit === undefined ? {} : { limit: args.limit as number };
+      if (args.queries !== undefined) return succeeded({ results: await dispatcher.searchYielding(args.queries as string[], options, "tool_call", signal, trace) });
       if (typeof args.query !== "string") throw new InvalidArgsError('tool_search needs "query" (a string) or "queries" (a list of strings).');
-      const hits = dispatcher.search(args.query, { limit }, "tool_call", trace);
+      const hits = dispatcher.search(args.query, options, "tool_call", trace);
       return succeeded(hits.length > 0 && hits.every((h) => h.weak === true) ? { hits, note: WEAK_NOTE } : { hits });
     },
     async [TOOL_DESCRIBE](args) {

@@ -59,10 +59,10 @@ export interface SurfaceInput {
   settings: ToolSearchSettings;
   recorder: RunRecorder;
   /** The code sandbox: given to a mode with `sandboxFallback`, and only when it is available. */
-  pool?: CodePool;
+  pool?: CodePool | undefined;
   /** Whose run this is (RunContext.tenant, else the session): the code pool's fair-share key. */
   tenant: string;
-  prompt?: string;
+  prompt?: string | undefined;
 }
 
 /** One mode. Per-catalog work a mode reuses across runs goes in `dispatcher.catalog.shared`. */
@@ -81,7 +81,12 @@ const toolsBytes = new WeakMap<readonly ProviderTool[], number>();
 export function upfrontOf(surface: Surface): RunTelemetry["upfront"] {
   let bytes = toolsBytes.get(surface.tools);
   if (bytes === undefined) toolsBytes.set(surface.tools, (bytes = Buffer.byteLength(JSON.stringify(surface.tools))));
-  return { schemas: surface.upfrontIds.length, declaredTools: surface.tools.length, toolsBytes: bytes, instructionsBytes: Buffer.byteLength(surface.instructions) };
+  return {
+    schemas: surface.upfrontIds.length,
+    declaredTools: surface.tools.length,
+    toolsBytes: bytes,
+    instructionsBytes: Buffer.byteLength(surface.instructions),
+  };
 }
 
 /**

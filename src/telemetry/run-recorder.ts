@@ -24,7 +24,7 @@ export interface RecorderInit extends RunStartInfo {
 
 export class RunRecorder {
   private readonly data: RunTelemetry;
-  private readonly sink?: SessionLogSink;
+  private readonly sink: SessionLogSink | undefined;
 
   constructor(init: RecorderInit) {
     const size = Object.values(init.bySource).reduce((a, b) => a + b, 0);

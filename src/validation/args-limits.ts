@@ -16,8 +16,8 @@ export const DEFAULT_ARGS_LIMITS: Readonly<ArgsLimits> = Object.freeze({ maxByte
 export function argsOverLimits(args: unknown, limits: ArgsLimits = DEFAULT_ARGS_LIMITS): string | undefined {
   let bytes = 0;
   const stack: Array<{ value: unknown; depth: number }> = [{ value: args, depth: 0 }];
-  while (stack.length > 0) {
-    const { value, depth } = stack.pop()!;
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, depth } = item;
     bytes += sizeOf(value);
     if (bytes > limits.maxBytes) return `they are over the ${limits.maxBytes}-byte limit`;
     if (typeof value !== "object" || value === null) continue;

@@ -46,8 +46,8 @@ function walkShape(schema: unknown, limits: SchemaLimits): string | undefined {
   let nodes = 0;
   let patterns = 0;
   const stack: Array<{ value: unknown; depth: number }> = [{ value: schema, depth: 1 }];
-  while (stack.length > 0) {
-    const { value, depth } = stack.pop()!;
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { value, depth } = item;
     if (typeof value !== "object" || value === null) continue;
     if (depth > limits.maxDepth) return `it nests deeper than ${limits.maxDepth} levels`;
     if (Array.isArray(value)) {

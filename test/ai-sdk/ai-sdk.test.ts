@@ -12,7 +12,10 @@ import { fixtureEngine } from "../engine/helpers.js";
 type Prompt = Array<{ role: string; content: unknown }>;
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV3["doGenerate"]>>;
 
-const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
 const callTool = (id: string, toolName: string, input: unknown): GenerateResult => ({
   content: [{ type: "tool-call", toolCallId: id, toolName, input: JSON.stringify(input) }],
   finishReason: { unified: "tool-calls", raw: "tool_calls" },

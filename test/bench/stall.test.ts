@@ -99,7 +99,16 @@ describe("stall benchmark", () => {
       expect(row.flood).toMatchObject({ calls: 4, outcomes: { ok: 4 } });
       expect(row.flood.window.healthzN).toBeGreaterThan(0);
       expect(Number.isFinite(row.p99Ratio)).toBe(true);
-      const result = { catalogTools: 0, targets: stallPlan(true).targets, settings: { windowMs: 0, stepDeadlineMs: 0, maxIterations: 0 }, goals: STALL_TARGETS, sandbox: { available: true }, idle: row.idle.window, kinds: [], tenantFlood: row } satisfies StallResult;
+      const result = {
+        catalogTools: 0,
+        targets: stallPlan(true).targets,
+        settings: { windowMs: 0, stepDeadlineMs: 0, maxIterations: 0 },
+        goals: STALL_TARGETS,
+        sandbox: { available: true },
+        idle: row.idle.window,
+        kinds: [],
+        tenantFlood: row,
+      } satisfies StallResult;
       expect(stallProblems(result)).toEqual([]);
       expect(stallMarkdown(result, "##").join("\n")).toMatch(/Tenant flood: `mcp --http`[\s\S]*\| flooding tenant: 20 busy bodies in flight \| 4 \|/);
       expect(stallSummaryRows(result).at(-1)![0]).toContain("quiet tenant's code call p99");
@@ -163,7 +172,8 @@ describe("stall benchmark", () => {
     expect(full.memoryRuns).toBe(10_000);
     expect(quick.flood).toBe(false);
     expect(full.tenantFlood).toMatchObject({ floodBodies: 100 });
-    if (quick.tenantFlood && full.tenantFlood) expect(quick.tenantFlood.floodBodies * quick.tenantFlood.busyMs).toBeLessThan(full.tenantFlood.floodBodies * full.tenantFlood.busyMs);
+    if (quick.tenantFlood && full.tenantFlood)
+      expect(quick.tenantFlood.floodBodies * quick.tenantFlood.busyMs).toBeLessThan(full.tenantFlood.floodBodies * full.tenantFlood.busyMs);
     expect(full.amplify).toMatchObject({ calls: 32, resultBytes: 1024 * 1024 });
     expect((quick.amplify as { turns: number }).turns).toBeLessThan((full.amplify as { turns: number }).turns);
     for (const key of Object.keys(full.targets) as Array<keyof typeof full.targets>) expect(quick.targets[key]).toBeLessThan(full.targets[key]);

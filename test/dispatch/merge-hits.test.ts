@@ -7,7 +7,13 @@ import type { BackendHit } from "../../src/search/types.js";
 
 const hits = (prefix: string, scores: number[]): BackendHit[] => scores.map((score, i) => ({ id: `${prefix}${i}`, score }));
 /** Each list best first, as backends give them. */
-const list = (prefix: string) => fc.array(fc.oneof(fc.double({ min: 0.01, max: 50, noNaN: true }), fc.constant(EXACT_SCORE)), { maxLength: 8 }).map((s) => hits(prefix, s.sort((a, b) => b - a)));
+const list = (prefix: string) =>
+  fc.array(fc.oneof(fc.double({ min: 0.01, max: 50, noNaN: true }), fc.constant(EXACT_SCORE)), { maxLength: 8 }).map((s) =>
+    hits(
+      prefix,
+      s.sort((a, b) => b - a),
+    ),
+  );
 
 describe("mergeHits", () => {
   it("comparable scores: the oracle is one sort of both lists by score, catalog first on ties (property)", () => {

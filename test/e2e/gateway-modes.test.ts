@@ -47,7 +47,8 @@ async function startCollector(): Promise<string> {
       };
       for (const rs of body.resourceSpans ?? [])
         for (const ss of rs.scopeSpans ?? [])
-          for (const span of ss.spans ?? []) exported.push({ name: span.name, attributes: Object.fromEntries((span.attributes ?? []).map((a) => [a.key, Object.values(a.value)[0]])) });
+          for (const span of ss.spans ?? [])
+            exported.push({ name: span.name, attributes: Object.fromEntries((span.attributes ?? []).map((a) => [a.key, Object.values(a.value)[0]])) });
       res.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
   });

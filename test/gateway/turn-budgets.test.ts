@@ -34,7 +34,11 @@ async function hostile(behaviour: HostileBehaviour): Promise<HostileProvider> {
   return provider;
 }
 
-async function gatewayFor(api: ProviderApi, provider: HostileProvider, sections: { provider?: Record<string, unknown>; gateway?: Record<string, unknown> } = {}): Promise<Gateway> {
+async function gatewayFor(
+  api: ProviderApi,
+  provider: HostileProvider,
+  sections: { provider?: Record<string, unknown>; gateway?: Record<string, unknown> } = {},
+): Promise<Gateway> {
   const config = resolveGatewayConfig(
     {
       tools: { toolSearch: { mode: "direct" } },

@@ -3,7 +3,7 @@
  * re-lists, and answers over maxMessageBytes fail at once instead of being parsed.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createToolSearch, type ToolSearchEngine } from "../../src/index.js";
 import type { McpServerSource } from "../../src/mcp/index.js";
 import { answeredId, BoundedLineBuffer, boundedMcpFetch, boundStdioReads, MessageTooLargeError } from "../../src/mcp/message-limit.js";

@@ -1,7 +1,7 @@
 /** SDK servers built here, over Streamable HTTP on 127.0.0.1: pagination, list_changed, death, reconnect, down at start. */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Catalog } from "../../src/catalog/catalog.js";
 import { createToolAjv } from "../../src/validation/ajv.js";
 import { closedAfterEach, nextChange, textTool, toolContext, waitFor } from "./helpers.js";

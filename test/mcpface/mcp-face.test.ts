@@ -24,8 +24,16 @@ function text(result: unknown): string {
   return content.map((item) => (item.type === "text" ? item.text : "")).join("");
 }
 
-async function stdioClient(configFile: string, env: Record<string, string>): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--config", configFile], env: { PATH: process.env.PATH ?? "", ...env }, stderr: "pipe" });
+async function stdioClient(
+  configFile: string,
+  env: Record<string, string>,
+): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "mcp", "--config", configFile],
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stderr: "pipe",
+  });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: "test", version: "1.0.0" });

@@ -26,7 +26,10 @@ describe("pool options", () => {
     expect(o).toMatchObject({ maxQueuePerTenant: 16, maxRunningPerTenant: 1 });
     expect(resolvePoolOptions({ maxConcurrent: 4, maxQueue: 10 })).toMatchObject({ maxQueuePerTenant: 3, maxRunningPerTenant: 3 });
     expect(resolvePoolOptions({ prefork: 0, maxQueue: 0 })).toMatchObject({ maxQueuePerTenant: 0, maxRunningPerTenant: 1 });
-    expect(resolvePoolOptions({ maxConcurrent: 4, maxRunningPerTenant: 4, maxQueuePerTenant: 64 })).toMatchObject({ maxQueuePerTenant: 64, maxRunningPerTenant: 4 });
+    expect(resolvePoolOptions({ maxConcurrent: 4, maxRunningPerTenant: 4, maxQueuePerTenant: 64 })).toMatchObject({
+      maxQueuePerTenant: 64,
+      maxRunningPerTenant: 4,
+    });
     expect(resolvePoolOptions({ maxResultBytes: 8 * 1024 * 1024 }).maxFrameBytes).toBe(8 * 1024 * 1024 + 64 * 1024);
   });
 

@@ -28,7 +28,12 @@ describe("planQuery", () => {
     expect(planQuery(["syn__2"], stats, 0, 400)).toMatchObject({ planned: '"syn__2"', pruned: false });
   });
   it("keeps a common verb in names while it names at most a quarter of a big catalog", () => {
-    const big: Record<string, TermStats> = { contact: { all: 300, named: 250 }, create: { all: 1300, named: 1250 }, new: { all: 6000, named: 0 }, list: { all: 3000, named: 3000 } };
+    const big: Record<string, TermStats> = {
+      contact: { all: 300, named: 250 },
+      create: { all: 1300, named: 1250 },
+      new: { all: 6000, named: 0 },
+      list: { all: 3000, named: 3000 },
+    };
     const s = (t: string): TermStats => big[t] ?? { all: 0, named: 0 };
     expect(planQuery(["create", "new", "contact"], s, 10_000, 400).planned).toBe('"contact" OR {name ident} : "create"');
     expect(planQuery(["create", "contact"], s, 1_000, 400).planned).toBe('"contact"');

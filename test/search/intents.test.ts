@@ -60,7 +60,10 @@ describe("fuse", () => {
     const fused = fuse([whole, [{ id: "a1", score: 5 }], [{ id: "b1", score: 3 }]], 3);
     expect(fused.map((h) => h.id)).toEqual(["a1", "a2", "b1"]);
     expect(fused[0]!.score).toBe(1);
-    for (const h of fused) expect(h.score).toBeGreaterThan(0), expect(h.score).toBeLessThanOrEqual(1);
+    for (const h of fused) {
+      expect(h.score).toBeGreaterThan(0);
+      expect(h.score).toBeLessThanOrEqual(1);
+    }
   });
 });
 

@@ -44,7 +44,14 @@ describe("index snapshots", () => {
   });
 
   it.each([
-    ["a flipped payload byte", (b: Buffer) => (b[b.length - 100] ^= 0xff), /checksum mismatch/],
+    [
+      "a flipped payload byte",
+      (b: Buffer): void => {
+        const at = b.length - 100;
+        b.writeUInt8(b.readUInt8(at) ^ 0xff, at);
+      },
+      /checksum mismatch/,
+    ],
     ["a truncated file", (b: Buffer) => b.subarray(0, b.length - 10), /payload bytes|checksum/],
     ["garbage", () => Buffer.from("not a snapshot at all"), /not a toolsearch index snapshot/],
     ["another analyzer", (b: Buffer) => Buffer.from(b.toString("latin1").replace(/"signature":"[0-9a-f]+"/, '"signature":"0000000000000000"'), "latin1"), /another analyzer/],

@@ -46,7 +46,8 @@ function send(url: string, method: string, headers: Record<string, string>, body
 
 const JSON_TYPE = { "content-type": "application/json" };
 /** What `serve` answers in `error`, and `mcp --http` in its JSON-RPC error's `data`. */
-const codeOf = (answer: Answer): unknown => (answer.json.error as { code?: unknown; data?: { code?: unknown } } | undefined)?.data?.code ?? (answer.json.error as { code?: unknown } | undefined)?.code;
+const codeOf = (answer: Answer): unknown =>
+  (answer.json.error as { code?: unknown; data?: { code?: unknown } } | undefined)?.data?.code ?? (answer.json.error as { code?: unknown } | undefined)?.code;
 const messageOf = (answer: Answer): string => String((answer.json.error as { message?: unknown } | undefined)?.message ?? "");
 
 function fixture(config: Record<string, unknown>): { dir: string; marks: string; configFile: string } {

@@ -54,7 +54,12 @@ describe("hostile input on the shared parent", () => {
         JSON.parse(await run.handleToolCall({ name: "tool_describe", arguments: JSON.stringify({ id: longId }) })) as unknown,
         JSON.parse(await run.handleToolCall({ name: "x".repeat(400_000), arguments: "{}" })) as unknown,
       ]);
-      const [described, called, viaTool, longName] = value as [Error & { code: string }, { ok: boolean; id: string; error: { code: string; message: string } }, { error: { code: string; message: string } }, { error: { code: string } }];
+      const [described, called, viaTool, longName] = value as [
+        Error & { code: string },
+        { ok: boolean; id: string; error: { code: string; message: string } },
+        { error: { code: string; message: string } },
+        { error: { code: string } },
+      ];
       expect(described.code).toBe("TOOL_NOT_FOUND");
       expect(described.message).toMatch(/\[\+\d+ chars\]"\. Use search to find tool ids\.$/);
       expect(described.message.length).toBeLessThan(400);
