@@ -82,7 +82,13 @@ function scoreBags(bags: Bags, set: ReplaySet): { top1: number; top5: number } {
 }
 
 export function learningCeiling(set: ReplaySet, minSessions = 3): CeilingResult {
-  return { set: set.name, minSessions, allPairs: scoreBags(bagsOf(set, 1), set), countedPairs: scoreBags(bagsOf(set, minSessions), set), linear: linearCeiling(set, minSessions) };
+  return {
+    set: set.name,
+    minSessions,
+    allPairs: scoreBags(bagsOf(set, 1), set),
+    countedPairs: scoreBags(bagsOf(set, minSessions), set),
+    linear: linearCeiling(set, minSessions),
+  };
 }
 
 /**
@@ -111,7 +117,12 @@ export function linearCeiling(set: ReplaySet, minSessions = 3, epochs = 8): { to
     scores.set(bias);
     for (const term of terms) for (const [t, slot] of slots.get(term) ?? []) scores[t]! += w[slot]!;
   };
-  const examples = set.past.flatMap((q) => q.relevant.flatMap((tool) => (toolIndex.has(tool) ? [{ terms: learnedTerms(q.query, 64), tool: toolIndex.get(tool)! }] : [])));
+  const examples = set.past.flatMap((q) =>
+    q.relevant.flatMap((tool) => {
+      const index = toolIndex.get(tool);
+      return index === undefined ? [] : [{ terms: learnedTerms(q.query, 64), tool: index }];
+    }),
+  );
   for (let epoch = 0; epoch < epochs; epoch++) {
     const rate = 0.5 / (1 + epoch);
     for (const { terms, tool } of examples) {
