@@ -9,9 +9,7 @@ import { join, relative } from "node:path";
 
 const MAX = 160;
 const EXTENSIONS = /\.(?:ts|mts|cts|js|mjs|cjs)$/;
-// TODO(issue 23): bench/code-mode is being changed in another branch; main.ts has four lines over
-// (159, 390, 446, 558 today). Wrap them there, then drop the entry.
-const SKIP = new Set(["node_modules", "dist", "coverage", ".cache", "bench/code-mode"]);
+const SKIP = new Set(["node_modules", "dist", "coverage", ".cache"]);
 const ROOTS = ["src", "bench", "wasm", "scripts", "examples", "test", "vitest.config.ts"];
 
 /** Lines (0-based) that a string, template or regexp literal touches. */

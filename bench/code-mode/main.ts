@@ -156,7 +156,12 @@ async function readyChildMemory(): Promise<ReadyMemory | undefined> {
     }
     if (rows.length === 0) return undefined;
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    return { nodeUss: mean(rows.map((r) => r.node.uss)), nodePss: mean(rows.map((r) => r.node.pss)), wrapperUss: mean(rows.map((r) => r.wrappers)), children: rows.length };
+    return {
+      nodeUss: mean(rows.map((r) => r.node.uss)),
+      nodePss: mean(rows.map((r) => r.node.pss)),
+      wrapperUss: mean(rows.map((r) => r.wrappers)),
+      children: rows.length,
+    };
   } finally {
     await pool.close();
   }
@@ -387,7 +392,16 @@ type RoundRates = {
 
 async function throughput(
   size: number,
-): Promise<{ size: number; pool: Rate; noPrefork: Rate; bare: Rate; floor: Rate; parentCpuMsPerBody: number; spawnerCpuMsPerBody: number; rounds: RoundRates[] }> {
+): Promise<{
+  size: number;
+  pool: Rate;
+  noPrefork: Rate;
+  bare: Rate;
+  floor: Rate;
+  parentCpuMsPerBody: number;
+  spawnerCpuMsPerBody: number;
+  rounds: RoundRates[];
+}> {
   const sums = { pool: { ms: 0, cpu: 0 }, noPrefork: { ms: 0, cpu: 0 }, bare: { ms: 0, cpu: 0 }, floor: { ms: 0, cpu: 0 } };
   let parentCpuUs = 0;
   let spawnerCpuMs = 0;
@@ -443,7 +457,16 @@ async function throughput(
     cpuMsPer: s.cpu / (N.bodies * N.rounds),
   });
   const bodies = N.bodies * N.rounds;
-  return { size, pool: rate(sums.pool), noPrefork: rate(sums.noPrefork), bare: rate(sums.bare), floor: rate(sums.floor), parentCpuMsPerBody: parentCpuUs / 1000 / bodies, spawnerCpuMsPerBody: spawnerCpuMs / bodies, rounds };
+  return {
+    size,
+    pool: rate(sums.pool),
+    noPrefork: rate(sums.noPrefork),
+    bare: rate(sums.bare),
+    floor: rate(sums.floor),
+    parentCpuMsPerBody: parentCpuUs / 1000 / bodies,
+    spawnerCpuMsPerBody: spawnerCpuMs / bodies,
+    rounds,
+  };
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
@@ -555,7 +578,16 @@ async function main(): Promise<void> {
     throughput: rates,
     ...(memory ? { readyChildMemoryMiB: memory } : {}),
     ...(reference ? { inProcessReference: reference } : {}),
-    targets: { warmP50Ms: 5, warmMet: warmP50 <= 5, minThroughputRatio: 0.8, worstRatio, throughputMet: worstRatio >= 0.8, minFloorRatio: 0.9, worstFloorRatio: worstFloor, floorMet: worstFloor >= 0.9 },
+    targets: {
+      warmP50Ms: 5,
+      warmMet: warmP50 <= 5,
+      minThroughputRatio: 0.8,
+      worstRatio,
+      throughputMet: worstRatio >= 0.8,
+      minFloorRatio: 0.9,
+      worstFloorRatio: worstFloor,
+      floorMet: worstFloor >= 0.9,
+    },
   };
   const dir = join(process.cwd(), "bench", "results");
   mkdirSync(dir, { recursive: true });

@@ -16,12 +16,16 @@
  *
  * Serialised with Function.prototype.toString (pool/spawner.ts): self-contained, no imports.
  */
-type Require = (id: string) => any;
+/** CommonJS require, as the serialised source gets it; the types below are erased, so the source stays self-contained. */
+type Require = (id: string) => unknown;
+type ChildProcessModule = typeof import("node:child_process");
+type FsModule = typeof import("node:fs");
+type Child = import("node:child_process").ChildProcessWithoutNullStreams;
 
 export function spawnerMain(require: Require): void {
   "use strict";
-  const { spawn } = require("node:child_process");
-  const fs = require("node:fs");
+  const { spawn } = require("node:child_process") as ChildProcessModule;
+  const fs = require("node:fs") as FsModule;
   const HEADER = 9;
   const CONFIG = 0;
   const SPAWN = 1;
@@ -36,7 +40,7 @@ export function spawnerMain(require: Require): void {
   const LAZY_MS = 100;
 
   interface Kid {
-    proc: any;
+    proc: Child;
     killed: boolean;
   }
   let config: { command: string; args: string[]; cwd: string; unshare: boolean } | undefined;
@@ -75,7 +79,7 @@ export function spawnerMain(require: Require): void {
    * per body.
    */
   const lazy: Array<[number, number, Buffer]> = [];
-  let lazyTimer: any;
+  let lazyTimer: ReturnType<typeof setTimeout> | undefined;
   function sendLazy(type: number, id: number, payload: Buffer): void {
     lazy.push([type, id, payload]);
     if (lazyTimer === undefined) lazyTimer = setTimeout(flushLazy, LAZY_MS);
@@ -133,7 +137,7 @@ export function spawnerMain(require: Require): void {
       send(EXIT, id, Buffer.from(JSON.stringify({ code: null, signal: null, error: "the spawner has no launch plan" })));
       return;
     }
-    let proc: any;
+    let proc: Child;
     try {
       proc = spawn(config.command, extra.length > 0 ? config.args.concat(["--"], extra) : config.args, {
         cwd: config.cwd,
