@@ -96,8 +96,8 @@ export async function runLearningBench(options: { dataDir: string; quick: boolea
     log(`latency, ${workload} × ${tools}: p50 ${row.p50OffMs.toFixed(2)} ms learning off, ${row.p50OnMs.toFixed(2)} ms on, ${row.onVsMemoryBm25.toFixed(2)}× memory BM25`);
     latency.push(row);
   }
-  const ceiling = learningCeiling({ ...meta, past: metaPast }, DEFAULT_LEARNING.minSessions);
-  log(`ceiling, metatool: top-1 ${ceiling.allPairs.top1.toFixed(3)} with every pair, ${ceiling.countedPairs.top1.toFixed(3)} with pairs from ≥ ${ceiling.minSessions} requests, ${ceiling.linear.top1.toFixed(3)} for a linear classifier over those`);
+  const ceiling = await learningCeiling({ ...meta, past: metaPast }, DEFAULT_LEARNING.minSessions);
+  log(`ceiling, metatool: top-1 ${ceiling.allPairs.top1.toFixed(3)} with every pair, ${ceiling.countedPairs.top1.toFixed(3)} with pairs from ≥ ${ceiling.minSessions} requests, ${ceiling.linear.top1.toFixed(3)} for a linear classifier over those, ${ceiling.linearFused.top1.toFixed(3)} fused with the catalog`);
   return { curves, poisoning, cost, latency, ceiling, quick };
 }
 
