@@ -9,6 +9,7 @@
  * pairs (linearCeiling, below).
  */
 import { learnedTerms } from "../../src/learning/terms.js";
+import { bm25OverCounts } from "../lib/baseline-bm25.js";
 import { replayEngine } from "./replay.js";
 import type { ReplaySet } from "./sets.js";
 
@@ -38,36 +39,11 @@ function bagsOf(set: ReplaySet, minSessions: number): Bags {
   return bags;
 }
 
-/** Plain BM25 over the bags, its statistics computed once. */
-function ranker(bags: Bags, k1 = 1.2, b = 0.75): (request: string) => string[] {
-  const byTerm = new Map<string, Array<[string, number]>>();
-  const lengths = new Map<string, number>();
-  for (const [tool, bag] of bags) {
-    let len = 0;
-    for (const [term, n] of bag) {
-      len += n;
-      const list = byTerm.get(term) ?? [];
-      list.push([tool, n]);
-      byTerm.set(term, list);
-    }
-    lengths.set(tool, len);
-  }
-  let total = 0;
-  for (const len of lengths.values()) total += len;
-  const avg = total / Math.max(1, bags.size);
-  return (request) => {
-    const scores = new Map<string, number>();
-    for (const term of new Set(learnedTerms(request, 64))) {
-      const list = byTerm.get(term);
-      if (list === undefined) continue;
-      const idf = Math.log(1 + (bags.size - list.length + 0.5) / (list.length + 0.5));
-      for (const [tool, tf] of list) {
-        const norm = k1 * (1 - b + (b * lengths.get(tool)!) / avg);
-        scores.set(tool, (scores.get(tool) ?? 0) + (idf * tf * (k1 + 1)) / (tf + norm));
-      }
-    }
-    return [...scores].sort((x, y) => y[1] - x[1]).map(([tool]) => tool);
-  };
+/** Plain BM25 over the bags (bench/lib/baseline-bm25.ts), its statistics computed once. */
+function ranker(bags: Bags): (request: string) => string[] {
+  const tools = [...bags.keys()];
+  const score = bm25OverCounts([...bags.values()]);
+  return (request) => score(learnedTerms(request, 64)).map((i) => tools[i]!);
 }
 
 function scoreBags(bags: Bags, set: ReplaySet): { top1: number; top5: number } {

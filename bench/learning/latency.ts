@@ -10,13 +10,13 @@
  * (the catalog path alone), beside the in-memory BM25 yardstick (bench/lib/memory-bm25.ts) over
  * the same docs and requests.
  */
-import type { ToolDefinition } from "../../src/catalog/types.js";
 import type { SearchDoc } from "../../src/search/types.js";
+import { median } from "../harness/stats.js";
 import { loadRegistryTools } from "../lib/shared-data.js";
 import { memoryBm25 } from "../lib/memory-bm25.js";
 import { makeQueries, scaleCatalog } from "../search/workload.js";
 import { replayEngine, replaySession } from "./replay.js";
-import { scaledSealSet, type ReplaySet } from "./sets.js";
+import { asPlugins, scaledSealSet, type ReplaySet } from "./sets.js";
 
 export type LatencyWorkload = "seal" | "registry";
 
@@ -40,11 +40,6 @@ export interface LatencyRow {
 const TEACHINGS = 3;
 const LIMIT = 10;
 
-function p50(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
 /** The catalog (as a replay set, with its docs) and the requests timed. */
 function workloadOf(dataDir: string, workload: LatencyWorkload, tools: number): { set: ReplaySet & { docs: SearchDoc[] }; requests: string[] } {
   if (workload === "registry") return registrySet(dataDir, tools);
@@ -52,44 +47,34 @@ function workloadOf(dataDir: string, workload: LatencyWorkload, tools: number): 
   return { set, requests: set.heldOut.map((q) => q.query) };
 }
 
-/** The registry workload: tools as plugin definitions; no judged requests (each is taught to its first hit). */
+/** The registry workload: tools as plugin definitions (names made distinct); no judged requests (each is taught to its first hit). */
 function registrySet(dataDir: string, tools: number): { set: ReplaySet & { docs: SearchDoc[] }; requests: string[] } {
   const base = loadRegistryTools(dataDir);
-  const docs = scaleCatalog(base, tools).map((d, i) => ({ ...d, id: `plugin:registry:t${i}`, name: `t${i}_${d.name}`.slice(0, 64) }));
-  const definitions: ToolDefinition[] = docs.map((d) => ({ name: d.name, description: d.description, inputSchema: { type: "object", properties: {} }, execute: () => ({ ok: true }) }));
-  return { set: { name: `registry×${tools}`, docs, plugins: new Map([["registry", definitions]]), past: [], heldOut: [] }, requests: makeQueries(base) };
+  const docs = scaleCatalog(base, tools).map((d, i) => ({ ...d, name: `t${i}_${d.name}`.slice(0, 64) }));
+  return { set: { name: `registry×${tools}`, docs, plugins: asPlugins(docs, () => "registry").plugins, past: [], heldOut: [] }, requests: makeQueries(base) };
 }
 
-async function timeExplain(engine: Awaited<ReturnType<typeof replayEngine>>, agentId: string, requests: readonly string[], rounds: number): Promise<number> {
-  const run = await engine.prepareRun({ sessionId: `time-${agentId}`, agentId });
-  const samples: number[] = [];
-  try {
-    for (const q of requests) await run.explain(q, { limit: LIMIT }); // warm up
-    for (let round = 0; round < rounds; round++) {
-      for (const q of requests) {
-        const t = performance.now();
-        await run.explain(q, { limit: LIMIT });
-        samples.push(performance.now() - t);
-      }
-    }
-  } finally {
-    await run.end();
-  }
-  return p50(samples);
-}
-
-function timeYardstick(docs: readonly SearchDoc[], requests: readonly string[], rounds: number): number {
-  const yardstick = memoryBm25(docs);
-  for (const q of requests) yardstick.search(q, LIMIT);
+/** The median time of `work` per request over `rounds` passes, after one pass to warm up, ms. */
+async function timeEach(requests: readonly string[], rounds: number, work: (request: string) => unknown): Promise<number> {
+  for (const q of requests) await work(q);
   const samples: number[] = [];
   for (let round = 0; round < rounds; round++) {
     for (const q of requests) {
       const t = performance.now();
-      yardstick.search(q, LIMIT);
+      await work(q);
       samples.push(performance.now() - t);
     }
   }
-  return p50(samples);
+  return median(samples);
+}
+
+async function timeExplain(engine: Awaited<ReturnType<typeof replayEngine>>, agentId: string, requests: readonly string[], rounds: number): Promise<number> {
+  const run = await engine.prepareRun({ sessionId: `time-${agentId}`, agentId });
+  try {
+    return await timeEach(requests, rounds, (q) => run.explain(q, { limit: LIMIT }));
+  } finally {
+    await run.end();
+  }
 }
 
 /** Each request taught to its first hit, in TEACHINGS sessions of the taught agent. */
@@ -124,7 +109,8 @@ export async function measureLatency(dataDir: string, workload: LatencyWorkload,
     // One after the other, each over all requests (a busy box moves them alike).
     const p50OffMs = await timeExplain(engine, "fresh", requests, rounds);
     const p50OnMs = await timeExplain(engine, "taught", requests, rounds);
-    const memoryBm25P50Ms = timeYardstick(set.docs, requests, rounds);
+    const yardstick = memoryBm25(set.docs);
+    const memoryBm25P50Ms = await timeEach(requests, rounds, (q) => yardstick.search(q, LIMIT));
     return {
       workload,
       tools: set.docs.length,

@@ -11,6 +11,7 @@ import path from "node:path";
 import type { ToolDefinition } from "../../src/catalog/types.js";
 import type { SearchDoc } from "../../src/search/types.js";
 import type { JudgedQuery } from "../lib/relevance.js";
+import { scaleCatalog } from "../search/workload.js";
 import { loadLiveMcpQueries, loadLiveMcpTools, loadSealQueries, loadSealTools } from "../lib/shared-data.js";
 
 export interface ReplaySet {
@@ -29,7 +30,10 @@ function pluginId(owner: string): string {
 }
 
 /** Docs as tool definitions (parameters optional: the replayed model's calls carry no arguments), and old id → new id. */
-function asPlugins(docs: readonly SearchDoc[], ownerOf: (doc: SearchDoc) => string): { plugins: Map<string, ToolDefinition[]>; ids: Map<string, string> } {
+export function asPlugins(
+  docs: readonly SearchDoc[],
+  ownerOf: (doc: SearchDoc) => string,
+): { plugins: Map<string, ToolDefinition[]>; ids: Map<string, string> } {
   const plugins = new Map<string, ToolDefinition[]>();
   const ids = new Map<string, string>();
   for (const doc of docs) {
@@ -83,13 +87,7 @@ export function sealSet(dataDir: string): ReplaySet {
  * the in-memory BM25 yardstick.
  */
 export function scaledSealSet(dataDir: string, tools: number): ReplaySet & { docs: SearchDoc[] } {
-  const base = loadSealTools(dataDir);
-  const docs: SearchDoc[] = [];
-  for (let i = 0; docs.length < tools; i++) {
-    const d = base[i % base.length]!;
-    const copy = Math.floor(i / base.length);
-    docs.push(copy === 0 ? d : { ...d, id: `${d.id}~${copy}`, name: `${d.name}_${copy}` });
-  }
+  const docs = scaleCatalog(loadSealTools(dataDir), tools);
   const { plugins, ids } = asPlugins(docs, () => "seal");
   return { name: `seal-tools×${tools}`, docs, plugins, past: relabel(loadSealQueries(dataDir, "dev"), ids), heldOut: relabel(loadSealQueries(dataDir, "test_in_domain"), ids) };
 }

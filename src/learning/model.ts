@@ -69,8 +69,6 @@ class ScopeModel {
   readonly totalsFrom: number;
   /** The tenant whose share this scope's records count against (scope-keys.ts). */
   readonly owner: string;
-  /** Records held (active or not). */
-  records = 0;
   constructor(key: string, minSessions: number) {
     this.totalsFrom = key === SHARED_SCOPE ? Math.min(2, minSessions) : 1;
     this.owner = ownerOfScope(key);
@@ -400,7 +398,6 @@ export class LearnedModel {
   }
 
   #counted(scope: ScopeModel, delta: number): void {
-    scope.records += delta;
     this.#records += delta;
     const share = this.#owners.get(scope.owner);
     if (share !== undefined) share.records += delta;
@@ -426,8 +423,8 @@ export class LearnedModel {
   }
 
   /**
-   * Records within shares, after `scope` was taught `tool`: past `maxRecordsPerTenant` a tenant's
-   * owner's least recently taught tool bags go (never the one just taught); past `maxRecords`
+   * Records within shares, after `scope` was taught `tool`: past `maxRecordsPerTenant` the
+   * tenant's least recently taught tool bags go (never the one just taught); past `maxRecords`
    * in all, those of the owner holding the most records. Whole bags go, least recently taught
    * first, so the check is cheap and what a tenant still uses stays.
    */
@@ -478,7 +475,9 @@ export class LearnedModel {
   #dropScope(key: string): void {
     const scope = this.#scopes.get(key);
     if (scope === undefined) return;
-    this.#counted(scope, -scope.records);
+    let records = 0;
+    for (const bag of scope.tools.values()) records += bag.size;
+    this.#counted(scope, -records);
     this.#scopes.delete(key);
     const share = this.#owners.get(scope.owner);
     if (share === undefined) return;

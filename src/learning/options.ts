@@ -118,22 +118,8 @@ const check = compileOptions<LearningObject>(learningObjectSchema);
 /** The value with every default filled in; `enabledByDefault` is the switch's default where the engine runs. */
 export function resolveLearning(value: unknown, enabledByDefault: boolean, path = "tools.toolSearch.learning"): ResolvedLearningOptions {
   if (value === undefined || typeof value === "boolean") return { ...DEFAULT_LEARNING, enabled: value ?? enabledByDefault };
+  // Checked against the schema (additionalProperties: false), so every key present is a valid option.
   const v = check(value, path);
   const minSessions = v.minSessions ?? DEFAULT_LEARNING.minSessions;
-  return {
-    ...DEFAULT_LEARNING,
-    enabled: v.enabled ?? enabledByDefault,
-    minSessions,
-    scope: v.scope ?? DEFAULT_LEARNING.scope,
-    maxTermsPerTool: v.maxTermsPerTool ?? DEFAULT_LEARNING.maxTermsPerTool,
-    maxToolsPerSession: v.maxToolsPerSession ?? DEFAULT_LEARNING.maxToolsPerSession,
-    maxTermsPerRequest: v.maxTermsPerRequest ?? DEFAULT_LEARNING.maxTermsPerRequest,
-    halfLifeDays: v.halfLifeDays ?? DEFAULT_LEARNING.halfLifeDays,
-    weight: v.weight ?? DEFAULT_LEARNING.weight,
-    flushMs: v.flushMs ?? DEFAULT_LEARNING.flushMs,
-    maxScopesPerTenant: v.maxScopesPerTenant ?? DEFAULT_LEARNING.maxScopesPerTenant,
-    maxRecordsPerTenant: v.maxRecordsPerTenant ?? DEFAULT_LEARNING.maxRecordsPerTenant,
-    maxRecords: v.maxRecords ?? DEFAULT_LEARNING.maxRecords,
-    seenPerPair: Math.max(DEFAULT_LEARNING.seenPerPair, minSessions),
-  };
+  return { ...DEFAULT_LEARNING, ...v, enabled: v.enabled ?? enabledByDefault, seenPerPair: Math.max(DEFAULT_LEARNING.seenPerPair, minSessions) };
 }
