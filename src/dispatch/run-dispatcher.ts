@@ -21,6 +21,7 @@ import { toDescription, toHit } from "./present.js";
 import { checkSearchArgs, checkToolId, MAX_QUERY_CHARS } from "../validation/search-args.js";
 import type { BatchSearchResult, CallOutcome, ExplainedHit, SearchHit, SearchOptions, ToolDescription } from "./types.js";
 import type { RunLearning } from "../learning/learner.js";
+import { spellsName } from "../learning/fuse.js";
 
 export interface RunScope {
   /** Every tool this run may see: admitted catalog tools and admitted client tools. */
@@ -161,8 +162,11 @@ export class RunDispatcher {
       (q, clauses, n) => this.mergedClauses(q, clauses, n),
     );
     // An exact name or id stays first and alone decides: learning reorders only what text ranked.
-    const exact = fusing && ranked[0] !== undefined && isExact(query, ranked[0].id, catalog.get(ranked[0].id)?.name);
-    const fused = fusing && !exact && learning ? learning.fuse(ranked, learned, limit) : ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
+    // A request that spells the first hit's whole name keeps it first; learning reorders the rest.
+    const firstName = ranked[0] !== undefined ? catalog.get(ranked[0].id)?.name : undefined;
+    const exact = fusing && ranked[0] !== undefined && isExact(query, ranked[0].id, firstName);
+    const spelled = fusing && !exact && firstName !== undefined && spellsName(query, firstName);
+    const fused = fusing && !exact && learning ? learning.fuse(ranked, learned, limit, spelled) : ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
     // Never empty: nothing ranked (and nothing learned) gives the best partial matches, marked weak.
     const hits: Array<BackendHit & { learned: boolean }> = fused.length > 0 ? fused : this.weakHits(query, limit).map((h) => ({ ...h, learned: false }));
     return hits.flatMap((hit) => {

@@ -6,6 +6,8 @@
  * Only ids the caller allows (the run's effective catalog) ever get a learned score, so fusion
  * can reorder the allowed tools and add allowed ones the catalog text missed, nothing more.
  */
+import { analyzeText, splitIdentifier, stem } from "../search/analyze.js";
+import { STOPWORDS } from "../search/stopwords.js";
 import type { BackendHit } from "../search/types.js";
 
 export interface FusedHit extends BackendHit {
@@ -33,12 +35,37 @@ const MAX_SURE = 0.5;
 
 export const DEFAULT_FUSE: Omit<FuseParams, "weight"> = { half: 0, margin: true };
 
+/** A name of one word is one word the request shares with it, not the request naming the tool. */
+const MIN_SPELLED_WORDS = 2;
+
+/**
+ * The request spells the tool's whole name: every word of it (stemmed, stopwords aside, as the
+ * analyzer reads both), and the name has two or more. "create a marketing campaign named …"
+ * spells `createMarketingCampaign`. A request that names a tool that plainly is as strong a
+ * sign as the catalog has, short of the exact name (which bypasses fusion): learned terms of a
+ * near twin (`createPromotionCampaign`, taught "create … campaign … targeting") must not pass it.
+ */
+export function spellsName(request: string, name: string): boolean {
+  const words = splitIdentifier(name).filter((w) => !STOPWORDS.has(w));
+  if (words.length < MIN_SPELLED_WORDS) return false;
+  const terms = new Set(analyzeText(request.slice(0, 2_000).toLowerCase()));
+  return words.every((w) => terms.has(stem(w)));
+}
+
 /**
  * `ranked`: the catalog's hits, best first (scores relative, exact matches at 1 and first).
- * `learned`: learned scores of allowed ids. Returns `limit` hits.
+ * `learned`: learned scores of allowed ids. Returns `limit` hits. `keepFirst`: the catalog's
+ * first hit stays first (the request spells its name: spellsName) and learning reorders the rest.
  */
-export function fuseLearned(ranked: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number, params: FuseParams): FusedHit[] {
+export function fuseLearned(
+  ranked: readonly BackendHit[],
+  learned: ReadonlyMap<string, number>,
+  limit: number,
+  params: FuseParams,
+  keepFirst = false,
+): FusedHit[] {
   if (learned.size === 0 || params.weight === 0) return ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
+  if (keepFirst && ranked[0] !== undefined) return fuseAfterFirst(ranked[0], ranked.slice(1), learned, limit, params);
   const top = Math.max(...ranked.map((h) => h.score), Number.EPSILON);
   let best = 0;
   for (const s of learned.values()) best = Math.max(best, s);
@@ -61,6 +88,15 @@ export function fuseLearned(ranked: readonly BackendHit[], learned: ReadonlyMap<
     const before = catalogRank.get(id);
     return { id, score: score / norm, learned: learned.has(id) && (before === undefined || before > i) };
   });
+}
+
+function fuseAfterFirst(first: BackendHit, rest: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number, params: FuseParams): FusedHit[] {
+  const others = new Map(learned);
+  others.delete(first.id);
+  // The rest keep the catalog's second score as their best, so the list stays in order.
+  const scale = (rest[0]?.score ?? 0) / Math.max(first.score, Number.EPSILON);
+  const tail = limit > 1 ? fuseLearned(rest, others, limit - 1, params) : [];
+  return [{ ...first, score: 1, learned: false }, ...tail.map((h) => ({ ...h, score: h.score * scale }))];
 }
 
 /** The `limit` best learned scores of ids not in `ranked`, best first; on equal scores the earlier id (as a stable sort keeps it). */

@@ -139,8 +139,8 @@ export class Learner {
     return scores;
   }
 
-  fuse(ranked: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number): FusedHit[] {
-    return fuseLearned(ranked, learned, limit, { ...DEFAULT_FUSE, weight: this.options.weight });
+  fuse(ranked: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number, keepFirst = false): FusedHit[] {
+    return fuseLearned(ranked, learned, limit, { ...DEFAULT_FUSE, weight: this.options.weight }, keepFirst);
   }
 
   /** The catalog changed: what was learned about tools that left it is dropped (here and, at the next write, in the store). */
@@ -258,8 +258,9 @@ export class RunLearning {
     return this.#learner.scores(this.#scope, request, allowed, catalog);
   }
 
-  fuse(ranked: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number): FusedHit[] {
-    return this.#learner.fuse(ranked, learned, limit);
+  /** `keepFirst`: the catalog's first hit stays first (fuse.ts, spellsName). */
+  fuse(ranked: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number, keepFirst = false): FusedHit[] {
+    return this.#learner.fuse(ranked, learned, limit, keepFirst);
   }
 
   /** A search answered (catalog hits only). */

@@ -59,6 +59,22 @@ interface PairRecord {
 /** A tool's learned field in one scope: term → record. */
 type ToolBag = Map<string, PairRecord>;
 
+/**
+ * What ranking reads of one term in a scope, computed once and kept until one of the term's
+ * records changes (or for LENGTH_CACHE_MS, as the bag lengths): its taught total and document
+ * frequency, and its active records as two arrays. Every search of a taught scope reads it for
+ * each request term, and a word taught to many tools has thousands of records.
+ */
+interface TermSummary {
+  at: number;
+  sum: number;
+  df: number;
+  tools: string[];
+  counts: number[];
+  /** Each active record's BM25 term frequency part, for one set of bag lengths and parameters. */
+  saturated?: { lengths: ReadonlyMap<string, number>; params: LearnedScoreParams; values: Float64Array };
+}
+
 class ScopeModel {
   /**
    * Contributors a pair needs to weigh in a term's totals. In the shared scope, where each
@@ -77,6 +93,8 @@ class ScopeModel {
   readonly tools = new Map<string, ToolBag>();
   /** term → the tools whose bag holds it (active or not), each with its record (the same object as in the bag) */
   readonly byTerm = new Map<string, Map<string, PairRecord>>();
+  /** term → its summary (TermSummary); a term's entry goes whenever one of its records changes. */
+  readonly summaries = new Map<string, TermSummary>();
   /** Bumped on every change: the cached lengths below are for one version. */
   version = 0;
   /** Bag lengths (sum of active decayed counts) and their mean, cached per version and hour: decay moves them slowly. */
@@ -158,6 +176,7 @@ export class LearnedModel {
       record.sessions = Math.min(MAX_SESSIONS, record.sessions + 1);
       record.count = this.#decayed(record, o.at) + 1;
       record.at = Math.max(record.at, o.at);
+      scope.summaries.delete(term);
       changed = true;
     }
     if (changed) scope.version++;
@@ -193,36 +212,26 @@ export class LearnedModel {
     const out = new Map<string, number>();
     const scope = this.#scopes.get(scopeKey);
     if (scope === undefined || terms.length === 0) return out;
-    const { mean, total, lengths } = this.#lengths(scope, now);
+    const { total, lengths } = this.#lengths(scope, now);
     const n = Math.max(scope.tools.size, allowed.size);
     const tools = new Map<string, { bm25: number; cover: number; evidence: number }>();
     let mass = 0;
     for (const term of new Set(terms)) {
-      const records = scope.byTerm.get(term);
-      // The term's taught total and document frequency count its pairs, counted or not yet (ScopeModel.totalsFrom).
-      let sum = 0;
-      let df = 0;
-      let active = 0;
-      const matched: Array<[string, number]> = [];
-      for (const [tool, record] of records ?? []) {
-        if (record.sessions < scope.totalsFrom) continue;
-        const c = this.#decayed(record, now);
-        sum += c;
-        df++;
-        if (!this.#active(record)) continue;
-        active++;
-        if (allowed.has(tool)) matched.push([tool, c]);
-      }
+      const summary = this.#summary(scope, term, now);
+      const { sum, df, tools: active, counts } = summary;
       // A total a few seconds stale may not hold this term's latest pairs yet.
       const weight = Math.log(1 + Math.max(total, sum) / (sum + 0.5)) * (catalogWeight?.(term) ?? 1);
       mass += weight;
-      if (matched.length === 0) continue;
-      const idf = Math.log(1 + (n - Math.max(df, active) + 0.5) / (Math.max(df, active) + 0.5));
-      for (const [tool, tf] of matched) {
-        const norm = params.k1 * (1 - params.b + (params.b * (lengths.get(tool) ?? 0)) / mean);
+      if (active.length === 0) continue;
+      const idf = Math.log(1 + (n - Math.max(df, active.length) + 0.5) / (Math.max(df, active.length) + 0.5));
+      const saturated = this.#saturated(summary, scope, params, lengths);
+      for (let i = 0; i < active.length; i++) {
+        const tool = active[i]!;
+        if (!allowed.has(tool)) continue;
+        const tf = counts[i]!;
         let acc = tools.get(tool);
         if (acc === undefined) tools.set(tool, (acc = { bm25: 0, cover: 0, evidence: 0 }));
-        acc.bm25 += (idf * tf * (params.k1 + 1)) / (tf + norm);
+        acc.bm25 += idf * saturated[i]!;
         acc.cover += weight;
         acc.evidence = Math.max(acc.evidence, tf);
       }
@@ -286,6 +295,7 @@ export class LearnedModel {
       mine.at = at;
       mine.sessions = Math.min(MAX_SESSIONS, Math.max(mine.sessions + fresh, row.sessions));
       mine.seen = [...new Set([...mine.seen, ...row.seen])].slice(-this.#options.seenPerPair);
+      scope.summaries.delete(row.term);
     }
   }
 
@@ -327,6 +337,41 @@ export class LearnedModel {
     const age = Math.floor((now - r.at) / DECAY_STEP_MS) * DECAY_STEP_MS;
     if (age <= 0) return r.count;
     return r.count * Math.exp((-LN2 * age) / this.#halfLifeMs());
+  }
+
+  /** A term's summary in a scope (TermSummary), cached. Its taught total and document frequency count its pairs, counted or not yet (ScopeModel.totalsFrom). */
+  #summary(scope: ScopeModel, term: string, now: number): TermSummary {
+    const cached = scope.summaries.get(term);
+    if (cached !== undefined && Math.abs(now - cached.at) < LENGTH_CACHE_MS) return cached;
+    const summary: TermSummary = { at: now, sum: 0, df: 0, tools: [], counts: [] };
+    const records = scope.byTerm.get(term);
+    if (records === undefined) return summary;
+    for (const [tool, record] of records) {
+      if (record.sessions < scope.totalsFrom) continue;
+      const c = this.#decayed(record, now);
+      summary.sum += c;
+      summary.df++;
+      if (!this.#active(record)) continue;
+      summary.tools.push(tool);
+      summary.counts.push(c);
+    }
+    scope.summaries.set(term, summary);
+    return summary;
+  }
+
+  /** tf·(k1 + 1) / (tf + k1·(1 − b + b·length / mean)) of each of the summary's records, kept while the bag lengths and parameters are the same. */
+  #saturated(summary: TermSummary, scope: ScopeModel, params: LearnedScoreParams, lengths: ReadonlyMap<string, number>): Float64Array {
+    const kept = summary.saturated;
+    if (kept !== undefined && kept.lengths === lengths && kept.params === params) return kept.values;
+    const mean = scope.cache?.mean ?? 1;
+    const values = new Float64Array(summary.tools.length);
+    for (let i = 0; i < values.length; i++) {
+      const tf = summary.counts[i]!;
+      const norm = params.k1 * (1 - params.b + (params.b * (lengths.get(summary.tools[i]!) ?? 0)) / mean);
+      values[i] = (tf * (params.k1 + 1)) / (tf + norm);
+    }
+    summary.saturated = { lengths, params, values };
+    return values;
   }
 
   /** The scope's bag lengths and their mean (over bags with an active record), cached. */
@@ -372,6 +417,7 @@ export class LearnedModel {
     }
     if (worst === undefined) return;
     bag.delete(worst);
+    scope.summaries.delete(worst);
     this.#counted(scope, -1);
     const tools = scope.byTerm.get(worst);
     tools?.delete(tool);
@@ -382,6 +428,7 @@ export class LearnedModel {
     scope.version++;
     this.#counted(scope, -(scope.tools.get(tool)?.size ?? 0));
     for (const term of scope.tools.get(tool)?.keys() ?? []) {
+      scope.summaries.delete(term);
       const tools = scope.byTerm.get(term);
       tools?.delete(tool);
       if (tools?.size === 0) scope.byTerm.delete(term);
@@ -391,6 +438,7 @@ export class LearnedModel {
 
   #addRecord(scope: ScopeModel, tool: string, bag: ToolBag, term: string, record: PairRecord): void {
     bag.set(term, record);
+    scope.summaries.delete(term);
     let tools = scope.byTerm.get(term);
     if (tools === undefined) scope.byTerm.set(term, (tools = new Map()));
     tools.set(tool, record);

@@ -111,6 +111,24 @@ describe("learning from use", () => {
     await engine.close();
   });
 
+  it("a request that spells the first hit's whole name keeps it first; learning reorders the rest", async () => {
+    // Near twins told apart by one name word, a word many other tools share (so the catalog's
+    // margin between the twins is small), and past requests that taught the promotion twin.
+    const twins = [
+      tool("create_marketing_campaign", "Starts a campaign for an audience between two dates."),
+      tool("create_promotion_campaign", "Starts a campaign for an audience between two dates."),
+      ...Array.from({ length: 20 }, (_, i) => tool(`marketing_report_${i}`, `Marketing report number ${i} for a team.`)),
+    ];
+    const engine = await engineWith({}, {}, twins);
+    for (let i = 0; i < 40; i++) await teach(engine, `s${i}`, "core:create_promotion_campaign", {}, "create a campaign targeting families for the spring");
+    // Learning leads where the request names neither twin ...
+    expect((await ids(engine, "create a campaign targeting families"))[0]).toBe("core:create_promotion_campaign");
+    // ... but a request that spells a tool's whole name keeps it first, the taught twin right behind.
+    const spelled = await ids(engine, "create a marketing campaign targeting families for the spring");
+    expect(spelled.slice(0, 2)).toEqual(["core:create_marketing_campaign", "core:create_promotion_campaign"]);
+    await engine.close();
+  });
+
   it("a word the catalog's text shares widely, taught to one tool first, does not outrank the catalog's clear first hit", async () => {
     // The gateway bench's case: over the 1,000-tool demo catalog, three requests share "create";
     // the first tool's learned terms count (three sessions) while the others' are still pending.
