@@ -20,13 +20,13 @@
  * their bounded expansions, then a heap select of k: linear in the postings touched.
  */
 import { analyzeIdentifier, analyzeParams, analyzeText, MAX_QUERY_TERMS, type AnalyzableDoc, type AnalyzedDoc } from "./analyze.js";
-import type { BackendHit, BackendSearchOptions, CorpusStats, Vocabulary } from "./types.js";
+import type { BackendHit, BackendSearchOptions, CorpusStats, FieldName, ScoreDetail, Vocabulary, WordScore } from "./types.js";
 import { expandWord, MAX_QUERY_SYNONYMS, MAX_TYPO_WORDS, type Expander, type Variant } from "./query-expansion.js";
 import { PostingStore } from "./postings.js";
 import { queryWords } from "./query-words.js";
 import { TypoIndex } from "./typo.js";
 
-export const FIELD_NAMES = ["name", "owner", "description", "params"] as const;
+export const FIELD_NAMES = ["name", "owner", "description", "params"] as const satisfies readonly FieldName[];
 const FIELDS = FIELD_NAMES.length;
 
 export interface FieldParams {
@@ -292,7 +292,10 @@ export class Bm25fIndex implements CorpusStats {
     const stats = options.stats === undefined ? this : combineStats(this, options.stats);
     const words = queryWords(query, stats, this.#params.vocabulary ?? true);
     if (words.length === 0) return [];
-    return this.#select(this.#score(words, stats), limit, options.allowed);
+    const trace = options.explain === undefined ? undefined : new ScoreTrace();
+    const hits = this.#select(this.#score(words, stats, 0, trace), limit, options.allowed, this.#state(), trace);
+    if (trace !== undefined) options.explain?.([trace.details]);
+    return hits;
   }
 
   /**
@@ -320,10 +323,18 @@ export class Bm25fIndex implements CorpusStats {
     const seen = new Set<string>();
     let wholeCount = 0;
     const lists: BackendHit[][] = [];
+    // Explain mode: the whole request's word scores are its clauses' fresh ones, copied as scored.
+    const wholeTrace = options.explain === undefined ? undefined : new ScoreTrace();
+    const clauseTraces: ScoreTrace[] = [];
     for (const clause of clauses) {
       const words = queryWords(clause, stats, this.#params.vocabulary ?? true);
       const fresh = words.filter((w) => seen.size < MAX_QUERY_TERMS && !seen.has(w) && seen.add(w));
-      const count = this.#score(fresh, stats, 0);
+      const trace = wholeTrace === undefined ? undefined : new ScoreTrace();
+      const count = this.#score(fresh, stats, 0, trace);
+      if (trace !== undefined) {
+        wholeTrace?.absorb(trace);
+        clauseTraces.push(trace);
+      }
       for (let i = 0; i < count; i++) {
         const doc = touched[i]!;
         if (whole[doc] === 0) wholeTouched[wholeCount++] = doc;
@@ -332,16 +343,20 @@ export class Bm25fIndex implements CorpusStats {
         wholeInName[doc]! += inName[doc]!;
       }
       const again = words.filter((w) => !fresh.includes(w));
-      lists.push(this.#select(this.#score(again, stats, count), limit, options.allowed));
+      lists.push(this.#select(this.#score(again, stats, count, trace), limit, options.allowed, this.#state(), trace));
     }
-    return [this.#select(wholeCount, limit, options.allowed, { scores: whole, touched: wholeTouched, matched: wholeMatched, inName: wholeInName }), ...lists];
+    const wholeState = { scores: whole, touched: wholeTouched, matched: wholeMatched, inName: wholeInName };
+    const all = [this.#select(wholeCount, limit, options.allowed, wholeState, wholeTrace), ...lists];
+    if (wholeTrace !== undefined) options.explain?.([wholeTrace.details, ...clauseTraces.map((t) => t.details)]);
+    return all;
   }
 
   /**
    * Accumulates each word's best variant per doc into #scores; returns how many docs #touched
    * lists. `count`: docs #touched already lists (a second call adding words to the same scores).
+   * `trace` (explain mode only) records each word's best variant per doc as it is added.
    */
-  #score(words: readonly string[], stats: CorpusStats, count = 0): number {
+  #score(words: readonly string[], stats: CorpusStats, count = 0, trace?: ScoreTrace): number {
     this.#ensureScratch();
     const { k1, fields } = this.#params;
     const avg = stats.avgLengths;
@@ -373,14 +388,14 @@ export class Bm25fIndex implements CorpusStats {
           for (let f = 0; packed !== 0; f++, packed >>>= TF_BITS) {
             const n = packed & TF_MAX;
             if (n === 0) continue;
-            const p = norm[f]!;
-            tf += (p.weight * n) / (1 - p.b + (p.b * lengths[doc * FIELDS + f]!) / p.avg);
+            tf += fieldTf(norm[f]!, n, lengths[doc * FIELDS + f]!);
           }
           const s = (scale * tf) / (k1 + tf);
           if (s > best[doc]!) {
             if (best[doc] === 0) wordTouched[wordCount++] = doc;
             best[doc] = s;
             bestInName[doc] = (tfs & TF_MAX) === 0 ? 0 : 1;
+            trace?.best.set(doc, { word, variant, tfs });
           }
         }
       }
@@ -390,6 +405,7 @@ export class Bm25fIndex implements CorpusStats {
         scores[doc]! += best[doc]!;
         matched[doc]!++;
         inName[doc]! += bestInName[doc]!;
+        trace?.commit(doc, best[doc]!, (f) => [norm[f]!, lengths[doc * FIELDS + f]!]);
         best[doc] = 0;
       }
     }
@@ -398,9 +414,9 @@ export class Bm25fIndex implements CorpusStats {
 
   /**
    * Top `limit` of the touched docs (score × coordination × name precision, then insertion
-   * order); resets the scratch state of those docs.
+   * order); resets the scratch state of those docs. With `trace`, the detail of each hit returned.
    */
-  #select(count: number, limit: number, allowed: ReadonlySet<string> | undefined, state: ScoreState = this.#state()): BackendHit[] {
+  #select(count: number, limit: number, allowed: ReadonlySet<string> | undefined, state: ScoreState = this.#state(), trace?: ScoreTrace): BackendHit[] {
     const { scores, touched, matched, inName } = state;
     const heap = new TopK(limit);
     const coordFactors = this.#coordFactors;
@@ -410,6 +426,7 @@ export class Bm25fIndex implements CorpusStats {
       const doc = touched[i]!;
       const nameTerms = Math.min(lengths[doc * FIELDS]!, MAX_NAME_TERMS);
       const score = scores[doc]! * coordFactors[matched[doc]!]! * nameFactors[inName[doc]! * (MAX_NAME_TERMS + 1) + nameTerms]!;
+      trace?.factors(doc, scores[doc]!, coordFactors[matched[doc]!]!, nameFactors[inName[doc]! * (MAX_NAME_TERMS + 1) + nameTerms]!, score);
       scores[doc] = 0;
       matched[doc] = 0;
       inName[doc] = 0;
@@ -423,7 +440,9 @@ export class Bm25fIndex implements CorpusStats {
     // Only docs with an id enter the heap (checked above).
     return heap.sorted().flatMap(({ doc, score }) => {
       const id = this.#ids[doc];
-      return id === undefined ? [] : [{ id, score }];
+      if (id === undefined) return [];
+      trace?.keep(doc, id);
+      return [{ id, score }];
     });
   }
 
@@ -518,6 +537,78 @@ interface ScoreState {
   touched: Int32Array;
   matched: Uint8Array;
   inName: Uint8Array;
+}
+
+/** A field's weighted, length-normalised term frequency: what BM25F sums over fields before it saturates. */
+function fieldTf(p: NormParams, n: number, length: number): number {
+  return (p.weight * n) / (1 - p.b + (p.b * length) / p.avg);
+}
+
+interface NormParams {
+  weight: number;
+  b: number;
+  /** The field's mean length (never 0). */
+  avg: number;
+}
+
+/**
+ * Explain mode's record of one scored list, filled by the scoring pass itself (so its figures
+ * are the ones the ranking used, not a second derivation): per doc, each word's best variant
+ * and what it added, then the factors #select multiplied the sum by, and the detail of each
+ * hit returned. Only made when a search asks for it: the default path passes undefined.
+ */
+class ScoreTrace {
+  /** doc → the best variant so far of the word being scored (reset as each word is added). */
+  readonly best = new Map<number, { word: string; variant: Variant; tfs: number }>();
+  /** doc → its word scores, in the order they were added to its sum. */
+  readonly #words = new Map<number, WordScore[]>();
+  readonly #factors = new Map<number, Omit<ScoreDetail, "words">>();
+  /** id → detail, for the hits the list returned. */
+  readonly details = new Map<string, ScoreDetail>();
+
+  /** The word just scored added `score` to `doc`: split it by field as the scorer weighed them. */
+  commit(doc: number, score: number, field: (f: number) => [NormParams, number]): void {
+    const best = this.best.get(doc);
+    if (best === undefined) return;
+    this.best.delete(doc);
+    const parts: number[] = [];
+    let tf = 0;
+    let packed = best.tfs;
+    // The same terms in the same order as #score's loop: tf comes out bit for bit the same.
+    for (let f = 0; f < FIELDS; f++, packed >>>= TF_BITS) {
+      const n = packed & TF_MAX;
+      const part = n === 0 ? 0 : fieldTf(...field(f), n);
+      parts.push(part);
+      tf += part;
+    }
+    const shares = parts.map((part) => (tf === 0 ? 0 : (score * part) / tf));
+    const fields = Object.fromEntries(FIELD_NAMES.map((name, f) => [name, shares[f] ?? 0])) as Record<FieldName, number>;
+    const { word, variant } = best;
+    const via = variant.term === word ? "word" : (variant.origin ?? "expansion");
+    const list = this.#words.get(doc);
+    const entry: WordScore = { word, term: variant.term, via, score, fields };
+    if (list === undefined) this.#words.set(doc, [entry]);
+    else list.push(entry);
+  }
+
+  /** Adds another trace's word scores as they stand now (a clause's fresh words, to the whole request's). */
+  absorb(other: ScoreTrace): void {
+    for (const [doc, words] of other.#words) {
+      const list = this.#words.get(doc);
+      if (list === undefined) this.#words.set(doc, [...words]);
+      else list.push(...words);
+    }
+  }
+
+  factors(doc: number, sum: number, coordination: number, namePrecision: number, score: number): void {
+    this.#factors.set(doc, { sum, coordination, namePrecision, score });
+  }
+
+  /** The doc is a hit of the list, as `id`. */
+  keep(doc: number, id: string): void {
+    const factors = this.#factors.get(doc);
+    if (factors !== undefined) this.details.set(id, { words: this.#words.get(doc) ?? [], ...factors });
+  }
 }
 
 /** Robertson–Sparck Jones IDF, floored above 0 so that a term in every doc still counts a little. */

@@ -15,6 +15,8 @@ import type { CorpusStats } from "./types.js";
 export interface Variant {
   term: string;
   weight: number;
+  /** Where a variant other than the word itself came from (explain mode reports it). */
+  origin?: "typo" | "thesaurus";
 }
 
 /** Per-query state: how many more words may be typo-corrected, and how many more synonyms added. */
@@ -77,7 +79,7 @@ export function makeExpander(options: ExpansionOptions = {}): Expander {
     // not a typo ("paris" is not a misspelt "parse"), but a rare one ("wether") usually is.
     if (typos && budget.typos > 0 && stats.df(word) === 0 && !isCommonWord(word)) {
       budget.typos--;
-      for (const term of stats.corrections?.(word) ?? []) variants.push({ term, weight: TYPO_WEIGHT });
+      for (const term of stats.corrections?.(word) ?? []) variants.push({ term, weight: TYPO_WEIGHT, origin: "typo" });
     }
     if (thesaurus) {
       // Synonyms of what was meant: of the corrected word when the typed one is unknown.
@@ -86,7 +88,7 @@ export function makeExpander(options: ExpansionOptions = {}): Expander {
         for (const term of thesaurusOf(b)) {
           if (budget.synonyms <= 0) break;
           budget.synonyms--;
-          variants.push({ term, weight: THESAURUS_WEIGHT });
+          variants.push({ term, weight: THESAURUS_WEIGHT, origin: "thesaurus" });
         }
       }
     }

@@ -14,13 +14,15 @@ import { IdSuggester } from "./id-suggester.js";
 import { searchIntents, type IntentOptions } from "./intents.js";
 import { ownVocabulary, PartialMatcher } from "./partial-match.js";
 import { linkOwner, ownerKey } from "./siblings.js";
-import type { BackendHit, CorpusStats, SearchBackend, SearchDoc } from "./types.js";
+import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchDoc } from "./types.js";
 
 export interface ToolIndexSearchOptions {
   limit: number;
   allowed?: ReadonlySet<string>;
   /** Passed to the backend: rank with another index's statistics (see BackendSearchOptions). */
   stats?: CorpusStats;
+  /** Explain mode, passed to the backend: each backend search's score detail (BackendSearchOptions.explain). */
+  explain?: BackendSearchOptions["explain"];
   /**
    * Multi-intent handling (intents.ts): clause fusion and linked siblings, both on by default;
    * false ranks the request as one list (what a caller that fuses several indexes' merged
@@ -156,8 +158,7 @@ export class ToolIndex {
     if (!(limit > 0)) return texts.map(() => []);
     if (this.backend.searchClauses === undefined) return texts.map((t) => this.#searchOne(t, limit, options));
     const exact = texts.map((t) => this.#exact(t.trim(), options.allowed));
-    const extra = { ...(options.allowed ? { allowed: options.allowed } : {}), ...(options.stats ? { stats: options.stats } : {}) };
-    const lists = this.backend.searchClauses(clauses, { limit: limit + Math.max(...exact.map((e) => e.length)), ...extra });
+    const lists = this.backend.searchClauses(clauses, { limit: limit + Math.max(...exact.map((e) => e.length)), ...backendOptions(options) });
     return texts.map((_, i) => this.#withExact(exact[i]!, lists[i] ?? [], limit));
   }
 
@@ -193,8 +194,7 @@ export class ToolIndex {
     const exact = this.#exact(trimmed, allowed);
     if (exact.length >= limit) return this.#withExact(exact, [], limit);
     // Ask for enough that dropping the exact ids (already listed) still leaves `limit`.
-    const extra = { ...(allowed ? { allowed } : {}), ...(options.stats ? { stats: options.stats } : {}) };
-    return this.#withExact(exact, this.backend.search(query, { limit: limit + exact.length, ...extra }), limit);
+    return this.#withExact(exact, this.backend.search(query, { limit: limit + exact.length, ...backendOptions(options) }), limit);
   }
 
   /** Exact matches first, then the backend's hits without them, `limit` in all. */
@@ -241,6 +241,12 @@ export class ToolIndex {
   #assertOpen(): void {
     if (this.#closed) throw new IndexClosedError();
   }
+}
+
+/** What a backend search takes from the index's options besides its limit. */
+function backendOptions(options: ToolIndexSearchOptions): Omit<BackendSearchOptions, "limit"> {
+  const { allowed, stats, explain } = options;
+  return { ...(allowed ? { allowed } : {}), ...(stats ? { stats } : {}), ...(explain ? { explain } : {}) };
 }
 
 function dedupe(ids: readonly string[]): string[] {

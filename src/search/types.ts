@@ -18,6 +18,42 @@ export interface BackendSearchOptions {
    * statistics ignore it.
    */
   stats?: CorpusStats;
+  /**
+   * Explain mode: called once per search with each returned list's score detail by id (one
+   * list for `search`, [whole, ...clauses] for `searchClauses`), as the scorer computed it.
+   * Backends that do not rank by BM25F never call it. Undefined (the default) costs nothing.
+   */
+  explain?: (lists: ReadonlyArray<ReadonlyMap<string, ScoreDetail>>) => void;
+}
+
+/** A BM25F field (bm25f.ts FIELD_NAMES): the tool's name, its owner (server or plugin), description, parameter names. */
+export type FieldName = "name" | "owner" | "description" | "params";
+
+/** One request word's part of a tool's BM25F score, as the scorer added it. */
+export interface WordScore {
+  /** The request word as the scorer read it: analysed (stemmed), vocabulary rewrites applied. */
+  word: string;
+  /** The index term that scored: the word itself, its typo correction or a thesaurus word of it. */
+  term: string;
+  /** How `term` came from `word` ("expansion": a custom expander's variant). */
+  via: "word" | "typo" | "thesaurus" | "expansion";
+  /** What the scorer added to the tool's sum for this word (its best variant only). */
+  score: number;
+  /** `score` split by field, in proportion to each field's weighted, length-normalised frequency; they sum to `score`. */
+  fields: Record<FieldName, number>;
+}
+
+/** How a BM25F score was made: the word scores' sum, times coordination, times name precision (bm25f.ts). */
+export interface ScoreDetail {
+  words: WordScore[];
+  /** Σ words[].score. */
+  sum: number;
+  /** (request words matched) ^ coord. */
+  coordination: number;
+  /** ((request words in the name + 1) ÷ (name terms + 1)) ^ namePrecision. */
+  namePrecision: number;
+  /** sum × coordination × namePrecision: the score the hit was ranked by in its list. */
+  score: number;
 }
 
 /** What BM25F needs to know about a corpus to score a doc as if it belonged to it. */
