@@ -33,7 +33,19 @@ export type {
   ApprovalDecision,
   AfterToolCallHook,
 } from "./dispatch/hooks.js";
-export type { SearchHit, BatchSearchResult, SearchOptions, ToolDescription, CallOutcome, ExplainedHit } from "./dispatch/types.js";
+export type {
+  SearchHit,
+  BatchSearchResult,
+  SearchOptions,
+  ToolDescription,
+  CallOutcome,
+  ExplainedHit,
+  ExplainOptions,
+  DetailedHit,
+  ExplainDetail,
+  RankStep,
+  ListStep,
+} from "./dispatch/types.js";
 export type { LearningControl } from "./engine/engine.js";
 export type { LearningConfig, LearningObject, LearningScope, ResolvedLearningOptions } from "./learning/options.js";
 export { memoryLearningStore, type LearningStore, type LearnedExport } from "./learning/store.js";
@@ -53,7 +65,18 @@ export {
 export type { ProviderApi } from "./wire/wire-types.js";
 export { TOOL_FORMATS, type ToolFormat, type FormatTools, type OpenAIChatTool, type OpenAIResponsesTool, type AnthropicTool } from "./surfaces/formats.js";
 
-export type { SearchBackend, SearchBackendFactory, SearchDoc, BackendChoice, BackendHit, BackendSearchOptions, SnapshotExpectation } from "./search/types.js";
+export type {
+  SearchBackend,
+  SearchBackendFactory,
+  SearchDoc,
+  BackendChoice,
+  BackendHit,
+  BackendSearchOptions,
+  SnapshotExpectation,
+  ScoreDetail,
+  WordScore,
+  FieldName,
+} from "./search/types.js";
 export { fts5Backend } from "./search/fts5-backend.js";
 export { minisearchBackend } from "./search/minisearch-backend.js";
 

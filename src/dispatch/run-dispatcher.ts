@@ -6,33 +6,20 @@
 import type { EffectiveCatalog } from "../catalog/effective-catalog.js";
 import type { CatalogEntry } from "../catalog/types.js";
 import { InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, toErrorPayload } from "../errors.js";
-import type { ToolIndex } from "../search/tool-index.js";
 import type { RunRecorder } from "../telemetry/run-recorder.js";
 import { answerPayload } from "../error-channel.js";
 import type { RunTrace, TraceScope } from "../telemetry/otel.js";
 import type { CallVia } from "../telemetry/types.js";
 import { traceDispatched } from "../telemetry/dispatched.js";
 import { runCallPath, type CallEnvironment } from "./call-path.js";
-import { mergeHits } from "./merge-hits.js";
-import { searchIntents } from "../search/intents.js";
-import type { BackendHit } from "../search/types.js";
 import { clip } from "../text/prompt-text.js";
 import { toDescription, toHit } from "./present.js";
 import { checkSearchArgs, checkToolId, MAX_QUERY_CHARS } from "../validation/search-args.js";
-import type { BatchSearchResult, CallOutcome, ExplainedHit, SearchHit, SearchOptions, ToolDescription } from "./types.js";
-import type { RunLearning } from "../learning/learner.js";
-import { spellsName } from "../learning/fuse.js";
+import type { BatchSearchResult, CallOutcome, DetailedHit, ExplainedHit, SearchHit, SearchOptions, ToolDescription } from "./types.js";
+import { rankRequest, type RunScope } from "./rank-request.js";
+import { RankTrace } from "./explain-detail.js";
 
-export interface RunScope {
-  /** Every tool this run may see: admitted catalog tools and admitted client tools. */
-  catalog: EffectiveCatalog;
-  /** The shared catalog's index, filtered by `catalog.catalogIds` instead of re-indexed. */
-  index: ToolIndex;
-  /** A small index of this run's client tools, when there are any. */
-  clientIndex?: ToolIndex;
-  /** Learning from use (learning/): this run's learned scores, and where its searches and calls are reported. */
-  learning?: RunLearning;
-}
+export type { RunScope };
 
 export interface SearchLimits {
   searchDefaultLimit: number;
@@ -40,13 +27,6 @@ export interface SearchLimits {
 }
 
 const MAX_SUGGESTIONS = 3;
-/**
- * Catalog hits fused with learned scores: enough that a tool the learned field ranks high is
- * among them with its catalog score. 20 in place of 30: MetaTool's tune replay 0.762 → 0.759,
- * validate and Seal-Tools unchanged, and a taught search at 4,076 tools about 0.3 ms faster
- * (`node dist/bench/learning/latency-main.js seal 4076`); 10 cost 0.005 on the tune replay.
- */
-const LEARNED_POOL = 20;
 
 export class RunDispatcher {
   constructor(
@@ -132,80 +112,26 @@ export class RunDispatcher {
   }
 
   /**
-   * rank, each hit saying whether learning from use moved it up (`learned`). Not recorded and
-   * never shown to a model: for `run.explain`, benchmarks and operators.
+   * rank, each hit saying whether learning from use moved it up (`learned`); with `detail`, also
+   * the steps that placed it (explain-detail.ts), recorded on the same ranking path. Not
+   * recorded and never shown to a model: for `run.explain`, benchmarks and operators.
    */
-  explain(query: string, limit: number): ExplainedHit[] {
-    return this.searchOne(query.slice(0, MAX_QUERY_CHARS), Math.max(1, Math.min(limit, this.limits.maxSearchLimit)));
-  }
-
-  /**
-   * The catalog's index and the run's client index, as one ranking: client tools are scored
-   * with the catalog's corpus statistics (IDF, mean field lengths), so their scores compare
-   * with catalog hits and a better-matching client tool ranks first. A request of several
-   * steps is ranked clause by clause over that merged ranking and fused (search/intents.ts),
-   * so a client tool can answer one step and catalog tools the others.
-   */
-  private searchOne(query: string, limit: number): ExplainedHit[] {
-    const { catalog, index, learning } = this.scope;
-    // The one hook of learning into ranking: learned scores of the run's allowed catalog tools
-    // only (so policy is never widened), fused with the catalog's ranking (learning/fuse.ts).
-    const learned =
-      learning && !query.trim().toLowerCase().startsWith("select:") ? learning.scores(query, catalog.catalogIds, index.backend.corpusStats?.()) : undefined;
-    const fusing = learned !== undefined && learned.size > 0;
-    const ranked = searchIntents(
-      query,
-      fusing ? Math.max(limit, LEARNED_POOL) : limit,
-      (q, n) => this.mergedHits(q, n),
-      (id) => index.siblings(id, catalog.catalogIds),
-      {},
-      (q, clauses, n) => this.mergedClauses(q, clauses, n),
-    );
-    // An exact name or id stays first and alone decides: learning reorders only what text ranked.
-    // A request that spells the first hit's whole name keeps it first; learning reorders the rest.
-    const firstName = ranked[0] !== undefined ? catalog.get(ranked[0].id)?.name : undefined;
-    const exact = fusing && ranked[0] !== undefined && isExact(query, ranked[0].id, firstName);
-    const spelled = fusing && !exact && firstName !== undefined && spellsName(query, firstName);
-    const fused = fusing && !exact && learning ? learning.fuse(ranked, learned, limit, spelled) : ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
-    // Never empty: nothing ranked (and nothing learned) gives the best partial matches, marked weak.
-    const hits: Array<BackendHit & { learned: boolean }> = fused.length > 0 ? fused : this.weakHits(query, limit).map((h) => ({ ...h, learned: false }));
-    return hits.flatMap((hit) => {
-      const entry = catalog.get(hit.id);
-      return entry ? [{ ...toHit(entry, hit.score, hit.weak), learned: hit.learned }] : [];
+  explain(query: string, limit: number): ExplainedHit[];
+  explain(query: string, limit: number, detail: true): DetailedHit[];
+  explain(query: string, limit: number, detail?: boolean): ExplainedHit[] | DetailedHit[];
+  explain(query: string, limit: number, detail = false): ExplainedHit[] | DetailedHit[] {
+    const q = query.slice(0, MAX_QUERY_CHARS);
+    const n = Math.max(1, Math.min(limit, this.limits.maxSearchLimit));
+    const trace = detail ? new RankTrace(q) : undefined;
+    const ranked = rankRequest(q, n, this.scope, trace);
+    const details = trace?.detail(ranked);
+    return ranked.flatMap((hit, i) => {
+      const entry = this.scope.catalog.get(hit.id);
+      if (entry === undefined) return [];
+      const explained = { ...toHit(entry, hit.score, hit.weak), learned: hit.learned };
+      const more = details?.[i];
+      return [more === undefined ? explained : { ...explained, detail: more }];
     });
-  }
-
-  /**
-   * Nothing in the run matched a request: the best partial matches of both indexes, marked
-   * weak (search/partial-match.ts), client tools first on equal scores; only allowed tools.
-   */
-  private weakHits(query: string, limit: number): BackendHit[] {
-    const { catalog, index, clientIndex } = this.scope;
-    const hits = [...(clientIndex?.weakHits(query, limit, catalog.clientIds) ?? []), ...index.weakHits(query, limit, catalog.catalogIds)];
-    return hits.sort((a, b) => b.score - a.score).slice(0, limit);
-  }
-
-  /** One list ranked over both indexes; `score` is the relative score the model sees (mergeHits). */
-  private mergedHits(query: string, limit: number): BackendHit[] {
-    const { catalog, index, clientIndex } = this.scope;
-    const stats = index.backend.corpusStats?.();
-    const hits = index.search(query, { limit, allowed: catalog.catalogIds, intents: false, weak: false });
-    const clientHits = clientIndex?.search(query, { limit, allowed: catalog.clientIds, intents: false, weak: false, ...(stats ? { stats } : {}) }) ?? [];
-    return this.merge(hits, clientHits, limit, stats !== undefined);
-  }
-
-  /** mergedHits for a request and its clauses, each index ranking them all in one pass. */
-  private mergedClauses(query: string, clauses: readonly string[], limit: number): BackendHit[][] {
-    const { catalog, index, clientIndex } = this.scope;
-    const stats = index.backend.corpusStats?.();
-    const lists = index.searchClauses(query, clauses, { limit, allowed: catalog.catalogIds });
-    const clientLists = clientIndex?.searchClauses(query, clauses, { limit, allowed: catalog.clientIds, ...(stats ? { stats } : {}) });
-    return lists.map((hits, i) => this.merge(hits, clientLists?.[i] ?? [], limit, stats !== undefined));
-  }
-
-  private merge(hits: readonly BackendHit[], clientHits: readonly BackendHit[], limit: number, catalogStats: boolean): BackendHit[] {
-    const comparable = catalogStats && this.scope.clientIndex?.backend.corpusStats !== undefined;
-    return mergeHits(hits, clientHits, limit, comparable).map((hit) => ({ id: hit.id, score: hit.relative }));
   }
 
   /**
@@ -279,12 +205,6 @@ export class RunDispatcher {
     const fromClient = this.scope.clientIndex?.suggest(id, catalog.clientIds, MAX_SUGGESTIONS) ?? [];
     return [...fromClient, ...fromCatalog].slice(0, MAX_SUGGESTIONS);
   }
-}
-
-/** The request is exactly this tool's id or name (case-insensitive). */
-function isExact(query: string, id: string, name: string | undefined): boolean {
-  const q = query.trim().toLowerCase();
-  return q === id.toLowerCase() || (name !== undefined && q === name.toLowerCase());
 }
 
 /** An id as it may be shown back or logged: a string, clipped with a marker. */

@@ -1,5 +1,6 @@
 import type { JsonSchema, ToolSource } from "../catalog/types.js";
 import type { ErrorPayload } from "../errors.js";
+import type { ScoreDetail } from "../search/types.js";
 
 /** A compact, prompt-safe search result. */
 export interface SearchHit {
@@ -23,6 +24,57 @@ export interface SearchHit {
 /** A hit as `run.explain` gives it: whether learning from use ranked it higher than the catalog's text alone. */
 export interface ExplainedHit extends SearchHit {
   learned: boolean;
+}
+
+/** `run.explain` options: `detail: true` adds, to each hit, the steps that placed it (`ExplainDetail`). */
+export interface ExplainOptions extends SearchOptions {
+  detail?: boolean;
+}
+
+/** A hit of `run.explain(query, { detail: true })`. */
+export interface DetailedHit extends ExplainedHit {
+  detail: ExplainDetail;
+}
+
+/** Why a hit is where it is: the ranking steps that placed it, in the order they ran. */
+export interface ExplainDetail {
+  steps: RankStep[];
+}
+
+/**
+ * One ranking step that placed a hit. `label` says it in words ("clause 2: \"submit a
+ * ticket\"", "sibling of core:x"); the other fields give the figures.
+ */
+export type RankStep =
+  | { step: "select"; label: string }
+  | { step: "exact"; label: string }
+  | ListStep
+  | { step: "fusion"; label: string; rank: number; score: number }
+  | { step: "sibling"; label: string; of: string }
+  | { step: "expansion"; label: string; word: string; term: string; via: "typo" | "thesaurus" | "expansion" }
+  | { step: "client"; label: string }
+  | { step: "learned"; label: string; rank: number; textRank: number | undefined }
+  | { step: "weak"; label: string };
+
+/**
+ * The hit's place in one ranked list: the whole request's, or one clause's (a request of
+ * several steps, each ranked on its own and fused). `score` is the list's relative score (the
+ * hit's over the list's best, what fusion reads); `bm25f`, where the index ranks by BM25F, is
+ * how the scorer made the hit's raw score: per word, its contribution and each field's share.
+ */
+export interface ListStep {
+  step: "whole" | "clause";
+  label: string;
+  /** 1-based clause number (clause steps only). */
+  clause?: number;
+  /** The text ranked: the request, or the clause. */
+  text: string;
+  /** 1-based rank in that list. */
+  rank: number;
+  score: number;
+  /** Which index ranked it: the shared catalog's, or the run's client tools' (scored with the catalog's statistics). */
+  index: "catalog" | "client";
+  bm25f?: ScoreDetail;
 }
 
 /** The answer to a batch search: one entry per query, in order. */

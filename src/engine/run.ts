@@ -3,8 +3,8 @@ import { randomUUID } from "node:crypto";
 import { onAbort } from "../abort-listeners.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
-import type { BatchSearchResult, CallOutcome, ExplainedHit, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
-import { checkSearchArgs } from "../validation/search-args.js";
+import type { BatchSearchResult, CallOutcome, DetailedHit, ExplainedHit, ExplainOptions, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
+import { checkExplainArgs } from "../validation/search-args.js";
 import { CancelledError, ConfigInvalidError, EngineClosedError, errorMessage, InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, type ErrorPayload } from "../errors.js";
 import { formatTools, isToolFormat, TOOL_FORMATS, type FormatTools, type ToolFormat } from "../surfaces/formats.js";
 import type { ProviderTool } from "../surfaces/provider-tool.js";
@@ -123,12 +123,18 @@ export class ToolSearchRun {
 
   /**
    * The hits `search` would return, each saying whether learning from use ranked it higher
-   * (`learned`). Not recorded as a search, and teaches nothing: for operators and benchmarks.
+   * (`learned`); with `{ detail: true }`, also the ranking steps that placed it (`detail.steps`:
+   * exact name, the whole request's and each clause's list with the BM25F score per word and
+   * field, fusion, siblings, expansions, client merge, learning, weak match). Not recorded as a
+   * search, and teaches nothing: for operators and benchmarks.
    */
-  async explain(query: string, options?: SearchOptions): Promise<ExplainedHit[]> {
+  async explain(query: string, options?: SearchOptions & { detail?: false }): Promise<ExplainedHit[]>;
+  async explain(query: string, options: SearchOptions & { detail: true }): Promise<DetailedHit[]>;
+  async explain(query: string, options?: ExplainOptions): Promise<ExplainedHit[] | DetailedHit[]>;
+  async explain(query: string, options?: ExplainOptions): Promise<ExplainedHit[] | DetailedHit[]> {
     this.assertActive();
-    const { queries, limit } = checkSearchArgs(query, options);
-    return this.dispatcher.explain(queries[0]!, limit ?? this.searchDefaultLimit);
+    const { query: q, limit, detail } = checkExplainArgs(query, options);
+    return this.dispatcher.explain(q, limit ?? this.searchDefaultLimit, detail);
   }
 
   /**

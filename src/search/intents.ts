@@ -72,6 +72,19 @@ export function splitClauses(query: string): string[] {
 }
 
 export type Searcher = (query: string, limit: number) => BackendHit[];
+
+/**
+ * What explain mode hears of a ranking's steps (RunDispatcher's rankRequest): each is called
+ * as the step runs, with what it made; undefined (the default) costs nothing.
+ */
+export interface IntentObserver {
+  /** The lists ranked: [the whole request's] or [whole, ...one per clause], with the clauses' texts. */
+  lists?(clauses: readonly string[], lists: ReadonlyArray<readonly BackendHit[]>): void;
+  /** The whole request's list fused with the clauses' (a request of several clauses only), before siblings. */
+  fused?(hits: readonly BackendHit[]): void;
+  /** `id` was carried as a linked sibling of the hit `of`. */
+  sibling?(id: string, of: string): void;
+}
 /** [hits of the whole request, ...hits of each clause]: one pass where the backend can (see SearchBackend.searchClauses). */
 export type ClauseSearcher = (query: string, clauses: readonly string[], limit: number) => BackendHit[][];
 
@@ -97,17 +110,29 @@ export function searchIntents(
   siblingsOf: ((id: string) => readonly string[]) | undefined,
   options: IntentOptions = {},
   searchClauses?: ClauseSearcher,
+  observe?: IntentObserver,
 ): BackendHit[] {
   const clauses = splitClauses(query);
-  if (clauses.length === 1) return search(query, limit);
+  if (clauses.length === 1) return observed(search(query, limit), [query], observe);
   const depth = Math.max(limit, FUSION_DEPTH);
   let hits: BackendHit[];
-  if (options.clauses === false) hits = search(query, depth);
-  else hits = fuse(searchClauses?.(query, clauses, depth) ?? [search(query, depth), ...clauses.map((c) => search(c, depth))], depth);
+  if (options.clauses === false) hits = observed(search(query, depth), [query], observe);
+  else {
+    const lists = searchClauses?.(query, clauses, depth) ?? [search(query, depth), ...clauses.map((c) => search(c, depth))];
+    observe?.lists?.(clauses, lists);
+    hits = fuse(lists, depth);
+    observe?.fused?.(hits);
+  }
   // Only for tasks of several steps: a one-action request wants alternatives in its tail, not
   // the next steps (siblings there cost dev-queries 0.01–0.05 of R@10).
-  const out = options.siblings === false || siblingsOf === undefined ? hits : withSiblings(hits, depth, siblingsOf);
+  const out = options.siblings === false || siblingsOf === undefined ? hits : withSiblings(hits, depth, siblingsOf, observe?.sibling);
   return out.slice(0, limit);
+}
+
+/** A request ranked as one list, told to the observer as the whole request's. */
+function observed(hits: BackendHit[], texts: readonly string[], observe: IntentObserver | undefined): BackendHit[] {
+  observe?.lists?.(texts, [hits]);
+  return hits;
 }
 
 /**
@@ -159,7 +184,12 @@ const SIBLING_ANCHORS = 3;
  * come next, then the rest of the ranking (without them): the hits they push down are the
  * ranking's weaker ones, and no limit changes the order of the first hits.
  */
-export function withSiblings(hits: readonly BackendHit[], limit: number, siblingsOf: (id: string) => readonly string[]): BackendHit[] {
+export function withSiblings(
+  hits: readonly BackendHit[],
+  limit: number,
+  siblingsOf: (id: string) => readonly string[],
+  onSibling?: (id: string, of: string) => void,
+): BackendHit[] {
   if (hits.length <= SIBLING_POSITION || limit <= SIBLING_POSITION) return hits.slice(0, limit);
   const head = hits.slice(0, SIBLING_POSITION);
   const present = new Set(head.map((h) => h.id));
@@ -170,6 +200,7 @@ export function withSiblings(hits: readonly BackendHit[], limit: number, sibling
       if (!present.has(id)) {
         present.add(id);
         extra.push(id);
+        onSibling?.(id, hit.id);
       }
     }
   }

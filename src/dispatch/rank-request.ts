@@ -1,0 +1,150 @@
+/**
+ * The one entry point that ranks a request for a run, every step in the order it runs:
+ * - the whole request over the run's two indexes (the shared catalog's and the run's client
+ *   tools', merged by score: merge-hits.ts), exact names and ids first (search/tool-index.ts),
+ *   each index's BM25F with its typo and thesaurus expansions (search/bm25f.ts);
+ * - a request of several steps: each clause ranked the same way and fused with the whole
+ *   request's list, then linked siblings of the first hits (search/intents.ts);
+ * - learning from use fused with that ranking (learning/fuse.ts), never over an exact name;
+ * - nothing matched: the best partial matches, marked weak (search/partial-match.ts).
+ * "Why is this tool 3rd?" is this file plus the one a step names. Explain mode (RankTrace,
+ * explain-detail.ts) is told what each step made as it runs, on this same path.
+ */
+import type { EffectiveCatalog } from "../catalog/effective-catalog.js";
+import type { FusedHit } from "../learning/fuse.js";
+import { spellsName } from "../learning/fuse.js";
+import type { RunLearning } from "../learning/learner.js";
+import { searchIntents } from "../search/intents.js";
+import type { ToolIndex, ToolIndexSearchOptions } from "../search/tool-index.js";
+import type { BackendHit, ScoreDetail } from "../search/types.js";
+import type { RankTrace } from "./explain-detail.js";
+import { mergeHits } from "./merge-hits.js";
+
+export interface RunScope {
+  /** Every tool this run may see: admitted catalog tools and admitted client tools. */
+  catalog: EffectiveCatalog;
+  /** The shared catalog's index, filtered by `catalog.catalogIds` instead of re-indexed. */
+  index: ToolIndex;
+  /** A small index of this run's client tools, when there are any. */
+  clientIndex?: ToolIndex;
+  /** Learning from use (learning/): this run's learned scores, and where its searches and calls are reported. */
+  learning?: RunLearning;
+}
+
+/**
+ * Catalog hits fused with learned scores: enough that a tool the learned field ranks high is
+ * among them with its catalog score. 20 in place of 30: MetaTool's tune replay 0.762 → 0.759,
+ * validate and Seal-Tools unchanged, and a taught search at 4,076 tools about 0.3 ms faster
+ * (`node dist/bench/learning/latency-main.js seal 4076`); 10 cost 0.005 on the tune replay.
+ */
+const LEARNED_POOL = 20;
+
+/**
+ * The run's ranking of one request: `limit` hits, best first, scores relative (1 for an exact
+ * match), each saying whether learning moved it up. `trace` (explain mode) hears every step.
+ */
+export function rankRequest(query: string, limit: number, scope: RunScope, trace?: RankTrace): FusedHit[] {
+  const { catalog, index, learning } = scope;
+  // The one hook of learning into ranking: learned scores of the run's allowed catalog tools
+  // only (so policy is never widened), fused with the catalog's ranking (learning/fuse.ts).
+  const learned =
+    learning && !query.trim().toLowerCase().startsWith("select:") ? learning.scores(query, catalog.catalogIds, index.backend.corpusStats?.()) : undefined;
+  const fusing = learned !== undefined && learned.size > 0;
+  const ranked = searchIntents(
+    query,
+    fusing ? Math.max(limit, LEARNED_POOL) : limit,
+    (q, n) => mergedHits(scope, q, n, trace),
+    (id) => index.siblings(id, catalog.catalogIds),
+    {},
+    (q, clauses, n) => mergedClauses(scope, q, clauses, n, trace),
+    trace?.intents,
+  );
+  // An exact name or id stays first and alone decides: learning reorders only what text ranked.
+  // A request that spells the first hit's whole name keeps it first; learning reorders the rest.
+  const firstName = ranked[0] !== undefined ? catalog.get(ranked[0].id)?.name : undefined;
+  const exact = fusing && ranked[0] !== undefined && isExact(query, ranked[0].id, firstName);
+  const spelled = fusing && !exact && firstName !== undefined && spellsName(query, firstName);
+  const fused = fusing && !exact && learning ? learning.fuse(ranked, learned, limit, spelled) : ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
+  trace?.textRanking(ranked);
+  if (fused.length > 0) return fused;
+  // Never empty: nothing ranked (and nothing learned) gives the best partial matches, marked weak.
+  trace?.weak();
+  return weakHits(scope, query, limit).map((h) => ({ ...h, learned: false }));
+}
+
+/**
+ * Nothing in the run matched a request: the best partial matches of both indexes, marked
+ * weak (search/partial-match.ts), client tools first on equal scores; only allowed tools.
+ */
+function weakHits(scope: RunScope, query: string, limit: number): BackendHit[] {
+  const { catalog, index, clientIndex } = scope;
+  const hits = [...(clientIndex?.weakHits(query, limit, catalog.clientIds) ?? []), ...index.weakHits(query, limit, catalog.catalogIds)];
+  return hits.sort((a, b) => b.score - a.score).slice(0, limit);
+}
+
+/**
+ * One list ranked over both indexes; `score` is the relative score the model sees (mergeHits).
+ * Client tools are scored with the catalog's corpus statistics (IDF, mean field lengths), so
+ * their scores compare with catalog hits and a better-matching client tool ranks first.
+ */
+function mergedHits(scope: RunScope, query: string, limit: number, trace: RankTrace | undefined): BackendHit[] {
+  const { catalog, index, clientIndex } = scope;
+  const stats = index.backend.corpusStats?.();
+  const details = new ListDetails(trace);
+  const hits = index.search(query, { limit, allowed: catalog.catalogIds, intents: false, weak: false, ...details.catalog });
+  const options: ToolIndexSearchOptions = { limit, allowed: catalog.clientIds, intents: false, weak: false, ...(stats ? { stats } : {}), ...details.client };
+  const clientHits = clientIndex?.search(query, options) ?? [];
+  return details.merged(0, hits, clientHits, merge(scope, hits, clientHits, limit, stats !== undefined));
+}
+
+/** mergedHits for a request and its clauses, each index ranking them all in one pass. */
+function mergedClauses(scope: RunScope, query: string, clauses: readonly string[], limit: number, trace: RankTrace | undefined): BackendHit[][] {
+  const { catalog, index, clientIndex } = scope;
+  const stats = index.backend.corpusStats?.();
+  const details = new ListDetails(trace);
+  const lists = index.searchClauses(query, clauses, { limit, allowed: catalog.catalogIds, ...details.catalog });
+  const clientLists = clientIndex?.searchClauses(query, clauses, { limit, allowed: catalog.clientIds, ...(stats ? { stats } : {}), ...details.client });
+  return lists.map((hits, i) => {
+    const clientHits = clientLists?.[i] ?? [];
+    return details.merged(i, hits, clientHits, merge(scope, hits, clientHits, limit, stats !== undefined));
+  });
+}
+
+function merge(scope: RunScope, hits: readonly BackendHit[], clientHits: readonly BackendHit[], limit: number, catalogStats: boolean): BackendHit[] {
+  const comparable = catalogStats && scope.clientIndex?.backend.corpusStats !== undefined;
+  return mergeHits(hits, clientHits, limit, comparable).map((hit) => ({ id: hit.id, score: hit.relative }));
+}
+
+/**
+ * Explain mode's side of one merged search: the explain options each index's search gets (none
+ * without a trace), and the merged list handed to the trace with each hit's raw score, index
+ * and BM25F detail.
+ */
+class ListDetails {
+  readonly #trace: RankTrace | undefined;
+  #catalog: ReadonlyArray<ReadonlyMap<string, ScoreDetail>> = [];
+  #client: ReadonlyArray<ReadonlyMap<string, ScoreDetail>> = [];
+  readonly catalog: Pick<ToolIndexSearchOptions, "explain">;
+  readonly client: Pick<ToolIndexSearchOptions, "explain">;
+
+  constructor(trace: RankTrace | undefined) {
+    this.#trace = trace;
+    this.catalog = trace === undefined ? {} : { explain: (lists) => (this.#catalog = lists) };
+    this.client = trace === undefined ? {} : { explain: (lists) => (this.#client = lists) };
+  }
+
+  /** The merged list `i` (0: the whole request; i: clause i), told to the trace; returned as is. */
+  merged(i: number, hits: readonly BackendHit[], clientHits: readonly BackendHit[], list: BackendHit[]): BackendHit[] {
+    this.#trace?.list(list, [
+      ...hits.map((h) => ({ ...h, index: "catalog" as const, bm25f: this.#catalog[i]?.get(h.id) })),
+      ...clientHits.map((h) => ({ ...h, index: "client" as const, bm25f: this.#client[i]?.get(h.id) })),
+    ]);
+    return list;
+  }
+}
+
+/** The request is exactly this tool's id or name (case-insensitive). */
+function isExact(query: string, id: string, name: string | undefined): boolean {
+  const q = query.trim().toLowerCase();
+  return q === id.toLowerCase() || (name !== undefined && q === name.toLowerCase());
+}
