@@ -69,6 +69,19 @@ describe("public exports", () => {
     expect(engine).not.toMatch(/\bstart\(\)/);
   });
 
+  it("run.explain's detail is typed by the option: the explain types are part of the API", () => {
+    // Pinned on purpose (issue 23): { detail: true } gives DetailedHit, without it ExplainedHit as before.
+    expectTypeOf<api.ToolSearchRun["explain"]>().toBeCallableWith("q", { limit: 3, detail: true });
+    expectTypeOf<ReturnType<typeof detailed>>().resolves.toEqualTypeOf<api.DetailedHit[]>();
+    expectTypeOf<ReturnType<typeof plain>>().resolves.toEqualTypeOf<api.ExplainedHit[]>();
+    expectTypeOf<api.DetailedHit["detail"]>().toEqualTypeOf<api.ExplainDetail>();
+    expectTypeOf<api.ExplainDetail["steps"][number]>().toEqualTypeOf<api.RankStep>();
+    expectTypeOf<api.ListStep["bm25f"]>().toEqualTypeOf<api.ScoreDetail | undefined>();
+    expectTypeOf<api.ScoreDetail["words"][number]>().toEqualTypeOf<api.WordScore>();
+    expectTypeOf<keyof api.WordScore["fields"]>().toEqualTypeOf<api.FieldName>();
+    expectTypeOf<api.ExplainOptions>().toMatchTypeOf<api.SearchOptions>();
+  });
+
   it("errors are ToolSearchError subclasses with stable codes", () => {
     const error = new api.ToolNotFoundError("core:x", ["core:y"]);
     expect(error).toBeInstanceOf(api.ToolSearchError);
@@ -96,3 +109,6 @@ describe("public exports", () => {
     }
   });
 });
+
+const detailed = (run: api.ToolSearchRun) => run.explain("q", { detail: true });
+const plain = (run: api.ToolSearchRun) => run.explain("q", { limit: 2 });

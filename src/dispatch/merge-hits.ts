@@ -9,7 +9,7 @@ export type RankedHit = BackendHit & { relative: number };
 
 /**
  * `comparable`: both lists were scored by one formula with one set of corpus statistics (the
- * client index ranked with the catalog's, see RunDispatcher.searchOne), so raw scores merge
+ * client index ranked with the catalog's, see rank-request.ts mergedHits), so raw scores merge
  * directly and a better-matching client tool outranks catalog tools. Otherwise (a catalog
  * backend without BM25F statistics) each list can only be scaled by its own best score.
  * `relative` is what the model sees: 1 for an exact match, else score over the best score.

@@ -26,7 +26,7 @@ export interface ToolIndexSearchOptions {
   /**
    * Multi-intent handling (intents.ts): clause fusion and linked siblings, both on by default;
    * false ranks the request as one list (what a caller that fuses several indexes' merged
-   * lists itself asks for, see RunDispatcher.searchOne).
+   * lists itself asks for, see dispatch/rank-request.ts).
    */
   intents?: IntentOptions | false;
   /**
