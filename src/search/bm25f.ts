@@ -398,7 +398,7 @@ export class Bm25fIndex implements CorpusStats {
             if (best[doc] === 0) wordTouched[wordCount++] = doc;
             best[doc] = s;
             bestInName[doc] = (tfs & TF_MAX) === 0 ? 0 : 1;
-            trace?.best.set(doc, { word, variant, tfs, scale });
+            trace?.best.set(doc, { word, variant, tfs, scale, norm, score: 0 });
           }
         }
       }
@@ -408,7 +408,7 @@ export class Bm25fIndex implements CorpusStats {
         scores[doc]! += best[doc]!;
         matched[doc]!++;
         inName[doc]! += bestInName[doc]!;
-        trace?.commit(doc, best[doc]!, k1, (f) => [norm[f]!, lengths[doc * FIELDS + f]!]);
+        trace?.commit(doc, best[doc]!);
         best[doc] = 0;
       }
     }
@@ -428,14 +428,17 @@ export class Bm25fIndex implements CorpusStats {
     for (let i = 0; i < count; i++) {
       const doc = touched[i]!;
       const nameTerms = Math.min(lengths[doc * FIELDS]!, MAX_NAME_TERMS);
-      const score = scores[doc]! * coordFactors[matched[doc]!]! * nameFactors[inName[doc]! * (MAX_NAME_TERMS + 1) + nameTerms]!;
-      trace?.factors(doc, scores[doc]!, coordFactors[matched[doc]!]!, nameFactors[inName[doc]! * (MAX_NAME_TERMS + 1) + nameTerms]!, score);
+      const sum = scores[doc]!;
+      const coordination = coordFactors[matched[doc]!]!;
+      const precision = nameFactors[inName[doc]! * (MAX_NAME_TERMS + 1) + nameTerms]!;
+      const score = sum * coordination * precision;
       scores[doc] = 0;
       matched[doc] = 0;
       inName[doc] = 0;
       // The heap test first: the allowed-set lookup (a string hash) then runs for the few docs
       // that would enter the top k, not for every match (most of the cost of filtered queries).
       if (!heap.accepts(doc, score)) continue;
+      trace?.factors(doc, sum, coordination, precision, score);
       const id = this.#ids[doc];
       if (id === undefined || (allowed !== undefined && !allowed.has(id))) continue;
       heap.push(doc, score);
@@ -444,7 +447,7 @@ export class Bm25fIndex implements CorpusStats {
     return heap.sorted().flatMap(({ doc, score }) => {
       const id = this.#ids[doc];
       if (id === undefined) return [];
-      trace?.keep(doc, id);
+      trace?.keep(doc, id, this.#params.k1, (f) => lengths[doc * FIELDS + f]!);
       return [{ id, score }];
     });
   }
@@ -554,47 +557,45 @@ interface NormParams {
   avg: number;
 }
 
+/** A word's best variant in a doc, as #score found it: enough to split its score by field later. */
+interface Scored {
+  word: string;
+  variant: Variant;
+  /** The doc's packed term frequencies of the variant. */
+  tfs: number;
+  /** The variant's weight × IDF. */
+  scale: number;
+  /** The field parameters and mean lengths of the search. */
+  norm: readonly NormParams[];
+  /** What #score added to the doc's sum (set when the word is done). */
+  score: number;
+}
+
 /**
  * Explain mode's record of one scored list, filled by the scoring pass itself (so its figures
  * are the ones the ranking used, not a second derivation): per doc, each word's best variant
- * and what it added, then the factors #select multiplied the sum by, and the detail of each
- * hit returned. Only made when a search asks for it: the default path passes undefined.
+ * and what it added, then the factors #select multiplied the sum by. Only the hits returned
+ * get their words split by field (keep): a search touches thousands of docs and returns ten.
+ * Only made when a search asks for it: the default path passes undefined.
  */
 class ScoreTrace {
   /** doc → the best variant so far of the word being scored (reset as each word is added). */
-  readonly best = new Map<number, { word: string; variant: Variant; tfs: number; scale: number }>();
+  readonly best = new Map<number, Scored>();
   /** doc → its word scores, in the order they were added to its sum. */
-  readonly #words = new Map<number, WordScore[]>();
+  readonly #words = new Map<number, Scored[]>();
   readonly #factors = new Map<number, Omit<ScoreDetail, "words">>();
   /** id → detail, for the hits the list returned. */
   readonly details = new Map<string, ScoreDetail>();
 
-  /** The word just scored added `score` to `doc`: split it by field as the scorer weighed them. */
-  commit(doc: number, score: number, k1: number, field: (f: number) => [NormParams, number]): void {
+  /** The word just scored added `score` to `doc` (its best variant's). */
+  commit(doc: number, score: number): void {
     const best = this.best.get(doc);
     if (best === undefined) return;
     this.best.delete(doc);
-    const parts: number[] = [];
-    let tf = 0;
-    let packed = best.tfs;
-    // The same terms in the same order as #score's loop: tf comes out bit for bit the same.
-    for (let f = 0; f < FIELDS; f++, packed >>>= TF_BITS) {
-      const n = packed & TF_MAX;
-      const [p, length] = field(f);
-      const part = n === 0 ? 0 : fieldTf(p, n, length);
-      parts.push(part);
-      tf += part;
-    }
-    // The split must be the scorer's own weighing: the same tf saturates to the very score it added.
-    if ((best.scale * tf) / (k1 + tf) !== score) throw new InternalError("bm25f explain: the field split no longer follows the scorer's formula (see #score).");
-    const shares = parts.map((part) => (tf === 0 ? 0 : (score * part) / tf));
-    const fields = Object.fromEntries(FIELD_NAMES.map((name, f) => [name, shares[f] ?? 0])) as Record<FieldName, number>;
-    const { word, variant } = best;
-    const via = variant.term === word ? "word" : (variant.origin ?? "expansion");
+    best.score = score;
     const list = this.#words.get(doc);
-    const entry: WordScore = { word, term: variant.term, via, score, fields };
-    if (list === undefined) this.#words.set(doc, [entry]);
-    else list.push(entry);
+    if (list === undefined) this.#words.set(doc, [best]);
+    else list.push(best);
   }
 
   /** Adds another trace's word scores as they stand now (a clause's fresh words, to the whole request's). */
@@ -606,15 +607,38 @@ class ScoreTrace {
     }
   }
 
+  /** #select's factors for a doc that may enter the list. */
   factors(doc: number, sum: number, coordination: number, namePrecision: number, score: number): void {
     this.#factors.set(doc, { sum, coordination, namePrecision, score });
   }
 
-  /** The doc is a hit of the list, as `id`. */
-  keep(doc: number, id: string): void {
+  /** The doc is a hit of the list, as `id`; `length(f)`: its length in field f. */
+  keep(doc: number, id: string, k1: number, length: (f: number) => number): void {
     const factors = this.#factors.get(doc);
-    if (factors !== undefined) this.details.set(id, { words: this.#words.get(doc) ?? [], ...factors });
+    if (factors === undefined) return;
+    const words = (this.#words.get(doc) ?? []).map((w) => wordScore(w, k1, length));
+    this.details.set(id, { words, ...factors });
   }
+}
+
+/** A word's score split by field in proportion to each field's part of the tf it saturated. */
+function wordScore(scored: Scored, k1: number, length: (f: number) => number): WordScore {
+  const { word, variant, score } = scored;
+  const parts: number[] = [];
+  let tf = 0;
+  let packed = scored.tfs;
+  // The same terms in the same order as #score's loop: tf comes out bit for bit the same.
+  for (let f = 0; f < FIELDS; f++, packed >>>= TF_BITS) {
+    const n = packed & TF_MAX;
+    const part = n === 0 ? 0 : fieldTf(scored.norm[f]!, n, length(f));
+    parts.push(part);
+    tf += part;
+  }
+  // The split must be the scorer's own weighing: the same tf saturates to the very score it added.
+  if ((scored.scale * tf) / (k1 + tf) !== score) throw new InternalError("bm25f explain: the field split no longer follows the scorer's formula (see #score).");
+  const fields = Object.fromEntries(FIELD_NAMES.map((name, f) => [name, tf === 0 ? 0 : (score * parts[f]!) / tf])) as Record<FieldName, number>;
+  const via = variant.term === word ? "word" : (variant.origin ?? "expansion");
+  return { word, term: variant.term, via, score, fields };
 }
 
 /** Robertson–Sparck Jones IDF, floored above 0 so that a term in every doc still counts a little. */
