@@ -22,7 +22,8 @@
  * One contributor teaches at most `maxToolsPerSession` tools.
  */
 import { createHash } from "node:crypto";
-import { agentScopeKey, tokenScopeKey } from "./scope-keys.js";
+import { agentScopeKey, ownerOfScope, tokenScopeKey } from "./scope-keys.js";
+import { SessionCaps } from "./session-caps.js";
 import { LearnedModel, SHARED_SCOPE, type IdFilter, type LearnedRow, type Observation, type TermWeight } from "./model.js";
 import type { ResolvedLearningOptions } from "./options.js";
 import { checkedRows, type LearnedExport, type LearningStore } from "./store.js";
@@ -62,8 +63,8 @@ export class Learner {
   /** Rows were dropped (a tool left the catalog): the store must be rewritten even with nothing new. */
   #dirty = false;
   #catalogIds: IdFilter | undefined;
-  /** contributor key → tools it taught (the per-session cap), least recently used first. */
-  readonly #taught = new Map<string, Set<string>>();
+  /** contributor → tools it taught (the per-session cap), bounded per tenant. */
+  readonly #taught: SessionCaps;
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
   #closed = false;
@@ -74,6 +75,7 @@ export class Learner {
     this.options = options;
     this.#store = store;
     this.#model = new LearnedModel(options);
+    this.#taught = new SessionCaps(options.maxTrackedSessions);
     this.now = now;
   }
 
@@ -105,13 +107,7 @@ export class Learner {
   /** One request led to one tool, for this contributor; false when the per-session cap refused it. */
   teach(scope: string, contributor: string, request: string, tool: string): boolean {
     if (this.#closed) return false;
-    const key = `${scope}\u0000${contributor}`;
-    let tools = this.#taught.get(key);
-    if (tools === undefined) {
-      if (this.#taught.size >= this.options.maxTrackedSessions) this.#taught.delete(this.#taught.keys().next().value as string);
-      tools = new Set();
-    } else this.#taught.delete(key);
-    this.#taught.set(key, tools);
+    const tools = this.#taught.taught(ownerOfScope(scope), `${scope}\u0000${contributor}`);
     if (!tools.has(tool) && tools.size >= this.options.maxToolsPerSession) return false;
     const terms = learnedTerms(request, this.options.maxTermsPerRequest);
     if (terms.length === 0) return false;
