@@ -1,36 +1,30 @@
 /**
  * The default backend: SQLite FTS5 (in WASM) holds the analysed terms, and ranking is BM25F
  * (bm25f.ts) over compact JS postings built from the same analysis. FTS5's own bm25() cannot
- * express BM25F (one saturation shared by all columns); `ranking: "fts5"` keeps it for
- * comparison. Nor does FTS5 generate the candidates: on Seal-Tools' long dev requests an OR of
- * the terms matches thousands of rows, and fetching just their rowids from SQLite costs more
- * than the whole BM25F query from the JS postings (`npm run build && node
- * dist/bench/search/main.js --natural` times both rankings). One in-memory database per index;
- * the SQLite module itself is shared by the whole thread (sqlite-loader.ts).
+ * express BM25F (one saturation shared by all columns); the benches keep it as a baseline
+ * (bench/lib/fts5-bm25). Nor does FTS5 generate the candidates: on Seal-Tools' long dev requests
+ * an OR of the terms matches thousands of rows, and fetching just their rowids from SQLite costs
+ * more than the whole BM25F query from the JS postings (`npm run build && node
+ * dist/bench/search/main.js --natural` times both). One in-memory database per index; the
+ * SQLite module itself is shared by the whole thread (sqlite-loader.ts).
  */
 import type { Database, PreparedStatement, Sqlite3Static } from "@sqlite.org/sqlite-wasm";
 import { ConfigInvalidError, errorMessage, IndexClosedError } from "../errors.js";
 import { loadSqlite } from "./sqlite-loader.js";
 import { checkSchema, DEFAULT_LOAD_TIMEOUT_MS, guardConnection, type SqlGuard } from "./fts5-snapshot-guard.js";
 import { DOCS_TABLE, FTS5_SCHEMA_SQL, FTS5_TABLE, META_TABLE } from "./fts5-schema.js";
-import { analyzeDoc, analyzeQuery } from "./analyze.js";
+import { analyzeDoc } from "./analyze.js";
 import { Bm25fIndex, DEFAULT_BM25F, fieldTerms, type Bm25fParams, type Bm25fSnapshot } from "./bm25f.js";
 import { makeExpander, type ExpansionOptions } from "./query-expansion.js";
-import { collectAllowed } from "./collect-allowed.js";
-import { planQuery } from "./fts5-query-plan.js";
-import { TermStatsTable } from "./term-stats.js";
 import { checkBm25fBounds, checkBm25fPostings } from "./bm25f-verify.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchBackendFactory, SearchDoc, SnapshotExpectation } from "./types.js";
 
-const TERM_STATS_KEY = "term_stats";
 /** BM25F snapshot parts (bm25f.ts Bm25fSnapshot), one row each: text as text, numbers as blobs. */
 const BM25F_KEYS = ["ids", "terms", "lengths", "start", "data"] as const;
 const bm25fKey = (part: string): string => `bm25f_${part}`;
 
 export interface Fts5Options {
-  /** "bm25f" (default): BM25F in JS; "fts5": FTS5's bm25() with column weights (the old ranking). */
-  ranking?: "bm25f" | "fts5";
-  /** Thesaurus and typo expansion of query words (BM25F ranking only); both on by default. */
+  /** Thesaurus and typo expansion of query words; both on by default. */
   expansion?: ExpansionOptions;
   bm25f?: Bm25fParams;
 }
@@ -41,18 +35,13 @@ export class Fts5Backend implements SearchBackend {
   #db: Database | undefined;
   readonly #rowidById = new Map<string, number>();
   readonly #idByRowid = new Map<number, string>();
-  /** Docs added through this instance, so remove() can un-count their terms (FTS5 ranking only). */
-  readonly #docs = new Map<string, SearchDoc>();
-  /** The query planner's document frequencies: FTS5's own ranking only (`ranking: "fts5"`, the bench's comparison). */
-  readonly #stats: TermStatsTable | undefined;
-  readonly #bm25f: Bm25fIndex | undefined;
+  readonly #bm25f: Bm25fIndex;
   #nextRowid = 1;
   // Prepared once: compiling SQL costs more than running these small statements.
   readonly #insertFts: PreparedStatement;
   readonly #insertDoc: PreparedStatement;
   readonly #deleteFts: PreparedStatement;
   readonly #deleteDoc: PreparedStatement;
-  readonly #search: PreparedStatement;
 
   /**
    * Use `fts5Backend.create()` / `.load()`; the constructor takes an open database with the
@@ -65,7 +54,6 @@ export class Fts5Backend implements SearchBackend {
     this.#insertDoc = db.prepare(`INSERT INTO ${DOCS_TABLE}(rowid, id) VALUES (?, ?)`);
     this.#deleteFts = db.prepare(`DELETE FROM ${FTS5_TABLE} WHERE rowid = ?`);
     this.#deleteDoc = db.prepare(`DELETE FROM ${DOCS_TABLE} WHERE rowid = ?`);
-    this.#search = db.prepare(`SELECT rowid, rank FROM ${FTS5_TABLE} WHERE ${FTS5_TABLE} MATCH ? ORDER BY rank, rowid LIMIT ?`);
     for (const row of db.selectArrays(`SELECT rowid, id FROM ${DOCS_TABLE}`)) {
       const rowid = Number(row[0]);
       const id = String(row[1]);
@@ -74,11 +62,7 @@ export class Fts5Backend implements SearchBackend {
       if (rowid >= this.#nextRowid) this.#nextRowid = rowid + 1;
     }
     if (expect !== undefined) checkDocIds(this.#rowidById, expect.docs);
-    if (options.ranking === "fts5") {
-      const saved = db.selectValue(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [TERM_STATS_KEY]);
-      this.#stats = typeof saved === "string" ? TermStatsTable.fromJSON(saved) : new TermStatsTable();
-    }
-    this.#bm25f = options.ranking === "fts5" ? undefined : loadBm25f(db, this.size, options, expect);
+    this.#bm25f = loadBm25f(db, this.size, options, expect);
   }
 
   get size(): number {
@@ -93,7 +77,7 @@ export class Fts5Backend implements SearchBackend {
       for (const doc of docs) {
         this.#removeOne(doc.id);
         const a = analyzeDoc(doc);
-        if (this.#bm25f !== undefined) fields.push({ id: doc.id, fields: fieldTerms(doc, a) });
+        fields.push({ id: doc.id, fields: fieldTerms(doc, a) });
         const rowid = this.#nextRowid++;
         this.#insertFts
           .bind([rowid, a.name.join(" "), a.ident.join(" "), a.description.join(" "), a.params.join(" "), a.synonyms.join(" ")])
@@ -101,13 +85,9 @@ export class Fts5Backend implements SearchBackend {
         this.#insertDoc.bind([rowid, doc.id]).stepReset();
         this.#rowidById.set(doc.id, rowid);
         this.#idByRowid.set(rowid, doc.id);
-        if (this.#stats !== undefined) {
-          this.#docs.set(doc.id, doc);
-          this.#stats.add(a);
-        }
       }
     });
-    this.#bm25f?.add(fields);
+    this.#bm25f.add(fields);
   }
 
   /** Removes docs by id; unknown ids are ignored. */
@@ -116,7 +96,7 @@ export class Fts5Backend implements SearchBackend {
     db.transaction(() => {
       for (const id of ids) this.#removeOne(id);
     });
-    this.#bm25f?.remove(ids);
+    this.#bm25f.remove(ids);
   }
 
   #removeOne(id: string): void {
@@ -126,53 +106,17 @@ export class Fts5Backend implements SearchBackend {
     this.#deleteDoc.bind([rowid]).stepReset();
     this.#rowidById.delete(id);
     this.#idByRowid.delete(rowid);
-    const doc = this.#docs.get(id);
-    if (doc !== undefined) {
-      this.#docs.delete(id);
-      this.#stats?.remove(analyzeDoc(doc));
-    }
   }
 
   search(query: string, options: BackendSearchOptions): BackendHit[] {
     this.#open();
-    const limit = Math.floor(options.limit);
-    if (!(limit > 0) || this.size === 0) return [];
-    if (this.#bm25f !== undefined) return this.#bm25f.search(query, options);
-    const stats = this.#stats;
-    const terms = analyzeQuery(query).flatMap((t) => [t.term, ...t.synonymKeys]);
-    if (terms.length === 0 || stats === undefined) return [];
-    const plan = planQuery(terms, (term) => stats.get(term), this.size);
-    return collectAllowed(limit, this.size, options.allowed, (n) => {
-      const hits = this.#topN(plan.planned, n);
-      // Too few rows from the bounded expression: the full one decides (see fts5-query-plan.ts).
-      return plan.pruned && hits.length < n ? this.#topN(plan.full, n) : hits;
-    });
+    return this.#bm25f.search(query, options);
   }
 
-  /** One pass for all clauses with BM25F; FTS5's own ranking has no such pass (undefined: search each). */
-  get searchClauses(): ((clauses: readonly string[], options: BackendSearchOptions) => BackendHit[][]) | undefined {
-    const bm25f = this.#bm25f;
-    if (bm25f === undefined) return undefined;
-    return (clauses, options) => {
-      this.#open();
-      return bm25f.searchClauses(clauses, options);
-    };
-  }
-
-  /** The best n matches, best first. Scores are negated FTS5 ranks, so higher is better. */
-  #topN(match: string, n: number): BackendHit[] {
-    const hits: BackendHit[] = [];
-    const stmt = this.#search;
-    try {
-      stmt.bind([match, n]);
-      while (stmt.step()) {
-        const id = this.#idByRowid.get(Number(stmt.get(0)));
-        if (id !== undefined) hits.push({ id, score: -Number(stmt.get(1)) });
-      }
-    } finally {
-      stmt.reset(true);
-    }
-    return hits;
+  /** All clauses in one pass: BM25F sums word scores, so the whole request is the sum of its clauses. */
+  searchClauses(clauses: readonly string[], options: BackendSearchOptions): BackendHit[][] {
+    this.#open();
+    return this.#bm25f.searchClauses(clauses, options);
   }
 
   corpusStats(): CorpusStats | undefined {
@@ -180,17 +124,14 @@ export class Fts5Backend implements SearchBackend {
     return this.#bm25f;
   }
 
-  /** The whole database (index, id map, term statistics, BM25F postings) in SQLite's serialization format. */
+  /** The whole database (index, id map, BM25F postings) in SQLite's serialization format. */
   serialize(): Uint8Array {
     const db = this.#open();
     const save = (key: string, value: string | Uint8Array): void => {
       db.exec({ sql: `INSERT OR REPLACE INTO ${META_TABLE}(key, value) VALUES (?, ?)`, bind: [key, value] });
     };
-    if (this.#stats !== undefined) save(TERM_STATS_KEY, this.#stats.toJSON());
-    if (this.#bm25f !== undefined) {
-      const snapshot = this.#bm25f.toSnapshot();
-      for (const part of BM25F_KEYS) save(bm25fKey(part), snapshot[part]);
-    }
+    const snapshot = this.#bm25f.toSnapshot();
+    for (const part of BM25F_KEYS) save(bm25fKey(part), snapshot[part]);
     return this.#sqlite3.capi.sqlite3_js_db_export(db);
   }
 
@@ -198,7 +139,7 @@ export class Fts5Backend implements SearchBackend {
     const db = this.#db;
     if (db === undefined) return;
     this.#db = undefined;
-    for (const stmt of [this.#insertFts, this.#insertDoc, this.#deleteFts, this.#deleteDoc, this.#search]) stmt.finalize();
+    for (const stmt of [this.#insertFts, this.#insertDoc, this.#deleteFts, this.#deleteDoc]) stmt.finalize();
     db.close();
   }
 
@@ -296,7 +237,7 @@ async function load(snapshot: Uint8Array, options: Fts5Options = {}, expect?: Sn
   }
 }
 
-/** An FTS5 backend factory with non-default ranking options (benchmarks' ablations). */
+/** An FTS5 backend factory with non-default BM25F or expansion options (the relevance bench's ablations). */
 export function fts5BackendWith(options: Fts5Options): SearchBackendFactory {
   return { kind: "fts5", create: () => create(options), load: (snapshot, expect) => load(snapshot, options, expect) };
 }
