@@ -94,7 +94,7 @@ describe("planted snapshots (row 2: SQL in the file)", () => {
   const RECURSIVE = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT 'bm25f_ids' AS key, x AS value FROM c";
   it.each([
     ["tool_meta a recursive view", `DROP TABLE tool_meta; CREATE VIEW tool_meta(key, value) AS ${RECURSIVE};`, /schema is not the engine's own \(it holds view "tool_meta"\)/],
-    ["a trigger on tool_meta", "CREATE TRIGGER t AFTER INSERT ON tool_meta BEGIN DELETE FROM tool_docs; END;", /trigger "t"/],
+    ["a trigger on tool_meta", "CREATE TRIGGER t AFTER INSERT ON tool_meta BEGIN DELETE FROM tool_meta; END;", /trigger "t"/],
     ["tool_meta another module's virtual table", "DROP TABLE tool_meta; CREATE VIRTUAL TABLE tool_meta USING fts5(key, value);", /schema is not the engine's own/],
     ["an extra view beside the engine's tables", `CREATE VIEW spin AS ${RECURSIVE};`, /view "spin"/],
     // The layout before issue 23 (an FTS5 table and an id map beside the postings), under a header forged to pass.
