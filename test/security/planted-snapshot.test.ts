@@ -175,6 +175,12 @@ describe("planted snapshots (row 3: postings that are not the catalog's)", () =>
     await expectRejected(dir, /not in the catalog/);
   });
 
+  it("a part of the postings deleted: refused", async () => {
+    const dir = folder();
+    await plant(dir, await planted("DELETE FROM tool_meta WHERE key = 'bm25f_data';"));
+    await expectRejected(dir, /no BM25F postings/);
+  });
+
   it("with a key, an authenticated snapshot is not re-analysed, but its postings' bounds still are", async () => {
     const dir = folder();
     // A doc number past the end of the ids: what a query would read out of range.
