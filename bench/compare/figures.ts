@@ -183,6 +183,10 @@ export function figuresOf(results: BenchResults): Figure[] {
     if (flood && "flood" in flood && flood.quiet.runMs.p99 > 0) {
       add({ name: "stall/mcp-flood/run-p99÷quiet", suite: "stall", kind: "ratio-stall", unit: "ratio", value: flood.flood.runMs.p99 / flood.quiet.runMs.p99, better: "smaller" });
     }
+    // The flood's hold on the event loop, judged as every hostile kind's is (loop p99 ÷ the idle window's).
+    if (flood && "flood" in flood && stall.idle && stall.idle.loopP99Ms > 0) {
+      add({ name: "stall/mcp-flood/loop-p99÷idle", suite: "stall", kind: "ratio-stall", unit: "ratio", value: flood.flood.window.loopP99Ms / stall.idle.loopP99Ms, better: "smaller" });
+    }
   }
   return out;
 }

@@ -98,7 +98,7 @@ export async function runLearningBench(options: { dataDir: string; quick: boolea
     latency.push(row);
   }
   const ceiling = await learningCeiling({ ...meta, past: metaPast }, DEFAULT_LEARNING.minSessions);
-  log(`ceiling, metatool: top-1 ${ceiling.allPairs.top1.toFixed(3)} with every pair, ${ceiling.countedPairs.top1.toFixed(3)} with pairs from ≥ ${ceiling.minSessions} requests, ${ceiling.linear.top1.toFixed(3)} for a linear classifier over those, ${ceiling.linearFused.top1.toFixed(3)} fused with the catalog`);
+  log(`ceiling, metatool: top-1 ${ceiling.allPairs.top1.toFixed(3)} with every pair, ${ceiling.countedPairs.top1.toFixed(3)} with pairs from ≥ ${ceiling.minSessions} requests, ${ceiling.linear.top1.toFixed(3)} for a linear classifier over those, ${ceiling.linearFused.top1.toFixed(3)} fused with the catalog; ${ceiling.linearWithoutRule.top1.toFixed(3)} for the classifier without the per-pair rule`);
   return { curves, poisoning, cost, latency, ceiling, quick };
 }
 

@@ -29,6 +29,7 @@ import { evaluate, type JudgedQuery, type RelevanceReport } from "../lib/relevan
 import { loadLiveMcpQueries, loadLiveMcpTools, loadMetaToolQueries, loadMetaToolTools, loadSealQueries, loadSealTools } from "../lib/shared-data.js";
 import { DEFAULT_BM25F } from "../../src/search/bm25f.js";
 import { fts5Backend, fts5BackendWith } from "../../src/search/fts5-backend.js";
+import { fts5Bm25Backend } from "../lib/fts5-bm25/backend.js";
 import { minisearchBackend } from "../../src/search/minisearch-backend.js";
 import type { IntentOptions } from "../../src/search/intents.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
@@ -121,7 +122,7 @@ export const RANKERS: readonly RankerSpec[] = [
   { name: BASELINE_NAME, kind: "baseline" },
   { name: "fts5", kind: "backend", factory: fts5Backend },
   { name: "minisearch", kind: "backend", factory: minisearchBackend },
-  { name: "fts5 −bm25f (bm25())", kind: "ablation", factory: fts5BackendWith({ ranking: "fts5" }) },
+  { name: "fts5 −bm25f (bm25())", kind: "ablation", factory: fts5Bm25Backend },
   { name: "fts5 −coordination", kind: "ablation", factory: fts5BackendWith({ bm25f: { ...DEFAULT_BM25F, coord: 0 } }) },
   { name: "fts5 −name precision", kind: "ablation", factory: fts5BackendWith({ bm25f: { ...DEFAULT_BM25F, namePrecision: 0 } }) },
   { name: "fts5 −vocabulary", kind: "ablation", factory: fts5BackendWith({ bm25f: { ...DEFAULT_BM25F, vocabulary: false } }) },

@@ -27,7 +27,7 @@ import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js"
 import { loadRegistryTools, loadSealQueries, loadSealTools, repoRoot, sharedDataDir } from "../lib/shared-data.js";
 import { memoryBm25 } from "../lib/memory-bm25.js";
 import type { IntentOptions } from "../../src/search/intents.js";
-import { fts5BackendWith } from "../../src/search/fts5-backend.js";
+import { fts5Bm25Backend } from "../lib/fts5-bm25/backend.js";
 import { MiB, collectGarbage, memory, percentile } from "../lib/stats.js";
 import { makeQueries, scaleCatalog } from "./workload.js";
 
@@ -119,7 +119,7 @@ async function measureNatural(dataDir: string): Promise<NaturalResult[]> {
   const factories: Array<[string, SearchBackendFactory, IntentOptions?]> = [
     ["fts5 (bm25f)", fts5Backend],
     ["fts5 −clauses", fts5Backend, { clauses: false }],
-    ["fts5 bm25()", fts5BackendWith({ ranking: "fts5" })],
+    ["fts5 bm25()", fts5Bm25Backend],
     ["minisearch", minisearchBackend],
   ];
   // One ranker alive at a time, after a full GC: another index's garbage must not land in its timings.

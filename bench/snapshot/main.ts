@@ -5,7 +5,8 @@
  * where every posting is checked against the docs' analysis (the snapshot is not trusted), and
  * with `key` (indexCacheKey), where the MAC is checked and the postings' bounds only.
  * Targets: keyed ≤ 20% of a fresh build; checked ≤ 50% (its floor is one analysis of the
- * catalog, about a quarter of a build: the price of not trusting the file).
+ * catalog, about half of a build now that a build writes no FTS5 rows: the price of not
+ * trusting the file).
  *
  *   npm run build && node dist/bench/snapshot/main.js [--tools 10000] [--rounds 5] [--threshold 10000]
  *

@@ -9,8 +9,20 @@ import type { ToolDefinition } from "../../src/catalog/types.js";
 import type { ToolSearchEngine } from "../../src/engine/engine.js";
 import type { ModelToolCall, ToolSearchRun } from "../../src/engine/run.js";
 import { ToolSearchError } from "../../src/errors.js";
+import { MAX_SUGGESTIBLE_CHARS } from "../../src/search/id-suggester.js";
+import { MAX_BATCH_QUERIES, MAX_QUERY_CHARS } from "../../src/validation/search-args.js";
 
-export const HOSTILE_KIND_NAMES = ["long-id-describe", "long-id-call", "long-id-code", "regex-backtrack", "schema-compile", "unique-items"] as const;
+export const HOSTILE_KIND_NAMES = [
+  "long-id-describe",
+  "long-id-call",
+  "long-tool-name",
+  "suggest-cap-id",
+  "long-id-code",
+  "batch-search-code",
+  "regex-backtrack",
+  "schema-compile",
+  "unique-items",
+] as const;
 export type HostileKindName = (typeof HOSTILE_KIND_NAMES)[number];
 
 export interface HostileKind {
@@ -96,6 +108,9 @@ export function longUnknownId(size: number, i: number): string {
   return (body + "zq_update_ticket_".repeat(Math.ceil(size / 17))).slice(0, size);
 }
 
+/** Catalog-like words for the batch-search kind, so that every query term has postings to score. */
+const BATCH_QUERY_WORDS = "send an email with the weather forecast and create a calendar event then upload the report ";
+
 /** Stands for the iteration number in a schema template (see patternSchemaTemplate). */
 const ITERATION_MARK = "@ITER@";
 
@@ -146,6 +161,7 @@ export const QUICK_TARGETS: KindTargets = { idChars: 20_000, regexChars: 24, sch
 export function hostileKinds(targets: KindTargets, options: { code: boolean }): HostileKind[] {
   const describeArgs = lastSize((size) => JSON.stringify({ id: longUnknownId(size, 0) }));
   const callArgs = lastSize((size) => JSON.stringify({ id: longUnknownId(size, 0), args: {} }));
+  const toolName = lastSize((size) => longUnknownId(size, 0));
   const regexArgs = lastSize((size) => JSON.stringify({ id: "client:match", args: { s: `${"a".repeat(size)}!` } }));
   const schemaTemplate = lastSize(patternSchemaTemplate);
   const rowsArgs = lastSize((size) => JSON.stringify({ id: "client:bulk", args: { rows: Array.from({ length: size }, (_, k) => ({ row: k, key: `k${k}` })) } }));
@@ -167,6 +183,27 @@ export function hostileKinds(targets: KindTargets, options: { code: boolean }): 
       growth: "power",
       mode: "tools",
       iterate: (engine, size, i) => oneCall(engine, { sessionId: `stall-call-${i}`, mode: "tools" }, { name: "tool_call", arguments: callArgs(size) }),
+    },
+    {
+      name: "long-tool-name",
+      what: "a model tool call whose name no tool has",
+      unit: "chars of name",
+      ladder: doublingLadder(250, targets.idChars),
+      growth: "power",
+      mode: "tools",
+      iterate: (engine, size, i) => oneCall(engine, { sessionId: `stall-name-${i}`, mode: "tools" }, { name: toolName(size), arguments: "{}" }),
+    },
+    {
+      // The longest unknown id the "did you mean" suggester still works on (longer ones skip it), so
+      // its worst case: the same target in quick and full runs, since past it the cap applies.
+      name: "suggest-cap-id",
+      what: `tool_describe of an unknown id up to ${MAX_SUGGESTIBLE_CHARS} chars (the suggester's cap), a new one every request`,
+      unit: "chars of id",
+      ladder: doublingLadder(32, MAX_SUGGESTIBLE_CHARS),
+      growth: "power",
+      mode: "tools",
+      iterate: (engine, size, i) =>
+        oneCall(engine, { sessionId: `stall-suggest-${i}`, mode: "tools" }, { name: "tool_describe", arguments: JSON.stringify({ id: longUnknownId(size, i) }) }),
     },
     {
       name: "regex-backtrack",
@@ -212,7 +249,8 @@ export function hostileKinds(targets: KindTargets, options: { code: boolean }): 
     },
   ];
   if (options.code) {
-    kinds.splice(2, 0, {
+    // After the tools-mode id kinds (index 4), in HOSTILE_KIND_NAMES order.
+    kinds.splice(4, 0, {
       name: "long-id-code",
       what: "code-mode body `openclaw.tools.describe(id)` of an unknown id",
       unit: "chars of id",
@@ -225,6 +263,27 @@ export function hostileKinds(targets: KindTargets, options: { code: boolean }): 
           engine,
           { sessionId: `stall-code-${i}`, mode: "code" },
           { name: "tool_search_code", arguments: JSON.stringify({ code: `const id = ${JSON.stringify(longUnknownId(64, i))}.repeat(${Math.ceil(size / 64)}).slice(0, ${size});\nreturn await openclaw.tools.describe(id);` }) },
+        ),
+    }, {
+      // The biggest batch a body may send, every query at the length a query is cut to: the worst search a body can ask for.
+      name: "batch-search-code",
+      what: `code-mode body \`openclaw.tools.search([…])\` of ${MAX_BATCH_QUERIES} queries (the batch cap) of catalog words, up to ${MAX_QUERY_CHARS} chars each (the query cap)`,
+      unit: "chars per query",
+      ladder: doublingLadder(125, MAX_QUERY_CHARS),
+      growth: "power",
+      mode: "code",
+      iterate: (engine, size, i) =>
+        oneCall(
+          engine,
+          { sessionId: `stall-batch-${i}`, mode: "code" },
+          {
+            name: "tool_search_code",
+            arguments: JSON.stringify({
+              code:
+                `const words = ${JSON.stringify(`request ${i} ${BATCH_QUERY_WORDS}`)}.repeat(${Math.ceil(size / BATCH_QUERY_WORDS.length)}).slice(0, ${size});\n` +
+                `return (await openclaw.tools.search(Array.from({ length: ${MAX_BATCH_QUERIES} }, (_, k) => words.slice(k)), { limit: 2 })).length;`,
+            }),
+          },
         ),
     });
   }

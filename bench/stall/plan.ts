@@ -13,7 +13,8 @@ export function stallPlan(quick: boolean): StallPlan {
         stepDeadlineMs: 500,
         maxIterations: 200,
         memoryRuns: 1_000,
-        flood: false,
+        // Small, but on in CI: the quick run is where a flood's stall is gated (stall/mcp-flood/loop-p99÷idle).
+        flood: { tools: 2_000, intervalMs: 50, windowMs: 1_000 },
         tenantFlood: { floodBodies: 24, busyMs: 1_000, victimCalls: 20, victimGapMs: 50, retryMs: 250, hold: "cpu", shares: true },
         amplify: { turns: 2, calls: 32, resultBytes: 1024 * 1024 },
         code: true,

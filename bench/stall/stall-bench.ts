@@ -48,7 +48,7 @@ export interface StallOptions {
   maxIterations: number;
   /** Runs in the memory row, each with a distinct client schema (0 = no row). */
   memoryRuns: number;
-  /** The MCP list_changed flood row (full run), or off. */
+  /** The MCP list_changed flood row (quick runs a small one), or off. */
   flood: FloodOptions | false;
   /** The tenant row: one token floods the code pool through `mcp --http`, another's latency is measured; or off. Needs `code`. */
   tenantFlood: TenantFloodOptions | false;

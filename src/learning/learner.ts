@@ -22,7 +22,9 @@
  * One contributor teaches at most `maxToolsPerSession` tools.
  */
 import { createHash } from "node:crypto";
-import { agentScopeKey, tokenScopeKey } from "./scope-keys.js";
+import { agentScopeKey, ownerOfScope, tokenScopeKey } from "./scope-keys.js";
+import { SessionCaps } from "./session-caps.js";
+import { PendingObservations } from "./pending.js";
 import { LearnedModel, SHARED_SCOPE, type IdFilter, type LearnedRow, type Observation, type TermWeight } from "./model.js";
 import type { ResolvedLearningOptions } from "./options.js";
 import { checkedRows, type LearnedExport, type LearningStore } from "./store.js";
@@ -34,7 +36,7 @@ import type { BackendHit, CorpusStats } from "../search/types.js";
 const MAX_REPHRASINGS = 2;
 /** Searches a run remembers while it waits for a call. */
 const MAX_PENDING_SEARCHES = 8;
-/** Observations held between two writes; past it the oldest are dropped (a store that cannot keep up). */
+/** Observations held between two writes; past it the oldest of the tenant holding the most are dropped (pending.ts). */
 const MAX_PENDING_OBSERVATIONS = 50_000;
 
 /** Who a run is, as learning sees it. */
@@ -57,13 +59,13 @@ export class Learner {
   #model: LearnedModel;
   readonly options: ResolvedLearningOptions;
   readonly #store: LearningStore;
-  #pending: Observation[] = [];
+  readonly #pending = new PendingObservations(MAX_PENDING_OBSERVATIONS);
   #imports: LearnedRow[] = [];
   /** Rows were dropped (a tool left the catalog): the store must be rewritten even with nothing new. */
   #dirty = false;
   #catalogIds: IdFilter | undefined;
-  /** contributor key → tools it taught (the per-session cap), least recently used first. */
-  readonly #taught = new Map<string, Set<string>>();
+  /** contributor → tools it taught (the per-session cap), bounded per tenant. */
+  readonly #taught: SessionCaps;
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
   #closed = false;
@@ -74,6 +76,7 @@ export class Learner {
     this.options = options;
     this.#store = store;
     this.#model = new LearnedModel(options);
+    this.#taught = new SessionCaps(options.maxTrackedSessions);
     this.now = now;
   }
 
@@ -105,13 +108,7 @@ export class Learner {
   /** One request led to one tool, for this contributor; false when the per-session cap refused it. */
   teach(scope: string, contributor: string, request: string, tool: string): boolean {
     if (this.#closed) return false;
-    const key = `${scope}\u0000${contributor}`;
-    let tools = this.#taught.get(key);
-    if (tools === undefined) {
-      if (this.#taught.size >= this.options.maxTrackedSessions) this.#taught.delete(this.#taught.keys().next().value as string);
-      tools = new Set();
-    } else this.#taught.delete(key);
-    this.#taught.set(key, tools);
+    const tools = this.#taught.taught(ownerOfScope(scope), `${scope}\u0000${contributor}`);
     if (!tools.has(tool) && tools.size >= this.options.maxToolsPerSession) return false;
     const terms = learnedTerms(request, this.options.maxTermsPerRequest);
     if (terms.length === 0) return false;
@@ -119,7 +116,6 @@ export class Learner {
     const observation: Observation = { scope, tool, terms, contributor, at: this.now() };
     if (!this.#model.observe(observation)) return true;
     this.#pending.push(observation);
-    if (this.#pending.length > MAX_PENDING_OBSERVATIONS) this.#pending.shift();
     return true;
   }
 
@@ -165,7 +161,7 @@ export class Learner {
   }
 
   stats(): LearningStats {
-    return { ...this.#model.size(), pending: this.#pending.length + this.#imports.length, store: this.#store.kind };
+    return { ...this.#model.size(), pending: this.#pending.size + this.#imports.length, store: this.#store.kind };
   }
 
   /**
@@ -180,16 +176,15 @@ export class Learner {
   }
 
   async #flush(): Promise<void> {
-    if (this.#pending.length === 0 && this.#imports.length === 0 && !this.#dirty) {
+    if (this.#pending.size === 0 && this.#imports.length === 0 && !this.#dirty) {
       // Nothing to write: read what other processes wrote (workers converge without writing).
       const rows = await this.#store.load().catch((): readonly LearnedRow[] => []);
       this.#model.merge(rows);
       if (this.#catalogIds !== undefined) this.#model.retainTools(this.#catalogIds);
       return;
     }
-    const pending = this.#pending;
+    const pending = this.#pending.drain();
     const imports = this.#imports;
-    this.#pending = [];
     this.#imports = [];
     this.#dirty = false;
     let merged: LearnedModel | undefined;
@@ -205,7 +200,7 @@ export class Learner {
       .catch(() => false);
     if (!ok || merged === undefined) {
       // Kept for the next write; what came in meanwhile goes after.
-      this.#pending = [...pending, ...this.#pending].slice(-MAX_PENDING_OBSERVATIONS);
+      this.#pending.restore(pending);
       this.#imports = [...imports, ...this.#imports];
       this.#dirty = true;
       return;

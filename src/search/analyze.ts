@@ -1,6 +1,6 @@
 /**
- * Tool-aware text analysis shared by every backend, so that FTS5 and minisearch index and
- * query exactly the same terms. Pure functions only; no backend specifics here.
+ * Tool-aware text analysis shared by every backend, so that all of them index and query
+ * exactly the same terms. Pure functions only; no backend specifics here.
  *
  * Terms are lowercase runs of letters, digits and `_`. Nothing else ever reaches a backend,
  * which is what keeps FTS5 query syntax (quotes, `*`, `NEAR`, `-`, `:`, parentheses) out of

@@ -1,13 +1,13 @@
 /**
  * A short hash of everything that decides which terms land in an index: analyzer output on a
  * probe text, the stopword, synonym and thesaurus tables, the BM25F fields and parameters,
- * the BM25F snapshot format, and the FTS5 schema with its weights.
+ * the BM25F snapshot format, and the snapshot's SQLite schema.
  * A snapshot built by another copy of this code (the compiled worker in dist/ while tests
  * run the TypeScript sources, or an old dist/) is only used when the signatures agree;
  * otherwise queries would be analysed differently from the index, and fail quietly.
  */
 import { createHash } from "node:crypto";
-import { FTS5_SCHEMA_SQL } from "./fts5-schema.js";
+import { SNAPSHOT_SCHEMA_SQL } from "./snapshot-schema.js";
 import { analyzeDoc, analyzeQuery } from "./analyze.js";
 import { STOPWORDS } from "./stopwords.js";
 import { SYNONYM_GROUPS } from "./synonyms.js";
@@ -35,7 +35,7 @@ export function analyzerSignature(): string {
       fieldTerms(PROBE),
       DEFAULT_BM25F,
       BM25F_SNAPSHOT_FORMAT,
-      FTS5_SCHEMA_SQL,
+      SNAPSHOT_SCHEMA_SQL,
     ]);
     cached = createHash("sha256").update(material).digest("hex").slice(0, 16);
   }

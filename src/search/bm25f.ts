@@ -19,7 +19,7 @@
  * Cost per query: one pass over the postings of the (at most MAX_QUERY_TERMS) query words and
  * their bounded expansions, then a heap select of k: linear in the postings touched.
  */
-import { analyzeIdentifier, analyzeParams, analyzeText, MAX_QUERY_TERMS, type AnalyzableDoc, type AnalyzedDoc } from "./analyze.js";
+import { analyzeIdentifier, analyzeParams, analyzeText, MAX_QUERY_TERMS, type AnalyzableDoc } from "./analyze.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats, FieldName, ScoreDetail, Vocabulary, WordScore } from "./types.js";
 import { expandWord, MAX_QUERY_SYNONYMS, MAX_TYPO_WORDS, type Expander, type Variant } from "./query-expansion.js";
 import { PostingStore } from "./postings.js";
@@ -85,10 +85,9 @@ export const TF_MAX = (1 << TF_BITS) - 1;
 /** The analysed fields BM25F reads, in FIELD_NAMES order. */
 export type FieldTerms = readonly [readonly string[], readonly string[], readonly string[], readonly string[]];
 
-export function fieldTerms(doc: AnalyzableDoc, analyzed?: AnalyzedDoc): FieldTerms {
+export function fieldTerms(doc: AnalyzableDoc): FieldTerms {
   // The owner alone, not the id: the id repeats the name, which would count name words twice.
-  if (analyzed !== undefined) return [analyzed.name, analyzeIdentifier(doc.owner), analyzed.description, analyzed.params];
-  // Only what BM25F reads: the id and synonym keys analyzeDoc adds (FTS5's fields) cost a quarter more.
+  // Not analyzeDoc: its id and synonym-key fields (minisearch's) would cost a quarter more.
   return [analyzeIdentifier(doc.name), analyzeIdentifier(doc.owner), analyzeText(doc.description), analyzeParams(doc.params)];
 }
 

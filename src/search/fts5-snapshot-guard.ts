@@ -7,18 +7,18 @@
  * - every statement is interrupted past a deadline (a progress handler), so that even SQLite's
  *   own work on a hostile file (a huge schema, a deep b-tree) is bounded in time;
  * and before any table is read, the schema (sqlite_schema: every table, index, view and
- * trigger with its SQL text) and FTS5's config must be exactly those of a fresh database with
- * FTS5_SCHEMA_SQL. Reading sqlite_schema parses the CREATE statements but runs none of them.
+ * trigger with its SQL text) must be exactly that of a fresh database with SNAPSHOT_SCHEMA_SQL:
+ * one plain table, so no virtual table (FTS5's or another module's) is ever opened. Reading
+ * sqlite_schema parses the CREATE statements but runs none of them.
  */
 import type { Database, Sqlite3Static } from "@sqlite.org/sqlite-wasm";
-import { FTS5_SCHEMA_SQL, FTS5_TABLE } from "./fts5-schema.js";
+import { SNAPSHOT_SCHEMA_SQL } from "./snapshot-schema.js";
 
 export const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
 /** VM steps between two deadline checks: a few microseconds of work. */
 const PROGRESS_STEPS = 1_000;
 
 const SCHEMA_SQL = "SELECT type, name, tbl_name, rootpage, sql FROM sqlite_schema ORDER BY name";
-const CONFIG_SQL = `SELECT k, v FROM ${FTS5_TABLE}_config ORDER BY k`;
 
 export interface SqlGuard {
   /** Removes the deadline (the connection keeps refusing views and triggers). */
@@ -49,19 +49,15 @@ export function guardConnection(sqlite3: Sqlite3Static, db: Database, timeoutMs:
   };
 }
 
-interface Expected {
-  schema: string;
-  config: string;
-}
-let expected: Expected | undefined;
+let expected: string | undefined;
 
-/** The schema and FTS5 config a database made by FTS5_SCHEMA_SQL has, with this SQLite. */
-function expectedSchema(sqlite3: Sqlite3Static): Expected {
+/** The schema a database made by SNAPSHOT_SCHEMA_SQL has, with this SQLite. */
+function expectedSchema(sqlite3: Sqlite3Static): string {
   if (expected === undefined) {
     const db = new sqlite3.oo1.DB(":memory:");
     try {
-      db.exec(FTS5_SCHEMA_SQL);
-      expected = { schema: JSON.stringify(db.selectArrays(SCHEMA_SQL)), config: JSON.stringify(db.selectArrays(CONFIG_SQL)) };
+      db.exec(SNAPSHOT_SCHEMA_SQL);
+      expected = JSON.stringify(db.selectArrays(SCHEMA_SQL));
     } finally {
       db.close();
     }
@@ -69,14 +65,11 @@ function expectedSchema(sqlite3: Sqlite3Static): Expected {
   return expected;
 }
 
-/** Throws unless the snapshot's schema and FTS5 config are exactly the engine's own. */
+/** Throws unless the snapshot's schema is exactly the engine's own. */
 export function checkSchema(sqlite3: Sqlite3Static, db: Database): void {
-  const want = expectedSchema(sqlite3);
   const rows = db.selectArrays(SCHEMA_SQL);
-  if (JSON.stringify(rows) !== want.schema) {
+  if (JSON.stringify(rows) !== expectedSchema(sqlite3)) {
     const found = rows.filter((r) => r[0] === "view" || r[0] === "trigger").map((r) => `${String(r[0])} ${JSON.stringify(String(r[1]).slice(0, 40))}`); // quoted: a name may hold a newline
     throw new Error(`its schema is not the engine's own${found.length > 0 ? ` (it holds ${found.slice(0, 3).join(", ")})` : ""}`);
   }
-  // A plain table (now known to be one): FTS5 reads its options from here when the index opens.
-  if (JSON.stringify(db.selectArrays(CONFIG_SQL)) !== want.config) throw new Error("its FTS5 config is not the engine's own");
 }

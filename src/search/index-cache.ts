@@ -130,8 +130,8 @@ export class ToolIndexCache {
 
   /**
    * get() plus a hold, taken before this returns a promise: an evicted index stays open for
-   * its holders (a run prepared before the catalog changed) and its backend (a SQLite database
-   * in the WASM heap) closes when the last one releases it, or at close().
+   * its holders (a run prepared before the catalog changed) and its backend closes when the
+   * last one releases it, or at close().
    */
   async acquire(docs: readonly SearchDoc[], choice: BackendChoice | undefined, options: GetToolIndexOptions = {}): Promise<IndexHold> {
     if (this.#closed) throw new IndexClosedError();

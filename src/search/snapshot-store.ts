@@ -1,7 +1,7 @@
 /**
  * Index snapshots on disk, by catalog fingerprint: a new process (a `serve --workers` worker,
- * a replica) with the same catalog loads the FTS5 database SQLite serialised instead of
- * re-analysing every tool.
+ * a replica) with the same catalog loads the index its backend serialised (the default
+ * backend's BM25F postings, in a SQLite database) instead of re-analysing every tool.
  *
  * File: `<kind>-<fingerprint>.tsidx` =
  *   MAGIC (8 bytes) | header length (uint32 LE) | header JSON | payload (the serialised database) [| MAC (32 bytes)]

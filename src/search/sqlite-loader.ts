@@ -1,7 +1,7 @@
 /**
  * Loads the SQLite WASM module once per process (per worker thread). Instantiating the
  * module (compiling the WASM, several MiB of memory) costs more than building a small index,
- * so every FTS5 index in a thread shares one.
+ * so every snapshot written or read in a thread (and the learning store) shares one.
  */
 import init from "@sqlite.org/sqlite-wasm";
 import type { Sqlite3Static } from "@sqlite.org/sqlite-wasm";

@@ -88,8 +88,8 @@ export interface BackendHit {
 }
 
 /**
- * A pluggable full-text backend. Implementations: "fts5" (SQLite FTS5 in WASM, default) and
- * "minisearch". `query` is raw user text; each backend analyses it with the shared analyzer
+ * A pluggable full-text backend. Implementations: "fts5" (default: BM25F over JS postings,
+ * its snapshots serialised by SQLite in WASM) and "minisearch". `query` is raw user text; each backend analyses it with the shared analyzer
  * (src/search/analyze.ts) so that both see the same terms.
  */
 export interface SearchBackend {

@@ -45,6 +45,13 @@ function synthetic(tweak: (r: Mutable<BenchResults> & { suites: Required<BenchRe
     queryMs,
   });
   const ratios = { recallAt1: 1, recallAt5: 1, recallAt10: 1, mrr: 1, ndcgAt10: 1 };
+  const floodPhase = (loopP99Ms: number, runP99Ms: number) => ({
+    window: window(loopP99Ms),
+    runMs: { n: 1, min: 1, p50: 1, p90: 1, p99: runP99Ms, max: runP99Ms, mean: 1 },
+    runs: runP99Ms > 0 ? 10 : 0,
+    cpuMs: 100,
+    catalogTools: 2000,
+  });
   const window = (loopP99Ms: number) => ({
     wallMs: 1000,
     loopMaxMs: loopP99Ms * 2,
@@ -244,6 +251,15 @@ function synthetic(tweak: (r: Mutable<BenchResults> & { suites: Required<BenchRe
             outcomes: {},
             failed: 0,
           },
+          flood: {
+            tools: 2000,
+            intervalMs: 50,
+            windowMs: 1000,
+            quiet: floodPhase(4, 10),
+            floodIdle: floodPhase(8, 0),
+            flood: floodPhase(24, 20),
+            window: window(24),
+          },
         },
       },
     },
@@ -284,6 +300,8 @@ describe("figures of a results file", () => {
         "stall/unique-items/loop-p99÷idle",
         "stall/unique-items/request-p50÷ordinary-run-p50",
         "stall/memory/heap-growth-1000-runs",
+        "stall/mcp-flood/run-p99÷quiet",
+        "stall/mcp-flood/loop-p99÷idle",
       ]),
     );
     for (const f of figures) {
@@ -299,6 +317,7 @@ describe("figures of a results file", () => {
     expect(byName(figures, "gateway/tools/1-session/turns-per-s÷direct")).toMatchObject({ value: 3.3, range: [3.0, 3.7], better: "bigger" });
     expect(byName(figures, "gateway/tools/1-session/cpu-per-turn÷direct")).toMatchObject({ value: 0.25, range: [0.2, 0.3], better: "smaller", kind: "ratio-gateway-cpu" });
     expect(byName(figures, "stall/unique-items/loop-p99÷idle").value).toBe(10);
+    expect(byName(figures, "stall/mcp-flood/loop-p99÷idle")).toMatchObject({ value: 6, kind: "ratio-stall", better: "smaller" });
     expect(byName(figures, "code-mode/pool-2/parent-cpu-per-body÷child-cpu-per-body")).toMatchObject({ value: 0.05, range: [0.04, 0.07], better: "smaller", kind: "ratio-code-mode-cpu" });
     // Direct mode is every ratio's denominator, never a figure of its own.
     expect(names.some((n) => n.startsWith("gateway/direct/"))).toBe(false);
@@ -368,11 +387,13 @@ describe("--compare verdicts", () => {
         ok(s.suites.gateway).runs[1].cpuRatio *= factor;
         ok(s.suites.stall).kinds[0].window.loopP99Ms *= factor;
         ok(s.suites.stall).kinds[0].iterationMs.p50 *= factor;
+        ok(s.suites.stall).flood.flood.runMs.p99 *= factor;
+        ok(s.suites.stall).flood.flood.window.loopP99Ms *= factor;
       });
       const c = compareResults(baseline, now);
       expect(c.regressed).toEqual([]);
       const timing = c.rows.filter((r) => r.kind.startsWith("ratio-"));
-      expect(timing.length).toBe(7);
+      expect(timing.length).toBe(9);
       expect(timing.every((r) => r.verdict === "worse" || r.verdict === "better")).toBe(true);
     }
   });

@@ -26,7 +26,7 @@ describe("learning replay", () => {
     // The requests the catalog could not answer are answered by what was learned.
     expect(curve[1]!.learnedTop1).toBeGreaterThanOrEqual(1 - curve[0]!.top1 - 1e-9);
     expect(curve[1]!.active).toBeGreaterThan(0);
-    const svg = learningChart({ curves: [{ set: "tiny", tools: 3, past: 18, heldOut: 3, points: curve }], poisoning: [], cost: { set: "tiny", records: 0, heapBytes: 0, p50OffUs: 0, p50OnUs: 0 }, latency: [], ceiling: { set: "tiny", minSessions: 3, allPairs: { top1: 0, top5: 0 }, countedPairs: { top1: 0, top5: 0 }, linear: { top1: 0, top5: 0 }, linearFused: { top1: 0, top5: 0 } }, quick: true });
+    const svg = learningChart({ curves: [{ set: "tiny", tools: 3, past: 18, heldOut: 3, points: curve }], poisoning: [], cost: { set: "tiny", records: 0, heapBytes: 0, p50OffUs: 0, p50OnUs: 0 }, latency: [], ceiling: { set: "tiny", minSessions: 3, allPairs: { top1: 0, top5: 0 }, countedPairs: { top1: 0, top5: 0 }, linear: { top1: 0, top5: 0 }, linearFused: { top1: 0, top5: 0 }, linearWithoutRule: { top1: 0, top5: 0 } }, quick: true });
     const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
     expect(doc.documentElement?.nodeName).toBe("svg");
   });

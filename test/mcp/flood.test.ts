@@ -1,8 +1,9 @@
 /**
  * A server cannot flood the shared parent: list_changed storms cost a bounded number of
- * re-lists, and answers over maxMessageBytes fail at once instead of being parsed.
+ * re-lists, and answers over maxMessageBytes fail at once instead of being parsed. How long a
+ * flood holds the event loop is a timing goal: bench/stall/mcp-flood.ts (figure
+ * `stall/mcp-flood/loop-p99÷idle`), not an assertion here.
  */
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
 import { createToolSearch, type ToolSearchEngine } from "../../src/index.js";
 import type { McpServerSource } from "../../src/mcp/index.js";
@@ -52,7 +53,7 @@ function toolNamed(s: McpServerSource, name: string) {
 }
 
 describe("a server flooding tools/list_changed", () => {
-  it("costs at most one re-list per minRelistIntervalMs, ends on the final list, and does not block the event loop", { timeout: 90_000 }, async () => {
+  it("costs at most one re-list per minRelistIntervalMs, ends on the final list, and sessions are served meanwhile", { timeout: 90_000 }, async () => {
     const tools = Array.from({ length: 2_000 }, (_, i) => textTool(`tool_${i}`, `Tool number ${i}, revision 0: does thing ${i % 37}.`));
     const http = await server(tools, 5_000);
     const interval = 300;
@@ -61,8 +62,6 @@ describe("a server flooding tools/list_changed", () => {
     cleanup.push(() => engine.close());
     expect(http.listCalls).toBe(1);
 
-    const loop = monitorEventLoopDelay({ resolution: 10 });
-    loop.enable();
     const started = Date.now();
     const revisions = 200;
     let runs = 0;
@@ -82,8 +81,8 @@ describe("a server flooding tools/list_changed", () => {
     tools.push(textTool("final_marker", "The last tool the server added"));
     await http.notifyToolsChanged();
     await waitFor(() => s.tools().some((t) => t.name === "final_marker"), "the final list", 5_000);
+    // The re-list bound is a rate (one per interval), so the time the storm took sets how many were allowed.
     const elapsed = Date.now() - started;
-    loop.disable();
 
     // Hundreds of notifications, a handful of re-lists: one per interval, plus the one that was pending.
     expect(elapsed).toBeGreaterThan(revisions * 5);
@@ -97,8 +96,6 @@ describe("a server flooding tools/list_changed", () => {
     expect((await run.search("last tool the server added"))[0]?.id).toBe("mcp:flood:final_marker");
     expect((await run.describe(`mcp:flood:tool_${revisions}`)).description).toContain(`revision ${revisions}.`);
     await run.end();
-    // Generous: a bound on stalls, not a speed goal.
-    expect(loop.max / 1e6).toBeLessThan(1_000);
   });
 
   it("a list that did not change is not a change: no notification, and the same definition objects", async () => {

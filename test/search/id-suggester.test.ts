@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { IdSuggester, MAX_SUGGESTIBLE_CHARS } from "../../src/search/id-suggester.js";
 import type { SearchDoc } from "../../src/search/types.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
-import { maxStallMs } from "../support/stall.js";
 
 function docs(names: string[], owner = "github"): SearchDoc[] {
   return names.map((name) => ({ id: `plugin:${owner}:${name}`, name, source: "plugin", owner, description: "", params: [] }));
@@ -28,11 +27,18 @@ describe("did-you-mean suggestions", () => {
     expect(suggester.suggest(`create_issue${"x".repeat(MAX_SUGGESTIBLE_CHARS)}`, undefined, 3)).toEqual([]);
   });
 
-  it("stays cheap at 10,000 tools, for any input up to the cap", async () => {
-    const big = new IdSuggester(docs(syntheticTools(10_000).map((t) => t.definition.name), "acme"));
-    const wanted = ["plugin:acme:geo_get_wether_forecast", "a".repeat(MAX_SUGGESTIBLE_CHARS), "_".repeat(200), "plugin:acme:"];
-    const { value, maxStallMs: stall } = await maxStallMs(() => wanted.map((w) => big.suggest(w, undefined, 3)));
+  // Its cost at any catalog size is bounded by the caps in id-suggester.ts (postings budget, candidates compared);
+  // how long the worst in-cap input takes is a timing goal: bench/stall, kind suggest-cap-id.
+  it("at 10,000 tools still finds the near miss, and gives at most n catalog ids for any input up to the cap", () => {
+    const names = syntheticTools(10_000).map((t) => t.definition.name);
+    const big = new IdSuggester(docs(names, "acme"));
+    const ids = new Set(names.map((name) => `plugin:acme:${name}`));
+    const wanted = ["plugin:acme:geo_get_wether_forecast", "a".repeat(MAX_SUGGESTIBLE_CHARS), "_".repeat(200), "plugin:acme:", `plugin:acme:${names.join("_")}`.slice(0, MAX_SUGGESTIBLE_CHARS)];
+    const value = wanted.map((w) => big.suggest(w, undefined, 3));
     expect(value[0]![0]).toMatch(/^plugin:acme:geo_get_weather_forecast/);
-    expect(stall).toBeLessThan(500);
+    for (const suggestions of value) {
+      expect(suggestions.length).toBeLessThanOrEqual(3);
+      for (const id of suggestions) expect(ids.has(id)).toBe(true);
+    }
   });
 });

@@ -1,7 +1,9 @@
 /**
  * Hostile input against the shared parent, one test per kind (the hardening table): each is
- * answered with a clear error or a correct result, and the event loop that every session
- * shares is not held for seconds. Bounds are generous; speed goals live in bench/stall.
+ * answered with a clear error or a correct result, by the bounded path (a cap that refuses the
+ * input with its typed error, the linear-time regex engine, a limit applied before validation).
+ * How long each holds the event loop every session shares is a timing goal, so it lives in the
+ * stall benchmark (bench/stall/hostile.ts, figures `stall/<kind>/loop-p99÷idle`), not here.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,10 +13,8 @@ import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCodePool, createToolSearch, jsonlSessionLog, pluginTools, type CodePool, type ToolDefinition } from "../../src/index.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
-import { maxStallMs } from "../support/stall.js";
-
-/** Generous: the stalls these tests guard against lasted 4 to 40 seconds. */
-const STALL_MS = 1_000;
+import { MAX_SUGGESTIBLE_CHARS } from "../../src/search/id-suggester.js";
+import { MAX_BATCH_QUERIES, MAX_QUERY_CHARS } from "../../src/validation/search-args.js";
 
 const catalog = syntheticTools(1_000).map((t) => t.definition);
 let pool: CodePool;
@@ -42,32 +42,30 @@ async function engineWith(sessionLogFile?: string) {
 }
 
 describe("hostile input on the shared parent", () => {
-  it("an unknown id of 400,000 characters is TOOL_NOT_FOUND at once, with no suggestions, and is logged clipped", async () => {
+  it("an unknown id of 400,000 characters is TOOL_NOT_FOUND with no suggestions (over the suggester's cap), and is logged clipped", async () => {
     const logFile = path.join(logDir, "long-id.jsonl");
     const engine = await engineWith(logFile);
     try {
       const run = await engine.prepareRun({ sessionId: "s" });
       const longId = `plugin:acme:${"geo_get_weather_".repeat(25_000)}`;
-      const { value, maxStallMs: stall } = await maxStallMs(async () => [
-        await run.describe(longId).catch((error: unknown) => error),
-        await run.call(longId, {}),
-        JSON.parse(await run.handleToolCall({ name: "tool_describe", arguments: JSON.stringify({ id: longId }) })) as unknown,
-        JSON.parse(await run.handleToolCall({ name: "x".repeat(400_000), arguments: "{}" })) as unknown,
-      ]);
-      const [described, called, viaTool, longName] = value as [
-        Error & { code: string },
-        { ok: boolean; id: string; error: { code: string; message: string } },
-        { error: { code: string; message: string } },
-        { error: { code: string } },
-      ];
+      const described = (await run.describe(longId).catch((error: unknown) => error)) as Error & { code: string };
+      const called = await run.call(longId, {});
+      const viaTool = JSON.parse(await run.handleToolCall({ name: "tool_describe", arguments: JSON.stringify({ id: longId }) })) as { error: { code: string; message: string } };
+      const longName = JSON.parse(await run.handleToolCall({ name: "x".repeat(400_000), arguments: "{}" })) as { error: { code: string; message: string } };
+      // Over MAX_SUGGESTIBLE_CHARS the suggester is not run at all (what bounds the work): no "Did you mean", the id clipped.
+      expect(longId.length).toBeGreaterThan(MAX_SUGGESTIBLE_CHARS);
       expect(described.code).toBe("TOOL_NOT_FOUND");
       expect(described.message).toMatch(/\[\+\d+ chars\]"\. Use search to find tool ids\.$/);
+      expect(described.message).not.toContain("Did you mean");
       expect(described.message.length).toBeLessThan(400);
       expect(called).toMatchObject({ ok: false, error: { code: "TOOL_NOT_FOUND" } });
       expect(called.id.length).toBeLessThan(300);
+      expect(called.ok === false && called.error.message).not.toContain("Did you mean");
       expect(viaTool.error.code).toBe("TOOL_NOT_FOUND");
+      expect(viaTool.error.message).not.toContain("Did you mean");
       expect(longName.error.code).toBe("TOOL_NOT_FOUND");
-      expect(stall).toBeLessThan(STALL_MS);
+      expect(longName.error.message).toMatch(/\[\+\d+ chars\]/);
+      expect(longName.error.message.length).toBeLessThan(400);
       await run.end();
     } finally {
       await engine.close();
@@ -93,11 +91,12 @@ describe("hostile input on the shared parent", () => {
     try {
       const tool = clientTool("evil_pattern", { type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } }, required: ["s"] });
       const run = await engine.prepareRun({ sessionId: "s", clientTools: [tool] });
-      const { value, maxStallMs: stall } = await maxStallMs(() => Promise.all([run.call("client:evil_pattern", { s: `${"a".repeat(34)}!` }), run.call("client:evil_pattern", { s: "aaaa" })]));
+      // 34 "a"s and a "!" is 2^34 steps for a backtracking engine: answering at all means the linear one ran
+      // (the next test shows it is that engine: a lookahead, which it cannot run, is refused).
+      const value = await Promise.all([run.call("client:evil_pattern", { s: `${"a".repeat(34)}!` }), run.call("client:evil_pattern", { s: "aaaa" })]);
       expect(value[0]).toMatchObject({ ok: false, error: { code: "INVALID_ARGS" } });
       expect(value[0].ok === false && value[0].error.message).toContain('must match pattern "^(a+)+$"');
       expect(value[1]).toMatchObject({ ok: true, result: { got: 1 } });
-      expect(stall).toBeLessThan(STALL_MS);
     } finally {
       await engine.close();
     }
@@ -122,9 +121,9 @@ describe("hostile input on the shared parent", () => {
       const properties: Record<string, unknown> = {};
       for (let i = 0; i < 6_000; i++) properties[`field_${i}`] = { type: "string", pattern: `^[a-z]{1,${(i % 50) + 1}}$` };
       const tool = clientTool("huge", { type: "object", properties });
-      const { value, maxStallMs: stall } = await maxStallMs(() => engine.prepareRun({ sessionId: "s", clientTools: [tool] }).catch((error: unknown) => error));
+      // Refused by the pattern cap, before ajv compiles anything: the message names the limit that applied.
+      const value = await engine.prepareRun({ sessionId: "s", clientTools: [tool] }).catch((error: unknown) => error);
       expect(value).toMatchObject({ code: "CONFIG_INVALID", message: 'Tool "client:huge" has an inputSchema over the limits for untrusted schemas: it has more than 64 patterns' });
-      expect(stall).toBeLessThan(STALL_MS);
     } finally {
       await engine.close();
     }
@@ -136,10 +135,11 @@ describe("hostile input on the shared parent", () => {
       const tool = clientTool("unique", { type: "object", properties: { items: { type: "array", uniqueItems: true, items: { type: "object" } } } });
       const run = await engine.prepareRun({ sessionId: "s", clientTools: [tool] });
       const items = Array.from({ length: 20_000 }, (_, i) => ({ n: i, k: `r${i}` }));
-      const { value, maxStallMs: stall } = await maxStallMs(() => Promise.all([run.call("client:unique", { items }), run.call("client:unique", { items: [...items, { k: "r3", n: 3 }] })]));
+      const value = await Promise.all([run.call("client:unique", { items }), run.call("client:unique", { items: [...items, { k: "r3", n: 3 }] })]);
       expect(value[0]).toMatchObject({ ok: true });
       expect(value[1]).toMatchObject({ ok: false, error: { code: "INVALID_ARGS" } });
-      expect(stall).toBeLessThan(STALL_MS);
+      // The pair found is item 3 and the appended copy with its keys in another order: equality in JSON Schema's sense.
+      expect(value[1].ok === false && value[1].error.message).toMatch(/items ## (3 and 20000|20000 and 3) are identical/);
       const huge = await run.call("client:unique", { items: Array.from({ length: 40_000 }, (_, i) => ({ text: `${i}`.padEnd(20, "x") })) });
       expect(huge).toMatchObject({ ok: false, error: { code: "INVALID_ARGS", message: expect.stringContaining("over the 524288-byte limit") as unknown } });
     } finally {
@@ -171,7 +171,7 @@ describe("hostile input on the shared parent", () => {
     }
   });
 
-  it("a code body's long-id describes and batch searches leave the event loop free", async () => {
+  it("a code body's long-id describes and batch searches of long queries are answered, within the batch and query caps", async () => {
     const engine = await engineWith();
     try {
       const run = await engine.prepareRun({ sessionId: "code", mode: "code" });
@@ -182,11 +182,17 @@ describe("hostile input on the shared parent", () => {
           try { await openclaw.tools.describe(longId); } catch (e) { codes.push(e.code); }
         }
         const words = "send an email with the weather forecast and create a calendar event then upload the report ".repeat(10);
-        const batch = await openclaw.tools.search(Array.from({ length: 10 }, (_, i) => words.slice(i)), { limit: 2 });
-        return { codes: [...new Set(codes)], answered: batch.length };`;
-      const { value, maxStallMs: stall } = await maxStallMs(() => run.handleToolCall({ name: "tool_search_code", arguments: JSON.stringify({ code }) }));
-      expect(JSON.parse(value)).toMatchObject({ ok: true, value: { codes: ["TOOL_NOT_FOUND"], answered: 10 } });
-      expect(stall).toBeLessThan(STALL_MS);
+        const batch = await openclaw.tools.search(Array.from({ length: ${MAX_BATCH_QUERIES} }, (_, i) => words.slice(i)), { limit: 2 });
+        let overBatch;
+        try { await openclaw.tools.search(Array.from({ length: ${MAX_BATCH_QUERIES + 1} }, () => "weather")); } catch (e) { overBatch = e.code; }
+        const beforeCut = await openclaw.tools.search(".".repeat(${MAX_QUERY_CHARS - 10}) + " weather forecast");
+        const pastCut = await openclaw.tools.search(".".repeat(${MAX_QUERY_CHARS}) + " weather forecast");
+        return { codes: [...new Set(codes)], answered: batch.length, overBatch, beforeCut: beforeCut.length, pastCut: pastCut.length };`;
+      const value = JSON.parse(await run.handleToolCall({ name: "tool_search_code", arguments: JSON.stringify({ code }) })) as { value?: { beforeCut?: number } };
+      // What bounds a body's searches: at most MAX_BATCH_QUERIES a batch (one more is refused), each query cut at MAX_QUERY_CHARS
+      // (words past the cut are not searched for).
+      expect(value).toMatchObject({ ok: true, value: { codes: ["TOOL_NOT_FOUND"], answered: MAX_BATCH_QUERIES, overBatch: "INVALID_ARGS", pastCut: 0 } });
+      expect(value.value?.beforeCut).toBeGreaterThan(0);
     } finally {
       await engine.close();
     }

@@ -91,12 +91,18 @@ async function expectRejected(dir: string, reason: RegExp, key?: string): Promis
 }
 
 describe("planted snapshots (row 2: SQL in the file)", () => {
-  const RECURSIVE = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT 'term_stats' AS key, x AS value FROM c";
+  const RECURSIVE = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT 'bm25f_ids' AS key, x AS value FROM c";
   it.each([
     ["tool_meta a recursive view", `DROP TABLE tool_meta; CREATE VIEW tool_meta(key, value) AS ${RECURSIVE};`, /schema is not the engine's own \(it holds view "tool_meta"\)/],
-    ["a trigger on tool_meta", "CREATE TRIGGER t AFTER INSERT ON tool_meta BEGIN DELETE FROM tool_docs; END;", /trigger "t"/],
+    ["a trigger on tool_meta", "CREATE TRIGGER t AFTER INSERT ON tool_meta BEGIN DELETE FROM tool_meta; END;", /trigger "t"/],
     ["tool_meta another module's virtual table", "DROP TABLE tool_meta; CREATE VIRTUAL TABLE tool_meta USING fts5(key, value);", /schema is not the engine's own/],
     ["an extra view beside the engine's tables", `CREATE VIEW spin AS ${RECURSIVE};`, /view "spin"/],
+    // The layout before issue 23 (an FTS5 table and an id map beside the postings), under a header forged to pass.
+    [
+      "an older build's FTS5 table and id map",
+      "CREATE VIRTUAL TABLE tool_fts USING fts5(name, content=''); CREATE TABLE tool_docs(rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE);",
+      /schema is not the engine's own/,
+    ],
   ])("%s: refused before any table is read, promptly, and rebuilt", async (_name, sql, reason) => {
     const dir = folder();
     await plant(dir, await planted(sql));
@@ -167,6 +173,12 @@ describe("planted snapshots (row 3: postings that are not the catalog's)", () =>
     const dir = folder();
     await plant(dir, await planted(`UPDATE tool_meta SET value = replace(value, '"plugin:dump:big_result"', '"plugin:evil:x"') WHERE key = 'bm25f_ids';`));
     await expectRejected(dir, /not in the catalog/);
+  });
+
+  it("a part of the postings deleted: refused", async () => {
+    const dir = folder();
+    await plant(dir, await planted("DELETE FROM tool_meta WHERE key = 'bm25f_data';"));
+    await expectRejected(dir, /no BM25F postings/);
   });
 
   it("with a key, an authenticated snapshot is not re-analysed, but its postings' bounds still are", async () => {

@@ -13,7 +13,7 @@
  * when k tools match. The price: a common word's description hits no longer add to the rank
  * (on Seal-Tools dev: Recall@5 0.87 → 0.86; long queries 2–3× faster).
  */
-import { quoteFtsTerm } from "./fts5-schema.js";
+import { quoteFtsTerm } from "./schema.js";
 
 /** A term in more docs than this is "common" (see above). */
 export const COMMON_TERM_DOCS = 400;

@@ -4,8 +4,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { collectAllowed } from "../../src/search/collect-allowed.js";
-import type { BackendHit } from "../../src/search/types.js";
+import { collectAllowed } from "../../../bench/lib/fts5-bm25/collect-allowed.js";
+import type { BackendHit } from "../../../src/search/types.js";
 
 /** A catalog of `size` ids of which the first `matching` (in rank order) match the query. */
 const scenario = fc

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { planQuery } from "../../src/search/fts5-query-plan.js";
-import type { TermStats } from "../../src/search/fts5-query-plan.js";
+import { planQuery } from "../../../bench/lib/fts5-bm25/query-plan.js";
+import type { TermStats } from "../../../bench/lib/fts5-bm25/query-plan.js";
 
 const STATS: Record<string, TermStats> = {
   stock: { all: 26, named: 10 },

@@ -1,12 +1,11 @@
 /**
  * Document frequencies per term, kept in JS as docs are added, for the FTS5 query planner.
  * (fts5vocab can answer the same, but by walking a term's whole doclist: for a common term,
- * more than the query it is meant to make cheaper.) Only planning reads these counts,
- * so a count that is off (a doc removed after a snapshot load, whose terms are unknown) costs
- * speed, never results.
+ * more than the query it is meant to make cheaper.) Only planning reads these counts, so a
+ * count that is off would cost speed, never results.
  */
-import type { AnalyzedDoc } from "./analyze.js";
-import type { TermStats } from "./fts5-query-plan.js";
+import type { AnalyzedDoc } from "../../../src/search/analyze.js";
+import type { TermStats } from "./query-plan.js";
 
 export class TermStatsTable {
   /** term → docs holding it in any field */
