@@ -83,8 +83,6 @@ type BlockName = (typeof BLOCKS)[number][0];
 const SCRATCH_BLOCKS = 11;
 const BLOCK = Object.fromEntries(BLOCKS.map(([name], i) => [name, i])) as Record<BlockName, number>;
 const PAGE = 65_536;
-/** Bm25fIndex's FIELDS: the core reads a doc's 4 lengths as one 16-byte row. */
-const FIELDS = 4;
 
 /** Views of the per-query arrays, valid until the layout next moves (ask the core again per query). */
 export interface Scratch {
@@ -151,10 +149,9 @@ export class Bm25fCore {
   #offsets: number[] = BLOCKS.map(() => 0);
   #caps: number[] = BLOCKS.map(() => 0);
   #used: number[] = BLOCKS.map(() => 0);
-  /** Bumped on every move: views made before it are stale. */
+  /** Bumped on every move and write: views made before it are stale. */
   #version = 0;
   #viewsVersion = -1;
-  #viewsBuffer: ArrayBuffer | undefined;
   #scratch: Scratch | undefined;
   #start: Int32Array = new Int32Array(1);
   #data: Int32Array = new Int32Array(0);
@@ -187,7 +184,7 @@ export class Bm25fCore {
     this.#used[BLOCK.data] = data.length;
     this.#int32s(BLOCK.start, start.length).set(start);
     this.#int32s(BLOCK.data, data.length).set(data);
-    this.#viewsVersion = -1;
+    this.#version++;
   }
 
   /**
@@ -221,9 +218,10 @@ export class Bm25fCore {
 
   /** The query's k1 and per-field weight, b and mean length (`avg`, floored at EPSILON as bm25f.ts did). */
   setNorm(k1: number, fields: readonly { weight: number; b: number }[], avg: readonly number[]): void {
-    const params: number[] = [k1];
-    for (let f = 0; f < FIELDS; f++) params.push(fields[f]?.weight ?? 0, fields[f]?.b ?? 0, Math.max(avg[f] ?? 0, Number.EPSILON));
-    this.#core().setNorm(...(params as NormParams));
+    const w = (f: number): number => fields[f]?.weight ?? 0;
+    const b = (f: number): number => fields[f]?.b ?? 0;
+    const a = (f: number): number => Math.max(avg[f] ?? 0, Number.EPSILON);
+    this.#core().setNorm(k1, w(0), b(0), a(0), w(1), b(1), a(1), w(2), b(2), a(2), w(3), b(3), a(3));
   }
 
   scoreRow(row: number, scale: number, wordCount: number): number {
@@ -282,12 +280,16 @@ export class Bm25fCore {
     return new Int32Array(this.#kernels!.memory.buffer, this.#offsets[block]!, length);
   }
 
-  /** Views made again after a move, a write, or memory.grow (which detaches the old ones). */
+  /**
+   * Views made again after a move or a write. Only #reserve grows memory (the core allocates
+   * nothing), and it bumps #version, so the version alone says when views are stale: no read of
+   * memory.buffer (a call into the engine) on every df().
+   */
   #refresh(): void {
+    if (this.#viewsVersion === this.#version) return;
     const kernels = this.#kernels;
     if (kernels === undefined) return;
     const buffer = kernels.memory.buffer;
-    if (this.#viewsVersion === this.#version && this.#viewsBuffer === buffer) return;
     const f64s = (block: number): Float64Array => new Float64Array(buffer, this.#offsets[block]!, this.#caps[block]!);
     const u8s = (block: number): Uint8Array => new Uint8Array(buffer, this.#offsets[block]!, this.#caps[block]!);
     const i32s = (block: number, length = this.#caps[block]!): Int32Array => new Int32Array(buffer, this.#offsets[block]!, length);
@@ -305,7 +307,6 @@ export class Bm25fCore {
       this.#start = i32s(BLOCK.start, this.#used[BLOCK.start]);
       this.#data = i32s(BLOCK.data, this.#used[BLOCK.data]);
     }
-    this.#viewsBuffer = buffer;
     this.#viewsVersion = this.#version;
   }
 }
