@@ -83,6 +83,8 @@ type BlockName = (typeof BLOCKS)[number][0];
 const SCRATCH_BLOCKS = 11;
 const BLOCK = Object.fromEntries(BLOCKS.map(([name], i) => [name, i])) as Record<BlockName, number>;
 const PAGE = 65_536;
+/** Docs the first layout has room for (the JS scratch arrays also started at 64). */
+const FIRST_DOCS = 64;
 
 /** Views of the per-query arrays, valid until the layout next moves (ask the core again per query). */
 export interface Scratch {
@@ -250,7 +252,9 @@ export class Bm25fCore {
   #reserve(needs: ReadonlyArray<readonly [number, number]>): void {
     const first = this.#kernels === undefined;
     const kernels = (this.#kernels ??= this.#factory());
-    const caps = [...this.#caps];
+    // The first layout has room for a small index's docs and lengths: a run's few client tools
+    // then cost one instance and one page, not a move per array as each fills up.
+    const caps = first ? BLOCKS.map((_, i) => (i < SCRATCH_BLOCKS ? FIRST_DOCS : i === BLOCK.lengths ? FIRST_DOCS * 4 : 0)) : [...this.#caps];
     for (const [block, need] of needs) if (need > caps[block]!) caps[block] = block < SCRATCH_BLOCKS ? need : Math.max(need, Math.ceil(caps[block]! * 1.5));
     if (!first && caps.every((cap, i) => cap === this.#caps[i])) return;
     const offsets: number[] = [];
