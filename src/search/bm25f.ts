@@ -1,5 +1,6 @@
 /**
- * BM25F over tool-aware fields, scored in WebAssembly (bm25f-core.ts), from compact postings built with the shared analyzer.
+ * BM25F over tool-aware fields, scored in WebAssembly (bm25f-core.ts), from compact postings
+ * built with the shared analyzer.
  *
  * Why not FTS5's bm25(): it takes a weight per column but one shared length normalisation and
  * saturation, so a long description drowns a one-word name match and a term repeated across
