@@ -32,6 +32,10 @@ export const ERROR_CODES = {
   CODE_TIMEOUT: { class: "CodeError", meaning: "a code-mode body ran past `codeTimeoutMs`" },
   CODE_LIMIT: { class: "CodeError", meaning: "a code-mode body went past a pool limit (result, log, bridge calls, memory, frame)" },
   SANDBOX_UNAVAILABLE: { class: "SandboxUnavailableError", meaning: "the code sandbox could not start" },
+  SEARCH_ENGINE_UNAVAILABLE: {
+    class: "SearchEngineUnavailableError",
+    meaning: "the WebAssembly search engine (`dist/wasm/bm25f-core.wasm`, built by `npm run build`) is missing or does not load; nothing falls back to JS",
+  },
   POOL_SATURATED: { class: "PoolSaturatedError", meaning: "every sandbox child is busy and the queue, or the caller's share of it, is full" },
   ENGINE_CLOSED: { class: "EngineClosedError", meaning: "the engine, the run or the MCP session has ended" },
   INDEX_CLOSED: { class: "IndexClosedError", meaning: "a search index was used after it was closed (an `EngineClosedError`)" },
@@ -160,6 +164,13 @@ export class CodeError extends ToolSearchError {
 export class SandboxUnavailableError extends ToolSearchError {
   constructor(message: string, options?: Options) {
     super("SANDBOX_UNAVAILABLE", message, options);
+  }
+}
+
+/** The WebAssembly scoring core (src/search/bm25f-core.ts) is missing or does not load: a broken build, never a query's fault. */
+export class SearchEngineUnavailableError extends ToolSearchError {
+  constructor(message: string, options?: Options) {
+    super("SEARCH_ENGINE_UNAVAILABLE", message, options);
   }
 }
 

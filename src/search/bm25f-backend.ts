@@ -1,6 +1,6 @@
 /**
- * A pure-JS backend over BM25F postings alone (bm25f.ts), for small per-run indexes: a run's
- * client tools. Given the catalog's statistics (`stats` in the search options) it scores its
+ * A backend over BM25F postings alone (bm25f.ts, scored in WebAssembly), for small per-run
+ * indexes: a run's client tools. Given the catalog's statistics (`stats` in the search options) it scores its
  * docs as if they were part of the catalog, so client and catalog hits merge by score.
  * Garbage-collected with the run: nothing to close, no snapshot.
  */

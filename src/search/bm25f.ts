@@ -1,5 +1,6 @@
 /**
- * BM25F over tool-aware fields, in JS, from compact postings built with the shared analyzer.
+ * BM25F over tool-aware fields, scored in WebAssembly (bm25f-core.ts), from compact postings
+ * built with the shared analyzer.
  *
  * Why not FTS5's bm25(): it takes a weight per column but one shared length normalisation and
  * saturation, so a long description drowns a one-word name match and a term repeated across
@@ -23,6 +24,7 @@ import { analyzeIdentifier, analyzeParams, analyzeText, MAX_QUERY_TERMS, type An
 import type { BackendHit, BackendSearchOptions, CorpusStats, FieldName, ScoreDetail, Vocabulary, WordScore } from "./types.js";
 import { expandWord, MAX_QUERY_SYNONYMS, MAX_TYPO_WORDS, type Expander, type Variant } from "./query-expansion.js";
 import { PostingStore } from "./postings.js";
+import { Bm25fCore, wasmKernels, type KernelFactory } from "./bm25f-core.js";
 import { queryWords } from "./query-words.js";
 import { TypoIndex } from "./typo.js";
 import { InternalError } from "../errors.js";
@@ -134,7 +136,8 @@ export class Bm25fIndex implements CorpusStats {
   /** docIdx * FIELDS + field → length in terms. */
   #lengths: number[] = [];
   readonly #totals = new Array<number>(FIELDS).fill(0);
-  #postings = new PostingStore();
+  /** In the linear memory of the index's WebAssembly core, which also holds the scratch arrays (bm25f-core.ts). */
+  #postings: PostingStore;
   /**
    * Pairs added since the store was last rewritten. Appending rewrites the whole store, so
    * adds (a build comes in slices of 200 docs) are buffered until they reach a quarter of it,
@@ -146,32 +149,20 @@ export class Bm25fIndex implements CorpusStats {
   #typos: TypoIndex | undefined;
   /** Sorted terms for termDocs(), made on first use. */
   #sortedTerms: string[] | undefined;
-  // Scratch buffers reused by every query (search is synchronous): no per-query allocation of N.
-  #scores = new Float64Array(0);
-  #best = new Float64Array(0);
-  #touched = new Int32Array(0);
-  #wordTouched = new Int32Array(0);
-  /**
-   * Per touched doc, reset with #scores: query words it matches (coordination) and of them the
-   * words found in its name (name precision); each ≤ MAX_QUERY_TERMS.
-   */
-  #matched = new Uint8Array(0);
-  #inName = new Uint8Array(0);
-  #wholeMatched = new Uint8Array(0);
-  #wholeInName = new Uint8Array(0);
-  /** Whether the best variant of the word being scored hit the doc's name. */
-  #bestInName = new Uint8Array(0);
+  // Scratch buffers reused by every query (search is synchronous), in the core's memory: scores,
+  // per touched doc the query words it matches (coordination) and of them the words found in its
+  // name (name precision), each ≤ MAX_QUERY_TERMS, and the whole request's while clauses are
+  // scored one by one (searchClauses). Reset by #select.
   /** (words matched) ^ coord, by words matched: no Math.pow per doc. */
   readonly #coordFactors: Float64Array;
   /** Name-precision factors by [words in name][name terms]: no Math.pow per doc. */
   readonly #nameFactors: Float64Array;
-  /** The whole request's scores while its clauses are scored one by one (searchClauses). */
-  #whole = new Float64Array(0);
-  #wholeTouched = new Int32Array(0);
 
-  constructor(params: Bm25fParams = DEFAULT_BM25F, expander: Expander = expandWord) {
+  /** `kernels`: the scoring core's (the WebAssembly one; tests pass the JS reference). */
+  constructor(params: Bm25fParams = DEFAULT_BM25F, expander: Expander = expandWord, kernels: KernelFactory = wasmKernels) {
     this.#params = params;
     this.#expander = expander;
+    this.#postings = new PostingStore(new Bm25fCore(kernels));
     const coord = params.coord ?? 0;
     this.#coordFactors = Float64Array.from({ length: MAX_QUERY_TERMS + 1 }, (_, m) => (coord === 0 ? 1 : Math.pow(m, coord)));
     const precision = params.namePrecision ?? 0;
@@ -309,15 +300,7 @@ export class Bm25fIndex implements CorpusStats {
     const limit = Math.floor(options.limit);
     if (!(limit > 0) || this.#live === 0) return [[], ...clauses.map(() => [])];
     const stats = options.stats === undefined ? this : combineStats(this, options.stats);
-    this.#ensureScratch();
-    const whole = this.#whole;
-    const wholeTouched = this.#wholeTouched;
-    const scores = this.#scores;
-    const touched = this.#touched;
-    const matched = this.#matched;
-    const inName = this.#inName;
-    const wholeMatched = this.#wholeMatched;
-    const wholeInName = this.#wholeInName;
+    const core = this.#postings.core;
     // The whole request counts each distinct word once, as search() does, and no more than
     // MAX_QUERY_TERMS of them: "retrieve" in every clause must not weigh three times.
     const seen = new Set<string>();
@@ -335,16 +318,11 @@ export class Bm25fIndex implements CorpusStats {
         wholeTrace?.absorb(trace);
         clauseTraces.push(trace);
       }
-      for (let i = 0; i < count; i++) {
-        const doc = touched[i]!;
-        if (whole[doc] === 0) wholeTouched[wholeCount++] = doc;
-        whole[doc]! += scores[doc]!;
-        wholeMatched[doc]! += matched[doc]!;
-        wholeInName[doc]! += inName[doc]!;
-      }
+      wholeCount = core.accumulate(count, wholeCount);
       const again = words.filter((w) => !fresh.includes(w));
       lists.push(this.#select(this.#score(again, stats, count, trace), limit, options.allowed, this.#state(), trace));
     }
+    const { whole, wholeTouched, wholeMatched, wholeInName } = core.scratch();
     const wholeState = { scores: whole, touched: wholeTouched, matched: wholeMatched, inName: wholeInName };
     const all = [this.#select(wholeCount, limit, options.allowed, wholeState, wholeTrace), ...lists];
     if (wholeTrace !== undefined) options.explain?.([wholeTrace.details, ...clauseTraces.map((t) => t.details)]);
@@ -359,59 +337,54 @@ export class Bm25fIndex implements CorpusStats {
   #score(words: readonly string[], stats: CorpusStats, count = 0, trace?: ScoreTrace): number {
     this.#ensureScratch();
     const { k1, fields } = this.#params;
-    const avg = stats.avgLengths;
-    const norm = fields.map((p, f) => ({ weight: p.weight, b: p.b, avg: Math.max(avg[f] ?? 0, Number.EPSILON) }));
-    const scores = this.#scores;
-    const best = this.#best;
-    const touched = this.#touched;
-    const wordTouched = this.#wordTouched;
-    const matched = this.#matched;
-    const inName = this.#inName;
-    const bestInName = this.#bestInName;
-    const lengths = this.#lengths;
     const postings = this.#read();
-    const { start, data } = postings;
+    // The posting walk, per-field normalisation, best variant per doc and the per-word sums run
+    // in the WebAssembly core (bm25f-core.ts), over the postings and lengths in its memory.
+    const core = postings.core;
+    core.syncLengths(this.#lengths);
+    core.setNorm(k1, fields, stats.avgLengths);
     const budget = { typos: MAX_TYPO_WORDS, synonyms: MAX_QUERY_SYNONYMS };
+    // Explain mode: each word's best variant per doc, found again in JS by the same formula (the
+    // core keeps no record of which variant won; the identity test holds the two to the same bits).
+    const traced = new Map<number, number>();
+    const norm: NormParams[] =
+      trace === undefined ? [] : fields.map((p, f) => ({ weight: p.weight, b: p.b, avg: Math.max(stats.avgLengths[f] ?? 0, Number.EPSILON) }));
     for (const word of words) {
       let wordCount = 0;
       for (const variant of this.#expander(word, stats, budget)) {
         const row = postings.row(variant.term);
         if (row < 0) continue;
         const scale = variant.weight * idfOf(variant, word, stats);
-        const end = start[row + 1]!;
-        for (let i = start[row]!; i < end; i += 2) {
-          const doc = data[i]!;
-          const tfs = data[i + 1]!;
-          let packed = tfs;
-          let tf = 0;
-          // Each field's length normaliser is computed here rather than stored per doc: cheaper.
-          for (let f = 0; packed !== 0; f++, packed >>>= TF_BITS) {
-            const n = packed & TF_MAX;
-            if (n === 0) continue;
-            // fieldTf by hand: the call measured 2–3% of a search here. ScoreTrace.commit checks they agree.
-            const p = norm[f]!;
-            tf += (p.weight * n) / (1 - p.b + (p.b * lengths[doc * FIELDS + f]!) / p.avg);
-          }
-          const s = (scale * tf) / (k1 + tf);
-          if (s > best[doc]!) {
-            if (best[doc] === 0) wordTouched[wordCount++] = doc;
-            best[doc] = s;
-            bestInName[doc] = (tfs & TF_MAX) === 0 ? 0 : 1;
-            trace?.best.set(doc, { word, variant, tfs, scale, norm, score: 0 });
-          }
-        }
+        wordCount = core.scoreRow(row, scale, wordCount);
+        if (trace !== undefined) this.#traceRow(trace, traced, row, scale, word, variant, norm, k1);
       }
-      for (let i = 0; i < wordCount; i++) {
-        const doc = wordTouched[i]!;
-        if (scores[doc] === 0) touched[count++] = doc;
-        scores[doc]! += best[doc]!;
-        matched[doc]!++;
-        inName[doc]! += bestInName[doc]!;
-        trace?.commit(doc, best[doc]!);
-        best[doc] = 0;
+      if (trace !== undefined) {
+        for (const [doc, best] of traced) trace.commit(doc, best);
+        traced.clear();
       }
+      count = core.endWord(wordCount, count);
     }
     return count;
+  }
+
+  /** Explain mode: the row's docs whose score for this variant beats the word's best so far, recorded in `trace`. */
+  #traceRow(trace: ScoreTrace, traced: Map<number, number>, row: number, scale: number, word: string, variant: Variant, norm: NormParams[], k1: number): void {
+    const { start, data } = this.#postings.core;
+    const lengths = this.#lengths;
+    for (let i = start[row]!, end = start[row + 1]!; i < end; i += 2) {
+      const doc = data[i]!;
+      const tfs = data[i + 1]!;
+      let tf = 0;
+      for (let f = 0, packed = tfs; packed !== 0; f++, packed >>>= TF_BITS) {
+        const n = packed & TF_MAX;
+        if (n !== 0) tf += fieldTf(norm[f]!, n, lengths[doc * FIELDS + f]!);
+      }
+      const s = (scale * tf) / (k1 + tf);
+      if (s > (traced.get(doc) ?? 0)) {
+        traced.set(doc, s);
+        trace.best.set(doc, { word, variant, tfs, scale, norm, score: 0 });
+      }
+    }
   }
 
   /**
@@ -451,26 +424,14 @@ export class Bm25fIndex implements CorpusStats {
     });
   }
 
-  /** The per-query scratch state of search() and of one clause. */
+  /** The per-query scratch state of search() and of one clause (views of the core's memory, taken after scoring). */
   #state(): ScoreState {
-    return { scores: this.#scores, touched: this.#touched, matched: this.#matched, inName: this.#inName };
+    const { scores, touched, matched, inName } = this.#postings.core.scratch();
+    return { scores, touched, matched, inName };
   }
 
   #ensureScratch(): void {
-    const n = this.#ids.length;
-    if (this.#scores.length >= n) return;
-    const size = Math.max(n, this.#scores.length * 2, 64);
-    this.#scores = new Float64Array(size);
-    this.#best = new Float64Array(size);
-    this.#touched = new Int32Array(size);
-    this.#wordTouched = new Int32Array(size);
-    this.#matched = new Uint8Array(size);
-    this.#inName = new Uint8Array(size);
-    this.#wholeMatched = new Uint8Array(size);
-    this.#wholeInName = new Uint8Array(size);
-    this.#bestInName = new Uint8Array(size);
-    this.#whole = new Float64Array(size);
-    this.#wholeTouched = new Int32Array(size);
+    this.#postings.core.ensureDocs(this.#ids.length);
   }
 
   /** The postings with every pending add in them. */
@@ -507,11 +468,11 @@ export class Bm25fIndex implements CorpusStats {
     return { ids: JSON.stringify(this.#ids), terms: terms.join("\n"), lengths: bytes(Int32Array.from(this.#lengths)), start: bytes(start), data: bytes(data) };
   }
 
-  static fromSnapshot(snapshot: Bm25fSnapshot, params?: Bm25fParams, expander?: Expander): Bm25fIndex {
+  static fromSnapshot(snapshot: Bm25fSnapshot, params?: Bm25fParams, expander?: Expander, kernels?: KernelFactory): Bm25fIndex {
     const ids = JSON.parse(snapshot.ids) as unknown;
     const lengths = int32s(snapshot.lengths);
     if (!Array.isArray(ids) || lengths.length !== ids.length * FIELDS) throw new Error("bm25f: malformed snapshot");
-    const index = new Bm25fIndex(params, expander);
+    const index = new Bm25fIndex(params, expander, kernels);
     const restored = ids.map(String);
     restored.forEach((id, doc) => index.#byId.set(id, doc));
     index.#ids = restored;
@@ -519,7 +480,7 @@ export class Bm25fIndex implements CorpusStats {
     index.#lengths = Array.from(lengths);
     index.#lengths.forEach((len, i) => (index.#totals[i % FIELDS] = (index.#totals[i % FIELDS] ?? 0) + len));
     const terms = snapshot.terms === "" ? [] : snapshot.terms.split("\n");
-    index.#postings = PostingStore.import(terms, int32s(snapshot.start), int32s(snapshot.data));
+    index.#postings = PostingStore.import(terms, int32s(snapshot.start), int32s(snapshot.data), index.#postings.core);
     return index;
   }
 }

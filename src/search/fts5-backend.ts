@@ -1,7 +1,8 @@
 /**
  * The default backend ("fts5", named for the SQLite FTS5 table it once ranked with): BM25F
- * (bm25f.ts) over compact JS postings, in a snapshot that SQLite (in WASM) serialises. FTS5's
- * own bm25() cannot express BM25F (one saturation shared by all columns), and FTS5 generating
+ * (bm25f.ts) over compact postings, scored inside WebAssembly (bm25f-core.ts), in a snapshot
+ * that SQLite (in WASM) serialises. FTS5's own bm25() cannot express BM25F (one saturation
+ * shared by all columns), and FTS5 generating
  * the candidates cost more than the whole BM25F query (on Seal-Tools' long dev requests an OR
  * of the terms matches thousands of rows); the benches keep it as their baseline
  * (bench/lib/fts5-bm25, `npm run build && node dist/bench/search/main.js --natural`). So no
@@ -171,5 +172,5 @@ export function fts5BackendWith(options: Fts5Options): SearchBackendFactory {
   return { kind: "fts5", create: () => create(options), load: (snapshot, expect) => load(snapshot, options, expect) };
 }
 
-/** The default backend: BM25F over JS postings, snapshots serialised by SQLite in WASM. */
+/** The default backend: BM25F over postings in the WebAssembly core's memory, snapshots serialised by SQLite in WASM. */
 export const fts5Backend: SearchBackendFactory = { kind: "fts5", create: () => create(), load: (snapshot, expect) => load(snapshot, {}, expect), worker: "fts5" };

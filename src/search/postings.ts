@@ -1,34 +1,50 @@
+import { Bm25fCore } from "./bm25f-core.js";
+
 /**
  * Postings in one flat Int32Array (compressed sparse rows): term → a run of [doc, packed term
  * frequencies] pairs, docs ascending. A JS array per term costs 8 bytes an entry plus growth
  * slack and headers; this costs 4 bytes a number and one Map entry per term. The price: an
  * append copies the whole store once (a flat copy of Int32s), so callers append in batches
  * (Bm25fIndex buffers small adds until they are worth a copy).
+ *
+ * The arrays live in the linear memory of the index's WebAssembly core (bm25f-core.ts), where
+ * queries walk them: a rewrite builds the new arrays in JS and copies them in once.
  */
 export class PostingStore {
   /** term → row */
   readonly #rows = new Map<string, number>();
-  /** row → offset of its first pair in #data; one more entry than rows. */
-  #start: Int32Array = new Int32Array(1);
-  #data: Int32Array = new Int32Array(0);
+  /** Holds the row offsets (row → offset of its first pair; one more entry than rows) and the pairs. */
+  readonly #core: Bm25fCore;
+
+  constructor(core: Bm25fCore = new Bm25fCore()) {
+    this.#core = core;
+  }
+
+  /** The WebAssembly core whose memory holds these postings (the index scores through it). */
+  get core(): Bm25fCore {
+    return this.#core;
+  }
 
   /** The row of a term, or -1. */
   row(term: string): number {
     return this.#rows.get(term) ?? -1;
   }
 
+  /** Views into the core's memory: valid until the next write (read them again per use). */
   get start(): Int32Array {
-    return this.#start;
+    return this.#core.start;
   }
 
   get data(): Int32Array {
-    return this.#data;
+    return this.#core.data;
   }
 
   /** Docs holding the term. */
   df(term: string): number {
     const row = this.row(term);
-    return row < 0 ? 0 : (this.#start[row + 1]! - this.#start[row]!) / 2;
+    if (row < 0) return 0;
+    const start = this.#core.start;
+    return (start[row + 1]! - start[row]!) / 2;
   }
 
   terms(): IterableIterator<string> {
@@ -37,7 +53,8 @@ export class PostingStore {
 
   /** Each term with its flat pairs (views into the store: copy before keeping them). */
   *entries(): IterableIterator<[string, Int32Array]> {
-    for (const [term, row] of this.#rows) yield [term, this.#data.subarray(this.#start[row]!, this.#start[row + 1]!)];
+    const { start, data } = this.#core;
+    for (const [term, row] of this.#rows) yield [term, data.subarray(start[row]!, start[row + 1]!)];
   }
 
   /**
@@ -70,8 +87,8 @@ export class PostingStore {
   append(added: ReadonlyMap<string, readonly number[]>): void {
     if (added.size === 0) return;
     const oldRows = this.#rows.size;
-    const oldStart = this.#start;
-    const oldData = this.#data;
+    const oldStart = this.#core.start;
+    const oldData = this.#core.data;
     let extra = 0;
     for (const [term, pairs] of added) {
       extra += pairs.length;
@@ -90,22 +107,23 @@ export class PostingStore {
       if (more !== undefined) for (const n of more) data[offset++] = n;
     }
     start[rows] = offset;
-    this.#start = start;
-    this.#data = data;
+    this.#core.writePostings(start, data);
   }
 
-  /** The whole store as arrays (a snapshot): terms in row order, row offsets, pairs. */
+  /**
+   * The whole store as arrays (a snapshot): terms in row order, row offsets, pairs. Copies out
+   * of the core's memory: a view would detach when it grows, and could not be transferred.
+   */
   export(): { terms: string[]; start: Int32Array; data: Int32Array } {
-    return { terms: [...this.#rows.keys()], start: this.#start, data: this.#data };
+    return { terms: [...this.#rows.keys()], start: this.#core.start.slice(), data: this.#core.data.slice() };
   }
 
-  /** Restores what export() gave. */
-  static import(terms: readonly string[], start: Int32Array, data: Int32Array): PostingStore {
+  /** Restores what export() gave, into `core`'s memory (the index's own, when it reads a snapshot). */
+  static import(terms: readonly string[], start: Int32Array, data: Int32Array, core?: Bm25fCore): PostingStore {
     if (start.length !== terms.length + 1 || start[terms.length] !== data.length || data.length % 2 !== 0) throw new Error("postings: malformed snapshot");
-    const store = new PostingStore();
+    const store = new PostingStore(core);
     terms.forEach((term, row) => store.#rows.set(term, row));
-    store.#start = start;
-    store.#data = data;
+    store.#core.writePostings(start, data);
     return store;
   }
 
@@ -124,7 +142,6 @@ export class PostingStore {
       offset += run.length;
     }
     start[runs.size] = offset;
-    this.#start = start;
-    this.#data = data;
+    this.#core.writePostings(start, data);
   }
 }

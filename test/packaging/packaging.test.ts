@@ -51,6 +51,8 @@ beforeAll(() => {
   const files = packed!.files.map((f) => f.path);
   expect(files).toContain("dist/src/cli/main.js");
   expect(files).toContain("dist/src/index.d.ts");
+  // The search engine: every query is scored by it, and nothing falls back when it is missing.
+  expect(files).toContain("dist/wasm/bm25f-core.wasm");
   expect(files.some((f) => f.startsWith("test/") || f.startsWith("src/"))).toBe(false);
 }, 120_000);
 
