@@ -1,40 +1,36 @@
 /**
  * Observations made since the last write to the store, bounded: past `max` the oldest of the
- * tenant holding the most goes, so one tenant flooding observations (or a store too slow to keep
- * up) drops its own, never what another tenant's sessions taught. A scope's tenant is its owner
- * (scope-keys.ts); in the shared scope, where every tenant is one contributor, the contributor.
+ * tenant holding the most goes (fair-shares.ts), so one tenant flooding observations (or a store
+ * too slow to keep up) drops its own, never what another tenant's sessions taught. A scope's
+ * tenant is its owner (scope-keys.ts); in the shared scope, where every tenant is one
+ * contributor, the contributor.
  */
+import { FairShares } from "./fair-shares.js";
 import type { Observation } from "./model.js";
 import { SHARED_SCOPE, ownerOfScope } from "./scope-keys.js";
 
 export class PendingObservations {
-  /** Queue per tenant, oldest first. */
-  readonly #byTenant = new Map<string, Observation[]>();
-  #size = 0;
-  readonly #max: number;
+  readonly #queued: FairShares<Observation>;
+  /** Keys in arrival order (each observation is its own entry). */
+  #next = 0;
 
   constructor(max: number) {
-    this.#max = max;
+    this.#queued = new FairShares(max);
   }
 
   get size(): number {
-    return this.#size;
+    return this.#queued.size;
   }
 
   push(o: Observation): void {
     const tenant = o.scope === SHARED_SCOPE ? `shared:${o.contributor}` : ownerOfScope(o.scope);
-    let queue = this.#byTenant.get(tenant);
-    if (queue === undefined) this.#byTenant.set(tenant, (queue = []));
-    queue.push(o);
-    this.#size++;
-    while (this.#size > this.#max) this.#dropOldestOfLargest();
+    this.#queued.add(tenant, String(this.#next++), o);
   }
 
   /** Everything held, and nothing is held after. */
   drain(): Observation[] {
-    const all = [...this.#byTenant.values()].flat();
-    this.#byTenant.clear();
-    this.#size = 0;
+    const all = [...this.#queued.values()];
+    this.#queued.clear();
     return all;
   }
 
@@ -44,16 +40,7 @@ export class PendingObservations {
     for (const o of [...older, ...newer]) this.push(o);
   }
 
-  *[Symbol.iterator](): IterableIterator<Observation> {
-    for (const queue of this.#byTenant.values()) yield* queue;
-  }
-
-  #dropOldestOfLargest(): void {
-    let largest: [string, Observation[]] | undefined;
-    for (const entry of this.#byTenant) if (largest === undefined || entry[1].length > largest[1].length) largest = entry;
-    if (largest === undefined) return;
-    largest[1].shift();
-    this.#size--;
-    if (largest[1].length === 0) this.#byTenant.delete(largest[0]);
+  [Symbol.iterator](): IterableIterator<Observation> {
+    return this.#queued.values();
   }
 }
