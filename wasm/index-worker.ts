@@ -1,7 +1,8 @@
 /**
  * Worker-thread entry (run by tinypool from src/search/index-cache.ts): builds one index off
- * the main thread and returns its snapshot, moved (not copied) back to the caller, with the
- * analyzer signature so the caller can refuse a snapshot from a stale build.
+ * the main thread and returns it (its postings as they are, and its snapshot when asked for),
+ * moved (not copied) back to the caller, with the analyzer signature so the caller can refuse
+ * what a stale build made.
  */
 import { kTransferable, kValue, markMovable } from "tinypool";
 import { analyzerSignature } from "../src/search/analyzer-signature.js";
@@ -9,12 +10,12 @@ import { workerBackend, type BuildResult, type BuildTask } from "../src/search/w
 
 /**
  * Tinypool only transfers a movable returned at the top level (Tinypool.move wraps a bare
- * buffer), so this wraps the whole result and lists the snapshot's buffer for transfer.
+ * buffer), so this wraps the whole result and lists its buffers for transfer.
  */
-function movable(result: BuildResult): BuildResult {
+function movable(result: BuildResult, transfer: ArrayBufferLike[]): BuildResult {
   const wrapper = {
-    get [kTransferable](): ArrayBufferLike {
-      return result.snapshot.buffer;
+    get [kTransferable](): ArrayBufferLike[] {
+      return transfer;
     },
     get [kValue](): BuildResult {
       return result;
@@ -27,15 +28,20 @@ function movable(result: BuildResult): BuildResult {
 
 export default async function buildIndexSnapshot(task: BuildTask): Promise<BuildResult> {
   const started = performance.now();
-  const factory = workerBackend(task.kind);
-  if (factory === undefined) throw new Error(`no worker backend "${task.kind}"`);
-  const backend = await factory.create();
+  const entry = workerBackend(task.kind);
+  if (entry === undefined) throw new Error(`no worker backend "${task.kind}"`);
+  const backend = await entry.factory.create();
   try {
     backend.add(task.docs);
-    const snapshot = backend.serialize?.();
-    if (snapshot === undefined) throw new Error(`backend "${task.kind}" cannot serialize`);
-    // Transferred, not cloned: the snapshot is tens of MiB at 100k tools.
-    return movable({ signature: analyzerSignature(), snapshot, ms: performance.now() - started });
+    const handed = entry.parts?.(backend);
+    const snapshot = task.snapshot || handed === undefined ? backend.serialize?.() : undefined;
+    if (handed === undefined && snapshot === undefined) throw new Error(`backend "${task.kind}" cannot serialize`);
+    // Transferred, not cloned: tens of MiB at 100k tools.
+    const transfer: ArrayBufferLike[] = [...(handed?.transfer ?? []), ...(snapshot !== undefined ? [snapshot.buffer] : [])];
+    const result: BuildResult = { signature: analyzerSignature(), ms: performance.now() - started };
+    if (handed !== undefined) result.parts = handed.parts;
+    if (snapshot !== undefined) result.snapshot = snapshot;
+    return movable(result, transfer);
   } finally {
     backend.close?.();
   }

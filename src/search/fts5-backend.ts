@@ -68,6 +68,14 @@ export class Fts5Backend implements SearchBackend {
     return this.#open();
   }
 
+  /**
+   * The postings as they are, without SQLite: what the index worker hands back to the main
+   * thread (fts5FromParts), whose SQLite heap then never grows to hold a whole snapshot.
+   */
+  parts(): Bm25fSnapshot {
+    return this.#open().toSnapshot();
+  }
+
   /** The BM25F postings in a fresh database, in SQLite's serialization format. */
   serialize(): Uint8Array {
     const snapshot = this.#open().toSnapshot();
@@ -165,6 +173,11 @@ async function load(snapshot: Uint8Array, options: Fts5Options = {}, expect?: Sn
       { cause: error },
     );
   }
+}
+
+/** A backend over postings another thread of this build made (Fts5Backend.parts): trusted, not checked. */
+export async function fts5FromParts(parts: Bm25fSnapshot): Promise<Fts5Backend> {
+  return new Fts5Backend(await loadSqlite(), makeIndex({}, parts));
 }
 
 /** An FTS5 backend factory with non-default BM25F or expansion options (the relevance bench's ablations). */

@@ -14,8 +14,8 @@ import { fts5Backend } from "./fts5-backend.js";
 import { minisearchBackend } from "./minisearch-backend.js";
 import { printable, SnapshotStore, type IndexSnapshotOptions } from "./snapshot-store.js";
 import { ToolIndex } from "./tool-index.js";
-import type { BackendChoice, SearchBackendFactory, SearchDoc } from "./types.js";
-import { workerBackend, type BuildResult, type BuildTask } from "./worker-backends.js";
+import type { BackendChoice, SearchBackend, SearchBackendFactory, SearchDoc } from "./types.js";
+import { workerBackend, type BuildResult, type BuildTask, type WorkerBackend } from "./worker-backends.js";
 
 export { fingerprintDocs };
 
@@ -96,6 +96,8 @@ export class ToolIndexCache {
   readonly #entries = new Map<string, Entry>();
   readonly #factoryKeys = new WeakMap<SearchBackendFactory, string>();
   #pool: Tinypool | undefined;
+  /** Builds running in #pool; the last one to finish ends the worker thread (#releasePool). */
+  #poolBuilds = 0;
   /** Evicted entries whose index someone still holds. */
   readonly #retired = new Set<Entry>();
   #closed = false;
@@ -185,10 +187,10 @@ export class ToolIndexCache {
     started: number,
   ): Promise<ToolIndex> {
     const store = this.#store !== undefined && factory.load !== undefined && this.#isBuiltIn(factory) ? this.#store : undefined;
-    if (store === undefined) return (await this.#buildFresh(docs, factory, options, fingerprint, started, undefined)).index;
+    if (store === undefined) return (await this.#buildFresh(docs, factory, options, fingerprint, started, undefined, false)).index;
     // A folder others can write may hold anything: not read, not written (reported by the store).
     const distrust = await store.distrust();
-    if (distrust !== undefined) return (await this.#buildFresh(docs, factory, options, fingerprint, started, `index cache folder not used: ${distrust}`)).index;
+    if (distrust !== undefined) return (await this.#buildFresh(docs, factory, options, fingerprint, started, `index cache folder not used: ${distrust}`, false)).index;
     const first = await this.#fromSnapshot(store, docs, factory, fingerprint, started);
     if (first.index !== undefined) return first.index;
     // Another process (a worker, a replica) may be building this catalog: wait for its snapshot.
@@ -198,7 +200,7 @@ export class ToolIndexCache {
         const second = await this.#fromSnapshot(store, docs, factory, fingerprint, started);
         if (second.index !== undefined) return second.index;
       }
-      const built = await this.#buildFresh(docs, factory, options, fingerprint, started, first.reason);
+      const built = await this.#buildFresh(docs, factory, options, fingerprint, started, first.reason, true);
       const payload = built.snapshot ?? built.index.backend.serialize?.();
       const meta = { docs: docs.length, docsDigest: fingerprintDocs(docs) };
       const written = payload === undefined ? { ok: false as const, reason: "the backend cannot serialize" } : await store.write(factory.kind, fingerprint, meta, payload);
@@ -255,11 +257,12 @@ export class ToolIndexCache {
     fingerprint: string,
     started: number,
     why: string | undefined,
+    wantSnapshot: boolean,
   ): Promise<{ index: ToolIndex; snapshot?: Uint8Array }> {
     const threshold = options.workerThreshold ?? DEFAULT_WORKER_THRESHOLD;
     let reason: string | undefined;
     if (docs.length >= threshold) {
-      const attempt = await this.#buildInWorker(docs, factory);
+      const attempt = await this.#buildInWorker(docs, factory, wantSnapshot);
       if (attempt.index !== undefined) {
         this.#record(fingerprint, factory.kind, docs.length, "worker", why, started);
         return { index: attempt.index, ...(attempt.snapshot !== undefined ? { snapshot: attempt.snapshot } : {}) };
@@ -274,25 +277,52 @@ export class ToolIndexCache {
   async #buildInWorker(
     docs: readonly SearchDoc[],
     factory: SearchBackendFactory,
+    wantSnapshot: boolean,
   ): Promise<{ index?: ToolIndex; snapshot?: Uint8Array; reason?: string }> {
     if (factory.worker === undefined) return { reason: `backend "${factory.kind}" declares no worker kind, so it cannot be built in a worker thread` };
-    if (factory.load === undefined) return { reason: `backend "${factory.kind}" has no load()` };
+    const entry = workerBackend(factory.worker);
+    if (entry?.adopt === undefined && factory.load === undefined) return { reason: `backend "${factory.kind}" has no load()` };
     if (this.#workerFile === undefined) {
       return { reason: "worker file dist/wasm/index-worker.js not found (run `npm run build`)" };
     }
     let result: BuildResult;
+    this.#pool ??= new Tinypool({ filename: this.#workerFile, minThreads: 0, maxThreads: 1 });
+    this.#poolBuilds += 1;
     try {
-      this.#pool ??= new Tinypool({ filename: this.#workerFile, minThreads: 0, maxThreads: 1, idleTimeout: 5_000 });
-      const task: BuildTask = { kind: factory.worker, docs: [...docs] };
+      const task: BuildTask = { kind: factory.worker, docs: [...docs], snapshot: wantSnapshot };
       result = (await this.#pool.run(task)) as BuildResult;
     } catch (error) {
       return { reason: `worker failed: ${errorMessage(error)}` };
+    } finally {
+      // Before the index is taken in here: the worker's heap is gone by then, not held beside it.
+      await this.#releasePool();
     }
     if (result.signature !== analyzerSignature()) {
       return { reason: "worker build is stale (its analyzer differs from this one; run `npm run build`)" };
     }
-    const backend = await factory.load(result.snapshot);
-    return { index: new ToolIndex(backend, docs), snapshot: result.snapshot };
+    const backend = await this.#takeIn(result, entry, factory);
+    if (backend === undefined) return { reason: "worker returned neither postings nor a snapshot" };
+    return { index: new ToolIndex(backend, docs), ...(result.snapshot !== undefined ? { snapshot: result.snapshot } : {}) };
+  }
+
+  /** The worker's index on this thread: adopted as it is when the backend can, else loaded from its snapshot. */
+  async #takeIn(result: BuildResult, entry: WorkerBackend | undefined, factory: SearchBackendFactory): Promise<SearchBackend | undefined> {
+    if (result.parts !== undefined && entry?.adopt !== undefined) return entry.adopt(result.parts);
+    if (result.snapshot !== undefined && factory.load !== undefined) return factory.load(result.snapshot);
+    return undefined;
+  }
+
+  /**
+   * Ends the worker thread when no build needs it: a build at 100k tools leaves a few hundred
+   * MiB in the worker's heap, which an idle thread would hold until its idle timeout, and builds
+   * are rare (a catalog change) and seconds long, so a thread started per build costs little.
+   */
+  async #releasePool(): Promise<void> {
+    this.#poolBuilds -= 1;
+    if (this.#poolBuilds > 0) return;
+    const pool = this.#pool;
+    this.#pool = undefined;
+    await pool?.destroy();
   }
 
   #record(fingerprint: string, kind: string, size: number, via: "snapshot" | "worker" | "thread", reason: string | undefined, started: number): void {
@@ -301,12 +331,12 @@ export class ToolIndexCache {
 
   /** Only the built-in factories' snapshots are shared on disk: a custom factory's kind is free-form. */
   #isBuiltIn(factory: SearchBackendFactory): boolean {
-    return factory.worker !== undefined && workerBackend(factory.worker) === factory;
+    return factory.worker !== undefined && workerBackend(factory.worker)?.factory === factory;
   }
 
   /** The worker's own factories are keyed by kind; others are told apart by identity, not by their (free-form) kind. */
   #factoryKey(factory: SearchBackendFactory): string {
-    if (factory.worker !== undefined && workerBackend(factory.worker) === factory) return factory.kind;
+    if (factory.worker !== undefined && workerBackend(factory.worker)?.factory === factory) return factory.kind;
     let key = this.#factoryKeys.get(factory);
     if (key === undefined) {
       key = `custom#${customCounter++}:${factory.kind}`;
@@ -332,6 +362,11 @@ export class ToolIndexCache {
     if (entry.cached || entry.holders > 0) return;
     this.#retired.delete(entry);
     entry.settled?.close();
+  }
+
+  /** Index worker threads alive now: one while a big catalog builds, none once it is done. */
+  get workerThreads(): number {
+    return this.#pool?.threads.length ?? 0;
   }
 
   /** Closes every cached or still-held index and the worker pool. The cache cannot be used afterwards. */

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveOptions } from "../../src/engine/options.js";
 import { ToolIndexCache, defaultWorkerFile, fingerprintDocs, resolveBackend } from "../../src/search/index-cache.js";
@@ -165,6 +168,35 @@ describe("ToolIndexCache", () => {
     const inThread = await cache().get(docs, "fts5", { workerThreshold: Number.POSITIVE_INFINITY });
     for (const q of ["weather", "widget 17", "github issue"]) {
       expect(viaWorker.search(q, { limit: 5 })).toEqual(inThread.search(q, { limit: 5 }));
+    }
+  });
+
+  it("ends the worker thread as soon as its build is done, so its heap is not held idle", async () => {
+    const docs: SearchDoc[] = [...CATALOG, ...widgets(300)];
+    const c = cache();
+    await c.get(docs, "fts5", { workerThreshold: 100 });
+    // npm test builds dist/ first, so the worker file is there.
+    expect(c.lastBuild?.via).toBe("worker");
+    expect(c.workerThreads).toBe(0);
+    // The next big build starts a thread again, and ends it too.
+    await c.get(widgets(400), "fts5", { workerThreshold: 100 });
+    expect(c.lastBuild?.via).toBe("worker");
+    expect(c.workerThreads).toBe(0);
+  });
+
+  it("writes the worker's snapshot to the snapshot folder, which the next process loads", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-worker-snap-"));
+    try {
+      const docs: SearchDoc[] = [...CATALOG, ...widgets(300)];
+      const first = cache({ snapshots: { dir } });
+      const built = await first.get(docs, "fts5", { workerThreshold: 100 });
+      expect(first.lastBuild?.via).toBe("worker");
+      const second = cache({ snapshots: { dir } });
+      const loaded = await second.get(docs, "fts5", { workerThreshold: 100 });
+      expect(second.lastBuild?.via).toBe("snapshot");
+      for (const q of ["weather", "widget 17"]) expect(loaded.search(q, { limit: 5 })).toEqual(built.search(q, { limit: 5 }));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
