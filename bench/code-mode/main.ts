@@ -32,6 +32,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { childSource } from "../../src/sandbox/child/source.js";
+import { msgpackrCodecExpression } from "./msgpackr-child-codec.js";
 import type { LaunchPlan } from "../../src/sandbox/pool/launch.js";
 import { startCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js";
 import { resolvePoolOptions } from "../../src/sandbox/pool/options.js";
@@ -295,7 +296,7 @@ interface Startup {
 async function startups(pool: SandboxPool): Promise<Record<"bare" | "mini" | "msgpackr", Startup>> {
   const plan = pool.launchPlan()!;
   const options = resolvePoolOptions({});
-  const sources = { mini: childSource(pool.tag, "mini"), msgpackr: childSource(pool.tag, "msgpackr") };
+  const sources = { mini: childSource(pool.tag), msgpackr: childSource(pool.tag, msgpackrCodecExpression()) };
   const cwd = mkdtempSync(join(tmpdir(), "toolsearch-bench-"));
   const out = { bare: { ms: [] as number[], cpu: 0 }, mini: { ms: [] as number[], cpu: 0 }, msgpackr: { ms: [] as number[], cpu: 0 } };
   try {

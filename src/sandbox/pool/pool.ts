@@ -33,7 +33,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigInvalidError } from "../../errors.js";
-import { childSource, type ChildCodecChoice } from "../child/source.js";
+import { childSource } from "../child/source.js";
 import { FairQueue, type TenantKey } from "./fair-queue.js";
 import type { BridgeHandler, CodePool, CodeResult, CodeRunOptions, PoolOptions, SandboxReport } from "../types.js";
 import { guardParentInspector } from "./inspector-guard.js";
@@ -89,7 +89,6 @@ export interface SandboxPool extends CodePool {
 
 /** Options only the bench and the tests use. */
 export interface InternalPoolOptions {
-  childCodec?: ChildCodecChoice;
   /** Rewrites the launch plans the probe tries (tests use it to simulate a host that refuses them). */
   launchPlans?: (plans: LaunchPlan[]) => LaunchPlan[];
   /** false: this process forks every child itself, as before the spawner (the bench compares both). */
@@ -139,7 +138,7 @@ class Pool implements SandboxPool {
     private readonly options: ResolvedPoolOptions,
     private readonly internal: InternalPoolOptions,
   ) {
-    this.source = childSource(this.tag, internal.childCodec);
+    this.source = childSource(this.tag);
     this.reportValue = { available: false, reason: "starting", nodeVersion: process.version, layers: { ...NO_LAYERS } };
     this.useSpawner = internal.spawner !== false;
     this.spawnerCount = Math.max(1, internal.spawners ?? Math.ceil(availableParallelism() / 8));
