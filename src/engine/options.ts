@@ -8,6 +8,7 @@ import type { ToolDefinition } from "../catalog/types.js";
 import { resolveIndexCacheKey, resolveToolSearchConfig, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchSettings } from "../settings/tool-search-config.js";
 import { normalizeHooks, type HookLists, type ToolHooks } from "../dispatch/hooks.js";
 import { compileOptions, int } from "../validation/ajv.js";
+import { RENAMED_RUN_CONTEXT_KEYS, refuseRenamedKeys } from "../validation/renamed-keys.js";
 import { indexSnapshotSchema, type IndexSnapshotOptions } from "../search/snapshot-store.js";
 import { parsePolicy } from "../policy/policy-schema.js";
 import type { PolicyConfig } from "../policy/types.js";
@@ -195,8 +196,8 @@ export interface RunContext {
   tenant?: string;
   agentId?: string;
   profile?: string;
-  /** Names a policy layer (`policy.sandboxes[name]`) like profile and channel; not the code-mode sandbox. */
-  sandbox?: string;
+  /** Names a policy layer (`policy.workspaces[name]`) like profile and channel. */
+  workspace?: string;
   channel?: string;
   /** The caller is the owner: owner-only tools are admitted. Not the tools' `owner` (their provider). */
   owner?: boolean;
@@ -220,12 +221,14 @@ const runContextSchema = {
     sessionId: { type: "string", minLength: 1, description: "a non-empty string" },
     tenant: { type: "string", minLength: 1, description: "a non-empty string" },
     ...runIdentityProperties(text),
-    sandbox: text,
+    workspace: text,
     prompt: text,
   },
 };
 const checkContext = compileOptions<RunContext>(runContextSchema);
 
 export function checkRunContext(ctx: unknown): RunContext {
+  // The schema takes unknown keys, so the old name would otherwise be dropped with its layer's rules.
+  refuseRenamedKeys(ctx, "RunContext", RENAMED_RUN_CONTEXT_KEYS, " (it names the policy layer policy.workspaces)");
   return checkContext(ctx, "prepareRun");
 }
