@@ -122,7 +122,7 @@ const optionsSchema = {
     sources: {
       type: "array",
       default: [],
-      items: { ...object(["tools"], "a catalog source: coreTools([...]), pluginTools(id, [...]) or mcpServer({...})"), required: ["owner"], properties: { owner: { type: "string" } } },
+      items: { ...object(["tools"], "a catalog source: coreTools([...]), pluginTools(id, [...]) or mcpServer({...})"), required: ["toolset"], properties: { toolset: { type: "string" } } },
     },
     backend: {
       description: '"fts5", "minisearch" or a SearchBackendFactory ({ kind, create })',
@@ -199,7 +199,7 @@ export interface RunContext {
   /** Names a policy layer (`policy.workspaces[name]`) like profile and channel. */
   workspace?: string;
   channel?: string;
-  /** The caller is the owner: owner-only tools are admitted. Not the tools' `owner` (their provider). */
+  /** The caller is the owner: owner-only tools are admitted. */
   owner?: boolean;
   clientTools?: readonly ToolDefinition[];
   /** The user's prompt (directory mode picks likely schemas from it). */
