@@ -3,6 +3,7 @@
  * the option, the bad value and what is allowed; defaulted here and nowhere else.
  */
 import type { SourceStatus } from "../catalog/catalog.js";
+import { ConfigInvalidError } from "../errors.js";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolDefinition } from "../catalog/types.js";
 import { resolveIndexCacheKey, resolveToolSearchConfig, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchSettings } from "../settings/tool-search-config.js";
@@ -161,7 +162,21 @@ function snapshotsFromSettings(settings: ToolSearchSettings): IndexSnapshotOptio
   return { dir: settings.indexCacheDir, ...(key !== undefined ? { key } : {}) };
 }
 
+/**
+ * A source written before the rename names its provider `owner`; ajv alone would only say that
+ * `toolset` is missing. `owner` now means only the caller's owner rights (RunContext.owner).
+ */
+function refuseOwnerSources(sources: unknown): void {
+  if (!Array.isArray(sources)) return;
+  for (const [i, source] of sources.entries()) {
+    if (typeof source === "object" && source !== null && "owner" in source && !("toolset" in source)) {
+      throw new ConfigInvalidError(`createToolSearch.sources.${i}: CatalogSource.owner was renamed toolset (the "core", plugin id or MCP server name in its tool ids); owner now means only the caller's owner rights`);
+    }
+  }
+}
+
 export function resolveOptions(options: CreateToolSearchOptions | undefined): ResolvedOptions {
+  refuseOwnerSources(options?.sources);
   const { toolSearch, sources, policy, hooks, backend, pool, codePool, sessionLog, callTimeoutMs, limits: l, tracing, indexCache, onSourceDown, learningStore } = checkOptions(options ?? {}, "createToolSearch");
   // The pool options are checked here even when no run uses code mode yet, so a typo fails at start.
   resolvePoolOptions(pool);
