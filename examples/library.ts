@@ -29,7 +29,7 @@ const engine = await createToolSearch({
            approve: (call) => call.source !== "mcp" },
   sessionLog: jsonlSessionLog("logs/session.jsonl"),
   // A source that cannot start is left out of the catalog; say so instead of losing its tools quietly.
-  onSourceDown: (status) => console.error(`toolsearch: ${status.source} ${status.owner} is down: ${status.error}`),
+  onSourceDown: (status) => console.error(`toolsearch: ${status.source} ${status.toolset} is down: ${status.error}`),
 });
 
 const prompt = "What's the weather in Oslo?";
@@ -41,11 +41,11 @@ const call = { function: { name: "tool_search_code", arguments: JSON.stringify({
 const content = await run.handleToolCall({ name: call.function.name, arguments: call.function.arguments });
 console.log("model reads:", content);
 // ...or use the engine directly, on any surface:
-const hits = await run.search("weather forecast");           // [{ id, name, source, owner, summary, score, signature }]
+const hits = await run.search("weather forecast");           // [{ id, name, source, toolset, summary, score, signature }]
 const tool = await run.describe(hits[0]!.id);                // full description + the exact inputSchema
 const outcome = await run.call(hits[0]!.id, { city: "Oslo" }); // { ok: true, result } | { ok: false, error: { code, message } }
 console.log(tool.id, JSON.stringify(outcome));
-console.log("catalog:", engine.catalogStatus().sources.map((s) => `${s.source}:${s.owner} ${s.ok ? s.tools : "down"}`).join(", "));
+console.log("catalog:", engine.catalogStatus().sources.map((s) => `${s.source}:${s.toolset} ${s.ok ? s.tools : "down"}`).join(", "));
 console.log(JSON.stringify(run.telemetry().counts)); // mode, fallback reason, catalog by source, upfront schemas and bytes, counts, every call
 await run.end();
 await engine.close();

@@ -15,7 +15,7 @@ function liveSource(initial: ToolDefinition[]): CatalogSource & { set(tools: Too
   const listeners: Array<() => void> = [];
   return {
     source: "plugin",
-    owner: "live",
+    toolset: "live",
     tools: () => tools,
     onChange: (l) => listeners.push(l),
     set(next) {

@@ -41,7 +41,7 @@ export interface ReplayOptions {
 export async function replayEngine(set: ReplaySet, learning: LearningObject | false = {}): Promise<ToolSearchEngine> {
   return createToolSearch({
     toolSearch: { mode: "tools", learning: learning === false ? false : { enabled: true, ...learning } },
-    sources: [...set.plugins].map(([owner, defs]) => pluginTools(owner, defs)),
+    sources: [...set.plugins].map(([toolset, defs]) => pluginTools(toolset, defs)),
   });
 }
 

@@ -16,7 +16,7 @@ import { loadLiveMcpQueries, loadLiveMcpTools, loadSealQueries, loadSealTools } 
 
 export interface ReplaySet {
   name: string;
-  /** Tools by plugin id: ids are `plugin:<owner>:<name>`. */
+  /** Tools by plugin id: ids are `plugin:<toolset>:<name>`. */
   plugins: Map<string, ToolDefinition[]>;
   past: JudgedQuery[];
   heldOut: JudgedQuery[];
@@ -24,21 +24,21 @@ export interface ReplaySet {
 
 const ok = () => ({ ok: true });
 
-/** A plugin id for an owner name ("Ant Design Components" → "Ant_Design_Components"). */
-function pluginId(owner: string): string {
-  return owner.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 64) || "tools";
+/** A plugin id for a toolset name ("Ant Design Components" → "Ant_Design_Components"). */
+function pluginId(toolset: string): string {
+  return toolset.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 64) || "tools";
 }
 
 /** Docs as tool definitions (parameters optional: the replayed model's calls carry no arguments), and old id → new id. */
 export function asPlugins(
   docs: readonly SearchDoc[],
-  ownerOf: (doc: SearchDoc) => string,
+  toolsetOf: (doc: SearchDoc) => string,
 ): { plugins: Map<string, ToolDefinition[]>; ids: Map<string, string> } {
   const plugins = new Map<string, ToolDefinition[]>();
   const ids = new Map<string, string>();
   for (const doc of docs) {
-    const owner = pluginId(ownerOf(doc));
-    const list = plugins.get(owner) ?? [];
+    const toolset = pluginId(toolsetOf(doc));
+    const list = plugins.get(toolset) ?? [];
     if (list.some((d) => d.name === doc.name)) continue;
     list.push({
       name: doc.name,
@@ -46,8 +46,8 @@ export function asPlugins(
       inputSchema: { type: "object", properties: Object.fromEntries(doc.params.map((p) => [p.name, { type: "string", description: p.description }])) },
       execute: ok,
     });
-    plugins.set(owner, list);
-    ids.set(doc.id, `plugin:${owner}:${doc.name}`);
+    plugins.set(toolset, list);
+    ids.set(doc.id, `plugin:${toolset}:${doc.name}`);
   }
   return { plugins, ids };
 }
@@ -68,7 +68,7 @@ interface MetaToolRaw {
 
 export function metaToolSet(dataDir: string): ReplaySet {
   const tools = JSON.parse(readFileSync(path.join(dataDir, "metatool/tools.json"), "utf8")) as Array<{ id: string; name: string; description: string }>;
-  const docs: SearchDoc[] = tools.map((t) => ({ id: t.id, name: t.name, source: "plugin", owner: "metatool", description: t.description ?? "", params: [] }));
+  const docs: SearchDoc[] = tools.map((t) => ({ id: t.id, name: t.name, source: "plugin", toolset: "metatool", description: t.description ?? "", params: [] }));
   const { plugins, ids } = asPlugins(docs, () => "metatool");
   const raw = readFileSync(path.join(dataDir, "metatool/queries.jsonl"), "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as MetaToolRaw);
   // Single-tool requests, as the issue's figures (validate: 4,118).
@@ -93,7 +93,7 @@ export function scaledSealSet(dataDir: string, tools: number): ReplaySet & { doc
 }
 
 export function liveMcpSet(dataDir: string): ReplaySet {
-  const { plugins, ids } = asPlugins(loadLiveMcpTools(dataDir), (doc) => doc.owner);
+  const { plugins, ids } = asPlugins(loadLiveMcpTools(dataDir), (doc) => doc.toolset);
   return { name: "livemcpbench", plugins, past: relabel(loadLiveMcpQueries(dataDir, "tune"), ids), heldOut: relabel(loadLiveMcpQueries(dataDir, "held-out"), ids) };
 }
 

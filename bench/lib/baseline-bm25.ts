@@ -1,6 +1,6 @@
 /**
  * The plain baseline the ranking is measured against, as issue 22 defines it: one field of
- * name + server (owner) + description + parameter names, identifiers split at camelCase and
+ * name + server (toolset) + description + parameter names, identifiers split at camelCase and
  * snake_case (and any non-alphanumeric), lowercased; BM25 with k1 1.2, b 0.75. No stemming,
  * stopwords, field weights, expansion or fusion: what any tool search must at least match.
  * Ties keep catalog order.
@@ -21,7 +21,7 @@ export function plainBm25(docs: readonly SearchDoc[], k1 = 1.2, b = 0.75): Basel
   const score = bm25OverCounts(
     docs.map((doc) => {
       const tf = new Map<string, number>();
-      for (const t of plainTokens([doc.name, doc.owner, doc.description, ...doc.params.map((p) => p.name)].join(" "))) tf.set(t, (tf.get(t) ?? 0) + 1);
+      for (const t of plainTokens([doc.name, doc.toolset, doc.description, ...doc.params.map((p) => p.name)].join(" "))) tf.set(t, (tf.get(t) ?? 0) + 1);
       return tf;
     }),
     k1,

@@ -60,7 +60,7 @@ export function loadSealTools(dataDir: string): SearchDoc[] {
       id,
       name: raw.api_name,
       source: "plugin",
-      owner: "seal",
+      toolset: "seal",
       description: raw.api_description ?? "",
       params: Object.entries(raw.parameters ?? {}).map(([name, p]) => ({ name, description: p.description ?? "" })),
     });
@@ -89,7 +89,7 @@ export function loadRegistryTools(dataDir: string): SearchDoc[] {
   for (const [pkg, info] of Object.entries(packages)) {
     for (const [key, tool] of Object.entries(info.tools ?? {})) {
       const name = tool.name ?? key;
-      docs.push({ id: `mcp:${pkg}:${name}`, name, source: "mcp", owner: pkg, description: tool.description ?? "", params: [] });
+      docs.push({ id: `mcp:${pkg}:${name}`, name, source: "mcp", toolset: pkg, description: tool.description ?? "", params: [] });
     }
   }
   return docs;
@@ -120,7 +120,7 @@ export function loadLiveMcpTools(dataDir: string): SearchDoc[] {
         const params = Object.entries(tool.inputSchema?.properties ?? {})
           .slice(0, 40)
           .map(([name, p]) => ({ name, description: typeof p?.description === "string" ? p.description.slice(0, 300) : "" }));
-        docs.push({ id, name: tool.name, source: "mcp", owner: server, description: (tool.description ?? "").slice(0, 2000), params });
+        docs.push({ id, name: tool.name, source: "mcp", toolset: server, description: (tool.description ?? "").slice(0, 2000), params });
       }
     }
   }
@@ -153,7 +153,7 @@ export function metaToolId(id: string): string {
 /** MetaTool's 199 plugins: a name and a one-line description each, no parameters. */
 export function loadMetaToolTools(dataDir: string): SearchDoc[] {
   const raw = JSON.parse(readFileSync(path.join(dataDir, "metatool/tools.json"), "utf8")) as MetaToolTool[];
-  return raw.map((t) => ({ id: metaToolId(t.id), name: t.name, source: "plugin", owner: "metatool", description: t.description ?? "", params: [] }));
+  return raw.map((t) => ({ id: metaToolId(t.id), name: t.name, source: "plugin", toolset: "metatool", description: t.description ?? "", params: [] }));
 }
 
 /**

@@ -57,7 +57,7 @@ export function loadLiveMcpServers(dataDir: string): McpServerTools[] {
 class StaticMcpSource implements CatalogSource {
   readonly source = "mcp" as const;
   constructor(
-    readonly owner: string,
+    readonly toolset: string,
     private readonly definitions: readonly ToolDefinition[],
   ) {}
   tools(): readonly ToolDefinition[] {

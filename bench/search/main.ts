@@ -71,7 +71,7 @@ export interface CachedRunResult {
   freshArrayMs: number;
   /** Same, with fresh doc objects (every doc hashed again). */
   freshDocsMs: number;
-  /** Building the run's allowed-id set (every tool allowed but one owner). */
+  /** Building the run's allowed-id set (every tool allowed but one toolset). */
   allowedSetMs: number;
 }
 
@@ -234,7 +234,7 @@ async function measureCachedRun(factory: SearchBackendFactory, docs: SearchDoc[]
     for (let i = 0; i < 20; i++) {
       const t0 = performance.now();
       const allowed = new Set<string>();
-      for (const d of docs) if (d.owner !== "@denied/owner") allowed.add(d.id);
+      for (const d of docs) if (d.toolset !== "@denied/toolset") allowed.add(d.id);
       allowedSamples.push(performance.now() - t0);
     }
     return {

@@ -54,7 +54,7 @@ function catalog(n: number): SearchDoc[] {
       id: `plugin:bench:${name}`,
       name,
       source: "plugin" as const,
-      owner: "bench",
+      toolset: "bench",
       description: `${sentence(12)}.`,
       params: [
         { name: pick(), description: sentence(6) },

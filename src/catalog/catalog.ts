@@ -15,7 +15,7 @@ import { cachedValidator, checkInputSchema, checkDefinitionShape, lazyValidator 
 
 export interface SourceStatus {
   source: CatalogSource["source"];
-  owner: string;
+  toolset: string;
   ok: boolean;
   tools: number;
   error?: string;
@@ -66,10 +66,10 @@ export class Catalog {
     this.lastAttempt.set(source, Date.now());
     try {
       await source.start?.();
-      this.statuses.set(source, { source: source.source, owner: source.owner, ok: true, tools: 0 });
+      this.statuses.set(source, { source: source.source, toolset: source.toolset, ok: true, tools: 0 });
     } catch (error) {
       const message = errorMessage(error);
-      this.statuses.set(source, { source: source.source, owner: source.owner, ok: false, tools: 0, error: message });
+      this.statuses.set(source, { source: source.source, toolset: source.toolset, ok: false, tools: 0, error: message });
     }
   }
 
@@ -151,21 +151,21 @@ export class Catalog {
     if (!built) this.builtEntries.set(source, (built = new WeakMap()));
     const known = typeof def === "object" && def !== null ? built.get(def) : undefined;
     if (known) return known;
-    const entry = this.makeEntry(source.source, source.owner, def, source);
+    const entry = this.makeEntry(source.source, source.toolset, def, source);
     built.set(def, entry);
     return entry;
   }
 
-  private makeEntry(source: ToolSource, owner: string, def: unknown, origin?: CatalogSource): CatalogEntry {
-    checkDefinitionShape(def, `${source}${source === "core" || source === "client" ? "" : `:${owner}`}`);
-    const id = toolId(source, owner, def.name);
+  private makeEntry(source: ToolSource, toolset: string, def: unknown, origin?: CatalogSource): CatalogEntry {
+    checkDefinitionShape(def, `${source}${source === "core" || source === "client" ? "" : `:${toolset}`}`);
+    const id = toolId(source, toolset, def.name);
     const trusted = source === "core" || source === "plugin";
     checkInputSchema(this.ajv, id, def.inputSchema, trusted ? undefined : this.untrusted.limits);
     return {
       id,
       name: def.name,
       source,
-      owner,
+      toolset,
       definition: def,
       ownerOnly: def.ownerOnly === true,
       validator: trusted ? lazyValidator(this.ajv, id, def.inputSchema) : cachedValidator(this.untrusted.validators, id, def.inputSchema),

@@ -5,11 +5,11 @@ import type { CatalogEntry, ToolSource } from "./types.js";
 export interface SearchDoc {
   /** Stable id: `core:<name>`, `plugin:<pluginId>:<name>`, `mcp:<server>:<tool>`, `client:<name>`. */
   id: string;
-  /** The tool's name as its owner registered it. */
+  /** The tool's name as its toolset registered it. */
   name: string;
   source: ToolSource;
   /** "core", the plugin id, the MCP server name, or "client". */
-  owner: string;
+  toolset: string;
   description: string;
   /** Top-level parameter names and descriptions from the input schema (indexed with a lower weight). */
   params: ReadonlyArray<{ name: string; description: string }>;
@@ -25,7 +25,7 @@ export function toSearchDoc(entry: CatalogEntry): SearchDoc {
     id: entry.id,
     name: entry.name,
     source: entry.source,
-    owner: entry.owner,
+    toolset: entry.toolset,
     description: entry.definition.description.slice(0, MAX_DESCRIPTION_CHARS),
     params: topLevelParams(entry.definition.inputSchema),
   };

@@ -9,7 +9,7 @@ import type { ToolDefinition, ToolSource } from "./types.js";
 export interface CatalogSource {
   readonly source: Exclude<ToolSource, "client">;
   /** "core", the plugin id, or the MCP server name; part of every tool id from this source. */
-  readonly owner: string;
+  readonly toolset: string;
   /** Connects or loads; a source that fails here is reported and skipped, not fatal. */
   start?(): Promise<void>;
   /** The tools the source offers now. */
@@ -24,7 +24,7 @@ export interface CatalogSource {
 class StaticSource implements CatalogSource {
   constructor(
     readonly source: "core" | "plugin",
-    readonly owner: string,
+    readonly toolset: string,
     private readonly definitions: readonly ToolDefinition[],
   ) {}
   tools(): readonly ToolDefinition[] {

@@ -34,7 +34,8 @@ export interface CatalogEntry {
   id: string;
   name: string;
   source: ToolSource;
-  owner: string;
+  /** "core", the plugin id or the MCP server name (CatalogSource.toolset). */
+  toolset: string;
   definition: ToolDefinition;
   /** From the definition; policy may add more owner-only tools by glob. */
   ownerOnly: boolean;

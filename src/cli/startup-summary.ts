@@ -13,7 +13,7 @@ const MAX_REASON_CHARS = 400;
 
 export async function startupSummary(engine: ToolSearchEngine, command: string, extra: readonly string[] = []): Promise<string[]> {
   const { size, sources } = engine.catalogStatus();
-  const parts = sources.map((s) => `${s.source === "core" ? "core" : `${s.source}:${s.owner}`} ${s.ok ? s.tools : "down"}`);
+  const parts = sources.map((s) => `${s.source === "core" ? "core" : `${s.source}:${s.toolset}`} ${s.ok ? s.tools : "down"}`);
   const lines = [`toolsearch ${command}: catalog ${size} tool${size === 1 ? "" : "s"}${parts.length > 0 ? ` (${parts.join(", ")})` : " (no sources: add plugins or mcpServers to the config)"}; mode ${engine.settings.mode}`];
   lines.push(`toolsearch ${command}: ${await sandboxLine(engine)}`);
   for (const s of sources) {
@@ -25,7 +25,7 @@ export async function startupSummary(engine: ToolSearchEngine, command: string, 
 }
 
 function sourceLabel(s: SourceStatus): string {
-  return `${s.source === "mcp" ? "MCP server" : s.source} "${s.owner}"`;
+  return `${s.source === "mcp" ? "MCP server" : s.source} "${s.toolset}"`;
 }
 
 function downLine(command: string, s: SourceStatus): string {
@@ -38,7 +38,7 @@ function downLine(command: string, s: SourceStatus): string {
  * as already reported (the startup summary printed it). Returns a function that stops.
  */
 export function watchSourceFailures(engine: ToolSearchEngine, command: string, write: (line: string) => void): () => void {
-  const key = (s: SourceStatus) => `${s.source}:${s.owner}`;
+  const key = (s: SourceStatus) => `${s.source}:${s.toolset}`;
   const reported = new Map<string, string>();
   for (const s of engine.catalogStatus().sources) if (!s.ok) reported.set(key(s), s.error ?? "");
   return engine.onCatalogChange(() => {

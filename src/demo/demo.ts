@@ -64,7 +64,7 @@ export async function runDemo(options: DemoOptions): Promise<ModeReport[]> {
     opened.unshift(gateway);
     const status = gateway.engine.catalogStatus();
     options.log(`gateway on ${gateway.url} in ${Math.round(performance.now() - started)} ms; catalog ${status.size} tools:`);
-    for (const s of status.sources) options.log(`  ${s.source}:${s.owner} ${s.ok ? `${s.tools} tools` : `DOWN (${s.error})`}`);
+    for (const s of status.sources) options.log(`  ${s.source}:${s.toolset} ${s.ok ? `${s.tools} tools` : `DOWN (${s.error})`}`);
     const reports: ModeReport[] = [];
     for (const [i, request] of DEMO_REQUESTS.entries()) {
       for (const mode of options.modes) {

@@ -41,7 +41,7 @@ export async function runCallPath(
     id: entry.id,
     name: entry.name,
     source: entry.source,
-    owner: entry.owner,
+    toolset: entry.toolset,
     args: {},
     sessionId: env.sessionId,
     ...(env.agentId !== undefined ? { agentId: env.agentId } : {}),
@@ -94,7 +94,7 @@ async function runBeforeHooks(entry: CatalogEntry, info: ToolCallInfo, env: Call
 }
 
 async function runApproval(info: ToolCallInfo, env: CallEnvironment): Promise<void> {
-  const { owner: _owner, ...request } = info;
+  const { toolset: _toolset, ...request } = info;
   for (const approve of env.hooks.approve) {
     let decision;
     try {

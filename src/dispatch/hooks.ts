@@ -9,8 +9,8 @@ export interface ToolCallInfo {
   id: string;
   name: string;
   source: ToolSource;
-  /** The tool's provider: "core", "client", a plugin id or an MCP server name. Not `RunContext.owner`. */
-  owner: string;
+  /** The tool's provider: "core", "client", a plugin id or an MCP server name. */
+  toolset: string;
   args: Record<string, unknown>;
   sessionId: string;
   agentId?: string;
@@ -21,7 +21,7 @@ export type BeforeToolCallResult = void | undefined | { block: true; reason?: st
 export type BeforeToolCallHook = (call: ToolCallInfo) => BeforeToolCallResult | Promise<BeforeToolCallResult>;
 
 export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
-export type ApproveHook = (call: Omit<ToolCallInfo, "owner">) => ApprovalDecision | Promise<ApprovalDecision>;
+export type ApproveHook = (call: Omit<ToolCallInfo, "toolset">) => ApprovalDecision | Promise<ApprovalDecision>;
 
 export type AfterToolCallHook = (call: ToolCallInfo & { outcome: CallOutcome; ms: number }) => void | Promise<void>;
 

@@ -7,8 +7,8 @@ export interface SearchHit {
   id: string;
   name: string;
   source: ToolSource;
-  /** The tool's provider: "core", "client", a plugin id or an MCP server name. Not `RunContext.owner`. */
-  owner: string;
+  /** The tool's provider: "core", "client", a plugin id or an MCP server name. */
+  toolset: string;
   /** One line, at most 200 characters, control characters stripped. */
   summary: string;
   score: number;
@@ -91,8 +91,8 @@ export interface ToolDescription {
   id: string;
   name: string;
   source: ToolSource;
-  /** The tool's provider: "core", "client", a plugin id or an MCP server name. Not `RunContext.owner`. */
-  owner: string;
+  /** The tool's provider: "core", "client", a plugin id or an MCP server name. */
+  toolset: string;
   description: string;
   /** The tool's input schema exactly as registered. */
   inputSchema: JsonSchema;

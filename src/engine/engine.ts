@@ -45,7 +45,7 @@ export interface LearningControl {
 }
 
 /** One source in a subject's view of the catalog status: no error text. */
-export type VisibleSourceStatus = Pick<SourceStatus, "source" | "owner" | "ok" | "tools">;
+export type VisibleSourceStatus = Pick<SourceStatus, "source" | "toolset" | "ok" | "tools">;
 
 /** Admitted sets are cached per policy subject; this bounds how many subjects are remembered. */
 const MAX_CACHED_SUBJECTS = 512;
@@ -82,7 +82,7 @@ export class ToolSearchEngine {
    */
   private learnedIds(): IdFilter {
     const ids = new Set(this.catalog.all().map((e) => e.id));
-    const down = this.catalog.sourceStatus().filter((s) => !s.ok).map((s) => `${s.source}:${s.owner}:`);
+    const down = this.catalog.sourceStatus().filter((s) => !s.ok).map((s) => `${s.source}:${s.toolset}:`);
     return down.length === 0 ? ids : { has: (id: string) => ids.has(id) || down.some((p) => id.startsWith(p)) };
   }
 
@@ -266,13 +266,13 @@ export class ToolSearchEngine {
       for (const entry of this.admitted(subject).entries) {
         if (seen.has(entry.id)) continue;
         seen.add(entry.id);
-        const key = `${entry.source}:${entry.owner}`;
+        const key = `${entry.source}:${entry.toolset}`;
         admitted.set(key, (admitted.get(key) ?? 0) + 1);
       }
     }
-    const sources = this.catalog.sourceStatus().flatMap(({ source, owner, ok }): VisibleSourceStatus[] => {
-      const tools = admitted.get(`${source}:${owner}`) ?? 0;
-      return tools > 0 || (!ok && options.includeDown === true) ? [{ source, owner, ok, tools }] : [];
+    const sources = this.catalog.sourceStatus().flatMap(({ source, toolset, ok }): VisibleSourceStatus[] => {
+      const tools = admitted.get(`${source}:${toolset}`) ?? 0;
+      return tools > 0 || (!ok && options.includeDown === true) ? [{ source, toolset, ok, tools }] : [];
     });
     return { size: seen.size, sources };
   }

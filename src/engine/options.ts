@@ -3,11 +3,13 @@
  * the option, the bad value and what is allowed; defaulted here and nowhere else.
  */
 import type { SourceStatus } from "../catalog/catalog.js";
+import { ConfigInvalidError } from "../errors.js";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolDefinition } from "../catalog/types.js";
 import { resolveIndexCacheKey, resolveToolSearchConfig, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchSettings } from "../settings/tool-search-config.js";
 import { normalizeHooks, type HookLists, type ToolHooks } from "../dispatch/hooks.js";
 import { compileOptions, int } from "../validation/ajv.js";
+import { RENAMED_RUN_CONTEXT_KEYS, refuseRenamedKeys } from "../validation/renamed-keys.js";
 import { indexSnapshotSchema, type IndexSnapshotOptions } from "../search/snapshot-store.js";
 import { parsePolicy } from "../policy/policy-schema.js";
 import type { PolicyConfig } from "../policy/types.js";
@@ -121,7 +123,7 @@ const optionsSchema = {
     sources: {
       type: "array",
       default: [],
-      items: { ...object(["tools"], "a catalog source: coreTools([...]), pluginTools(id, [...]) or mcpServer({...})"), required: ["owner"], properties: { owner: { type: "string" } } },
+      items: { ...object(["tools"], "a catalog source: coreTools([...]), pluginTools(id, [...]) or mcpServer({...})"), required: ["toolset"], properties: { toolset: { type: "string" } } },
     },
     backend: {
       description: '"fts5", "minisearch" or a SearchBackendFactory ({ kind, create })',
@@ -160,7 +162,21 @@ function snapshotsFromSettings(settings: ToolSearchSettings): IndexSnapshotOptio
   return { dir: settings.indexCacheDir, ...(key !== undefined ? { key } : {}) };
 }
 
+/**
+ * A source written before the rename names its provider `owner`; ajv alone would only say that
+ * `toolset` is missing. `owner` now means only the caller's owner rights (RunContext.owner).
+ */
+function refuseOwnerSources(sources: unknown): void {
+  if (!Array.isArray(sources)) return;
+  for (const [i, source] of sources.entries()) {
+    if (typeof source === "object" && source !== null && "owner" in source && !("toolset" in source)) {
+      throw new ConfigInvalidError(`createToolSearch.sources.${i}: CatalogSource.owner was renamed toolset (the "core", plugin id or MCP server name in its tool ids); owner now means only the caller's owner rights`);
+    }
+  }
+}
+
 export function resolveOptions(options: CreateToolSearchOptions | undefined): ResolvedOptions {
+  refuseOwnerSources(options?.sources);
   const { toolSearch, sources, policy, hooks, backend, pool, codePool, sessionLog, callTimeoutMs, limits: l, tracing, indexCache, onSourceDown, learningStore } = checkOptions(options ?? {}, "createToolSearch");
   // The pool options are checked here even when no run uses code mode yet, so a typo fails at start.
   resolvePoolOptions(pool);
@@ -195,10 +211,10 @@ export interface RunContext {
   tenant?: string;
   agentId?: string;
   profile?: string;
-  /** Names a policy layer (`policy.sandboxes[name]`) like profile and channel; not the code-mode sandbox. */
-  sandbox?: string;
+  /** Names a policy layer (`policy.workspaces[name]`) like profile and channel. */
+  workspace?: string;
   channel?: string;
-  /** The caller is the owner: owner-only tools are admitted. Not the tools' `owner` (their provider). */
+  /** The caller is the owner: owner-only tools are admitted. */
   owner?: boolean;
   clientTools?: readonly ToolDefinition[];
   /** The user's prompt (directory mode picks likely schemas from it). */
@@ -220,12 +236,14 @@ const runContextSchema = {
     sessionId: { type: "string", minLength: 1, description: "a non-empty string" },
     tenant: { type: "string", minLength: 1, description: "a non-empty string" },
     ...runIdentityProperties(text),
-    sandbox: text,
+    workspace: text,
     prompt: text,
   },
 };
 const checkContext = compileOptions<RunContext>(runContextSchema);
 
 export function checkRunContext(ctx: unknown): RunContext {
+  // The schema takes unknown keys, so the old name would otherwise be dropped with its layer's rules.
+  refuseRenamedKeys(ctx, "RunContext", RENAMED_RUN_CONTEXT_KEYS, " (it names the policy layer policy.workspaces)");
   return checkContext(ctx, "prepareRun");
 }

@@ -132,7 +132,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
       return { ...engine.catalogStatusFor(tokenSubjects(identity), { includeDown: owner }), ...(rebuildError ? { rebuildError } : {}) };
     }
     const { size, sources, rebuildError } = engine.catalogStatus();
-    return { size, sources: sources.map(({ source, owner, ok, tools }) => ({ source, owner, ok, tools })), ...(rebuildError ? { rebuildError } : {}) };
+    return { size, sources: sources.map(({ source, toolset, ok, tools }) => ({ source, toolset, ok, tools })), ...(rebuildError ? { rebuildError } : {}) };
   }
 
   async function runTurn(body: unknown, identity: TokenIdentity | null, res: ServerResponse): Promise<[number, unknown]> {

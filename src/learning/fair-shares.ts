@@ -5,8 +5,8 @@
  * observations waiting for the store (pending.ts).
  */
 export class FairShares<V> {
-  /** owner → key → value; each inner map least recently used first. */
-  readonly #byOwner = new Map<string, Map<string, V>>();
+  /** tenant → key → value; each inner map least recently used first. */
+  readonly #byTenant = new Map<string, Map<string, V>>();
   #size = 0;
   readonly #max: number;
 
@@ -19,8 +19,8 @@ export class FairShares<V> {
   }
 
   /** The value under `key`, marked as just used. */
-  get(owner: string, key: string): V | undefined {
-    const mine = this.#byOwner.get(owner);
+  get(tenant: string, key: string): V | undefined {
+    const mine = this.#byTenant.get(tenant);
     const value = mine?.get(key);
     if (mine === undefined || value === undefined) return undefined;
     mine.delete(key);
@@ -29,33 +29,33 @@ export class FairShares<V> {
   }
 
   /** Adds a new entry (most recently used), then evicts down to the bound. */
-  add(owner: string, key: string, value: V): void {
-    let mine = this.#byOwner.get(owner);
-    if (mine === undefined) this.#byOwner.set(owner, (mine = new Map()));
+  add(tenant: string, key: string, value: V): void {
+    let mine = this.#byTenant.get(tenant);
+    if (mine === undefined) this.#byTenant.set(tenant, (mine = new Map()));
     mine.set(key, value);
     this.#size++;
     while (this.#size > this.#max) this.#evictOne();
   }
 
-  /** Every value, owner by owner, oldest first within each. */
+  /** Every value, tenant by tenant, oldest first within each. */
   *values(): IterableIterator<V> {
-    for (const mine of this.#byOwner.values()) yield* mine.values();
+    for (const mine of this.#byTenant.values()) yield* mine.values();
   }
 
   clear(): void {
-    this.#byOwner.clear();
+    this.#byTenant.clear();
     this.#size = 0;
   }
 
-  /** The owner holding the most loses its least recently used entry. */
+  /** The tenant holding the most loses its least recently used entry. */
   #evictOne(): void {
     let largest: [string, Map<string, V>] | undefined;
-    for (const entry of this.#byOwner) if (largest === undefined || entry[1].size > largest[1].size) largest = entry;
+    for (const entry of this.#byTenant) if (largest === undefined || entry[1].size > largest[1].size) largest = entry;
     if (largest === undefined) return;
-    const [owner, mine] = largest;
+    const [tenant, mine] = largest;
     const oldest = mine.keys().next();
     if (!oldest.done) mine.delete(oldest.value);
     this.#size--;
-    if (mine.size === 0) this.#byOwner.delete(owner);
+    if (mine.size === 0) this.#byTenant.delete(tenant);
   }
 }

@@ -22,7 +22,7 @@
  * One contributor teaches at most `maxToolsPerSession` tools.
  */
 import { createHash } from "node:crypto";
-import { agentScopeKey, ownerOfScope, tokenScopeKey } from "./scope-keys.js";
+import { agentScopeKey, tenantOfScope, tokenScopeKey } from "./scope-keys.js";
 import { SessionCaps } from "./session-caps.js";
 import { PendingObservations } from "./pending.js";
 import { LearnedModel, SHARED_SCOPE, type IdFilter, type LearnedRow, type Observation, type TermWeight } from "./model.js";
@@ -108,7 +108,7 @@ export class Learner {
   /** One request led to one tool, for this contributor; false when the per-session cap refused it. */
   teach(scope: string, contributor: string, request: string, tool: string): boolean {
     if (this.#closed) return false;
-    const tools = this.#taught.taught(ownerOfScope(scope), `${scope}\u0000${contributor}`);
+    const tools = this.#taught.taught(tenantOfScope(scope), `${scope}\u0000${contributor}`);
     if (!tools.has(tool) && tools.size >= this.options.maxToolsPerSession) return false;
     const terms = learnedTerms(request, this.options.maxTermsPerRequest);
     if (terms.length === 0) return false;

@@ -13,7 +13,7 @@
  * one that comes back under the same id starts from nothing.
  */
 import type { ResolvedLearningOptions } from "./options.js";
-import { NO_TENANT, SHARED_SCOPE, ownerOfScope } from "./scope-keys.js";
+import { NO_TENANT, SHARED_SCOPE, tenantOfScope } from "./scope-keys.js";
 
 export { SHARED_SCOPE } from "./scope-keys.js";
 
@@ -84,12 +84,12 @@ class ScopeModel {
    */
   readonly totalsFrom: number;
   /** The tenant whose share this scope's records count against (scope-keys.ts). */
-  readonly owner: string;
+  readonly tenant: string;
   constructor(key: string, minSessions: number) {
     this.totalsFrom = key === SHARED_SCOPE ? Math.min(2, minSessions) : 1;
-    this.owner = ownerOfScope(key);
+    this.tenant = tenantOfScope(key);
   }
-  /** tool → its bag, least recently taught first (the first to go when the owner is over its share) */
+  /** tool → its bag, least recently taught first (the first to go when the tenant is over its share) */
   readonly tools = new Map<string, ToolBag>();
   /** term → the tools whose bag holds it (active or not), each with its record (the same object as in the bag) */
   readonly byTerm = new Map<string, Map<string, PairRecord>>();
@@ -139,7 +139,7 @@ export const LEARNED_BM25: LearnedScoreParams = { k1: 5, b: 0.5, coverPower: 1.5
 export class LearnedModel {
   readonly #scopes = new Map<string, ScopeModel>();
   /** Per owning tenant (scope-keys.ts): the scopes and records it holds. */
-  readonly #owners = new Map<string, { scopes: number; records: number }>();
+  readonly #tenants = new Map<string, { scopes: number; records: number }>();
   /** Records held in all. */
   #records = 0;
   readonly #options: ResolvedLearningOptions;
@@ -301,7 +301,7 @@ export class LearnedModel {
 
   clear(): void {
     this.#scopes.clear();
-    this.#owners.clear();
+    this.#tenants.clear();
     this.#records = 0;
   }
 
@@ -447,13 +447,13 @@ export class LearnedModel {
 
   #counted(scope: ScopeModel, delta: number): void {
     this.#records += delta;
-    const share = this.#owners.get(scope.owner);
+    const share = this.#tenants.get(scope.tenant);
     if (share !== undefined) share.records += delta;
   }
 
   /**
-   * A new scope, within its owner's share of scopes: past `maxScopesPerTenant` a tenant's own
-   * least recently taught scope goes; past `maxScopes` in all, that of the owner holding the
+   * A new scope, within its tenant's share of scopes: past `maxScopesPerTenant` a tenant's own
+   * least recently taught scope goes; past `maxScopes` in all, that of the tenant holding the
    * most scopes. A tenant that mints agent ids (or sessions, in the token scope without auth)
    * so evicts its own learning, never another tenant's while it holds more than they do. Where no
    * tenant is known (the library, a local server without tokens) there is nobody to be fair
@@ -461,10 +461,10 @@ export class LearnedModel {
    */
   #openScope(key: string): ScopeModel {
     const scope = new ScopeModel(key, this.#options.minSessions);
-    if (scope.owner !== NO_TENANT && (this.#owners.get(scope.owner)?.scopes ?? 0) >= this.#options.maxScopesPerTenant) this.#dropOldestScopeOf(scope.owner);
-    if (this.#scopes.size >= this.#options.maxScopes) this.#dropOldestScopeOf(this.#largestOwner("scopes"));
-    const share = this.#owners.get(scope.owner) ?? { scopes: 0, records: 0 };
-    this.#owners.set(scope.owner, share);
+    if (scope.tenant !== NO_TENANT && (this.#tenants.get(scope.tenant)?.scopes ?? 0) >= this.#options.maxScopesPerTenant) this.#dropOldestScopeOf(scope.tenant);
+    if (this.#scopes.size >= this.#options.maxScopes) this.#dropOldestScopeOf(this.#largestTenant("scopes"));
+    const share = this.#tenants.get(scope.tenant) ?? { scopes: 0, records: 0 };
+    this.#tenants.set(scope.tenant, share);
     this.#scopes.set(key, scope);
     share.scopes++;
     return scope;
@@ -473,35 +473,35 @@ export class LearnedModel {
   /**
    * Records within shares, after `scope` was taught `tool`: past `maxRecordsPerTenant` the
    * tenant's least recently taught tool bags go (never the one just taught); past `maxRecords`
-   * in all, those of the owner holding the most records. Whole bags go, least recently taught
+   * in all, those of the tenant holding the most records. Whole bags go, least recently taught
    * first, so the check is cheap and what a tenant still uses stays.
    */
   #keepShares(scope: ScopeModel, tool: string): void {
-    const mine = this.#owners.get(scope.owner);
-    while (scope.owner !== NO_TENANT && mine !== undefined && mine.records > this.#options.maxRecordsPerTenant) {
-      if (!this.#dropOldestBagOf(scope.owner, scope, tool)) break;
+    const mine = this.#tenants.get(scope.tenant);
+    while (scope.tenant !== NO_TENANT && mine !== undefined && mine.records > this.#options.maxRecordsPerTenant) {
+      if (!this.#dropOldestBagOf(scope.tenant, scope, tool)) break;
     }
     while (this.#records > this.#options.maxRecords) {
-      if (!this.#dropOldestBagOf(this.#largestOwner("records"), scope, tool)) break;
+      if (!this.#dropOldestBagOf(this.#largestTenant("records"), scope, tool)) break;
     }
   }
 
-  #largestOwner(by: "scopes" | "records"): string {
+  #largestTenant(by: "scopes" | "records"): string {
     let largest = "";
     let most = -1;
-    for (const [owner, share] of this.#owners) {
+    for (const [tenant, share] of this.#tenants) {
       if (share[by] > most) {
         most = share[by];
-        largest = owner;
+        largest = tenant;
       }
     }
     return largest;
   }
 
-  /** The owner's least recently taught tool bag goes (not `keep` in `current`); false when there is none. */
-  #dropOldestBagOf(owner: string, current: ScopeModel, keep: string): boolean {
+  /** The tenant's least recently taught tool bag goes (not `keep` in `current`); false when there is none. */
+  #dropOldestBagOf(tenant: string, current: ScopeModel, keep: string): boolean {
     for (const [key, scope] of this.#scopes) {
-      if (scope.owner !== owner) continue;
+      if (scope.tenant !== tenant) continue;
       for (const tool of scope.tools.keys()) {
         if (scope === current && tool === keep) continue;
         this.#dropTool(scope, tool);
@@ -512,9 +512,9 @@ export class LearnedModel {
     return false;
   }
 
-  #dropOldestScopeOf(owner: string): void {
+  #dropOldestScopeOf(tenant: string): void {
     for (const [key, scope] of this.#scopes) {
-      if (scope.owner !== owner) continue;
+      if (scope.tenant !== tenant) continue;
       this.#dropScope(key);
       return;
     }
@@ -527,9 +527,9 @@ export class LearnedModel {
     for (const bag of scope.tools.values()) records += bag.size;
     this.#counted(scope, -records);
     this.#scopes.delete(key);
-    const share = this.#owners.get(scope.owner);
+    const share = this.#tenants.get(scope.tenant);
     if (share === undefined) return;
     share.scopes--;
-    if (share.scopes <= 0) this.#owners.delete(scope.owner);
+    if (share.scopes <= 0) this.#tenants.delete(scope.tenant);
   }
 }

@@ -1,13 +1,13 @@
 /**
  * Observations made since the last write to the store, bounded: past `max` the oldest of the
  * tenant holding the most goes (fair-shares.ts), so one tenant flooding observations (or a store
- * too slow to keep up) drops its own, never what another tenant's sessions taught. A scope's
- * tenant is its owner (scope-keys.ts); in the shared scope, where every tenant is one
- * contributor, the contributor.
+ * too slow to keep up) drops its own, never what another tenant's sessions taught. An
+ * observation counts against its scope's tenant (scope-keys.ts); in the shared scope, where
+ * every tenant is one contributor, against the contributor.
  */
 import { FairShares } from "./fair-shares.js";
 import type { Observation } from "./model.js";
-import { SHARED_SCOPE, ownerOfScope } from "./scope-keys.js";
+import { SHARED_SCOPE, tenantOfScope } from "./scope-keys.js";
 
 export class PendingObservations {
   readonly #queued: FairShares<Observation>;
@@ -23,7 +23,7 @@ export class PendingObservations {
   }
 
   push(o: Observation): void {
-    const tenant = o.scope === SHARED_SCOPE ? `shared:${o.contributor}` : ownerOfScope(o.scope);
+    const tenant = o.scope === SHARED_SCOPE ? `shared:${o.contributor}` : tenantOfScope(o.scope);
     this.#queued.add(tenant, String(this.#next++), o);
   }
 

@@ -1,7 +1,7 @@
 /**
  * Scope keys and the tenant that owns each. Learning is bounded per tenant (model.ts): how many
  * scopes and records one tenant holds, so that a tenant minting agent ids or sessions evicts its
- * own learning, never another's. The owner is written into the key, so rows read back from the
+ * own learning, never another's. The tenant is written into the key, so rows read back from the
  * store or an export are owned as they were when they were taught.
  *
  * - `agent:<agentId>`: an agent's scope where no tenant is known (the library, an
@@ -12,7 +12,7 @@
  * - `shared`: everyone's; owned by the pseudo-tenant "shared".
  */
 
-/** The owner of the scopes of runs with no tenant: only the totals bound it. */
+/** What the scopes of runs with no tenant count against: only the totals bound them. */
 export const NO_TENANT = "";
 
 /** The key of the scope everyone shares. */
@@ -27,7 +27,7 @@ export function tokenScopeKey(tenant: string): string {
 }
 
 /** The tenant a scope's records count against. */
-export function ownerOfScope(key: string): string {
+export function tenantOfScope(key: string): string {
   if (key === SHARED_SCOPE) return SHARED_SCOPE;
   if (key.startsWith("token:")) return `token:${key.slice("token:".length)}`;
   if (key.startsWith("tenant:")) {

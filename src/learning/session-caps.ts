@@ -1,7 +1,7 @@
 /**
  * Which tools each contributor (a session; in the shared scope a tenant) has taught, for the
  * per-session cap (maxToolsPerSession). Bounded: at most `max` contributors are remembered in
- * all, shared fairly between the owners of their scopes (scope-keys.ts; fair-shares.ts), so a
+ * all, shared fairly between the tenants of their scopes (scope-keys.ts; fair-shares.ts), so a
  * tenant minting sessions makes its own old sessions forget their caps, never another tenant's
  * while it holds more than they do.
  */
@@ -15,11 +15,11 @@ export class SessionCaps {
   }
 
   /** The tools this contributor has taught (a new, empty set the first time), marked as just used. */
-  taught(owner: string, key: string): Set<string> {
-    const known = this.#taught.get(owner, key);
+  taught(tenant: string, key: string): Set<string> {
+    const known = this.#taught.get(tenant, key);
     if (known !== undefined) return known;
     const tools = new Set<string>();
-    this.#taught.add(owner, key, tools);
+    this.#taught.add(tenant, key, tools);
     return tools;
   }
 

@@ -53,7 +53,7 @@ const MAX_SERVER_TEXT = 1_000;
 
 export class McpServerSource implements CatalogSource {
   readonly source = "mcp" as const;
-  readonly owner: string;
+  readonly toolset: string;
   private readonly config: ResolvedMcpConfig;
   private readonly options: ResolvedMcpOptions;
   private state: McpSourceState = "idle";
@@ -89,7 +89,7 @@ export class McpServerSource implements CatalogSource {
 
   constructor(config: McpServerConfig, options?: McpServerOptions) {
     this.config = resolveMcpConfig(config);
-    this.owner = this.config.name;
+    this.toolset = this.config.name;
     this.options = resolveMcpOptions(options, this.config.name);
   }
 
@@ -121,7 +121,7 @@ export class McpServerSource implements CatalogSource {
     const pid = this.connection?.pid();
     const reason = this.unavailableReason();
     return {
-      name: this.owner,
+      name: this.toolset,
       transport: this.config.kind,
       state: this.state,
       ...(reason !== undefined ? { reason } : {}),
@@ -431,7 +431,7 @@ export class McpServerSource implements CatalogSource {
   }
 
   private label(): string {
-    return `MCP server "${this.owner}"`;
+    return `MCP server "${this.toolset}"`;
   }
 
   /** For operator messages: the program (not its arguments, which may hold secrets) or the URL without query. */

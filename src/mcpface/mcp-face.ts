@@ -99,7 +99,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
   let sweeper: NodeJS.Timeout | undefined;
   let closed = false;
 
-  const serverReason = (name: string): string | undefined => mcpSources.find((source) => source.owner === name)?.unavailableReason();
+  const serverReason = (name: string): string | undefined => mcpSources.find((source) => source.toolset === name)?.unavailableReason();
   const configIdentity = mcpSectionIdentity(config);
 
   const stopListening = engine.onCatalogChange(() => {

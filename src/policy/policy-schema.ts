@@ -1,5 +1,6 @@
 /** ajv check of the `policy` option, so a typo fails at start instead of silently admitting tools. */
 import { compileOptions } from "../validation/ajv.js";
+import { RENAMED_POLICY_KEYS, refuseRenamedKeys } from "../validation/renamed-keys.js";
 import type { PolicyConfig } from "./types.js";
 
 const globs = { type: "array", items: { type: "string", minLength: 1 } };
@@ -15,7 +16,7 @@ const schema = {
     ownerOnly: globs,
     agents: layer,
     profiles: layer,
-    sandboxes: layer,
+    workspaces: layer,
     sessions: layer,
     channels: layer,
   },
@@ -24,5 +25,7 @@ const schema = {
 const check = compileOptions<PolicyConfig>(schema);
 
 export function parsePolicy(value: unknown): PolicyConfig {
-  return value === undefined ? {} : check(value, "policy");
+  if (value === undefined) return {};
+  refuseRenamedKeys(value, "policy", RENAMED_POLICY_KEYS);
+  return check(value, "policy");
 }

@@ -1,6 +1,6 @@
 /**
  * The policy filter: which tools a run may see at all. Layers global → agent → profile →
- * sandbox → session → channel intersect: a layer with an `allow` list admits only what it
+ * workspace → session → channel intersect: a layer with an `allow` list admits only what it
  * matches, a `deny` anywhere removes the tool (deny wins), and owner-only tools need
  * `owner: true`. Everything not admitted is invisible to search, describe and call.
  */
@@ -12,11 +12,11 @@ interface CompiledRule {
   deny: IdMatcher | undefined;
 }
 
-type LayerName = "agents" | "profiles" | "sandboxes" | "sessions" | "channels";
+type LayerName = "agents" | "profiles" | "workspaces" | "sessions" | "channels";
 const LAYERS: ReadonlyArray<{ layer: LayerName; key: keyof PolicySubject }> = [
   { layer: "agents", key: "agentId" },
   { layer: "profiles", key: "profile" },
-  { layer: "sandboxes", key: "sandbox" },
+  { layer: "workspaces", key: "workspace" },
   { layer: "sessions", key: "sessionId" },
   { layer: "channels", key: "channel" },
 ];

@@ -9,7 +9,8 @@ export interface PolicyConfig extends PolicyRule {
   ownerOnly?: string[];
   agents?: Record<string, PolicyRule>;
   profiles?: Record<string, PolicyRule>;
-  sandboxes?: Record<string, PolicyRule>;
+  /** Keyed by the run's `workspace`. */
+  workspaces?: Record<string, PolicyRule>;
   sessions?: Record<string, PolicyRule>;
   channels?: Record<string, PolicyRule>;
 }
@@ -18,7 +19,7 @@ export interface PolicyConfig extends PolicyRule {
 export interface PolicySubject {
   agentId?: string;
   profile?: string;
-  sandbox?: string;
+  workspace?: string;
   sessionId?: string;
   channel?: string;
   owner?: boolean;

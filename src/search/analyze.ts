@@ -17,7 +17,7 @@ export type Terms = string[];
 export interface AnalyzedDoc {
   /** Words of the tool name (stemmed) plus the whole name as one term. */
   name: Terms;
-  /** Words of the id and the owner, plus the whole id and owner. */
+  /** Words of the id and the toolset, plus the whole id and toolset. */
   ident: Terms;
   description: Terms;
   /** Parameter names (split and whole) and their descriptions. */
@@ -199,7 +199,7 @@ export function analyzeIdentifier(identifier: string): Terms {
 export interface AnalyzableDoc {
   id: string;
   name: string;
-  owner: string;
+  toolset: string;
   description: string;
   params: ReadonlyArray<{ name: string; description: string }>;
 }
@@ -216,7 +216,7 @@ export function analyzeParams(params: AnalyzableDoc["params"]): string[] {
 export function analyzeDoc(doc: AnalyzableDoc): AnalyzedDoc {
   const params = analyzeParams(doc.params);
   const name = analyzeIdentifier(doc.name);
-  const ident = [...analyzeIdentifier(doc.id), ...analyzeIdentifier(doc.owner)];
+  const ident = [...analyzeIdentifier(doc.id), ...analyzeIdentifier(doc.toolset)];
   const synonyms = new Set<string>();
   for (const term of [...name, ...ident]) for (const key of synonymKeys(term)) synonyms.add(key);
   return { name, ident, description: analyzeText(doc.description), params, synonyms: [...synonyms] };

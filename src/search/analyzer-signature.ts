@@ -17,7 +17,7 @@ import { BM25F_SNAPSHOT_FORMAT, DEFAULT_BM25F, fieldTerms } from "./bm25f.js";
 const PROBE = {
   id: "mcp:git-hub:createIssue_v2",
   name: "getHTTPResponse.parse-JSON",
-  owner: "Café Owner",
+  toolset: "Café Owner",
   description: "Creates, lists and deleted the running processes' images; 東京 weather ✓ and naïve users of hackernews, listing VMs by their IDs.",
   params: [{ name: "repoName", description: "Searching tickets for queries" }],
 };

@@ -7,7 +7,7 @@
  * columns saturates as if it were one field. BM25F (Robertson & Zaragoza) normalises each
  * field by its own mean length first, weighs and sums the field frequencies, and saturates
  * once per term. Fields and parameters come from an offline study on Seal-Tools dev (name 3
- * b 0.5, owner 1 b 0.5, description 1 b 0.75, parameters 0.3 b 0.75, k1 1.2), retuned over
+ * b 0.5, toolset 1 b 0.5, description 1 b 0.75, parameters 0.3 b 0.75, k1 1.2), retuned over
  * the three development sets of the relevance bench (LiveMCPBench's 60, Seal-Tools dev,
  * MetaTool tune): name 2.5 and description b 0.5 raise mean top-1 0.757 → 0.764 and lose no
  * set anything, held-out ones included (k1 0.9 / 1.6, name 2 / 4, description b 0.35 each
@@ -29,7 +29,7 @@ import { queryWords } from "./query-words.js";
 import { TypoIndex } from "./typo.js";
 import { InternalError } from "../errors.js";
 
-export const FIELD_NAMES = ["name", "owner", "description", "params"] as const satisfies readonly FieldName[];
+export const FIELD_NAMES = ["name", "toolset", "description", "params"] as const satisfies readonly FieldName[];
 const FIELDS = FIELD_NAMES.length;
 
 export interface FieldParams {
@@ -88,9 +88,9 @@ export const TF_MAX = (1 << TF_BITS) - 1;
 export type FieldTerms = readonly [readonly string[], readonly string[], readonly string[], readonly string[]];
 
 export function fieldTerms(doc: AnalyzableDoc): FieldTerms {
-  // The owner alone, not the id: the id repeats the name, which would count name words twice.
+  // The toolset alone, not the id: the id repeats the name, which would count name words twice.
   // Not analyzeDoc: its id and synonym-key fields (minisearch's) would cost a quarter more.
-  return [analyzeIdentifier(doc.name), analyzeIdentifier(doc.owner), analyzeText(doc.description), analyzeParams(doc.params)];
+  return [analyzeIdentifier(doc.name), analyzeIdentifier(doc.toolset), analyzeText(doc.description), analyzeParams(doc.params)];
 }
 
 /**

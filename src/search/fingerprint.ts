@@ -15,7 +15,7 @@ const byDoc = new WeakMap<SearchDoc, Uint32Array>();
 
 /** Length-prefixed fields: no separator inside a field can make two docs hash alike. */
 function canonical(doc: SearchDoc): string {
-  let s = `${doc.id.length}:${doc.id}${doc.name.length}:${doc.name}${doc.source}|${doc.owner.length}:${doc.owner}`;
+  let s = `${doc.id.length}:${doc.id}${doc.name.length}:${doc.name}${doc.source}|${doc.toolset.length}:${doc.toolset}`;
   s += `${doc.description.length}:${doc.description}${doc.params.length}|`;
   for (const p of doc.params) s += `${p.name.length}:${p.name}${p.description.length}:${p.description}`;
   return s;

@@ -21,7 +21,7 @@ interface IndexedFields {
 const FIELDS = ["name", "ident", "descr", "params", "syn"] as const;
 
 /**
- * Boost per field: a word in the name says most about what a tool does, its id/owner (server,
+ * Boost per field: a word in the name says most about what a tool does, its id/toolset (server,
  * plugin) next, then the description; parameter names and descriptions describe the inputs
  * rather than the tool, so they count least. Tuned on Seal-Tools dev; the optimum is flat (name
  * 6–15, params 0.5–2 move Recall@5 by < 0.01). The bm25() baseline of the benches weighs its

@@ -116,7 +116,7 @@ export class PartialMatcher {
 
 /**
  * A vocabulary built from the docs, for a backend that exposes none (minisearch): names,
- * owners, parameter names and the first MAX_DESCRIPTION_TERMS of each description.
+ * toolsets, parameter names and the first MAX_DESCRIPTION_TERMS of each description.
  */
 export function ownVocabulary(docs: Iterable<SearchDoc>): Vocabulary {
   const byTerm = new Map<string, string[]>();
@@ -125,7 +125,7 @@ export function ownVocabulary(docs: Iterable<SearchDoc>): Vocabulary {
     size++;
     const terms = new Set<string>([
       ...analyzeIdentifier(doc.name),
-      ...analyzeIdentifier(doc.owner),
+      ...analyzeIdentifier(doc.toolset),
       ...analyzeText(doc.description).slice(0, MAX_DESCRIPTION_TERMS),
       ...doc.params.flatMap((p) => analyzeIdentifier(p.name)),
     ]);

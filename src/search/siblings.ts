@@ -6,17 +6,17 @@
  * paragraph: a next step, not another view of the document). A task's implied steps (create → add →
  * convert) are such links; search carries them along with a hit (intents.ts withSiblings).
  *
- * Only owners of a few tools are read: an owner of hundreds is a catalog, not a server, and
- * its tools share words by chance. Links are made one owner at a time, when a hit of that
- * owner first needs them (ToolIndex.siblings): quadratic in one owner's size, so bounded by
- * MAX_OWNER_TOOLS² per owner, never a pass over the whole catalog on the shared thread (all
- * owners of toolsdk-registry's 8,010 tools at once would be a stall every run waits behind).
+ * Only toolsets of a few tools are read: a toolset of hundreds is a catalog, not a server, and
+ * its tools share words by chance. Links are made one toolset at a time, when a hit of that
+ * toolset first needs them (ToolIndex.siblings): quadratic in one toolset's size, so bounded by
+ * MAX_TOOLSET_TOOLS² per toolset, never a pass over the whole catalog on the shared thread (all
+ * toolsets of toolsdk-registry's 8,010 tools at once would be a stall every run waits behind).
  */
 import { analyzeText, splitIdentifier, stem } from "./analyze.js";
 import type { SearchDoc } from "./types.js";
 
-/** Owners with more tools are not read for links (see above). */
-export const MAX_OWNER_TOOLS = 64;
+/** Toolsets with more tools are not read for links (see above). */
+export const MAX_TOOLSET_TOOLS = 64;
 /** Siblings kept per tool. */
 const MAX_SIBLINGS = 3;
 /** A link needs the object named and a shared handle or distinct objects (see link). */
@@ -35,10 +35,10 @@ interface Profile {
 }
 
 function profile(doc: SearchDoc): Profile {
-  // Without a leading owner word: `playwright_fill` acts (fill) as `fill` would.
-  const ownerWords = new Set(splitIdentifier(doc.owner).map((w) => stem(w)));
+  // Without a leading toolset word: `playwright_fill` acts (fill) as `fill` would.
+  const toolsetWords = new Set(splitIdentifier(doc.toolset).map((w) => stem(w)));
   const nameWords = splitIdentifier(doc.name).map((w) => stem(w));
-  while (nameWords.length > 1 && ownerWords.has(nameWords[0]!)) nameWords.shift();
+  while (nameWords.length > 1 && toolsetWords.has(nameWords[0]!)) nameWords.shift();
   return {
     id: doc.id,
     verb: nameWords[0] ?? "",
@@ -64,17 +64,17 @@ function link(a: Profile, b: Profile): number {
 }
 
 /** The group a tool's siblings come from: one server or plugin. */
-export function ownerKey(doc: SearchDoc): string {
-  return `${doc.source}:${doc.owner}`;
+export function toolsetKey(doc: SearchDoc): string {
+  return `${doc.source}:${doc.toolset}`;
 }
 
 /**
- * id → its linked siblings, strongest first, for the tools of one owner (ownerKey); empty for
- * an owner of one tool or of more than MAX_OWNER_TOOLS.
+ * id → its linked siblings, strongest first, for the tools of one toolset (toolsetKey); empty for
+ * a toolset of one tool or of more than MAX_TOOLSET_TOOLS.
  */
-export function linkOwner(group: readonly SearchDoc[]): Map<string, string[]> {
+export function linkToolset(group: readonly SearchDoc[]): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  if (group.length < 2 || group.length > MAX_OWNER_TOOLS) return out;
+  if (group.length < 2 || group.length > MAX_TOOLSET_TOOLS) return out;
   const profiles = group.map(profile);
   for (const a of profiles) {
     const linked = profiles
@@ -89,15 +89,15 @@ export function linkOwner(group: readonly SearchDoc[]): Map<string, string[]> {
   return out;
 }
 
-/** Every owner's links at once (tests and offline figures; ToolIndex links one owner at a time). */
+/** Every toolset's links at once (tests and offline figures; ToolIndex links one toolset at a time). */
 export function buildSiblings(docs: Iterable<SearchDoc>): Map<string, string[]> {
-  const byOwner = new Map<string, SearchDoc[]>();
+  const byToolset = new Map<string, SearchDoc[]>();
   for (const doc of docs) {
-    const group = byOwner.get(ownerKey(doc));
-    if (group === undefined) byOwner.set(ownerKey(doc), [doc]);
+    const group = byToolset.get(toolsetKey(doc));
+    if (group === undefined) byToolset.set(toolsetKey(doc), [doc]);
     else group.push(doc);
   }
   const out = new Map<string, string[]>();
-  for (const group of byOwner.values()) for (const [id, linked] of linkOwner(group)) out.set(id, linked);
+  for (const group of byToolset.values()) for (const [id, linked] of linkToolset(group)) out.set(id, linked);
   return out;
 }

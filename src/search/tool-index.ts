@@ -2,7 +2,7 @@
  * The ranking rules every backend shares, on top of one backend and the docs it indexes:
  * - `select:<id or name>[,<id or name>...]` returns exactly those tools (the allowed ones);
  * - a query that is exactly a tool's name or id (case-insensitive) puts those tools first
- *   (one name may belong to several owners: all of them, ids before names);
+ *   (one name may belong to several toolsets: all of them, ids before names);
  * - a query with no usable terms returns [], never an arbitrary slice;
  * - a query with content words over a non-empty allowed catalog never returns []: when no tool
  *   matches, the best partial matches, marked `weak` (partial-match.ts);
@@ -13,7 +13,7 @@ import { IndexClosedError } from "../errors.js";
 import { IdSuggester } from "./id-suggester.js";
 import { searchIntents, type IntentOptions } from "./intents.js";
 import { ownVocabulary, PartialMatcher } from "./partial-match.js";
-import { linkOwner, ownerKey } from "./siblings.js";
+import { linkToolset, toolsetKey } from "./siblings.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchDoc } from "./types.js";
 
 export interface ToolIndexSearchOptions {
@@ -53,8 +53,8 @@ export class ToolIndex {
   #closed = false;
   #suggester: IdSuggester | undefined;
   #partial: PartialMatcher | undefined;
-  /** ownerKey → that owner's docs, and its sibling links once made (siblings.ts). */
-  readonly #byOwner = new Map<string, SearchDoc[]>();
+  /** toolsetKey → that toolset's docs, and its sibling links once made (siblings.ts). */
+  readonly #byToolset = new Map<string, SearchDoc[]>();
   readonly #links = new Map<string, Map<string, string[]>>();
 
   /** `docs` must be what the backend indexes (ToolIndex.build adds them for you). */
@@ -67,8 +67,8 @@ export class ToolIndex {
       const ids = this.#byLowerName.get(key);
       if (ids === undefined) this.#byLowerName.set(key, [doc.id]);
       else ids.push(doc.id);
-      const group = this.#byOwner.get(ownerKey(doc));
-      if (group === undefined) this.#byOwner.set(ownerKey(doc), [doc]);
+      const group = this.#byToolset.get(toolsetKey(doc));
+      if (group === undefined) this.#byToolset.set(toolsetKey(doc), [doc]);
       else group.push(doc);
     }
   }
@@ -164,16 +164,16 @@ export class ToolIndex {
 
   /**
    * Tools of the same server or plugin that its own text links to this one (siblings.ts),
-   * strongest first, allowed ones only. An owner's links are made when first asked for.
+   * strongest first, allowed ones only. A toolset's links are made when first asked for.
    */
   siblings(id: string, allowed?: ReadonlySet<string>): readonly string[] {
     this.#assertOpen();
     const doc = this.#docs.get(id);
     if (doc === undefined) return [];
-    const key = ownerKey(doc);
+    const key = toolsetKey(doc);
     let links = this.#links.get(key);
     if (links === undefined) {
-      links = linkOwner(this.#byOwner.get(key) ?? []);
+      links = linkToolset(this.#byToolset.get(key) ?? []);
       this.#links.set(key, links);
     }
     const linked = links.get(id) ?? [];

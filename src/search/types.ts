@@ -26,8 +26,8 @@ export interface BackendSearchOptions {
   explain?: (lists: ReadonlyArray<ReadonlyMap<string, ScoreDetail>>) => void;
 }
 
-/** A BM25F field (bm25f.ts FIELD_NAMES): the tool's name, its owner (server or plugin), description, parameter names. */
-export type FieldName = "name" | "owner" | "description" | "params";
+/** A BM25F field (bm25f.ts FIELD_NAMES): the tool's name, its toolset (server or plugin), description, parameter names. */
+export type FieldName = "name" | "toolset" | "description" | "params";
 
 /** One request word's part of a tool's BM25F score, as the scorer added it. */
 export interface WordScore {

@@ -9,7 +9,7 @@ export const CONTROL_NAMES: ReadonlySet<string> = new Set([TOOL_SEARCH, TOOL_DES
 
 export function structuredControlTools(maxLimit: number): ProviderTool[] {
   return [
-    controlTool(TOOL_SEARCH, "Search the tool catalog by what a tool does. Returns compact hits: id, name, source, owner, summary, signature.", {
+    controlTool(TOOL_SEARCH, "Search the tool catalog by what a tool does. Returns compact hits: id, name, source, toolset, summary, signature.", {
       type: "object",
       properties: {
         query: { type: "string", description: "What the tool should do, in plain words." },
@@ -54,7 +54,7 @@ export const STRUCTURED_INSTRUCTIONS = [
 
 export const CODE_INSTRUCTIONS = [
   "Tools are not listed up front. Use tool_search_code: its `code` is the body of an async JavaScript function that runs in a sandbox with only console.* and:",
-  "  await openclaw.tools.search(query | queries[], { limit }) -> [{ id, name, source, owner, summary, signature }]",
+  "  await openclaw.tools.search(query | queries[], { limit }) -> [{ id, name, source, toolset, summary, signature }]",
   "  await openclaw.tools.describe(id) -> { id, description, inputSchema }",
   "  await openclaw.tools.call(id, args) -> the tool's result; throws an Error with .code and .message on failure",
   "`return` the value you want back. Example:",

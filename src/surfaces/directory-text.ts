@@ -1,6 +1,6 @@
 /**
  * The directory of directory mode: one line per trusted (core and plugin) tool,
- * `name (owner): one-line description`, bounded by maxChars with a footer that counts what was
+ * `name (toolset): one-line description`, bounded by maxChars with a footer that counts what was
  * left out. MCP and client tools are not listed: MCP text is untrusted, client tools are direct.
  * The text depends only on the effective catalog and the settings, never on the prompt, so a
  * provider's prompt cache keeps working across turns.
@@ -20,7 +20,7 @@ export function directoryText(entries: readonly CatalogEntry[], settings: Direct
   let used = HEADER.length;
   let listed = 0;
   for (const entry of trusted) {
-    const line = `${stripControl(entry.name)} (${stripControl(entry.owner)}): ${oneLine(entry.definition.description, settings.descriptionChars)}`;
+    const line = `${stripControl(entry.name)} (${stripControl(entry.toolset)}): ${oneLine(entry.definition.description, settings.descriptionChars)}`;
     if (used + 1 + line.length > budget) break;
     lines.push(line);
     used += 1 + line.length;

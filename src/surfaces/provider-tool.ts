@@ -15,7 +15,7 @@ function sanitize(name: string): string {
 
 /**
  * Function names for tools shown directly: the bare tool name where it is unique, else the
- * owner-qualified name, else a numbered one. Stable for a given list order.
+ * toolset-qualified name, else a numbered one. Stable for a given list order.
  */
 export function assignFunctionNames(entries: Iterable<CatalogEntry>, reserved: ReadonlySet<string> = new Set()): Map<string, CatalogEntry> {
   const list = [...entries];
@@ -24,7 +24,7 @@ export function assignFunctionNames(entries: Iterable<CatalogEntry>, reserved: R
   const byFunction = new Map<string, CatalogEntry>();
   for (const entry of list) {
     const bare = sanitize(entry.name);
-    let candidate = nameCounts.get(bare) === 1 && !reserved.has(bare) ? bare : sanitize(`${entry.owner}__${entry.name}`);
+    let candidate = nameCounts.get(bare) === 1 && !reserved.has(bare) ? bare : sanitize(`${entry.toolset}__${entry.name}`);
     for (let n = 2; byFunction.has(candidate) || reserved.has(candidate); n += 1) {
       const suffix = `_${n}`;
       candidate = `${candidate.slice(0, MAX_FUNCTION_NAME - suffix.length)}${suffix}`;

@@ -23,7 +23,7 @@ describe("catalog", () => {
   it("derives ids per source", async () => {
     const catalog = await started(weatherTools(), githubTools());
     expect(catalog.get("core:get_weather_forecast")?.source).toBe("core");
-    expect(catalog.get("plugin:p1:create_issue")?.owner).toBe("p1");
+    expect(catalog.get("plugin:p1:create_issue")?.toolset).toBe("p1");
     expect(catalog.size).toBe(6);
     expect(catalog.clientEntries([tool("ask_user")])[0]?.id).toBe("client:ask_user");
   });

@@ -5,7 +5,7 @@ import { toolId } from "../../src/catalog/tool-id.js";
 import type { CatalogEntry, ToolDefinition } from "../../src/catalog/types.js";
 
 describe("toolId", () => {
-  it("names core and client tools without an owner, plugin and MCP tools with theirs", () => {
+  it("names core and client tools without a toolset, plugin and MCP tools with theirs", () => {
     expect(toolId("core", "core", "read")).toBe("core:read");
     expect(toolId("client", "client", "pick")).toBe("client:pick");
     expect(toolId("plugin", "github", "create_issue")).toBe("plugin:github:create_issue");
@@ -16,16 +16,16 @@ describe("toolId", () => {
 describe("toSearchDoc", () => {
   const entry = (definition: Partial<ToolDefinition>): CatalogEntry => {
     const def: ToolDefinition = { name: "read_file", description: "Reads a file.", inputSchema: {}, execute: () => null, ...definition };
-    return { id: "mcp:fs:read_file", name: def.name, source: "mcp", owner: "fs", definition: def, ownerOnly: false, validator: () => { throw new Error("unused"); } };
+    return { id: "mcp:fs:read_file", name: def.name, source: "mcp", toolset: "fs", definition: def, ownerOnly: false, validator: () => { throw new Error("unused"); } };
   };
 
-  it("keeps id, name, owner, the description and each top-level parameter with its description", () => {
+  it("keeps id, name, toolset, the description and each top-level parameter with its description", () => {
     const doc = toSearchDoc(entry({ inputSchema: { properties: { path: { type: "string", description: "Where." }, mode: { type: "string" }, odd: 5 } } }));
     expect(doc).toEqual({
       id: "mcp:fs:read_file",
       name: "read_file",
       source: "mcp",
-      owner: "fs",
+      toolset: "fs",
       description: "Reads a file.",
       params: [{ name: "path", description: "Where." }, { name: "mode", description: "" }, { name: "odd", description: "" }],
     });

@@ -11,8 +11,8 @@ export function doc(id: string, description = "", params: SearchDoc["params"] = 
   const parts = id.split(":");
   const name = parts[parts.length - 1] ?? id;
   const source = (["core", "plugin", "mcp", "client"].includes(parts[0] ?? "") ? parts[0] : "plugin") as SearchDoc["source"];
-  const owner = parts.length > 2 ? (parts[1] ?? source) : source;
-  return { id, name, source, owner, description, params };
+  const toolset = parts.length > 2 ? (parts[1] ?? source) : source;
+  return { id, name, source, toolset, description, params };
 }
 
 export const CATALOG: readonly SearchDoc[] = [
@@ -241,7 +241,7 @@ export function backendContract(factory: SearchBackendFactory): void {
       expect(index.search("select:core:read_file", { limit: 5, allowed: new Set(["core:write_file"]) })).toEqual([]);
     });
 
-    it("an exact name ranks first, every owner's tool of that name before the rest", async () => {
+    it("an exact name ranks first, every toolset's tool of that name before the rest", async () => {
       const index = await make();
       const hits = ids(index.search("create_issue", { limit: 5 }));
       expect(new Set(hits.slice(0, 2))).toEqual(new Set(["mcp:github:create_issue", "mcp:gitlab:create_issue"]));

@@ -63,7 +63,7 @@ describe("run.explain detail", () => {
     for (const w of whole?.bm25f?.words ?? []) {
       expect(w.fields.name).toBeGreaterThan(0);
       expect(w.fields.description).toBeGreaterThan(0);
-      expect(w.fields.owner).toBe(0);
+      expect(w.fields.toolset).toBe(0);
     }
   });
 
@@ -77,7 +77,7 @@ describe("run.explain detail", () => {
         const bm25f = step.bm25f!;
         expect(close(bm25f.words.reduce((s, w) => s + w.score, 0), bm25f.sum)).toBe(true);
         expect(bm25f.sum * bm25f.coordination * bm25f.namePrecision).toBe(bm25f.score);
-        for (const w of bm25f.words) expect(close(w.fields.name + w.fields.owner + w.fields.description + w.fields.params, w.score)).toBe(true);
+        for (const w of bm25f.words) expect(close(w.fields.name + w.fields.toolset + w.fields.description + w.fields.params, w.score)).toBe(true);
       }
       // The whole request's first hit is the best of its list: every other whole score is its BM25F score over that one's.
       const wholes = steps.filter((s) => s.step === "whole");

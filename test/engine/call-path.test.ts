@@ -46,7 +46,7 @@ describe("call path", () => {
     const outcome = await run.call(WEATHER, { city: "Paris" });
     expect(outcome).toEqual({ ok: false, id: WEATHER, source: "core", error: { code: "HOOK_BLOCKED", message: "Blocked by a beforeToolCall hook: no weather today" } });
     expect(recorder.ran).toEqual([]);
-    expect(seen[0]).toMatchObject({ id: WEATHER, name: "get_weather_forecast", source: "core", owner: "core", sessionId: "s", agentId: "agent-1", runId: run.runId });
+    expect(seen[0]).toMatchObject({ id: WEATHER, name: "get_weather_forecast", source: "core", toolset: "core", sessionId: "s", agentId: "agent-1", runId: run.runId });
     expect(run.telemetry().calls).toEqual([expect.objectContaining({ id: WEATHER, ok: false, code: "HOOK_BLOCKED" })]);
   });
 

@@ -32,7 +32,7 @@ describe("index lifetime", () => {
     };
     let tools = [tool("v0")];
     const listeners: Array<() => void> = [];
-    const live: CatalogSource = { source: "plugin", owner: "live", tools: () => tools, onChange: (l) => listeners.push(l) };
+    const live: CatalogSource = { source: "plugin", toolset: "live", tools: () => tools, onChange: (l) => listeners.push(l) };
     const engine = await createToolSearch({ sources: [live], backend: counting });
     try {
       const held = await engine.prepareRun({ sessionId: "held" });

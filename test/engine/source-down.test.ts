@@ -15,7 +15,7 @@ describe("onSourceDown", () => {
     });
     try {
       expect(down).toHaveLength(1);
-      expect(down[0]).toMatchObject({ source: "mcp", owner: "missing", ok: false, error: expect.any(String) });
+      expect(down[0]).toMatchObject({ source: "mcp", toolset: "missing", ok: false, error: expect.any(String) });
       const run = await engine.prepareRun({ sessionId: "s" });
       expect(await run.call("core:ping", {})).toMatchObject({ ok: true, result: "pong" });
     } finally {

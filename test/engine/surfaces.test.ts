@@ -29,7 +29,7 @@ describe("direct surface", () => {
     expect(t.calls.map((c) => c.via)).toEqual(["direct", "direct"]);
   });
 
-  it("qualifies names that collide across owners", async () => {
+  it("qualifies names that collide across toolsets", async () => {
     const { createToolSearch, coreTools, pluginTools } = await import("../../src/index.js");
     const def = (name: string) => ({ name, description: name, inputSchema: { type: "object" }, execute: () => name });
     engine = await createToolSearch({ toolSearch: false, sources: [coreTools([def("search")]), pluginTools("web", [def("search")])] });
@@ -52,7 +52,7 @@ describe("tools surface", () => {
 
     const found = parse(await run.handleToolCall({ name: "tool_search", arguments: '{"query":"weather forecast for a city"}' }));
     const hits = found.hits as Array<Record<string, unknown>>;
-    expect(hits[0]).toMatchObject({ id: "core:get_weather_forecast", name: "get_weather_forecast", source: "core", owner: "core", signature: "(city: string, days?: integer)" });
+    expect(hits[0]).toMatchObject({ id: "core:get_weather_forecast", name: "get_weather_forecast", source: "core", toolset: "core", signature: "(city: string, days?: integer)" });
     expect(String(hits[0]?.summary).length).toBeLessThanOrEqual(200);
 
     const described = parse(await run.handleToolCall({ name: "tool_describe", arguments: JSON.stringify({ id: hits[0]?.id }) }));

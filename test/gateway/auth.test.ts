@@ -187,9 +187,9 @@ describe("gateway with gateway.auth", () => {
     expect(await (await fetch(`${gateway.url}/healthz`)).json()).toEqual({ ok: true });
     expect(await (await fetch(`${gateway.url}/healthz`, { headers: { authorization: "Bearer not-a-token-at-all-xx" } })).json()).toEqual({ ok: true });
     const health = async (token: string) => (await (await fetch(`${gateway.url}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()) as Record<string, unknown>;
-    expect(await health(OWNER)).toMatchObject({ ok: true, mode: "direct", catalog: { size: 3, sources: [{ source: "plugin", owner: "acme", ok: true, tools: 3 }] } });
+    expect(await health(OWNER)).toMatchObject({ ok: true, mode: "direct", catalog: { size: 3, sources: [{ source: "plugin", toolset: "acme", ok: true, tools: 3 }] } });
     // Not an owner: the owner-only tool is not counted.
-    expect(await health(GUEST)).toMatchObject({ ok: true, mode: "direct", catalog: { size: 2, sources: [{ source: "plugin", owner: "acme", ok: true, tools: 2 }] } });
+    expect(await health(GUEST)).toMatchObject({ ok: true, mode: "direct", catalog: { size: 2, sources: [{ source: "plugin", toolset: "acme", ok: true, tools: 2 }] } });
     // support-bot on slack is denied weather and invoices, and is no owner: no tool, so no source.
     expect(await health(BOT)).toMatchObject({ ok: true, catalog: { size: 0, sources: [] } });
   });

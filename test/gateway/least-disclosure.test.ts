@@ -74,17 +74,17 @@ async function health(token: string): Promise<{ text: string; catalog: { size: n
 describe("/healthz with a token", () => {
   it("a token whose policy admits one tool sees only that tool's source, and no stderr text", async () => {
     const { text, catalog } = await health(NARROW);
-    expect(catalog).toEqual({ size: 1, sources: [{ source: "plugin", owner: "acme", ok: true, tools: 1 }] });
+    expect(catalog).toEqual({ size: 1, sources: [{ source: "plugin", toolset: "acme", ok: true, tools: 1 }] });
     for (const hidden of ["hunter2", "billing", "flaky", '"db"', "stderr"]) expect(text, hidden).not.toContain(hidden);
   });
 
   it("an owner token sees every source it admits and which servers are down, still without their stderr; the operator's stderr has it", async () => {
     const { text, catalog } = await health(OWNER);
     expect(catalog.sources).toEqual([
-      { source: "plugin", owner: "acme", ok: true, tools: 2 },
-      { source: "plugin", owner: "billing", ok: true, tools: 1 },
-      { source: "mcp", owner: "db", ok: false, tools: 0 },
-      { source: "mcp", owner: "flaky", ok: true, tools: 9 },
+      { source: "plugin", toolset: "acme", ok: true, tools: 2 },
+      { source: "plugin", toolset: "billing", ok: true, tools: 1 },
+      { source: "mcp", toolset: "db", ok: false, tools: 0 },
+      { source: "mcp", toolset: "flaky", ok: true, tools: 9 },
     ]);
     expect(catalog.size).toBe(12);
     expect(text).not.toContain("hunter2");
@@ -105,8 +105,8 @@ describe("/healthz with a token", () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     const { text, catalog } = await health(OWNER);
-    expect(catalog.sources).toContainEqual({ source: "mcp", owner: "flaky", ok: false, tools: 0 });
+    expect(catalog.sources).toContainEqual({ source: "mcp", toolset: "flaky", ok: false, tools: 0 });
     expect(text).not.toContain("s3cret-flaky");
-    expect((await health(NARROW)).catalog.sources).toEqual([{ source: "plugin", owner: "acme", ok: true, tools: 1 }]);
+    expect((await health(NARROW)).catalog.sources).toEqual([{ source: "plugin", toolset: "acme", ok: true, tools: 1 }]);
   }, 60_000);
 });

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { coreTools, createToolSearch, type ToolDefinition } from "../../src/index.js";
 import { LearnedModel } from "../../src/learning/model.js";
 import { DEFAULT_LEARNING, type LearningObject, type ResolvedLearningOptions } from "../../src/learning/options.js";
-import { agentScopeKey, ownerOfScope, tokenScopeKey } from "../../src/learning/scope-keys.js";
+import { agentScopeKey, tenantOfScope, tokenScopeKey } from "../../src/learning/scope-keys.js";
 
 const tool = (name: string, description: string): ToolDefinition => ({ name, description, inputSchema: { type: "object", properties: {} }, execute: () => ({ done: name }) });
 /** 40 tools named for 40 different words, so a flood can teach many bags. */
@@ -87,11 +87,11 @@ describe("learning: scope keys and totals", () => {
   const options = (over: Partial<ResolvedLearningOptions>): ResolvedLearningOptions => ({ ...DEFAULT_LEARNING, enabled: true, minSessions: 1, ...over });
   const observe = (model: LearnedModel, scope: string, tool: string, terms: string[], contributor = "c") => model.observe({ scope, tool, terms, contributor, at: 0 });
 
-  it("a scope's key names its owner, whatever the tenant's label holds", () => {
-    expect(ownerOfScope(agentScopeKey("main", undefined))).toBe("");
-    expect(ownerOfScope(agentScopeKey("main", "t:1/x"))).toBe("token:t:1/x");
-    expect(ownerOfScope(tokenScopeKey("t:1/x"))).toBe("token:t:1/x");
-    expect(ownerOfScope("shared")).toBe("shared");
+  it("a scope's key names its tenant, whatever the tenant's label holds", () => {
+    expect(tenantOfScope(agentScopeKey("main", undefined))).toBe("");
+    expect(tenantOfScope(agentScopeKey("main", "t:1/x"))).toBe("token:t:1/x");
+    expect(tenantOfScope(tokenScopeKey("t:1/x"))).toBe("token:t:1/x");
+    expect(tenantOfScope("shared")).toBe("shared");
     expect(agentScopeKey("main", "a")).not.toBe(agentScopeKey("main", "b"));
   });
 

@@ -17,10 +17,10 @@ describe("mcpServer in the engine", () => {
     const before = childPids();
     const source = mcpServer(everythingConfig());
     engine = await createToolSearch({ toolSearch: { mode: "tools" }, sources: [core, source] });
-    expect(engine.catalogStatus().sources).toContainEqual(expect.objectContaining({ source: "mcp", owner: "everything", ok: true }));
+    expect(engine.catalogStatus().sources).toContainEqual(expect.objectContaining({ source: "mcp", toolset: "everything", ok: true }));
     const run = await engine.prepareRun({ sessionId: "s", mode: "tools" });
     const hits = await run.search("echo");
-    expect(hits[0]).toMatchObject({ id: "mcp:everything:echo", source: "mcp", owner: "everything" });
+    expect(hits[0]).toMatchObject({ id: "mcp:everything:echo", source: "mcp", toolset: "everything" });
     expect(await run.describe("mcp:everything:echo")).toMatchObject({ id: "mcp:everything:echo" });
     expect(await run.call("mcp:everything:echo", { message: "hi" })).toEqual({ ok: true, id: "mcp:everything:echo", source: "mcp", result: "Echo: hi" });
     // ajv checks arguments against the MCP inputSchema before the server sees them.
@@ -79,7 +79,7 @@ describe("mcpServer in the engine", () => {
 
   it("a server down at engine start is reported in the source status, not fatal", async () => {
     engine = await createToolSearch({ toolSearch: { mode: "tools" }, sources: [core, mcpServer({ name: "nope", command: "/nonexistent/server" })] });
-    expect(engine.catalogStatus().sources).toContainEqual(expect.objectContaining({ owner: "nope", ok: false, error: expect.stringMatching(/MCP server "nope" .*could not start/) }));
+    expect(engine.catalogStatus().sources).toContainEqual(expect.objectContaining({ toolset: "nope", ok: false, error: expect.stringMatching(/MCP server "nope" .*could not start/) }));
     const run = await engine.prepareRun({ sessionId: "s" });
     expect(await run.call("core:local_note", {})).toMatchObject({ ok: true });
     await run.end();

@@ -35,7 +35,7 @@ describe("mcpServer over stdio (server-everything)", () => {
   it("lists the server's tools as definitions and calls them with a real AbortSignal", async () => {
     const s = source(everythingConfig());
     expect(s.source).toBe("mcp");
-    expect(s.owner).toBe("everything");
+    expect(s.toolset).toBe("everything");
     await s.start();
     const names = s.tools().map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(["echo", "get-sum", "get-structured-content", "trigger-long-running-operation"]));

@@ -6,9 +6,9 @@ import { mcpServer } from "../../src/mcp/index.js";
 import { isValidToolName, mapToolNames } from "../../src/mcp/tool-names.js";
 
 describe("mcpServer config", () => {
-  it("accepts the two shapes and derives source and owner", () => {
+  it("accepts the two shapes and derives source and toolset", () => {
     const stdio = mcpServer({ name: "fs", command: "node", args: ["server.js"], env: { A: "1" }, cwd: "/tmp" });
-    expect([stdio.source, stdio.owner]).toEqual(["mcp", "fs"]);
+    expect([stdio.source, stdio.toolset]).toEqual(["mcp", "fs"]);
     expect(stdio.status()).toMatchObject({ state: "idle", transport: "stdio", tools: 0 });
     expect(stdio.unavailableReason()).toBe('MCP server "fs" is not connected');
     expect(mcpServer({ name: "web", url: "https://example.test/mcp", headers: { A: "b" } }).status().transport).toBe("http");

@@ -53,7 +53,7 @@ describe("policy matrix", () => {
   const layers: Array<[keyof PolicyConfig, keyof PolicySubject]> = [
     ["agents", "agentId"],
     ["profiles", "profile"],
-    ["sandboxes", "sandbox"],
+    ["workspaces", "workspace"],
     ["sessions", "sessionId"],
     ["channels", "channel"],
   ];

@@ -120,7 +120,7 @@ describe("analyzeDoc", () => {
     const a = analyzeDoc({
       id: "mcp:github:create_issue",
       name: "create_issue",
-      owner: "github",
+      toolset: "github",
       description: "Opens a new issue",
       params: [{ name: "repoName", description: "The repository" }],
     });

@@ -31,7 +31,7 @@ const ODD = ["wether", "calender", "emial", "documnet", "xylophone", "zzz"];
 const word = fc.constantFrom(...WORDS);
 const docArb = fc.record({
   name: fc.array(word, { minLength: 1, maxLength: 3 }),
-  owner: fc.constantFrom("acme", "weather-co", "mail", "files"),
+  toolset: fc.constantFrom("acme", "weather-co", "mail", "files"),
   description: fc.array(word, { maxLength: 14 }),
   params: fc.array(fc.record({ name: word, description: fc.array(word, { maxLength: 4 }) }), { maxLength: 3 }),
 });
@@ -55,7 +55,7 @@ function entry(spec: DocSpec, i: number) {
   const doc = {
     id: `t${i}`,
     name: spec.name.join("_"),
-    owner: spec.owner,
+    toolset: spec.toolset,
     description: spec.description.join(" "),
     params: spec.params.map((p) => ({ name: p.name, description: p.description.join(" ") })),
   };

@@ -25,7 +25,7 @@ function index(docs: ReadonlyArray<{ name: readonly string[]; description: reado
     id: `t${i}`,
     name: d.name.join("_"),
     source: "plugin",
-    owner: i % 2 === 0 ? "alpha" : "tango",
+    toolset: i % 2 === 0 ? "alpha" : "tango",
     description: d.description.join(" "),
     params: d.params.map((name) => ({ name, description: "" })),
   }));
@@ -99,7 +99,7 @@ describe("Bm25fIndex explain mode", () => {
     ]);
     expect(words[0]?.fields.name).toBeGreaterThan(0);
     expect(words[0]?.fields.description).toBe(0);
-    expect(words[1]?.fields).toMatchObject({ name: 0, owner: 0, params: 0 });
+    expect(words[1]?.fields).toMatchObject({ name: 0, toolset: 0, params: 0 });
     // The second doc holds "weather" in a parameter name only.
     expect(lists[0]?.get("t1")?.words[0]?.fields).toMatchObject({ name: 0, description: 0 });
     expect(lists[0]?.get("t1")?.words[0]?.fields.params).toBeGreaterThan(0);

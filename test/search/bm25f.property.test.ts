@@ -45,7 +45,7 @@ function params(k1: number, b: number): Bm25fParams {
 
 /** The oracle's view of the docs kept (ids t0, t1, … by position in the whole catalog). */
 function searchDocs(docs: readonly Doc[], kept: (i: number) => boolean): SearchDoc[] {
-  return docs.flatMap((d, i) => (kept(i) ? [{ id: `t${i}`, name: d.name.join("_"), source: "plugin", owner: "t", description: d.description.join(" "), params: [] }] : []));
+  return docs.flatMap((d, i) => (kept(i) ? [{ id: `t${i}`, name: d.name.join("_"), source: "plugin", toolset: "t", description: d.description.join(" "), params: [] }] : []));
 }
 
 /**

@@ -9,7 +9,7 @@ const doc: fc.Arbitrary<SearchDoc> = fc.record({
   id: text,
   name: text,
   source: fc.constantFrom("core" as const, "plugin" as const, "mcp" as const, "client" as const),
-  owner: text,
+  toolset: text,
   description: text,
   params: fc.array(fc.record({ name: text, description: text }), { maxLength: 2 }),
 });
@@ -32,7 +32,7 @@ describe("fingerprintDocs", () => {
   });
 
   it("field boundaries count: moving text from one field to the next is another catalog", () => {
-    const base: SearchDoc = { id: "a:b", name: "b", source: "core", owner: "core", description: "xy", params: [{ name: "p", description: "" }] };
+    const base: SearchDoc = { id: "a:b", name: "b", source: "core", toolset: "core", description: "xy", params: [{ name: "p", description: "" }] };
     expect(fingerprintDocs([base])).not.toBe(fingerprintDocs([{ ...base, description: "x", params: [{ name: "yp", description: "" }] }]));
     expect(fingerprintDocs([{ ...base, name: "ab" }])).not.toBe(fingerprintDocs([{ ...base, id: "a:ba", name: "b" }]));
     expect(fingerprintDocs([])).toMatch(/^[0-9a-f]{64}$/);

@@ -3,8 +3,8 @@ import { IdSuggester, MAX_SUGGESTIBLE_CHARS } from "../../src/search/id-suggeste
 import type { SearchDoc } from "../../src/search/types.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
 
-function docs(names: string[], owner = "github"): SearchDoc[] {
-  return names.map((name) => ({ id: `plugin:${owner}:${name}`, name, source: "plugin", owner, description: "", params: [] }));
+function docs(names: string[], toolset = "github"): SearchDoc[] {
+  return names.map((name) => ({ id: `plugin:${toolset}:${name}`, name, source: "plugin", toolset, description: "", params: [] }));
 }
 
 describe("did-you-mean suggestions", () => {

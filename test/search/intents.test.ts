@@ -1,7 +1,7 @@
 /** Multi-intent requests: clause splitting, fusion, and linked siblings of one server. */
 import { describe, expect, it } from "vitest";
 import { fuse, SIBLING_POSITION, splitClauses, withSiblings } from "../../src/search/intents.js";
-import { buildSiblings, MAX_OWNER_TOOLS } from "../../src/search/siblings.js";
+import { buildSiblings, MAX_TOOLSET_TOOLS } from "../../src/search/siblings.js";
 import { bm25fBackend } from "../../src/search/bm25f-backend.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
@@ -74,12 +74,12 @@ describe("siblings", () => {
     expect(links.get("mcp:word:add_paragraph")).toContain("mcp:word:create_document");
     // Same verb: alternatives, not steps of one task.
     expect(links.get("mcp:word:add_paragraph") ?? []).not.toContain("mcp:word:add_picture");
-    // Never across owners.
+    // Never across toolsets.
     for (const linked of links.values()) for (const id of linked) expect(id.startsWith("mcp:misc:")).toBe(false);
   });
 
-  it("reads no owner of more than MAX_OWNER_TOOLS tools (a catalog, not a server)", () => {
-    const big = Array.from({ length: MAX_OWNER_TOOLS + 1 }, (_, i) => tool("big", `add_item_${i}`, "Add an item to the list", ["list_id"]));
+  it("reads no toolset of more than MAX_TOOLSET_TOOLS tools (a catalog, not a server)", () => {
+    const big = Array.from({ length: MAX_TOOLSET_TOOLS + 1 }, (_, i) => tool("big", `add_item_${i}`, "Add an item to the list", ["list_id"]));
     big.push(tool("big", "create_list", "Create a new item list", ["list_id"]));
     expect(buildSiblings(big).size).toBe(0);
   });

@@ -19,13 +19,13 @@ const catalog = fc
   .uniqueArray(
     fc.record({
       name: fc.constantFrom("read_file", "sendEmail", "get-weather", "x", "東京_tool", "HTTPGet"),
-      owner: fc.constantFrom("core", "github", "Café Owner", ""),
+      toolset: fc.constantFrom("core", "github", "Café Owner", ""),
       description: fc.oneof(text, repeated),
       params: fc.array(fc.record({ name: fc.constantFrom("path", "to", "cityName", ""), description: text }), { maxLength: 3 }),
     }),
-    { minLength: 1, maxLength: 25, selector: (d) => `${d.owner}:${d.name}:${d.description.length}` },
+    { minLength: 1, maxLength: 25, selector: (d) => `${d.toolset}:${d.name}:${d.description.length}` },
   )
-  .map((docs) => docs.map((d, i): SearchDoc => ({ ...d, id: `plugin:${d.owner || "o"}:${d.name}_${i}`, source: "plugin" })));
+  .map((docs) => docs.map((d, i): SearchDoc => ({ ...d, id: `plugin:${d.toolset || "o"}:${d.name}_${i}`, source: "plugin" })));
 
 describe.each([
   ["fts5", fts5Backend],

@@ -12,7 +12,7 @@ import { THESAURUS_WEIGHT, thesaurusOf } from "../../src/search/query-expansion.
 import { THESAURUS_GROUPS } from "../../src/search/thesaurus.js";
 import type { SearchBackend, SearchDoc } from "../../src/search/types.js";
 
-const tool = (name: string, description: string): SearchDoc => ({ id: `plugin:t:${name}`, name, source: "plugin", owner: "t", description, params: [] });
+const tool = (name: string, description: string): SearchDoc => ({ id: `plugin:t:${name}`, name, source: "plugin", toolset: "t", description, params: [] });
 /** Words in no group, so that IDF and lengths look like a catalog's. */
 const FILLER = Array.from({ length: 30 }, (_, i) => tool(`lorem_${i}`, `ipsum dolor amet ${i}`));
 

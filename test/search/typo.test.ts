@@ -10,7 +10,7 @@ import { isCommonWord, isEnglishWord } from "../../src/search/english-words.js";
 import { TypoIndex, maxTypoDistance } from "../../src/search/typo.js";
 import type { SearchDoc } from "../../src/search/types.js";
 
-const tool = (name: string, description: string): SearchDoc => ({ id: `plugin:t:${name}`, name, source: "plugin", owner: "t", description, params: [] });
+const tool = (name: string, description: string): SearchDoc => ({ id: `plugin:t:${name}`, name, source: "plugin", toolset: "t", description, params: [] });
 
 describe("TypoIndex", () => {
   const index = new TypoIndex(["transcript", "weather", "forecast", "parse", "price", "prize", "get_weather", "v2"]);
