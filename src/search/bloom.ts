@@ -4,6 +4,8 @@
  * offline by scripts/generate-english-words.ts with this same code, so hashing must never
  * change without regenerating it.
  */
+import { InternalError } from "../errors.js";
+
 export const BITS_PER_WORD = 10;
 export const HASHES = 7;
 
@@ -15,7 +17,8 @@ export class BloomFilter {
   constructor(words: number, bits?: Uint32Array) {
     this.#size = Math.max(64, words * BITS_PER_WORD);
     this.#bits = bits ?? new Uint32Array(Math.ceil(this.#size / 32));
-    if (this.#bits.length !== Math.ceil(this.#size / 32)) throw new Error("bloom: size mismatch");
+    // The saved filters are generated with this code (english-words.ts): a mismatch is a build bug.
+    if (this.#bits.length !== Math.ceil(this.#size / 32)) throw new InternalError("bloom: size mismatch");
   }
 
   add(word: string): void {

@@ -14,6 +14,7 @@
  */
 import { FIELD_NAMES, fieldTerms, packTermFrequencies, TF_BITS, TF_MAX, type Bm25fSnapshot } from "./bm25f.js";
 import type { SearchDoc } from "./types.js";
+import { ConfigInvalidError } from "../errors.js";
 
 const FIELDS = FIELD_NAMES.length;
 /** Packed frequencies use 7 bits per field: nothing above bit 28. */
@@ -150,5 +151,6 @@ function quote(id: string): string {
 }
 
 function fail(why: string): never {
-  throw new Error(`bm25f postings: ${why}`);
+  // A bad snapshot on disk: the loader reports it as CONFIG_INVALID (rebuild the index) either way.
+  throw new ConfigInvalidError(`bm25f postings: ${why}`);
 }

@@ -27,7 +27,7 @@ import { PostingStore } from "./postings.js";
 import { Bm25fCore, wasmKernels, type KernelFactory } from "./bm25f-core.js";
 import { queryWords } from "./query-words.js";
 import { TypoIndex } from "./typo.js";
-import { InternalError } from "../errors.js";
+import { ConfigInvalidError, InternalError } from "../errors.js";
 
 export const FIELD_NAMES = ["name", "toolset", "description", "params"] as const satisfies readonly FieldName[];
 const FIELDS = FIELD_NAMES.length;
@@ -471,7 +471,7 @@ export class Bm25fIndex implements CorpusStats {
   static fromSnapshot(snapshot: Bm25fSnapshot, params?: Bm25fParams, expander?: Expander, kernels?: KernelFactory): Bm25fIndex {
     const ids = JSON.parse(snapshot.ids) as unknown;
     const lengths = int32s(snapshot.lengths);
-    if (!Array.isArray(ids) || lengths.length !== ids.length * FIELDS) throw new Error("bm25f: malformed snapshot");
+    if (!Array.isArray(ids) || lengths.length !== ids.length * FIELDS) throw new ConfigInvalidError("bm25f: malformed snapshot");
     const index = new Bm25fIndex(params, expander, kernels);
     const restored = ids.map(String);
     restored.forEach((id, doc) => index.#byId.set(id, doc));
@@ -491,7 +491,7 @@ function bytes(array: Int32Array): Uint8Array {
 
 /** A copy, so that the Int32 view is aligned whatever buffer the bytes came in. */
 function int32s(raw: Uint8Array): Int32Array {
-  if (raw.byteLength % 4 !== 0) throw new Error("bm25f: malformed snapshot");
+  if (raw.byteLength % 4 !== 0) throw new ConfigInvalidError("bm25f: malformed snapshot");
   const out = new Int32Array(raw.byteLength / 4);
   new Uint8Array(out.buffer).set(raw);
   return out;

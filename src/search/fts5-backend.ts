@@ -108,7 +108,7 @@ function readBm25f(db: Database): Bm25fSnapshot {
   if (typeof ids === "string" && typeof terms === "string" && lengths instanceof Uint8Array && start instanceof Uint8Array && data instanceof Uint8Array) {
     return { ids, terms, lengths, start, data };
   }
-  throw new Error("the snapshot has no BM25F postings");
+  throw new ConfigInvalidError("the snapshot has no BM25F postings");
 }
 
 function makeIndex(options: Fts5Options, snapshot?: Bm25fSnapshot): Bm25fIndex {
@@ -132,7 +132,7 @@ async function readSnapshot(sqlite3: Sqlite3Static, snapshot: Uint8Array, expect
   let guard: SqlGuard | undefined;
   let postings: Bm25fSnapshot;
   try {
-    if (snapshot.byteLength === 0) throw new Error("the snapshot is empty");
+    if (snapshot.byteLength === 0) throw new ConfigInvalidError("the snapshot is empty");
     // Before a byte of the snapshot is read: no view or trigger can run, no schema is trusted.
     if (expect !== undefined) guard = guardConnection(sqlite3, db, expect.timeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS);
     // The buffer must come from sqlite3_malloc (wasm.alloc is that here) because FREEONCLOSE
@@ -147,7 +147,7 @@ async function readSnapshot(sqlite3: Sqlite3Static, snapshot: Uint8Array, expect
       capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE,
     );
     // On failure SQLite has already freed the buffer (FREEONCLOSE), so no dealloc here.
-    if (rc !== capi.SQLITE_OK) throw new Error(`sqlite3_deserialize failed: ${capi.sqlite3_js_rc_str(rc)}`);
+    if (rc !== capi.SQLITE_OK) throw new ConfigInvalidError(`sqlite3_deserialize failed: ${capi.sqlite3_js_rc_str(rc)}`);
     if (expect !== undefined) checkSchema(sqlite3, db);
     // Copied out of the WASM heap: the database is done with once they are read.
     postings = readBm25f(db);

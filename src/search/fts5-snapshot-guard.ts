@@ -13,6 +13,7 @@
  */
 import type { Database, Sqlite3Static } from "@sqlite.org/sqlite-wasm";
 import { SNAPSHOT_SCHEMA_SQL } from "./snapshot-schema.js";
+import { ConfigInvalidError, InternalError } from "../errors.js";
 
 export const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
 /** VM steps between two deadline checks: a few microseconds of work. */
@@ -34,8 +35,8 @@ export function guardConnection(sqlite3: Sqlite3Static, db: Database, timeoutMs:
     [capi.SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, "untrusted schema"],
   ] as const;
   for (const [op, value, what] of settings) {
-    // A build without the setting cannot open an untrusted file safely: refuse rather than hope.
-    if (capi.sqlite3_db_config(db, op, value, 0) !== capi.SQLITE_OK) throw new Error(`SQLite refused "${what}"`);
+    // A build without the setting cannot open an untrusted file safely: refuse rather than hope (the SQLite we ship has them all: INTERNAL).
+    if (capi.sqlite3_db_config(db, op, value, 0) !== capi.SQLITE_OK) throw new InternalError(`SQLite refused "${what}"`);
   }
   const deadline = performance.now() + timeoutMs;
   capi.sqlite3_progress_handler(db, PROGRESS_STEPS, () => (performance.now() > deadline ? 1 : 0), 0);
@@ -70,6 +71,6 @@ export function checkSchema(sqlite3: Sqlite3Static, db: Database): void {
   const rows = db.selectArrays(SCHEMA_SQL);
   if (JSON.stringify(rows) !== expectedSchema(sqlite3)) {
     const found = rows.filter((r) => r[0] === "view" || r[0] === "trigger").map((r) => `${String(r[0])} ${JSON.stringify(String(r[1]).slice(0, 40))}`); // quoted: a name may hold a newline
-    throw new Error(`its schema is not the engine's own${found.length > 0 ? ` (it holds ${found.slice(0, 3).join(", ")})` : ""}`);
+    throw new ConfigInvalidError(`its schema is not the engine's own${found.length > 0 ? ` (it holds ${found.slice(0, 3).join(", ")})` : ""}`);
   }
 }

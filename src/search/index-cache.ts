@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import Tinypool from "tinypool";
-import { errorMessage, IndexClosedError } from "../errors.js";
+import { ConfigInvalidError, errorMessage, IndexClosedError } from "../errors.js";
 import { analyzerSignature } from "./analyzer-signature.js";
 import { fingerprintDocs } from "./fingerprint.js";
 import { fts5Backend } from "./fts5-backend.js";
@@ -240,7 +240,7 @@ export class ToolIndexCache {
       const backend = await load(read.payload, { docs, postings: !read.authenticated, timeoutMs: store.options.loadTimeoutMs });
       if (backend.size !== docs.length) {
         backend.close?.();
-        throw new Error(`it holds ${backend.size} docs, not ${docs.length}`);
+        throw new ConfigInvalidError(`it holds ${backend.size} docs, not ${docs.length}`);
       }
       const index = new ToolIndex(backend, docs);
       this.#record(fingerprint, factory.kind, docs.length, "snapshot", undefined, started);

@@ -130,7 +130,7 @@ async function load(snapshot: Uint8Array, expect?: SnapshotExpectation): Promise
     const text = new TextDecoder("utf-8", { fatal: true }).decode(snapshot);
     const parsed = JSON.parse(text) as { format?: unknown; index?: unknown };
     if (parsed.format !== SNAPSHOT_FORMAT || typeof parsed.index !== "object" || parsed.index === null) {
-      throw new Error(`not a ${SNAPSHOT_FORMAT} snapshot`);
+      throw new ConfigInvalidError(`not a ${SNAPSHOT_FORMAT} snapshot`);
     }
     const index =
       expect === undefined

@@ -12,6 +12,7 @@
  * loop is given back between slices of docs.
  */
 import type { SearchDoc } from "./types.js";
+import { ConfigInvalidError } from "../errors.js";
 
 export interface MiniSearchCheck {
   docs: readonly SearchDoc[];
@@ -133,5 +134,6 @@ function isCount(value: unknown): value is number {
 }
 
 function fail(why: string): never {
-  throw new Error(`minisearch snapshot: ${why}`);
+  // A bad snapshot on disk: the loader reports it as CONFIG_INVALID (rebuild the index) either way.
+  throw new ConfigInvalidError(`minisearch snapshot: ${why}`);
 }

@@ -1,4 +1,5 @@
 import { Bm25fCore } from "./bm25f-core.js";
+import { ConfigInvalidError } from "../errors.js";
 
 /**
  * Postings in one flat Int32Array (compressed sparse rows): term → a run of [doc, packed term
@@ -120,7 +121,7 @@ export class PostingStore {
 
   /** Restores what export() gave, into `core`'s memory (the index's own, when it reads a snapshot). */
   static import(terms: readonly string[], start: Int32Array, data: Int32Array, core?: Bm25fCore): PostingStore {
-    if (start.length !== terms.length + 1 || start[terms.length] !== data.length || data.length % 2 !== 0) throw new Error("postings: malformed snapshot");
+    if (start.length !== terms.length + 1 || start[terms.length] !== data.length || data.length % 2 !== 0) throw new ConfigInvalidError("postings: malformed snapshot");
     const store = new PostingStore(core);
     terms.forEach((term, row) => store.#rows.set(term, row));
     store.#core.writePostings(start, data);

@@ -7,6 +7,7 @@ import type { Bm25fSnapshot } from "./bm25f.js";
 import { Fts5Backend, fts5Backend, fts5FromParts } from "./fts5-backend.js";
 import { minisearchBackend } from "./minisearch-backend.js";
 import type { SearchBackend, SearchBackendFactory, SearchDoc } from "./types.js";
+import { InternalError } from "../errors.js";
 
 export interface WorkerBackend {
   factory: SearchBackendFactory;
@@ -32,7 +33,7 @@ export function workerBackend(name: string): WorkerBackend | undefined {
 }
 
 function fts5Parts(backend: SearchBackend): { parts: Bm25fSnapshot; transfer: ArrayBuffer[] } {
-  if (!(backend instanceof Fts5Backend)) throw new TypeError("fts5 worker entry: not an Fts5Backend");
+  if (!(backend instanceof Fts5Backend)) throw new InternalError("fts5 worker entry: not an Fts5Backend");
   const parts = backend.parts();
   // Each numeric part is a fresh copy (bm25f.ts toSnapshot), never a view of the core's memory.
   return { parts, transfer: [parts.lengths.buffer, parts.start.buffer, parts.data.buffer].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer) };
