@@ -21,7 +21,7 @@ import { loadSqlite, type Sqlite3Static } from "../search/sqlite-loader.js";
 import { printable } from "../search/snapshot-store.js";
 import type { LearnedRow } from "./model.js";
 import { checkedRows, type LearningStore } from "./store.js";
-import { errorMessage } from "../errors.js";
+import { ConfigInvalidError, errorMessage } from "../errors.js";
 
 export const LEARNED_FILE = "learned.sqlite";
 const TABLE = "learned";
@@ -147,10 +147,10 @@ function decode(sqlite3: Sqlite3Static, bytes: Uint8Array): LearnedRow[] {
     // A plain Uint8Array copy: the WASM heap helpers do not take a Buffer.
     const pointer = wasm.allocFromTypedArray(new Uint8Array(bytes));
     const rc = capi.sqlite3_deserialize(db, "main", pointer, bytes.byteLength, bytes.byteLength, capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE);
-    if (rc !== capi.SQLITE_OK) throw new Error(`sqlite3_deserialize failed: ${capi.sqlite3_js_rc_str(rc)}`);
+    if (rc !== capi.SQLITE_OK) throw new ConfigInvalidError(`sqlite3_deserialize failed: ${capi.sqlite3_js_rc_str(rc)}`);
     const schema = db.selectArrays("SELECT type, name, sql FROM sqlite_schema ORDER BY name") as unknown[][];
     const ours = schema.length >= 1 && schema.every((s) => (s[0] === "table" && s[1] === TABLE && s[2] === SCHEMA_SQL) || (s[0] === "index" && s[1] === `sqlite_autoindex_${TABLE}_1` && s[2] === null));
-    if (!ours) throw new Error("not a toolsearch learned store (another schema)");
+    if (!ours) throw new ConfigInvalidError("not a toolsearch learned store (another schema)");
     const raw = db.selectObjects(`SELECT scope, tool, term, count, sessions, at, seen FROM ${TABLE}`) as Array<Record<string, unknown>>;
     guard.release();
     return checkedRows(raw.map((r) => ({ ...r, seen: parseSeen(r.seen) })));
