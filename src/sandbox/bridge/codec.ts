@@ -5,6 +5,7 @@
  */
 import { Packr } from "msgpackr";
 import { FRAME_HEADER_BYTES, type Frame } from "./protocol.js";
+import { CodeError } from "../../errors.js";
 
 const packr = new Packr({ useRecords: false, variableMapSize: true, mapsAsObjects: true });
 
@@ -22,9 +23,10 @@ export function decodeFrameBody(body: Uint8Array): unknown {
   return packr.unpack(body);
 }
 
-export class FrameTooLargeError extends Error {
+/** CODE_LIMIT: a run that sends or asks for a frame over maxFrameBytes ends with it (sandbox-child.ts). */
+export class FrameTooLargeError extends CodeError {
   constructor(readonly bytes: number, readonly limit: number) {
-    super(`a frame of ${bytes} bytes exceeds the ${limit}-byte frame limit`);
+    super("CODE_LIMIT", `a frame of ${bytes} bytes exceeds the ${limit}-byte frame limit`);
   }
 }
 

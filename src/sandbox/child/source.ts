@@ -10,6 +10,7 @@
 import { createChildCodec } from "./codec.js";
 import { childMain } from "./main.js";
 import { setupRealm } from "./realm.js";
+import { InternalError } from "../../errors.js";
 
 export const SOURCE_MARKER = "toolsearch-sandbox";
 
@@ -42,7 +43,8 @@ function compact(source: string): string {
  * msgpackr's to compare their start-up cost).
  */
 export function childSource(tag: string, codecExpression = `(${compact(createChildCodec.toString())})()`): string {
-  if (!/^[a-z0-9-]+$/.test(tag)) throw new TypeError(`child source tag must be [a-z0-9-]+; got ${JSON.stringify(tag)}`);
+  // The pool's tag is random hex: anything else is a caller's bug (it would break out of the comment).
+  if (!/^[a-z0-9-]+$/.test(tag)) throw new InternalError(`child source tag must be [a-z0-9-]+; got ${JSON.stringify(tag)}`);
   const realm = `"use strict";(${compact(setupRealm.toString())})`;
   return `"use strict";/*${SOURCE_MARKER}:${tag}*/(${compact(childMain.toString())})(require,${codecExpression},${JSON.stringify(realm)});`;
 }

@@ -32,7 +32,7 @@ import { onAbort } from "../../abort-listeners.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigInvalidError } from "../../errors.js";
+import { ConfigInvalidError, SandboxUnavailableError } from "../../errors.js";
 import { childSource } from "../child/source.js";
 import { FairQueue, type TenantKey } from "./fair-queue.js";
 import type { BridgeHandler, CodePool, CodeResult, CodeRunOptions, PoolOptions, SandboxReport } from "../types.js";
@@ -162,7 +162,8 @@ class Pool implements SandboxPool {
     });
     try {
       await spawner.ready;
-      if (this.closing) throw new Error("the pool closed");
+      // SANDBOX_UNAVAILABLE, as run() answers on a closed pool.
+      if (this.closing) throw new SandboxUnavailableError("the pool closed");
     } catch (error) {
       if (!this.closing && this.useSpawner) {
         this.useSpawner = false;

@@ -15,6 +15,7 @@ import type { LaunchPlan } from "./launch.js";
 import type { ResolvedPoolOptions } from "./options.js";
 import { RunSession } from "./run-session.js";
 import { spawnDirect, type ChildHandle, type Spawner } from "./spawner.js";
+import { InternalError, SandboxUnavailableError } from "../../errors.js";
 
 export enum ChildState {
   Starting = "starting",
@@ -34,7 +35,8 @@ export interface ChildSpec {
   spawner?: Spawner;
 }
 
-export class ChildStartError extends Error {}
+/** A child that never got to `ready`: the probe and the pool tell it apart from a failed run. */
+export class ChildStartError extends SandboxUnavailableError {}
 
 const STDERR_TAIL = 4096;
 export class SandboxChild {
@@ -97,7 +99,8 @@ export class SandboxChild {
 
   /** Runs one body. Precondition: state is Ready. */
   run(code: string, bridge: BridgeHandler, timeoutMs: number, signal: AbortSignal | undefined): Promise<CodeResult> {
-    if (this.stateValue !== ChildState.Ready) throw new Error(`sandbox child is ${this.stateValue}, not ready`);
+    // The pool hands bodies to ready children only: anything else is a bug of the pool.
+    if (this.stateValue !== ChildState.Ready) throw new InternalError(`sandbox child is ${this.stateValue}, not ready`);
     this.stateValue = ChildState.Running;
     this.session = new RunSession(
       { write: (bytes) => this.handle.write(bytes), kill: () => this.kill() },

@@ -13,6 +13,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { childArgs, type LaunchPlan } from "./launch.js";
 import { spawnerMain } from "./spawner-main.js";
+import { SandboxUnavailableError } from "../../errors.js";
 
 /** Message types of the spawner's wire (see pool/spawner-main.ts, which has the same numbers). */
 export const SPAWNER_MESSAGES = { config: 0, spawn: 1, stdin: 2, kill: 3, hello: 16, spawned: 17, stdout: 18, stderr: 19, exit: 20 } as const;
@@ -173,7 +174,7 @@ export class Spawner {
     });
     this.ready.catch(() => undefined); // observed by the pool
     const timer = setTimeout(() => {
-      fail(new Error(`the spawner did not start within ${startTimeoutMs} ms`));
+      fail(new SandboxUnavailableError(`the spawner did not start within ${startTimeoutMs} ms`));
       this.proc.kill("SIGKILL");
     }, startTimeoutMs);
     this.onHello = () => {
@@ -188,7 +189,7 @@ export class Spawner {
         clearTimeout(timer);
         this.aliveValue = false;
         const detail = this.stderrTail.trim().split("\n").slice(-2).join(" | ").slice(0, 300);
-        fail(new Error(`the spawner exited before it started${detail ? `: ${detail}` : ""}`));
+        fail(new SandboxUnavailableError(`the spawner exited before it started${detail ? `: ${detail}` : ""}`));
         for (const kid of this.kids.values()) this.exitKid(kid, null, null, "the spawner exited");
         resolve();
       };
