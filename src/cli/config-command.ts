@@ -1,7 +1,7 @@
 /** `toolsearch config get|set|unset`: reads and edits the JSON5 config file, keeping it valid. */
 import JSON5 from "json5";
 import { configPath, loadConfig, readConfigFile, writeConfigFile } from "../config/config-file.js";
-import { getPath, parsePath, setPath, unsetPath, type JsonObject } from "../config/dot-path.js";
+import { ConfigPathError, getPath, parsePath, setPath, unsetPath, type JsonObject } from "../config/dot-path.js";
 import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
 import { ToolSearchError } from "../errors.js";
 import { UsageError, type CommandIo } from "./usage.js";
@@ -66,7 +66,7 @@ export function configCommand(positionals: readonly string[], configFile: string
       return 0;
     }
   } catch (error) {
-    if (error instanceof TypeError) throw new UsageError(error.message, CONFIG_USAGE);
+    if (error instanceof ConfigPathError) throw new UsageError(error.message, CONFIG_USAGE);
     if (error instanceof ToolSearchError) {
       // The value or file given is wrong: a usage error, like a bad argument.
       io.err(`toolsearch config: ${error.message}`);

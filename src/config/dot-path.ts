@@ -1,15 +1,19 @@
 /** get/set/unset by dotted path (`tools.toolSearch.mode`) on plain JSON objects. */
+import { ConfigInvalidError } from "../errors.js";
 
 export type JsonObject = Record<string, unknown>;
 
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
+/** A path that is not a config path: `toolsearch config` answers it with its usage (config-command.ts). */
+export class ConfigPathError extends ConfigInvalidError {}
+
 export function parsePath(path: string): string[] {
   const segments = path.split(".");
   if (path.length === 0 || !segments.every((s) => SEGMENT.test(s))) {
-    throw new TypeError(`"${path}" is not a config path; use dotted names like tools.toolSearch.mode`);
+    throw new ConfigPathError(`"${path}" is not a config path; use dotted names like tools.toolSearch.mode`);
   }
-  if (segments.some((s) => s === "__proto__" || s === "constructor" || s === "prototype")) throw new TypeError(`"${path}" is not allowed as a config path`);
+  if (segments.some((s) => s === "__proto__" || s === "constructor" || s === "prototype")) throw new ConfigPathError(`"${path}" is not allowed as a config path`);
   return segments;
 }
 

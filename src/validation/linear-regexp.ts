@@ -7,7 +7,7 @@
  */
 import re2 from "@adguard/re2-wasm";
 import { LruMap } from "./lru.js";
-import { ConfigInvalidError } from "../errors.js";
+import { ConfigInvalidError, errorMessage } from "../errors.js";
 
 const { RE2 } = re2;
 
@@ -80,7 +80,7 @@ function compile(pattern: string, flags: string): Re2Instance | Error {
     // RE2 in WASM works in unicode mode only; JSON Schema patterns are unicode (ajv passes "u").
     return new RE2(pattern, flags.includes("u") ? flags : `${flags}u`);
   } catch (error) {
-    const why = error instanceof Error ? error.message.replace(/^Invalid regular expression: /, "") : String(error);
+    const why = errorMessage(error).replace(/^Invalid regular expression: /, "");
     return new UnsupportedPatternError(`pattern ${JSON.stringify(pattern.slice(0, 80))} is not supported by the linear-time regex engine (RE2: no lookaround or backreferences): ${why}`);
   }
 }

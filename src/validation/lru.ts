@@ -3,6 +3,8 @@
  * used one is dropped (and handed to `onEvict`). Every cache on the shared parent that untrusted
  * input can fill is one of these, so none of them grows without bound.
  */
+import { InternalError } from "../errors.js";
+
 export class LruMap<K, V> {
   readonly #map = new Map<K, V>();
 
@@ -10,7 +12,8 @@ export class LruMap<K, V> {
     readonly max: number,
     private readonly onEvict?: (key: K, value: V) => void,
   ) {
-    if (!Number.isInteger(max) || max < 1) throw new RangeError(`LruMap max must be a positive integer; got ${max}`);
+    // Every bound is a constant or an already-checked option of ours: a bad one is our bug.
+    if (!Number.isInteger(max) || max < 1) throw new InternalError(`LruMap max must be a positive integer; got ${max}`);
   }
 
   get size(): number {
