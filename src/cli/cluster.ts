@@ -154,11 +154,12 @@ export async function runPrimary(workers: number, command: string, io: Io, super
   let stopping = false;
   let announced = false;
   let url: string | undefined;
-  let startFailed: ((error: Error) => void) | undefined;
+  // A failed start is an outcome this function prints (the worker has said its own error), not an error to throw.
+  let startFailed: ((why: string) => void) | undefined;
   let allReady: (() => void) | undefined;
-  const ready = new Promise<void>((resolve, reject) => {
-    allReady = resolve;
-    startFailed = reject;
+  const ready = new Promise<{ ok: true } | { ok: false; why: string }>((resolve) => {
+    allReady = () => resolve({ ok: true });
+    startFailed = (why) => resolve({ ok: false, why });
   });
   let lastWorkerGone: (() => void) | undefined;
   const noWorkerLeft = new Promise<void>((resolve) => (lastWorkerGone = resolve));
@@ -211,7 +212,7 @@ export async function runPrimary(workers: number, command: string, io: Io, super
       set(slot, "exited");
       if (stopping) return;
       const why = signal ?? code;
-      if (!announced) return startFailed?.(new Error(`${tag} worker ${slot.state.index} exited (${why}) before it was ready`));
+      if (!announced) return startFailed?.(`${tag} worker ${slot.state.index} exited (${why}) before it was ready`);
       restartLater(slot, `worker ${slot.state.index} (pid ${slot.state.pid}) exited (${why})`);
     });
   };
@@ -293,8 +294,12 @@ export async function runPrimary(workers: number, command: string, io: Io, super
   const monitor = setInterval(checkHeartbeats, supervision.heartbeatMs);
   try {
     for (const slot of slots) fork(slot);
-    const started = await Promise.race([ready.then(() => true), signal.then(() => false)]);
-    if (!started) return 0;
+    const started = await Promise.race([ready, signal.then(() => undefined)]);
+    if (started === undefined) return 0;
+    if (!started.ok) {
+      io.err(started.why);
+      return 1;
+    }
     io.out(`listening ${url ?? "?"}`);
     const gone = await Promise.race([signal.then(() => false), noWorkerLeft.then(() => true)]);
     if (!gone) return 0;
