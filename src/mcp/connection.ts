@@ -7,6 +7,7 @@ import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } fro
 import type { ResolvedMcpConfig, ResolvedMcpOptions } from "./options.js";
 import { lenientOutputValidator } from "./output-validator.js";
 import { createTransport, type TransportHandle } from "./transports.js";
+import { ToolUnavailableError } from "../errors.js";
 
 const CLIENT_INFO = { name: "toolsearch", version: "0.1.0" };
 
@@ -88,7 +89,8 @@ export class McpConnection {
       }
       cursor = page.nextCursor;
       if (cursor !== undefined) {
-        if (seenCursors.has(cursor)) throw new Error(`tools/list pagination loops (cursor ${JSON.stringify(cursor.slice(0, 40))} returned twice)`);
+        // TOOL_UNAVAILABLE: a server that cannot list its tools is not usable (connect wraps it so too).
+        if (seenCursors.has(cursor)) throw new ToolUnavailableError(undefined, `tools/list pagination loops (cursor ${JSON.stringify(cursor.slice(0, 40))} returned twice)`);
         seenCursors.add(cursor);
       }
     } while (cursor !== undefined);

@@ -441,7 +441,12 @@ export class McpServerSource implements CatalogSource {
   }
 }
 
-class StartTimeout extends Error {}
+/** The connect deadline's abort reason; connect() reports it as a connect timeout (TOOL_UNAVAILABLE). */
+class StartTimeout extends ToolUnavailableError {
+  constructor(message: string) {
+    super(undefined, message);
+  }
+}
 
 /** Tools mapped between two yields of a re-list (a few milliseconds of work). */
 const MAP_SLICE = 250;

@@ -19,6 +19,7 @@
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { McpError, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { InternalError, ToolFailedError } from "../errors.js";
 
 /** The JSON-RPC error code of the answer put in place of a dropped one (implementation-defined range). */
 export const MESSAGE_TOO_LARGE_CODE = -32_060;
@@ -26,11 +27,13 @@ const MARK = "toolsearch.messageTooLarge";
 /** How much of each end of an oversized line is kept to find its id. */
 const SAMPLE_BYTES = 512;
 
-/** Given to the transport's `onerror` (and thrown by the fetch) when a message over the limit was dropped. */
-export class MessageTooLargeError extends Error {
+/**
+ * Given to the transport's `onerror` (and thrown by the fetch) when a message over the limit was dropped.
+ * TOOL_FAILED: what a call whose answer was over the limit fails with (mcp-server-source.ts callFailure).
+ */
+export class MessageTooLargeError extends ToolFailedError {
   constructor(readonly limit: number, what = "a message") {
     super(`the server sent ${what} larger than maxMessageBytes (${limit} bytes); it was dropped unread`);
-    this.name = "MessageTooLargeError";
   }
 }
 
@@ -176,7 +179,8 @@ export function boundStdioReads(transport: object, limit: number): void {
   const fields = transport as { _readBuffer?: unknown };
   const current = fields._readBuffer as { append?: unknown; readMessage?: unknown } | undefined;
   if (typeof current?.append !== "function" || typeof current.readMessage !== "function") {
-    throw new Error("the SDK's StdioClientTransport no longer has the _readBuffer this code bounds");
+    // The SDK is pinned and a unit test holds this: INTERNAL, a fault of this build.
+    throw new InternalError("the SDK's StdioClientTransport no longer has the _readBuffer this code bounds");
   }
   fields._readBuffer = new BoundedLineBuffer(limit);
 }
