@@ -21,6 +21,7 @@ import { listenOn } from "../http/listen.js";
 import { plan } from "./planner.js";
 import { anthropicReply, anthropicToChat, chatReply, responsesReply, responsesToChat } from "./wire.js";
 import type { AnthropicRequest, ProviderApi, ResponsesRequest } from "../wire/wire-types.js";
+import { ConfigInvalidError } from "../errors.js";
 
 /** One request as received: `api` says which API it came in, `body` is its JSON as sent. */
 export type RecordedRequest = { bytes: number } & (
@@ -50,8 +51,8 @@ export interface MockProviderOptions {
   maxRecordedBytes?: number;
 }
 
-/** A caller asked for requests the bounded record no longer holds. */
-export class RecordDroppedError extends Error {
+/** A caller asked for requests the bounded record no longer holds: CONFIG_INVALID, a mark (or a bound) to fix. */
+export class RecordDroppedError extends ConfigInvalidError {
   constructor(mark: number, firstKept: number) {
     super(`The scripted provider no longer holds requests ${mark + 1}–${firstKept} (its record is bounded); raise maxRecorded / maxRecordedBytes or clear it more often.`);
   }

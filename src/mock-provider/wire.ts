@@ -7,6 +7,7 @@ import type { ChatMessage, ChatRequest, ChatToolCall } from "../wire/chat-types.
 import type { Plan } from "./planner.js";
 import type { AnthropicContentBlock, AnthropicRequest, AnthropicResponse, ResponsesRequest, ResponsesResponse } from "../wire/wire-types.js";
 import type { ProviderTool } from "../surfaces/provider-tool.js";
+import { ProviderFailedError } from "../errors.js";
 
 interface Usage {
   input: number;
@@ -21,12 +22,13 @@ function textOf(content: unknown): string {
 
 function list(value: unknown, what: string): unknown[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new Error(`${what} must be a list`);
+  // The provider cannot read the request: it answers 400 with this (mock-provider.ts), which the caller hears as PROVIDER_FAILED.
+  if (!Array.isArray(value)) throw new ProviderFailedError(`${what} must be a list`);
   return value;
 }
 
 function tool(name: unknown, description: unknown, parameters: unknown): ProviderTool {
-  if (typeof name !== "string") throw new Error("a tool needs a name");
+  if (typeof name !== "string") throw new ProviderFailedError("a tool needs a name");
   return { type: "function", function: { name, description: typeof description === "string" ? description : "", parameters: (parameters ?? {}) as ProviderTool["function"]["parameters"] } };
 }
 
