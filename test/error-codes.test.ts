@@ -9,6 +9,11 @@ import * as errors from "../src/errors.js";
 import { ERROR_CODES, type ErrorCode } from "../src/errors.js";
 import { UsageError } from "../src/cli/usage.js";
 import { linearRegExp, UnsupportedPatternError } from "../src/validation/linear-regexp.js";
+import { ConfigPathError, parsePath } from "../src/config/dot-path.js";
+import { RecordDroppedError } from "../src/mock-provider/mock-provider.js";
+import { MessageTooLargeError } from "../src/mcp/message-limit.js";
+import { FrameTooLargeError } from "../src/sandbox/bridge/codec.js";
+import { ChildStartError } from "../src/sandbox/pool/sandbox-child.js";
 
 const DOC = new URL("../docs/configuration.md", import.meta.url);
 const START = "<!-- error-codes: generated from ERROR_CODES in src/errors.ts by test/error-codes.test.ts -->";
@@ -69,5 +74,21 @@ describe("error codes", () => {
     }
     expect(refused).toBeInstanceOf(UnsupportedPatternError);
     expect(refused).toMatchObject({ code: "CONFIG_INVALID", message: expect.stringContaining("not supported by the linear-time regex engine") });
+  });
+
+  it("the error classes outside errors.ts that code tells apart by instanceof carry the code of what they become", () => {
+    const samples: Array<[errors.ToolSearchError, ErrorCode, new (...args: never[]) => errors.ToolSearchError]> = [
+      [new FrameTooLargeError(2, 1), "CODE_LIMIT", errors.CodeError],
+      [new MessageTooLargeError(1), "TOOL_FAILED", errors.ToolFailedError],
+      [new ChildStartError("not ready"), "SANDBOX_UNAVAILABLE", errors.SandboxUnavailableError],
+      [new RecordDroppedError(0, 1), "CONFIG_INVALID", errors.ConfigInvalidError],
+    ];
+    for (const [error, code, base] of samples) {
+      expect(error, error.name).toBeInstanceOf(base);
+      expect(error.code, error.name).toBe(code);
+    }
+    expect(new MessageTooLargeError(1).name).toBe("MessageTooLargeError");
+    expect(() => parsePath("a..b")).toThrow(ConfigPathError);
+    expect(() => parsePath("a..b")).toThrow(errors.ConfigInvalidError);
   });
 });
