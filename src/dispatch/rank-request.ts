@@ -109,8 +109,8 @@ function mergedHits(scope: RunScope, query: string, limit: number, trace: RankTr
   const { catalog, index, clientIndex } = scope;
   const stats = index.backend.corpusStats?.();
   const details = new ListDetails(trace);
-  const hits = index.search(query, { limit, allowed: catalog.catalogIds, intents: false, weak: false, ...details.catalog });
-  const options: ToolIndexSearchOptions = { limit, allowed: catalog.clientIds, intents: false, weak: false, ...(stats ? { stats } : {}), ...details.client };
+  const hits = index.search(query, { limit, allowed: catalog.catalogIds, weak: false, ...details.catalog });
+  const options: ToolIndexSearchOptions = { limit, allowed: catalog.clientIds, weak: false, ...(stats ? { stats } : {}), ...details.client };
   const clientHits = clientIndex?.search(query, options) ?? [];
   return details.merged(0, hits, clientHits, merge(scope, hits, clientHits, limit, stats !== undefined));
 }

@@ -117,7 +117,7 @@ describe("a request of several intents (rankRequest over one index)", () => {
       expect(clauses).toHaveLength(2);
       const ids = (hits: ReadonlyArray<{ id: string }>) => hits.map((h) => h.id);
       const lists = index.searchClauses(query, clauses, { limit: 5 });
-      expect(lists.map(ids)).toEqual([query, ...clauses].map((q) => ids(index.search(q, { limit: 5, intents: false }))));
+      expect(lists.map(ids)).toEqual([query, ...clauses].map((q) => ids(index.search(q, { limit: 5 }))));
       index.close();
     }
   });
