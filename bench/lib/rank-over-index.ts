@@ -19,7 +19,9 @@ const NO_CLIENT_TOOLS: ReadonlySet<string> = new Set();
 
 /**
  * A run's scope over `index` alone. Build it once per index and ranking setup: it holds the
- * allowed ids, a set as big as the catalog.
+ * allowed ids, a set as big as the catalog. Every id is passed as a set, never as "no filter",
+ * as a run passes its admitted ids: a backend that over-fetches under a filter (the bench's
+ * bm25() backend, fts5-bm25/collect-allowed.ts) then ranks here as it would in a run.
  */
 export function indexScope(index: ToolIndex, options: IndexScopeOptions = {}): RunScope {
   const catalogIds = options.allowed ?? new Set([...index.docs()].map((d) => d.id));
