@@ -1,7 +1,7 @@
 /**
- * Relevance over several sets at once, with an ablation: every backend through ToolIndex (the
- * ranking rules the engine applies on top of a backend), the default fts5 backend with each
- * ranking step switched off, and the plain BM25 baseline (name + server + description +
+ * Relevance over several sets at once, with an ablation: every backend through the engine's own
+ * ranking of a request (rankRequest, src/dispatch/rank-request.ts, over the backend's ToolIndex:
+ * bench/lib/rank-over-index.ts), the default fts5 backend with each ranking step switched off, and the plain BM25 baseline (name + server + description +
  * parameter names, identifiers split, k1 1.2, b 0.75: bench/lib/baseline-bm25.ts), on:
  * - LiveMCPBench's 527 real MCP tools with the 80 written requests of dev-queries.json: all
  *   of them ("dev-queries-all", what the targets are set on), the 60 tuned on ("dev-queries")
@@ -25,6 +25,7 @@
  * have no client tools; test/engine/client-ranking.test.ts covers it.
  */
 import { plainBm25 } from "../lib/baseline-bm25.js";
+import { indexScope, rankIds } from "../lib/rank-over-index.js";
 import { evaluate, type JudgedQuery, type RelevanceReport } from "../lib/relevance.js";
 import { loadLiveMcpQueries, loadLiveMcpTools, loadMetaToolQueries, loadMetaToolTools, loadSealQueries, loadSealTools } from "../lib/shared-data.js";
 import { DEFAULT_BM25F } from "../../src/search/bm25f.js";
@@ -45,7 +46,7 @@ export type Metrics = RelevanceReport;
 
 export interface RankerResult {
   ranker: string;
-  /** "backend" (through ToolIndex), "ablation" (fts5 with one step off) or "baseline". */
+  /** "backend" (through rankRequest), "ablation" (fts5 with one step off) or "baseline". */
   kind: "backend" | "ablation" | "baseline";
   metrics: Metrics;
   /** Each metric over the baseline's (1 for the baseline itself). */
@@ -113,7 +114,7 @@ interface RankerSpec {
   name: string;
   kind: RankerResult["kind"];
   factory?: SearchBackendFactory;
-  /** Multi-intent handling passed to ToolIndex.search (default: on). */
+  /** Multi-step handling for rankRequest (RunScope.intents; default: all on). */
   intents?: IntentOptions;
 }
 
@@ -151,8 +152,8 @@ async function buildRankers(docs: readonly SearchDoc[], wanted: ReadonlySet<stri
       const shared = built.get(spec.factory);
       const index = shared ?? (await ToolIndex.build(() => spec.factory!.create(), docs));
       built.set(spec.factory, index);
-      const intents = spec.intents ?? {};
-      rankers.push({ spec, search: (q) => index.search(q, { limit: 10, intents }).map((h) => h.id), ...(shared ? {} : { close: () => index.close() }) });
+      const scope = indexScope(index, spec.intents ? { intents: spec.intents } : {});
+      rankers.push({ spec, search: rankIds(scope, 10), ...(shared ? {} : { close: () => index.close() }) });
     }
     if (indexMs && !reused) indexMs[spec.name] = round(performance.now() - t0, 1);
   }

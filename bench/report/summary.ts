@@ -332,7 +332,7 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
   if (relevance) {
     out.push("", `${level} Relevance`, "");
     out.push(
-      `Seal-Tools (${int(relevance.tools)} tools), LiveMCPBench's real MCP tools with written requests and MetaTool's 199 plugins; each backend through ToolIndex, fts5 with each ranking step switched off (−), beside the plain BM25 baseline (name + server + description + parameter names, identifiers split, k1 1.2, b 0.75: bench/lib/baseline-bm25.ts). ` +
+      `Seal-Tools (${int(relevance.tools)} tools), LiveMCPBench's real MCP tools with written requests and MetaTool's 199 plugins; each backend through the engine's ranking of a request (rankRequest over its index), fts5 with each ranking step switched off (−), beside the plain BM25 baseline (name + server + description + parameter names, identifiers split, k1 1.2, b 0.75: bench/lib/baseline-bm25.ts). ` +
         `Index build on Seal-Tools: ${Object.entries(relevance.indexMs).map(([k, v]) => `${k} ${msf(v)} ms`).join(", ")}.`,
     );
     for (const split of relevance.splits) {

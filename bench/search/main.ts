@@ -2,7 +2,8 @@
  * Search benchmark: index build time, query latency (p50/p99, with and without a policy
  * filter), memory, for both backends side by side at 1k, 10k and 100k tools; plus the cost of
  * preparing a run over an already-cached catalog. Prints a table, writes
- * bench/results/search.json.
+ * bench/results/search.json. Every query is ranked as a run ranks it: rankRequest over the
+ * index (bench/lib/rank-over-index.ts), no client tools, no learning.
  *
  *   npm run build && node dist/bench/search/main.js [--quick]
  *
@@ -27,6 +28,8 @@ import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js"
 import { loadRegistryTools, loadSealQueries, loadSealTools, repoRoot, sharedDataDir } from "../lib/shared-data.js";
 import { memoryBm25 } from "../lib/memory-bm25.js";
 import type { IntentOptions } from "../../src/search/intents.js";
+import { rankRequest, type RunScope } from "../../src/dispatch/rank-request.js";
+import { indexScope } from "../lib/rank-over-index.js";
 import { fts5Bm25Backend } from "../lib/fts5-bm25/backend.js";
 import { MiB, collectGarbage, memory, percentile } from "../lib/stats.js";
 import { makeQueries, scaleCatalog } from "./workload.js";
@@ -110,7 +113,7 @@ function timeRanker(ranker: Ranker, queries: readonly string[]): { wall: number[
   return { wall, cpu };
 }
 
-/** Seal-Tools dev requests against each backend (through ToolIndex) and the in-memory BM25. */
+/** Seal-Tools dev requests against each backend (through rankRequest, as a run ranks them) and the in-memory BM25. */
 async function measureNatural(dataDir: string): Promise<NaturalResult[]> {
   const docs = loadSealTools(dataDir);
   const queries = loadSealQueries(dataDir, "dev").map((q) => q.query);
@@ -130,7 +133,8 @@ async function measureNatural(dataDir: string): Promise<NaturalResult[]> {
     },
     ...factories.map(([name, factory, intents]) => async (): Promise<Ranker> => {
       const index = await ToolIndex.build(() => factory.create(), docs);
-      return { name, search: (q) => index.search(q, { limit: LIMIT, ...(intents ? { intents } : {}) }), close: () => index.close() };
+      const scope = indexScope(index, intents ? { intents } : {});
+      return { name, search: (q) => rankRequest(q, LIMIT, scope), close: () => index.close() };
     }),
   ];
   const rows: NaturalResult[] = [];
@@ -163,13 +167,14 @@ function naturalTable(rows: readonly NaturalResult[]): string {
   return [`natural-language queries (Seal-Tools dev, ${rows[0]?.queries ?? 0} requests × ${NATURAL_ROUNDS} rounds) at ${rows[0]?.tools ?? 0} tools:`, ...lines].join("\n");
 }
 
-function timeQueries(index: ToolIndex, queries: readonly string[], allowed?: ReadonlySet<string>): number[] {
-  for (const q of queries) index.search(q, { limit: LIMIT, ...(allowed ? { allowed } : {}) }); // warm up
+/** Each query ranked as a run ranks it (rankRequest), `ROUNDS` times after a warm-up pass. */
+function timeQueries(scope: RunScope, queries: readonly string[]): number[] {
+  for (const q of queries) rankRequest(q, LIMIT, scope); // warm up
   const samples: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     for (const q of queries) {
       const t0 = performance.now();
-      index.search(q, { limit: LIMIT, ...(allowed ? { allowed } : {}) });
+      rankRequest(q, LIMIT, scope);
       samples.push(performance.now() - t0);
     }
   }
@@ -183,10 +188,11 @@ async function measureSize(factory: SearchBackendFactory, docs: SearchDoc[], que
   const index = await ToolIndex.build(() => factory.create(), docs);
   const buildMs = performance.now() - t0;
   const after = memory();
-  const plain = timeQueries(index, queries);
+  // Every tool admitted, as a run whose policy denies nothing (its allowed set holds every id).
+  const plain = timeQueries(indexScope(index), queries);
   // A run's policy admits every other tool: the backend must dig past filtered hits.
   const allowed = new Set(docs.filter((_, i) => i % 2 === 0).map((d) => d.id));
-  const filtered = timeQueries(index, queries, allowed);
+  const filtered = timeQueries(indexScope(index, { allowed }), queries);
   const snapshotMiB = (index.backend.serialize?.().byteLength ?? Number.NaN) / MiB;
   index.close();
   return {

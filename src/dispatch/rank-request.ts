@@ -8,27 +8,45 @@
  * - learning from use fused with that ranking (learning/fuse.ts), never over an exact name;
  * - nothing matched: the best partial matches, marked weak (search/partial-match.ts).
  * "Why is this tool 3rd?" is this file plus the one a step names. Explain mode (RankTrace,
- * explain-detail.ts) is told what each step made as it runs, on this same path.
+ * explain-detail.ts) is told what each step made as it runs, on this same path. Benches and
+ * tests rank a bare index through it too (bench/lib/rank-over-index.ts): their figures are a run's.
  */
-import type { EffectiveCatalog } from "../catalog/effective-catalog.js";
 import type { FusedHit } from "../learning/fuse.js";
 import { spellsName } from "../learning/fuse.js";
 import type { RunLearning } from "../learning/learner.js";
-import { searchIntents } from "../search/intents.js";
+import { searchIntents, type IntentOptions } from "../search/intents.js";
 import type { ToolIndex, ToolIndexSearchOptions } from "../search/tool-index.js";
 import type { BackendHit, ScoreDetail } from "../search/types.js";
 import type { RankTrace } from "./explain-detail.js";
 import { mergeHits } from "./merge-hits.js";
 
-export interface RunScope {
+/**
+ * What ranking reads of a run's catalog: which ids each index may return, and a tool's name.
+ * EffectiveCatalog is one; a bench or test ranks a bare index with a set of its ids.
+ */
+export interface RankCatalog {
+  /** The shared catalog's tools this run may see. */
+  readonly catalogIds: ReadonlySet<string>;
+  /** This run's client tools it may see. */
+  readonly clientIds: ReadonlySet<string>;
+  get(id: string): { readonly name: string } | undefined;
+}
+
+/** A run as ranking sees it; `C` is the catalog the caller holds (RunDispatcher: EffectiveCatalog). */
+export interface RunScope<C extends RankCatalog = RankCatalog> {
   /** Every tool this run may see: admitted catalog tools and admitted client tools. */
-  catalog: EffectiveCatalog;
+  catalog: C;
   /** The shared catalog's index, filtered by `catalog.catalogIds` instead of re-indexed. */
   index: ToolIndex;
   /** A small index of this run's client tools, when there are any. */
   clientIndex?: ToolIndex;
   /** Learning from use (learning/): this run's learned scores, and where its searches and calls are reported. */
   learning?: RunLearning;
+  /**
+   * Multi-step handling (search/intents.ts): clause fusion and linked siblings, both on unless
+   * switched off here; a run never sets it, the relevance bench's ablations do (`{ clauses: false }`).
+   */
+  intents?: IntentOptions;
 }
 
 /**
@@ -44,7 +62,7 @@ const LEARNED_POOL = 20;
  * match), each saying whether learning moved it up. `trace` (explain mode) hears every step.
  */
 export function rankRequest(query: string, limit: number, scope: RunScope, trace?: RankTrace): FusedHit[] {
-  const { catalog, index, learning } = scope;
+  const { catalog, index, learning, intents = {} } = scope;
   // The one hook of learning into ranking: learned scores of the run's allowed catalog tools
   // only (so policy is never widened), fused with the catalog's ranking (learning/fuse.ts).
   const learned =
@@ -55,7 +73,7 @@ export function rankRequest(query: string, limit: number, scope: RunScope, trace
     fusing ? Math.max(limit, LEARNED_POOL) : limit,
     (q, n) => mergedHits(scope, q, n, trace),
     (id) => index.siblings(id, catalog.catalogIds),
-    {},
+    intents,
     (q, clauses, n) => mergedClauses(scope, q, clauses, n, trace),
     trace?.intents,
   );
@@ -91,8 +109,8 @@ function mergedHits(scope: RunScope, query: string, limit: number, trace: RankTr
   const { catalog, index, clientIndex } = scope;
   const stats = index.backend.corpusStats?.();
   const details = new ListDetails(trace);
-  const hits = index.search(query, { limit, allowed: catalog.catalogIds, intents: false, weak: false, ...details.catalog });
-  const options: ToolIndexSearchOptions = { limit, allowed: catalog.clientIds, intents: false, weak: false, ...(stats ? { stats } : {}), ...details.client };
+  const hits = index.search(query, { limit, allowed: catalog.catalogIds, weak: false, ...details.catalog });
+  const options: ToolIndexSearchOptions = { limit, allowed: catalog.clientIds, weak: false, ...(stats ? { stats } : {}), ...details.client };
   const clientHits = clientIndex?.search(query, options) ?? [];
   return details.merged(0, hits, clientHits, merge(scope, hits, clientHits, limit, stats !== undefined));
 }

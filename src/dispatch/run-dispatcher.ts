@@ -19,7 +19,8 @@ import type { BatchSearchResult, CallOutcome, DetailedHit, ExplainedHit, SearchH
 import { rankRequest, type RunScope } from "./rank-request.js";
 import { RankTrace } from "./explain-detail.js";
 
-export type { RunScope };
+/** A run's scope as the dispatcher holds it: ranking's, with the whole effective catalog (entries to present). */
+export type DispatchScope = RunScope<EffectiveCatalog>;
 
 export interface SearchLimits {
   searchDefaultLimit: number;
@@ -30,7 +31,7 @@ const MAX_SUGGESTIONS = 3;
 
 export class RunDispatcher {
   constructor(
-    private readonly scope: RunScope,
+    private readonly scope: DispatchScope,
     private readonly limits: SearchLimits,
     private readonly env: CallEnvironment,
     private readonly recorder: RunRecorder,

@@ -1,17 +1,22 @@
 /**
- * The ranking rules every backend shares, on top of one backend and the docs it indexes:
+ * The ranking rules every backend shares, on top of one backend and the docs it indexes. A
+ * search ranks one list:
  * - `select:<id or name>[,<id or name>...]` returns exactly those tools (the allowed ones);
  * - a query that is exactly a tool's name or id (case-insensitive) puts those tools first
  *   (one name may belong to several toolsets: all of them, ids before names);
- * - a query with no usable terms returns [], never an arbitrary slice;
+ * - then the backend's ranking; a query with no usable terms returns [], never an arbitrary slice;
  * - a query with content words over a non-empty allowed catalog never returns []: when no tool
- *   matches, the best partial matches, marked `weak` (partial-match.ts);
+ *   matches, the best partial matches, marked `weak` (partial-match.ts), unless `weak: false`;
  * - `limit` allowed hits whenever that many allowed tools match (backends over-fetch).
  * `allowed` is the run's effective catalog: nothing outside it is ever returned or suggested.
+ *
+ * A request of several steps is not this file's: dispatch/rank-request.ts (rankRequest, the one
+ * path that ranks a request) splits it into clauses, fuses their lists and adds linked siblings
+ * (intents.ts), using searchClauses, siblings and weakHits here. Benches and tests rank a bare
+ * index through it too (bench/lib/rank-over-index.ts), so their figures are the product's.
  */
 import { IndexClosedError } from "../errors.js";
 import { IdSuggester } from "./id-suggester.js";
-import { searchIntents, type IntentOptions } from "./intents.js";
 import { ownVocabulary, PartialMatcher } from "./partial-match.js";
 import { linkToolset, toolsetKey } from "./siblings.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchDoc } from "./types.js";
@@ -24,15 +29,9 @@ export interface ToolIndexSearchOptions {
   /** Explain mode, passed to the backend: each backend search's score detail (BackendSearchOptions.explain). */
   explain?: BackendSearchOptions["explain"];
   /**
-   * Multi-intent handling (intents.ts): clause fusion and linked siblings, both on by default;
-   * false ranks the request as one list (what a caller that fuses several indexes' merged
-   * lists itself asks for, see dispatch/rank-request.ts).
-   */
-  intents?: IntentOptions | false;
-  /**
    * When nothing matches a request with content words, return the best partial matches marked
    * `weak` (default true). False for a caller that merges several indexes and falls back itself
-   * (RunDispatcher): one index's weak hits must not sit beside another's real ones.
+   * (rankRequest): one index's weak hits must not sit beside another's real ones.
    */
   weak?: boolean;
 }
@@ -110,11 +109,12 @@ export class ToolIndex {
     return this.#docs.values();
   }
 
+  /** One list by the rules above; a request of several steps is ranked by rankRequest (dispatch/rank-request.ts). */
   search(query: string, options: ToolIndexSearchOptions): BackendHit[] {
     this.#assertOpen();
     const limit = Math.floor(options.limit);
     if (!(limit > 0)) return [];
-    const hits = this.#ranked(query, limit, options);
+    const hits = this.#searchOne(query, limit, options);
     if (hits.length > 0 || options.weak === false) return hits;
     return this.weakHits(query, limit, options.allowed);
   }
@@ -131,19 +131,6 @@ export class ToolIndex {
     // Built on the first miss: most indexes never need it.
     this.#partial ??= new PartialMatcher(this.backend.corpusStats?.()?.termDocs?.() ?? ownVocabulary(this.#docs.values()), () => this.#docs.keys());
     return this.#partial.match(query, Math.floor(limit), allowed);
-  }
-
-  #ranked(query: string, limit: number, options: ToolIndexSearchOptions): BackendHit[] {
-    if (options.intents === false) return this.#searchOne(query, limit, options);
-    const allowed = options.allowed;
-    return searchIntents(
-      query,
-      limit,
-      (q, n) => this.#searchOne(q, n, options),
-      (id) => this.siblings(id, allowed),
-      options.intents,
-      (q, clauses, n) => this.searchClauses(q, clauses, { ...options, limit: n }),
-    );
   }
 
   /**

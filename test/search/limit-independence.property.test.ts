@@ -1,13 +1,16 @@
 /**
  * The first k hits do not depend on the limit asked: for random requests over a real catalog
- * (LiveMCPBench's 527 MCP tools, Seal-Tools' 4,076), one step or several, `search(q, {limit: k})`
- * is the first k of `search(q, {limit: 20})`. Clause fusion and the sibling fill
+ * (LiveMCPBench's 527 MCP tools, Seal-Tools' 4,076), one step or several, the engine's ranking
+ * (rankRequest over the index: bench/lib/rank-over-index.ts) at limit k is the first k of its
+ * ranking at limit 20. Clause fusion and the sibling fill
  * (src/search/intents.ts) once depended on the limit: a limit of 5 gave siblings a slot that a
  * better hit held at 20. Needs the shared data; skipped with a reason when it is absent.
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadLiveMcpTools, loadSealTools, sharedDataDir } from "../../bench/lib/shared-data.js";
+import { indexScope } from "../../bench/lib/rank-over-index.js";
+import { rankRequest, type RunScope } from "../../src/dispatch/rank-request.js";
 import { analyzeText } from "../../src/search/analyze.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
@@ -36,19 +39,21 @@ for (const [name, load] of [
 ] as const) {
   describe.skipIf(dataDir === undefined)(`limit-independent ranking over ${name}`, () => {
     let index: ToolIndex;
+    let scope: RunScope;
     let words: string[];
 
     beforeAll(async () => {
       const docs = load(dataDir!);
       index = await ToolIndex.build(() => fts5Backend.create(), docs);
+      scope = indexScope(index);
       words = vocabulary(docs);
     }, 60_000);
     afterAll(() => index?.close());
 
-    it("search(q, {limit: k}) is the first k of search(q, {limit: 20})", () => {
+    it("rankRequest(q, k) is the first k of rankRequest(q, 20)", () => {
       fc.assert(
         fc.property(requests(words), fc.integer({ min: 1, max: 20 }), (query, k) => {
-          const ids = (limit: number) => index.search(query, { limit }).map((h) => h.id);
+          const ids = (limit: number) => rankRequest(query, limit, scope).map((h) => h.id);
           expect(ids(k)).toEqual(ids(20).slice(0, k));
         }),
         { numRuns: 300, seed: 22 },

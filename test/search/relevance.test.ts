@@ -1,6 +1,7 @@
 /**
  * Relevance on Seal-Tools (4,076 tools, 700 labelled dev queries), for each backend through
- * ToolIndex, against the plain BM25 baseline (name + server + description + parameter names,
+ * the engine's ranking of a request (rankRequest over its ToolIndex: bench/lib/rank-over-index.ts),
+ * against the plain BM25 baseline (name + server + description + parameter names,
  * bench/lib/baseline-bm25.ts); on LiveMCPBench's 527 real MCP tools with 80 requests as people
  * type them, and on MetaTool's 199 plugins with its 4,214 validate requests (the default backend). Floors sit a
  * little below the measured figures (printed on every run, and by
@@ -9,6 +10,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { plainBm25 } from "../../bench/lib/baseline-bm25.js";
+import { indexScope, rankIds } from "../../bench/lib/rank-over-index.js";
 import { evaluate, formatReport } from "../../bench/lib/relevance.js";
 import type { JudgedQuery, RelevanceReport } from "../../bench/lib/relevance.js";
 import { loadLiveMcpQueries, loadLiveMcpTools, loadMetaToolQueries, loadMetaToolTools, loadSealQueries, loadSealTools, sharedDataDir } from "../../bench/lib/shared-data.js";
@@ -60,7 +62,7 @@ describe.skipIf(dataDir === undefined)("relevance on Seal-Tools dev", () => {
     it(`${factory.kind}: beats plain BM25 and stays above its floors`, async () => {
       const index = await ToolIndex.build(() => factory.create(), docs);
       try {
-        const report = evaluate(queries, (q) => index.search(q, { limit: 10 }).map((h) => h.id));
+        const report = evaluate(queries, rankIds(indexScope(index), 10));
         console.log(formatReport(factory.kind, report));
         const floor = FLOORS[factory.kind]!;
         expect(report.recallAt5).toBeGreaterThanOrEqual(floor.recallAt5);
@@ -84,8 +86,8 @@ describe.skipIf(dataDir === undefined)("relevance on Seal-Tools dev's multi-step
     const index = await ToolIndex.build(() => fts5Backend.create(), loadSealTools(dataDir!));
     try {
       const multi = loadSealQueries(dataDir!, "dev").filter((q) => q.relevant.length > 1);
-      const fused = evaluate(multi, (q) => index.search(q, { limit: 10 }).map((h) => h.id));
-      const single = evaluate(multi, (q) => index.search(q, { limit: 10, intents: { clauses: false } }).map((h) => h.id));
+      const fused = evaluate(multi, rankIds(indexScope(index), 10));
+      const single = evaluate(multi, rankIds(indexScope(index, { intents: { clauses: false } }), 10));
       console.log(formatReport("fts5, clause fusion", fused));
       console.log(formatReport("fts5, one list", single));
       expect(multi.length).toBe(500);
@@ -108,7 +110,8 @@ describe.skipIf(dataDir === undefined)("relevance on LiveMCPBench written reques
   it("fts5: finds the tool people ask for, also on the held-out requests", async () => {
     const index = await ToolIndex.build(() => fts5Backend.create(), loadLiveMcpTools(dataDir!));
     try {
-      const run = (queries: JudgedQuery[]) => evaluate(queries, (q) => index.search(q, { limit: 10 }).map((h) => h.id));
+      const rank = rankIds(indexScope(index), 10);
+      const run = (queries: JudgedQuery[]) => evaluate(queries, rank);
       const all = run(loadLiveMcpQueries(dataDir!, "all"));
       const heldOut = run(loadLiveMcpQueries(dataDir!, "held-out"));
       console.log(formatReport("fts5, all 80", all));
@@ -138,7 +141,7 @@ describe.skipIf(dataDir === undefined)("relevance on MetaTool validate", () => {
     try {
       const bm25 = plainBm25(docs);
       const base = evaluate(queries, (q) => bm25.search(q, 10));
-      const ours = evaluate(queries, (q) => index.search(q, { limit: 10 }).map((h) => h.id));
+      const ours = evaluate(queries, rankIds(indexScope(index), 10));
       console.log(formatReport("plain BM25, validate", base));
       console.log(formatReport("fts5, validate", ours));
       expect(docs.length).toBe(199);
