@@ -81,7 +81,9 @@ export function parseArgs(argv: readonly string[], root: string): BenchArgs {
     else if (arg === "--save-baseline") saveBaseline = path.resolve(value());
     else if (arg === "--from") from = path.resolve(value());
     else if (arg === "--only") {
-      only = value().split(",").map((s) => s.trim()) as SuiteName[];
+      only = value()
+        .split(",")
+        .map((s) => s.trim()) as SuiteName[];
       const unknown = only.filter((s) => !SUITE_NAMES.includes(s));
       if (unknown.length > 0) throw new Error(`--only: unknown suite ${unknown.join(", ")}; known: ${SUITE_NAMES.join(", ")}`);
     } else if (arg === "--out") out = path.resolve(value());
@@ -113,7 +115,8 @@ export function readResults(file: string): BenchResults {
     throw new Error(`${file}: not JSON (${(error as Error).message})`);
   }
   const r = parsed as Partial<BenchResults>;
-  if (typeof r !== "object" || r === null || r.schema !== 1 || typeof r.suites !== "object") throw new Error(`${file}: not a toolsearch bench results file (no schema 1 and suites)`);
+  if (typeof r !== "object" || r === null || r.schema !== 1 || typeof r.suites !== "object")
+    throw new Error(`${file}: not a toolsearch bench results file (no schema 1 and suites)`);
   return r as BenchResults;
 }
 
@@ -173,7 +176,9 @@ async function suite<T>(
 function gitInfo(root: string): { commit?: string; dirty?: boolean } {
   try {
     const commit = execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() !== "";
+    const dirty =
+      execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() !==
+      "";
     return { commit, dirty };
   } catch {
     return {};
@@ -207,11 +212,15 @@ export async function runBench(args: BenchArgs, root: string, log: Progress, arg
     });
   }
   if (wanted.has("search")) {
-    suites.search = await suite("search", log, async () => (dataDir ? runSearchSuite({ root, quick: args.quick, log: log.scope("search") }) : { skipped: `${noData}; bench/search needs toolsdk-registry` }));
+    suites.search = await suite("search", log, async () =>
+      dataDir ? runSearchSuite({ root, quick: args.quick, log: log.scope("search") }) : { skipped: `${noData}; bench/search needs toolsdk-registry` },
+    );
   }
   if (wanted.has("relevance")) {
     suites.relevance = await suite("relevance", log, async () =>
-      dataDir ? runRelevanceBench({ dataDir, stride: p.relevanceStride, metaToolStride: p.metaToolStride, log: log.scope("relevance") }) : { skipped: `${noData}; relevance needs Seal-Tools` },
+      dataDir
+        ? runRelevanceBench({ dataDir, stride: p.relevanceStride, metaToolStride: p.metaToolStride, log: log.scope("relevance") })
+        : { skipped: `${noData}; relevance needs Seal-Tools` },
     );
   }
   if (wanted.has("gateway")) {
@@ -230,7 +239,9 @@ export async function runBench(args: BenchArgs, root: string, log: Progress, arg
         }),
       (r) => {
         const failed = r.runs.filter((run) => run.failed > 0);
-        return failed.length > 0 ? `turns failed or called the wrong tool: ${failed.map((f) => `${f.mode} ×${f.sessions}: ${f.failed}`).join(", ")}` : undefined;
+        return failed.length > 0
+          ? `turns failed or called the wrong tool: ${failed.map((f) => `${f.mode} ×${f.sessions}: ${f.failed}`).join(", ")}`
+          : undefined;
       },
     );
   }
@@ -242,7 +253,9 @@ export async function runBench(args: BenchArgs, root: string, log: Progress, arg
       async () => (dataDir ? runLearningBench({ dataDir, quick: args.quick, log: log.scope("learning") }) : { skipped: `${noData}; learning needs MetaTool` }),
       (r) => {
         const bad = r.poisoning.filter((p) => (p.scope === "agent" && p.othersChanged > 0) || p.othersFalseTop1After > p.othersFalseTop1Before);
-        return bad.length > 0 ? `poisoning moved others' rankings: ${bad.map((p) => `${p.scope}: ${p.othersChanged} lists changed, false tool first ${p.othersFalseTop1Before} → ${p.othersFalseTop1After}`).join("; ")}` : undefined;
+        return bad.length > 0
+          ? `poisoning moved others' rankings: ${bad.map((p) => `${p.scope}: ${p.othersChanged} lists changed, false tool first ${p.othersFalseTop1Before} → ${p.othersFalseTop1After}`).join("; ")}`
+          : undefined;
       },
     );
   }

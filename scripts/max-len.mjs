@@ -2,7 +2,8 @@
 // Lines over MAX characters, as ESLint's max-len with ignoreStrings, ignoreTemplateLiterals,
 // ignoreRegExpLiterals and ignoreUrls: a line is left alone when a string, template or regexp
 // literal touches it, or when it holds a URL. oxlint has no max-len (it leaves formatting to
-// formatters), and the formatter is not run over the tree, so this small scanner checks it.
+// formatters), and prettier (npm run lint checks it, npm run format applies it) keeps long
+// strings whole, so this small scanner checks what it leaves.
 // Usage: node scripts/max-len.mjs [folder or file ...] (default: the folders npm run lint checks).
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -63,7 +64,12 @@ export function literalLines(text) {
       last = quote;
       continue;
     }
-    if (c === "/" && (last === "" || "(,=:[!&|?{};+-*%<>~^".includes(last) || /\b(?:return|typeof|case|in|of|void|yield|await)$/.test(text.slice(Math.max(0, i - 8), i).trimEnd()))) {
+    if (
+      c === "/" &&
+      (last === "" ||
+        "(,=:[!&|?{};+-*%<>~^".includes(last) ||
+        /\b(?:return|typeof|case|in|of|void|yield|await)$/.test(text.slice(Math.max(0, i - 8), i).trimEnd()))
+    ) {
       let inClass = false;
       for (i++; i < text.length && text[i] !== "\n"; i++) {
         if (text[i] === "\\") i++;

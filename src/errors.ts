@@ -16,16 +16,28 @@ interface CodeRow {
 }
 
 export const ERROR_CODES = {
-  CONFIG_INVALID: { class: "ConfigInvalidError", status: 400, meaning: "a bad option, config or API value (`createToolSearch`, `prepareRun`, `createCodePool` and `pool.run`, `runAgentTurn`, `run.toolsFor`, a command-line flag), a duplicate tool id, or a missing `${VAR}`; the CLI exits 2" },
+  CONFIG_INVALID: {
+    class: "ConfigInvalidError",
+    status: 400,
+    meaning:
+      "a bad option, config or API value (`createToolSearch`, `prepareRun`, `createCodePool` and `pool.run`, `runAgentTurn`, `run.toolsFor`, a command-line flag), a duplicate tool id, or a missing `${VAR}`; the CLI exits 2",
+  },
   TOOL_NOT_FOUND: { class: "ToolNotFoundError", meaning: "no such tool in this run, hidden by policy included; up to three suggestions" },
   TOOL_UNAVAILABLE: { class: "ToolUnavailableError", meaning: "the tool's MCP server is down, closed or went away; the message says why" },
   AMBIGUOUS_TOOL_NAME: { class: "AmbiguousToolNameError", meaning: "directory mode: a bare name matches several tools; call one by id" },
   NAME_COLLISION: { class: "NameCollisionError", status: 400, meaning: "directory mode: a client tool has the name of a visible catalog tool" },
-  INVALID_ARGS: { class: "InvalidArgsError", meaning: "the arguments of a search, describe or tool call (a model's, or `run.search` / `describe` / `call`'s) fail the schema or the size and depth caps; the message names the field" },
+  INVALID_ARGS: {
+    class: "InvalidArgsError",
+    meaning:
+      "the arguments of a search, describe or tool call (a model's, or `run.search` / `describe` / `call`'s) fail the schema or the size and depth caps; the message names the field",
+  },
   APPROVAL_DENIED: { class: "ApprovalDeniedError", meaning: "the `approve` hook said no (or threw)" },
   HOOK_BLOCKED: { class: "HookBlockedError", meaning: "a `beforeToolCall` hook blocked the call (or threw)" },
   TOOL_FAILED: { class: "ToolFailedError", meaning: "the tool threw, an MCP server answered `isError`, or the answer was over the message limit" },
-  TOOL_TIMEOUT: { class: "ToolTimeoutError", meaning: "the call ran past its deadline (`callTimeoutMs`, 60 s by default, or the MCP server's call timeout) and was cancelled" },
+  TOOL_TIMEOUT: {
+    class: "ToolTimeoutError",
+    meaning: "the call ran past its deadline (`callTimeoutMs`, 60 s by default, or the MCP server's call timeout) and was cancelled",
+  },
   CANCELLED: { class: "CancelledError", meaning: "the caller cancelled the call or the code run, or the run ended while it was in flight" },
   CODE_SYNTAX: { class: "CodeError", meaning: "a code-mode body did not parse" },
   CODE_THREW: { class: "CodeError", meaning: "a code-mode body threw" },
@@ -39,21 +51,53 @@ export const ERROR_CODES = {
   POOL_SATURATED: { class: "PoolSaturatedError", meaning: "every sandbox child is busy and the queue, or the caller's share of it, is full" },
   ENGINE_CLOSED: { class: "EngineClosedError", meaning: "the engine, the run or the MCP session has ended" },
   INDEX_CLOSED: { class: "IndexClosedError", meaning: "a search index was used after it was closed (an `EngineClosedError`)" },
-  PROVIDER_FAILED: { class: "ProviderFailedError", status: 502, meaning: "the model provider failed, answered something that is not a model answer, or did not finish its answer (headers and body) within `provider.timeoutMs`" },
-  TURN_BUDGET: { class: "TurnBudgetError", status: 502, meaning: "an agent turn went past its budget: the next provider request would be over `provider.maxRequestBytes` (it is not sent), or the turn ran past `gateway.turnTimeoutMs`" },
+  PROVIDER_FAILED: {
+    class: "ProviderFailedError",
+    status: 502,
+    meaning:
+      "the model provider failed, answered something that is not a model answer, or did not finish its answer (headers and body) within `provider.timeoutMs`",
+  },
+  TURN_BUDGET: {
+    class: "TurnBudgetError",
+    status: 502,
+    meaning:
+      "an agent turn went past its budget: the next provider request would be over `provider.maxRequestBytes` (it is not sent), or the turn ran past `gateway.turnTimeoutMs`",
+  },
   BAD_REQUEST: { class: "HttpError", status: 400, meaning: "a request body that fails its schema; `mcp --http`: no session and not an initialize request" },
   PARSE_ERROR: { class: "HttpError", status: 400, meaning: "`mcp --http`: a body that is not JSON" },
   UNAUTHORIZED: { class: "HttpError", status: 401, meaning: "no valid bearer token (`www-authenticate: Bearer`)" },
-  FORBIDDEN: { class: "HttpError", status: 403, meaning: "the body asks for more than the token allows; without auth: `owner: true` unless `gateway.trustLoopbackIdentity`, or a Host, Origin or Sec-Fetch-Site that is not loopback's" },
+  FORBIDDEN: {
+    class: "HttpError",
+    status: 403,
+    meaning:
+      "the body asks for more than the token allows; without auth: `owner: true` unless `gateway.trustLoopbackIdentity`, or a Host, Origin or Sec-Fetch-Site that is not loopback's",
+  },
   NOT_FOUND: { class: "HttpError", status: 404, meaning: "no such route" },
   SESSION_NOT_FOUND: { class: "HttpError", status: 404, meaning: "`mcp --http`: an unknown session, or another token's" },
   BODY_TOO_LARGE: { class: "HttpError", status: 413, meaning: "a body over `gateway.maxBodyBytes`" },
   UNSUPPORTED_MEDIA_TYPE: { class: "HttpError", status: 415, meaning: "a POST whose Content-Type is not `application/json`, refused before its body is read" },
   CLIENT_CLOSED: { class: "HttpError", status: 499, meaning: "the caller closed the connection before the answer" },
-  INTERNAL: { class: "InternalError", status: 500, meaning: "a fault of toolsearch's own, not of the call, the tool or the caller: a tool call answers it in-band on every face, the gateway and `mcp --http` answer 500; the detail goes to stderr or the `toolsearch:error` channel (origin `internal`), never to the model or the client" },
-  TOO_MANY_SESSIONS: { class: "HttpError", status: 503, meaning: "`mcp --http`: `mcp.maxSessions` sessions are open and none of another tenant's is idle (503), or this token or address holds `mcp.maxSessionsPerTenant` (429)" },
-  TOO_MANY_REQUESTS: { class: "HttpError", status: 429, meaning: "`mcp`: the session has `mcp.maxInFlightPerSession` requests in flight; a batch's excess messages get it as their JSON-RPC error" },
-  CLIENT_NOT_READING: { class: "ClientNotReadingError", meaning: "`mcp`: the client left more than `mcp.maxUnreadBytes` of answers unread; its connection is dropped (stdio: the process exits 1)" },
+  INTERNAL: {
+    class: "InternalError",
+    status: 500,
+    meaning:
+      "a fault of toolsearch's own, not of the call, the tool or the caller: a tool call answers it in-band on every face, the gateway and `mcp --http` answer 500; the detail goes to stderr or the `toolsearch:error` channel (origin `internal`), never to the model or the client",
+  },
+  TOO_MANY_SESSIONS: {
+    class: "HttpError",
+    status: 503,
+    meaning:
+      "`mcp --http`: `mcp.maxSessions` sessions are open and none of another tenant's is idle (503), or this token or address holds `mcp.maxSessionsPerTenant` (429)",
+  },
+  TOO_MANY_REQUESTS: {
+    class: "HttpError",
+    status: 429,
+    meaning: "`mcp`: the session has `mcp.maxInFlightPerSession` requests in flight; a batch's excess messages get it as their JSON-RPC error",
+  },
+  CLIENT_NOT_READING: {
+    class: "ClientNotReadingError",
+    meaning: "`mcp`: the client left more than `mcp.maxUnreadBytes` of answers unread; its connection is dropped (stdio: the process exits 1)",
+  },
   CLOSING: { class: "HttpError", status: 503, meaning: "`mcp --http`: the server is shutting down" },
 } as const satisfies Record<string, CodeRow>;
 

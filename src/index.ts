@@ -24,15 +24,7 @@ export { resolveToolSearchConfig, DEFAULT_SETTINGS, TOOL_SEARCH_MODES } from "./
 export type { ToolSearchConfig, ToolSearchMode, ToolSearchSettings, DirectorySettings } from "./settings/tool-search-config.js";
 
 export type { PolicyConfig, PolicyRule } from "./policy/types.js";
-export type {
-  ToolHooks,
-  ToolCallInfo,
-  BeforeToolCallHook,
-  BeforeToolCallResult,
-  ApproveHook,
-  ApprovalDecision,
-  AfterToolCallHook,
-} from "./dispatch/hooks.js";
+export type { ToolHooks, ToolCallInfo, BeforeToolCallHook, BeforeToolCallResult, ApproveHook, ApprovalDecision, AfterToolCallHook } from "./dispatch/hooks.js";
 export type {
   SearchHit,
   BatchSearchResult,

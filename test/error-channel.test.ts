@@ -31,7 +31,10 @@ describe("toolsearch:error", () => {
     const engine = await createToolSearch({ sources: [coreTools([tool("core_one")]), live] });
     try {
       live.set([tool("b"), tool("b")]);
-      expect(engine.catalogStatus()).toMatchObject({ size: 2, rebuildError: { code: "CONFIG_INVALID", message: expect.stringContaining('Duplicate tool id "plugin:live:b"') } });
+      expect(engine.catalogStatus()).toMatchObject({
+        size: 2,
+        rebuildError: { code: "CONFIG_INVALID", message: expect.stringContaining('Duplicate tool id "plugin:live:b"') },
+      });
       expect(published).toEqual([expect.objectContaining({ origin: "catalog_rebuild", code: "CONFIG_INVALID" })]);
       const run = await engine.prepareRun({ sessionId: "s" });
       expect((await run.describe("plugin:live:a")).id).toBe("plugin:live:a");
@@ -56,7 +59,13 @@ describe("toolsearch:error", () => {
       const outcome = await run.call("core:get_weather_forecast", { city: "Paris" });
       expect(outcome.ok).toBe(true);
       expect(published).toEqual([
-        expect.objectContaining({ origin: "after_tool_call", message: "observer broke", sessionId: "s1", runId: run.runId, toolId: "core:get_weather_forecast" }),
+        expect.objectContaining({
+          origin: "after_tool_call",
+          message: "observer broke",
+          sessionId: "s1",
+          runId: run.runId,
+          toolId: "core:get_weather_forecast",
+        }),
       ]);
     } finally {
       await engine.close();
@@ -85,7 +94,9 @@ describe("toolsearch:error", () => {
     const validator = lenientOutputValidator(10_000, "srv");
     const bad = validator.getValidator({ type: "object", properties: { a: { $ref: "#/nowhere" } } });
     expect(bad({ a: 1 }).valid).toBe(true);
-    expect(published).toEqual([expect.objectContaining({ origin: "output_schema", code: "CONFIG_INVALID", server: "srv", message: expect.stringContaining('MCP server "srv"') })]);
+    expect(published).toEqual([
+      expect.objectContaining({ origin: "output_schema", code: "CONFIG_INVALID", server: "srv", message: expect.stringContaining('MCP server "srv"') }),
+    ]);
     const good = validator.getValidator({ type: "object", properties: { n: { type: "number" } } });
     expect(good({ n: "x" }).valid).toBe(false);
     expect(published).toHaveLength(1);

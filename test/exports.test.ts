@@ -62,7 +62,10 @@ describe("public exports", () => {
     const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../dist/src");
     const run = readFileSync(path.join(dist, "engine/run.d.ts"), "utf8");
     const engine = readFileSync(path.join(dist, "engine/engine.d.ts"), "utf8");
-    for (const [file, text] of [["run.d.ts", run], ["engine.d.ts", engine]] as const) {
+    for (const [file, text] of [
+      ["run.d.ts", run],
+      ["engine.d.ts", engine],
+    ] as const) {
       expect(text, file).not.toMatch(/\bconstructor\(/);
     }
     expect(run).not.toMatch(/declaredTools|visibleToolIds/);

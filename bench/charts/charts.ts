@@ -23,7 +23,9 @@ export function chartsFor(results: BenchResults): Chart[] {
       const title = field === "turnBytes" ? "Bytes sent to the model over one whole turn" : "Bytes of the first request (tools + instructions)";
       const markers =
         field === "turnBytes"
-          ? (payload.crossover?.byMode ?? []).flatMap((c) => (c.turnBytes !== null && c.turnBytes > 1 ? [{ x: c.turnBytes, label: `${c.mode} < direct from ${c.turnBytes} tools` }] : []))
+          ? (payload.crossover?.byMode ?? []).flatMap((c) =>
+              c.turnBytes !== null && c.turnBytes > 1 ? [{ x: c.turnBytes, label: `${c.mode} < direct from ${c.turnBytes} tools` }] : [],
+            )
           : [];
       charts.push({
         file: field === "turnBytes" ? "payload-turn.svg" : "payload-first-request.svg",
@@ -148,7 +150,10 @@ export function chartsFor(results: BenchResults): Chart[] {
           labels: true,
           formatY: (v) => v.toFixed(2),
           categories: metrics.map(([label]) => label),
-          series: split.rankers.map((r) => ({ name: r.kind === "baseline" ? `${r.ranker} (baseline)` : r.ranker, values: metrics.map(([, key]) => r.metrics[key]) })),
+          series: split.rankers.map((r) => ({
+            name: r.kind === "baseline" ? `${r.ranker} (baseline)` : r.ranker,
+            values: metrics.map(([, key]) => r.metrics[key]),
+          })),
         }),
       });
     }

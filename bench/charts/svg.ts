@@ -58,7 +58,7 @@ export interface BarChartSpec {
 /** Okabe–Ito: distinguishable with the common colour-vision deficiencies. */
 export const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"];
 
-const FONT = "font-family=\"-apple-system,Segoe UI,Helvetica,Arial,sans-serif\"";
+const FONT = 'font-family="-apple-system,Segoe UI,Helvetica,Arial,sans-serif"';
 const MARGIN = { top: 70, right: 24, bottom: 58, left: 78 };
 
 export function escapeXml(text: string): string {
@@ -184,8 +184,11 @@ function axes(
   out.push(`<line x1="${x0}" y1="${y0}" x2="${x1}" y2="${y0}" stroke="#333333" stroke-width="1"/>`);
   out.push(`<line x1="${x0}" y1="${y0}" x2="${x0}" y2="${y1}" stroke="#333333" stroke-width="1"/>`);
   const midY = (y0 + y1) / 2;
-  out.push(`<text x="16" y="${fmt(midY)}" ${FONT} font-size="12" fill="#222222" text-anchor="middle" transform="rotate(-90 16 ${fmt(midY)})">${escapeXml(yLabel)}</text>`);
-  if (xLabel) out.push(`<text x="${fmt((x0 + x1) / 2)}" y="${height - 24}" ${FONT} font-size="12" fill="#222222" text-anchor="middle">${escapeXml(xLabel)}</text>`);
+  out.push(
+    `<text x="16" y="${fmt(midY)}" ${FONT} font-size="12" fill="#222222" text-anchor="middle" transform="rotate(-90 16 ${fmt(midY)})">${escapeXml(yLabel)}</text>`,
+  );
+  if (xLabel)
+    out.push(`<text x="${fmt((x0 + x1) / 2)}" y="${height - 24}" ${FONT} font-size="12" fill="#222222" text-anchor="middle">${escapeXml(xLabel)}</text>`);
   return out;
 }
 
@@ -216,7 +219,9 @@ export function lineChart(spec: LineChartSpec): string {
     const x = xScale.map(m.x);
     body.push(`<line x1="${fmt(x)}" y1="${y0}" x2="${fmt(x)}" y2="${y1}" stroke="#999999" stroke-width="1" stroke-dasharray="2 3"/>`);
     // Staggered so that markers a few pixels apart keep readable labels.
-    body.push(`<text x="${fmt(x + 4)}" y="${y1 + 12 + 13 * i}" ${FONT} font-size="10" fill="#555555" stroke="#ffffff" stroke-width="3" paint-order="stroke">${escapeXml(m.label)}</text>`);
+    body.push(
+      `<text x="${fmt(x + 4)}" y="${y1 + 12 + 13 * i}" ${FONT} font-size="10" fill="#555555" stroke="#ffffff" stroke-width="3" paint-order="stroke">${escapeXml(m.label)}</text>`,
+    );
   }
   for (const [i, s] of spec.series.entries()) {
     const color = PALETTE[(s.color ?? i) % PALETTE.length]!;
@@ -245,7 +250,9 @@ export function barChart(spec: BarChartSpec): string {
   const base = spec.yLog ? yScale.map(yScale.ticks[0]!) : yScale.map(0);
   for (const [c, category] of spec.categories.entries()) {
     const gx = x0 + groupWidth * c + (groupWidth - barWidth * spec.series.length) / 2;
-    body.push(`<text x="${fmt(x0 + groupWidth * (c + 0.5))}" y="${y0 + 18}" ${FONT} font-size="11" fill="#444444" text-anchor="middle">${escapeXml(category)}</text>`);
+    body.push(
+      `<text x="${fmt(x0 + groupWidth * (c + 0.5))}" y="${y0 + 18}" ${FONT} font-size="11" fill="#444444" text-anchor="middle">${escapeXml(category)}</text>`,
+    );
     for (const [i, s] of spec.series.entries()) {
       const v = s.values[c];
       if (v === undefined || !Number.isFinite(v)) continue;
@@ -255,7 +262,9 @@ export function barChart(spec: BarChartSpec): string {
         `<rect x="${fmt(x)}" y="${fmt(Math.min(top, base))}" width="${fmt(barWidth - 2)}" height="${fmt(Math.abs(base - top))}" fill="${PALETTE[i % PALETTE.length]}"><title>${escapeXml(`${s.name} · ${category}: ${yFormat(v)}`)}</title></rect>`,
       );
       if (spec.labels) {
-        body.push(`<text x="${fmt(x + (barWidth - 2) / 2)}" y="${fmt(Math.min(top, base) - 3)}" ${FONT} font-size="9" fill="#333333" text-anchor="middle">${escapeXml(yFormat(v))}</text>`);
+        body.push(
+          `<text x="${fmt(x + (barWidth - 2) / 2)}" y="${fmt(Math.min(top, base) - 3)}" ${FONT} font-size="9" fill="#333333" text-anchor="middle">${escapeXml(yFormat(v))}</text>`,
+        );
       }
     }
   }

@@ -81,7 +81,10 @@ const spawnAndWait = (command: string, args: string[], stdio: "ignore" | "pipe")
 /** CPU of the SIGKILL and the reaping only: the child is started (and idle) before the clock starts. */
 function killRow(plan: LaunchPlan): () => Promise<number> {
   return async () => {
-    const child: ChildProcess = spawn(plan.command, [...plan.prefix, ...plan.nodeFlags, "-e", "setInterval(() => {}, 1000); process.stdout.write('up')"], { stdio: ["pipe", "pipe", "pipe"], env: {} });
+    const child: ChildProcess = spawn(plan.command, [...plan.prefix, ...plan.nodeFlags, "-e", "setInterval(() => {}, 1000); process.stdout.write('up')"], {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: {},
+    });
     await new Promise<void>((resolve) => child.stdout!.once("data", () => resolve()));
     const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
     const c0 = cpuUs();
@@ -110,12 +113,15 @@ async function main(): Promise<void> {
   rows.push(["spawn node -e 0, 3 pipes", perItem(spawnAndWait(process.execPath, ["-e", "0"], "pipe"))]);
   rows.push([`spawn the pool's chain -e 0, 3 pipes`, perItem(spawnAndWait(plan.command, chain, "pipe"))]);
   const kill = killRow(plan);
-  rows.push(["SIGKILL + reap of a running child", async () => {
-    let sum = 0;
-    const k = Math.max(4, Math.floor(N / 4));
-    for (let i = 0; i < k; i++) sum += await kill();
-    return sum / k;
-  }]);
+  rows.push([
+    "SIGKILL + reap of a running child",
+    async () => {
+      let sum = 0;
+      const k = Math.max(4, Math.floor(N / 4));
+      for (let i = 0; i < k; i++) sum += await kill();
+      return sum / k;
+    },
+  ]);
   const runBody = (on: SandboxPool, body: string) => async () => {
     const result = await on.run(body, bridge, { timeoutMs: 10_000 });
     if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
@@ -129,7 +135,10 @@ async function main(): Promise<void> {
   const samples = new Map<string, number[]>(rows.map(([name]) => [name, []]));
   for (let r = 0; r < ROUNDS; r++) for (const [name, row] of rows) samples.get(name)!.push((await row()) / 1000);
   // Warm latency: one body at a time on a ready child, the two pools in alternating blocks.
-  const warmPools = { "forks here": await startCodePool({ prefork: 1, maxConcurrent: 1 }, { spawner: false }), spawner: await startCodePool({ prefork: 1, maxConcurrent: 1 }) };
+  const warmPools = {
+    "forks here": await startCodePool({ prefork: 1, maxConcurrent: 1 }, { spawner: false }),
+    spawner: await startCodePool({ prefork: 1, maxConcurrent: 1 }),
+  };
   const warm = new Map<string, number[]>(Object.keys(warmPools).map((name) => [name, []]));
   for (let block = -1; block < 6; block++) {
     for (const [name, on] of Object.entries(warmPools)) {
@@ -166,7 +175,8 @@ async function main(): Promise<void> {
   console.log(`parent CPU per item (ms, median of ${ROUNDS} rounds of ${N}, two at a time; node ${process.version}; rss ${rssMiB.toFixed(0)} MiB at start)`);
   console.log(`plan: ${plan.command} ${plan.prefix.join(" ")}`);
   const width = Math.max(...rows.map(([name]) => name.length));
-  for (const [name, xs] of samples) console.log(`${name.padEnd(width)}  ${median(xs).toFixed(2).padStart(6)}  [${Math.min(...xs).toFixed(2)}…${Math.max(...xs).toFixed(2)}]`);
+  for (const [name, xs] of samples)
+    console.log(`${name.padEnd(width)}  ${median(xs).toFixed(2).padStart(6)}  [${Math.min(...xs).toFixed(2)}…${Math.max(...xs).toFixed(2)}]`);
   console.log(`spawner pipe per pool body (search → describe → call): ${pipe.writes.toFixed(2)} writes to it, ${pipe.reads.toFixed(2)} reads from it`);
   if (ballast) console.log(`spawn /bin/true at ${ballast.rssMiB.toFixed(0)} MiB RSS: ${ballast.spawnMs.toFixed(2)} ms parent CPU`);
   for (const [name, xs] of warm) console.log(`warm p50 (wall clock), ${name}: ${median(xs).toFixed(2)} ms (n ${xs.length})`);

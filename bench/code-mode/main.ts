@@ -43,7 +43,10 @@ import { percentile } from "../harness/stats.js";
 const QUICK = process.argv.includes("--quick");
 function sizes(): number[] {
   const i = process.argv.indexOf("--sizes");
-  if (i >= 0) return process.argv[i + 1]!.split(",").map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  if (i >= 0)
+    return process.argv[i + 1]!.split(",")
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 0);
   const cores = availableParallelism();
   const out: number[] = [];
   for (let n = 1; n < cores; n *= 2) out.push(n);
@@ -79,7 +82,6 @@ const bridge: BridgeHandler = {
     return { tempC: 21, args };
   },
 };
-
 
 /** CPU seconds of all reaped descendants (cutime + cstime). */
 function childrenCpuMs(): number {
@@ -208,7 +210,11 @@ async function quickjsReference(samples: number): Promise<InProcessReference | u
         const args = JSON.parse(vm.getString(argsHandle)) as unknown[];
         const deferred = vm.newPromise();
         const answer =
-          op === "search" ? bridge.search(String(args[0]), undefined, call) : op === "describe" ? bridge.describe(String(args[0]), call) : bridge.call(String(args[0]), args[1], call);
+          op === "search"
+            ? bridge.search(String(args[0]), undefined, call)
+            : op === "describe"
+              ? bridge.describe(String(args[0]), call)
+              : bridge.call(String(args[0]), args[1], call);
         void Promise.resolve(answer).then((value) => {
           const text = vm.newString(JSON.stringify(value));
           deferred.resolve(text);
@@ -246,7 +252,14 @@ async function quickjsReference(samples: number): Promise<InProcessReference | u
     await runOne();
   });
   const cpu = process.cpuUsage(cpu0);
-  return { name: "quickjs-emscripten", version, warmP50Ms: percentile(ms, 50), perSecond: (total * 1000) / wall, cpuMsPerBody: (cpu.user + cpu.system) / 1000 / total, n: samples };
+  return {
+    name: "quickjs-emscripten",
+    version,
+    warmP50Ms: percentile(ms, 50),
+    perSecond: (total * 1000) / wall,
+    cpuMsPerBody: (cpu.user + cpu.system) / 1000 / total,
+    n: samples,
+  };
 }
 
 async function loops(concurrency: number, total: number, task: () => Promise<void>): Promise<number> {
@@ -270,7 +283,9 @@ function floorSpawn(): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(plan.command, [...plan.prefix, ...plan.nodeFlags, "-e", "0"], { stdio: "ignore", env: {} });
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`the launch floor exited with ${code}: ${plan.command} ${[...plan.prefix, ...plan.nodeFlags].join(" ")}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`the launch floor exited with ${code}: ${plan.command} ${[...plan.prefix, ...plan.nodeFlags].join(" ")}`)),
+    );
   });
 }
 
@@ -391,9 +406,7 @@ type RoundRates = {
   parentVsChildCpu?: number;
 };
 
-async function throughput(
-  size: number,
-): Promise<{
+async function throughput(size: number): Promise<{
   size: number;
   pool: Rate;
   noPrefork: Rate;
@@ -413,7 +426,10 @@ async function throughput(
   };
   for (let round = 0; round < N.rounds; round++) {
     const ms: RoundRates = { pool: 0, noPrefork: 0, bare: 0, floor: 0 };
-    for (const [mode, task] of [["bare", bareSpawn], ["floor", floorSpawn]] as const) {
+    for (const [mode, task] of [
+      ["bare", bareSpawn],
+      ["floor", floorSpawn],
+    ] as const) {
       const cpu0 = childrenCpuMs();
       ms[mode] = await loops(size, N.bodies, task);
       sums[mode].ms += ms[mode];
@@ -472,7 +488,6 @@ async function throughput(
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
 
-
 async function main(): Promise<void> {
   const probePool = await startCodePool({ prefork: 0 });
   const report = probePool.report();
@@ -484,7 +499,12 @@ async function main(): Promise<void> {
   }
   const load = loadavg()[0]!;
   console.log(`code-mode bench${QUICK ? " (quick)" : ""}: node ${process.version}, ${cpus().length} CPUs, load ${fmt(load, 2)}`);
-  console.log(`layers: ${Object.entries(report.layers).filter(([, on]) => on).map(([name]) => name).join(", ")}\n`);
+  console.log(
+    `layers: ${Object.entries(report.layers)
+      .filter(([, on]) => on)
+      .map(([name]) => name)
+      .join(", ")}\n`,
+  );
 
   floorPlan = probePool.launchPlan();
   console.log(`launch floor: ${floorPlan!.command} ${[...floorPlan!.prefix, ...floorPlan!.nodeFlags].join(" ")} -e 0`);
@@ -520,7 +540,20 @@ async function main(): Promise<void> {
   table(rows);
   console.log("");
   table([
-    ["pool size", "pool /s", "no prefork /s", "bare spawn /s", "launch floor /s", "pool ÷ bare", "pool ÷ floor", "parent CPU ms/body", "spawner CPU ms/body", "child CPU ms/body", "CPU ms/bare", "CPU bare ÷ body"],
+    [
+      "pool size",
+      "pool /s",
+      "no prefork /s",
+      "bare spawn /s",
+      "launch floor /s",
+      "pool ÷ bare",
+      "pool ÷ floor",
+      "parent CPU ms/body",
+      "spawner CPU ms/body",
+      "child CPU ms/body",
+      "CPU ms/bare",
+      "CPU bare ÷ body",
+    ],
     ...rates.map((r) => [
       String(r.size),
       fmt(r.pool.perSecond),
@@ -536,9 +569,13 @@ async function main(): Promise<void> {
       `${fmt((100 * r.bare.cpuMsPer) / r.pool.cpuMsPer, 0)}%`,
     ]),
   ]);
-  console.log("(child CPU: user+sys of the reaped children per body or spawn, wrappers included, reaped by the spawner or by this process; a bare `node -e 0` pays for its own exit, a sandbox child is SIGKILLed; parent CPU: process.cpuUsage of this process; spawner CPU: its utime+stime)");
+  console.log(
+    "(child CPU: user+sys of the reaped children per body or spawn, wrappers included, reaped by the spawner or by this process; a bare `node -e 0` pays for its own exit, a sandbox child is SIGKILLed; parent CPU: process.cpuUsage of this process; spawner CPU: its utime+stime)",
+  );
   if (memory) {
-    console.log(`\nmemory per ready child (smaps_rollup, mean of ${memory.children}): node USS ${fmt(memory.nodeUss, 2)} MiB, PSS ${fmt(memory.nodePss, 2)} MiB; wrappers beside it (unshare) USS ${fmt(memory.wrapperUss, 2)} MiB`);
+    console.log(
+      `\nmemory per ready child (smaps_rollup, mean of ${memory.children}): node USS ${fmt(memory.nodeUss, 2)} MiB, PSS ${fmt(memory.nodePss, 2)} MiB; wrappers beside it (unshare) USS ${fmt(memory.wrapperUss, 2)} MiB`,
+    );
   }
   if (reference) {
     console.log(
@@ -558,11 +595,15 @@ async function main(): Promise<void> {
       `child CPU/body ≤ 20 ms: ${fmt(at2.pool.cpuMsPer, 1)} (node -e 0: ${fmt(at2.bare.cpuMsPer, 1)}) ${at2.pool.cpuMsPer <= 20 ? "met" : "MISSED"}; ` +
       (memory ? `ready-child USS ≤ 4 MiB: ${fmt(memory.nodeUss, 2)} ${memory.nodeUss <= 4 ? "met" : "MISSED"}; ` : "") +
       `bodies/s ≥ 0.9× node -e 0 at every size: worst ${fmt(worstBare, 2)}× ${worstBare >= 0.9 ? "met" : "MISSED"}` +
-      (reference ? `; warm p50 ≤ 1.5× ${reference.name}: ${fmt(warmP50 / reference.warmP50Ms, 2)}× ${warmP50 <= 1.5 * reference.warmP50Ms ? "met" : "MISSED"}` : ""),
+      (reference
+        ? `; warm p50 ≤ 1.5× ${reference.name}: ${fmt(warmP50 / reference.warmP50Ms, 2)}× ${warmP50 <= 1.5 * reference.warmP50Ms ? "met" : "MISSED"}`
+        : ""),
   );
-  console.log(`\ntargets: warm p50 ≤ 5 ms: ${fmt(warmP50, 2)} ms ${warmP50 <= 5 ? "met" : "MISSED"}; ` +
-    `throughput ≥ 80% of bare spawn: worst ${fmt(100 * worstRatio, 0)}% ${worstRatio >= 0.8 ? "met" : "MISSED"}; ` +
-    `≥ 90% of the launch floor: worst ${fmt(100 * worstFloor, 0)}% ${worstFloor >= 0.9 ? "met" : "MISSED"}`);
+  console.log(
+    `\ntargets: warm p50 ≤ 5 ms: ${fmt(warmP50, 2)} ms ${warmP50 <= 5 ? "met" : "MISSED"}; ` +
+      `throughput ≥ 80% of bare spawn: worst ${fmt(100 * worstRatio, 0)}% ${worstRatio >= 0.8 ? "met" : "MISSED"}; ` +
+      `≥ 90% of the launch floor: worst ${fmt(100 * worstFloor, 0)}% ${worstFloor >= 0.9 ? "met" : "MISSED"}`,
+  );
 
   const results = {
     date: new Date().toISOString(),

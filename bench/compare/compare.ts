@@ -42,7 +42,8 @@ export interface Comparison {
 export function worseBy(threshold: Threshold, better: "smaller" | "bigger", baseline: number, now: number): number {
   const sign = better === "smaller" ? 1 : -1;
   if (threshold.by === "absolute") return sign * (now - baseline);
-  if (threshold.by === "relative") return baseline === 0 ? (sign * (now - baseline) > 0 ? Number.POSITIVE_INFINITY : 0) : (sign * (now - baseline)) / Math.abs(baseline);
+  if (threshold.by === "relative")
+    return baseline === 0 ? (sign * (now - baseline) > 0 ? Number.POSITIVE_INFINITY : 0) : (sign * (now - baseline)) / Math.abs(baseline);
   // factor: both sides of a ratio are positive; a ratio that reached 0 is infinitely better or worse.
   if (baseline <= 0 || now <= 0) return now === baseline ? 0 : sign * (now - baseline) > 0 ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
   return better === "smaller" ? now / baseline - 1 : baseline / now - 1;
@@ -104,7 +105,9 @@ export function compareResults(baseline: BenchResults, now: BenchResults): Compa
   const a = baseline.machine;
   const b = now.machine;
   if (a && b && (a.cpuModel !== b.cpuModel || a.cores !== b.cores)) {
-    comparison.notes.push(`the baseline was measured on ${a.cpuModel} (${a.cores} cores), this run on ${b.cpuModel} (${b.cores} cores): timing ratios may differ by machine`);
+    comparison.notes.push(
+      `the baseline was measured on ${a.cpuModel} (${a.cores} cores), this run on ${b.cpuModel} (${b.cores} cores): timing ratios may differ by machine`,
+    );
   }
   return comparison;
 }
@@ -129,7 +132,13 @@ export function formatValue(value: number | undefined, unit: string): string {
 /** The number alone, as formatValue writes it for `unit`: ratios and scores always with decimals. */
 export function formatNumber(value: number, unit: string): string {
   const fractional = unit === "ratio" || unit === "score" || !Number.isInteger(value);
-  return !fractional ? value.toLocaleString("en-US") : Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 1 || value === 0 ? value.toFixed(3) : value.toPrecision(3);
+  return !fractional
+    ? value.toLocaleString("en-US")
+    : Math.abs(value) >= 100
+      ? value.toFixed(0)
+      : Math.abs(value) >= 1 || value === 0
+        ? value.toFixed(3)
+        : value.toPrecision(3);
 }
 
 /** The change as people read it: +12.0% (and +34 B for additive kinds). */
@@ -181,7 +190,9 @@ export function comparisonText(comparison: Comparison, labels: { baseline: strin
   );
   if (count("improved") > 0) lines.push("Improved figures: refresh the baseline to hold them (see bench/README.md).");
   for (const r of comparison.regressed) {
-    lines.push(`FAIL ${r.name} regressed: ${formatValue(r.baseline, r.unit)} → ${formatValue(r.now, r.unit)} (${formatChange(r)}; ${r.kind} figures fail when ${formatThreshold(r.threshold, r.better)})`);
+    lines.push(
+      `FAIL ${r.name} regressed: ${formatValue(r.baseline, r.unit)} → ${formatValue(r.now, r.unit)} (${formatChange(r)}; ${r.kind} figures fail when ${formatThreshold(r.threshold, r.better)})`,
+    );
   }
   return lines.join("\n");
 }

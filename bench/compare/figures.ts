@@ -15,7 +15,21 @@ import { resultOf } from "../harness/results.js";
 import { searchBaseline } from "../suites/search-suite.js";
 
 /** The rows of THRESHOLDS (bench/compare/thresholds.ts). */
-export const FIGURE_KINDS = ["bytes", "tokens", "count", "relevance", "heap", "ratio-code-mode", "ratio-code-mode-cpu", "ratio-search", "ratio-search-large", "ratio-gateway-cpu", "ratio-gateway", "ratio-stall-request", "ratio-stall"] as const;
+export const FIGURE_KINDS = [
+  "bytes",
+  "tokens",
+  "count",
+  "relevance",
+  "heap",
+  "ratio-code-mode",
+  "ratio-code-mode-cpu",
+  "ratio-search",
+  "ratio-search-large",
+  "ratio-gateway-cpu",
+  "ratio-gateway",
+  "ratio-stall-request",
+  "ratio-stall",
+] as const;
 export type FigureKind = (typeof FIGURE_KINDS)[number];
 
 export interface Figure {
@@ -56,14 +70,31 @@ export function figuresOf(results: BenchResults): Figure[] {
   }
   for (const c of payload?.crossover?.byMode ?? []) {
     // null ("never crosses over") leaves the figure out: a comparison then reports it as missing.
-    if (c.turnBytes !== null) add({ name: `payload/crossover/${c.mode}/turn-bytes-from-tools`, suite: "payload", kind: "count", unit: "tools", value: c.turnBytes, better: "smaller" });
-    if (c.firstRequestBytes !== null) add({ name: `payload/crossover/${c.mode}/first-request-bytes-from-tools`, suite: "payload", kind: "count", unit: "tools", value: c.firstRequestBytes, better: "smaller" });
+    if (c.turnBytes !== null)
+      add({ name: `payload/crossover/${c.mode}/turn-bytes-from-tools`, suite: "payload", kind: "count", unit: "tools", value: c.turnBytes, better: "smaller" });
+    if (c.firstRequestBytes !== null)
+      add({
+        name: `payload/crossover/${c.mode}/first-request-bytes-from-tools`,
+        suite: "payload",
+        kind: "count",
+        unit: "tools",
+        value: c.firstRequestBytes,
+        better: "smaller",
+      });
   }
 
   const code = resultOf(suites["code-mode"]);
   if (code) {
     for (const r of code.ratios ?? []) {
-      add({ name: `code-mode/pool-${r.size}/bodies-per-s÷bare-spawn-floor`, suite: "code-mode", kind: "ratio-code-mode", unit: "ratio", value: r.poolVsFloor, better: "bigger", ...spread(r.poolVsFloorRange, r.rounds) });
+      add({
+        name: `code-mode/pool-${r.size}/bodies-per-s÷bare-spawn-floor`,
+        suite: "code-mode",
+        kind: "ratio-code-mode",
+        unit: "ratio",
+        value: r.poolVsFloor,
+        better: "bigger",
+        ...spread(r.poolVsFloorRange, r.rounds),
+      });
       if (r.parentVsChildCpu !== undefined) {
         add({
           name: `code-mode/pool-${r.size}/parent-cpu-per-body÷child-cpu-per-body`,
@@ -105,7 +136,15 @@ export function figuresOf(results: BenchResults): Figure[] {
             ...spread(repeated?.range, repeated?.repeats),
           });
         }
-        if (finite(s.snapshotMiB)) add({ name: `search/${tools}/${s.backend}/snapshot-bytes`, suite: "search", kind: "bytes", unit: "bytes", value: Math.round(s.snapshotMiB * 2 ** 20), better: "smaller" });
+        if (finite(s.snapshotMiB))
+          add({
+            name: `search/${tools}/${s.backend}/snapshot-bytes`,
+            suite: "search",
+            kind: "bytes",
+            unit: "bytes",
+            value: Math.round(s.snapshotMiB * 2 ** 20),
+            better: "smaller",
+          });
       }
     }
   }
@@ -131,7 +170,14 @@ export function figuresOf(results: BenchResults): Figure[] {
     const last = curve.points.at(-1);
     if (last === undefined) continue;
     for (const metric of ["top1", "top5", "mrr"] as const) {
-      add({ name: `learning/${curve.set}@${curve.heldOut}/after-${last.sessions}/${metric}`, suite: "learning", kind: "relevance", unit: "score", value: last[metric], better: "bigger" });
+      add({
+        name: `learning/${curve.set}@${curve.heldOut}/after-${last.sessions}/${metric}`,
+        suite: "learning",
+        kind: "relevance",
+        unit: "score",
+        value: last[metric],
+        better: "bigger",
+      });
     }
   }
 
@@ -172,20 +218,56 @@ export function figuresOf(results: BenchResults): Figure[] {
       // call of a small client tool, end) in the same run: medians over hundreds of requests, so
       // it moves far less with the machine's load than a window's loop p99 does.
       if (ordinary !== undefined && ordinary > 0 && finite(k.iterationMs?.p50)) {
-        add({ name: `stall/${k.kind}/request-p50÷ordinary-run-p50`, suite: "stall", kind: "ratio-stall-request", unit: "ratio", value: k.iterationMs.p50 / ordinary, better: "smaller" });
+        add({
+          name: `stall/${k.kind}/request-p50÷ordinary-run-p50`,
+          suite: "stall",
+          kind: "ratio-stall-request",
+          unit: "ratio",
+          value: k.iterationMs.p50 / ordinary,
+          better: "smaller",
+        });
       }
       if (stall.idle && stall.idle.loopP99Ms > 0) {
-        add({ name: `stall/${k.kind}/loop-p99÷idle`, suite: "stall", kind: "ratio-stall", unit: "ratio", value: k.window.loopP99Ms / stall.idle.loopP99Ms, better: "smaller" });
+        add({
+          name: `stall/${k.kind}/loop-p99÷idle`,
+          suite: "stall",
+          kind: "ratio-stall",
+          unit: "ratio",
+          value: k.window.loopP99Ms / stall.idle.loopP99Ms,
+          better: "smaller",
+        });
       }
     }
-    if (stall.memory) add({ name: `stall/memory/heap-growth-${stall.memory.runs}-runs`, suite: "stall", kind: "heap", unit: "MB", value: stall.memory.growthMB, better: "smaller" });
+    if (stall.memory)
+      add({
+        name: `stall/memory/heap-growth-${stall.memory.runs}-runs`,
+        suite: "stall",
+        kind: "heap",
+        unit: "MB",
+        value: stall.memory.growthMB,
+        better: "smaller",
+      });
     const flood = stall.flood;
     if (flood && "flood" in flood && flood.quiet.runMs.p99 > 0) {
-      add({ name: "stall/mcp-flood/run-p99÷quiet", suite: "stall", kind: "ratio-stall", unit: "ratio", value: flood.flood.runMs.p99 / flood.quiet.runMs.p99, better: "smaller" });
+      add({
+        name: "stall/mcp-flood/run-p99÷quiet",
+        suite: "stall",
+        kind: "ratio-stall",
+        unit: "ratio",
+        value: flood.flood.runMs.p99 / flood.quiet.runMs.p99,
+        better: "smaller",
+      });
     }
     // The flood's hold on the event loop, judged as every hostile kind's is (loop p99 ÷ the idle window's).
     if (flood && "flood" in flood && stall.idle && stall.idle.loopP99Ms > 0) {
-      add({ name: "stall/mcp-flood/loop-p99÷idle", suite: "stall", kind: "ratio-stall", unit: "ratio", value: flood.flood.window.loopP99Ms / stall.idle.loopP99Ms, better: "smaller" });
+      add({
+        name: "stall/mcp-flood/loop-p99÷idle",
+        suite: "stall",
+        kind: "ratio-stall",
+        unit: "ratio",
+        value: flood.flood.window.loopP99Ms / stall.idle.loopP99Ms,
+        better: "smaller",
+      });
     }
   }
   return out;

@@ -35,7 +35,11 @@ export function actionBenchmark(figures: readonly Figure[]): { smallerIsBetter: 
       unit: f.unit,
       value: f.value,
       ...(f.range ? { range: `± ${round((f.range[1] - f.range[0]) / 2)}` } : {}),
-      extra: [`kind: ${f.kind}`, `fails when ${formatThreshold(t, f.better)}`, ...(f.range ? [`repeats ${round(f.range[0])}…${round(f.range[1])}${f.repeats ? ` (${f.repeats})` : ""}`] : [])].join("; "),
+      extra: [
+        `kind: ${f.kind}`,
+        `fails when ${formatThreshold(t, f.better)}`,
+        ...(f.range ? [`repeats ${round(f.range[0])}…${round(f.range[1])}${f.repeats ? ` (${f.repeats})` : ""}`] : []),
+      ].join("; "),
     };
   };
   return { smallerIsBetter: figures.filter((f) => f.better === "smaller").map(entry), biggerIsBetter: figures.filter((f) => f.better === "bigger").map(entry) };
@@ -73,7 +77,10 @@ export function markdownTable(results: BenchResults, figures: readonly Figure[],
       "",
       "| figure | value | unit | kind |",
       "|:---|---:|:---|:---|",
-      ...figures.map((f) => `| ${cell(f.name)} | ${formatNumber(f.value, f.unit)}${f.range ? ` (${formatNumber(f.range[0], f.unit)}…${formatNumber(f.range[1], f.unit)})` : ""} | ${cell(f.unit)} | ${f.kind} |`),
+      ...figures.map(
+        (f) =>
+          `| ${cell(f.name)} | ${formatNumber(f.value, f.unit)}${f.range ? ` (${formatNumber(f.range[0], f.unit)}…${formatNumber(f.range[1], f.unit)})` : ""} | ${cell(f.unit)} | ${f.kind} |`,
+      ),
       "",
     ].join("\n");
   }

@@ -57,7 +57,10 @@ if (entry.endsWith("spread.js")) {
   const w = Math.max(...show.map((s) => s.name.length), 6);
   const f = (x: number): string => (Math.abs(x) >= 100 ? x.toFixed(0) : x.toPrecision(4));
   console.log(`${"figure".padEnd(w)}  n  ${"min".padStart(9)} ${"median".padStart(9)} ${"max".padStart(9)}  spread`);
-  for (const s of show) console.log(`${s.name.padEnd(w)} ${String(s.n).padStart(2)}  ${f(s.min).padStart(9)} ${f(s.median).padStart(9)} ${f(s.max).padStart(9)}  ${(s.spread * 100).toFixed(1)}%`);
+  for (const s of show)
+    console.log(
+      `${s.name.padEnd(w)} ${String(s.n).padStart(2)}  ${f(s.min).padStart(9)} ${f(s.median).padStart(9)} ${f(s.max).padStart(9)}  ${(s.spread * 100).toFixed(1)}%`,
+    );
   console.log(`\nwidest spread per kind over ${files.length} runs (beside its threshold):`);
   for (const [kind, t] of Object.entries(THRESHOLDS)) {
     const of = all.filter((s) => s.kind === kind);

@@ -29,7 +29,11 @@ export interface Threshold {
 }
 
 export const THRESHOLDS: Readonly<Record<FigureKind, Threshold>> = {
-  bytes: { by: "relative", margin: 0.01, why: "deterministic (identical in every quick run); +1% lets a reworded instruction through, not a schema more per tool" },
+  bytes: {
+    by: "relative",
+    margin: 0.01,
+    why: "deterministic (identical in every quick run); +1% lets a reworded instruction through, not a schema more per tool",
+  },
   tokens: { by: "relative", margin: 0.01, why: "deterministic (o200k over the request JSON), as bytes" },
   count: { by: "absolute", margin: 0, why: "deterministic integers (round trips, schemas up front, the crossover size): any worse value fails" },
   relevance: { by: "absolute", margin: 0.01, why: "deterministic over a fixed query sample; 0.01 is less than one query of 70 leaving the top k" },
@@ -40,10 +44,26 @@ export const THRESHOLDS: Readonly<Record<FigureKind, Threshold>> = {
     margin: 0.9,
     why: "this process's CPU per body ÷ the children's, median of the rounds (issue 21): its spread over repeated quick runs is not measured yet; forking here again instead of in the spawner is ×2.3, so ×1.9 fails",
   },
-  "ratio-search": { by: "factor", margin: 0.7, why: "backend ÷ baseline backend query p50 up to 2,000 tools, median of 3 alternating pairs of children: spread 32%" },
-  "ratio-search-large": { by: "factor", margin: 1.2, why: "the same past 2,000 tools: spread 113% (fts5 ÷ minisearch at 10k ran 0.61 on a quiet machine, 0.97–1.30 on a busy one)" },
-  "ratio-gateway-cpu": { by: "factor", margin: 0.9, why: "this process's CPU per turn, search mode ÷ direct, median of the rounds: spread 24% over 6 quiet runs, 54% with the 2-core box busy (load 6); a 2× regression fails" },
-  "ratio-gateway": { by: "factor", margin: 1.5, why: "turns/s, search mode ÷ direct, median of the rounds: wall time, spread 69% with the machine's load; only a gross slowdown fails" },
+  "ratio-search": {
+    by: "factor",
+    margin: 0.7,
+    why: "backend ÷ baseline backend query p50 up to 2,000 tools, median of 3 alternating pairs of children: spread 32%",
+  },
+  "ratio-search-large": {
+    by: "factor",
+    margin: 1.2,
+    why: "the same past 2,000 tools: spread 113% (fts5 ÷ minisearch at 10k ran 0.61 on a quiet machine, 0.97–1.30 on a busy one)",
+  },
+  "ratio-gateway-cpu": {
+    by: "factor",
+    margin: 0.9,
+    why: "this process's CPU per turn, search mode ÷ direct, median of the rounds: spread 24% over 6 quiet runs, 54% with the 2-core box busy (load 6); a 2× regression fails",
+  },
+  "ratio-gateway": {
+    by: "factor",
+    margin: 1.5,
+    why: "turns/s, search mode ÷ direct, median of the rounds: wall time, spread 69% with the machine's load; only a gross slowdown fails",
+  },
   "ratio-stall-request": {
     by: "factor",
     margin: 2.5,

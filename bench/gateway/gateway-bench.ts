@@ -90,9 +90,20 @@ export async function runGatewayBench(options: GatewayOptions): Promise<GatewayR
   const { log } = options;
   const synthetic = syntheticTools(options.tools);
   // One request per domain, each naming a tool of the catalog; the warm-up checks that every mode resolves each to its tool.
-  const cases = synthetic.slice(0, Math.min(options.warmUpRequests ?? 12, 12, synthetic.length)).map((t) => ({ input: `${t.request}.`, expected: `plugin:acme:${t.definition.name}` }));
-  const stack = await startScriptedStack({ sources: [pluginTools("acme", synthetic.map((t) => t.definition))], pool: GATEWAY_POOL });
-  const roundsFor = (sessions: number): number => Math.max(1, Math.floor(typeof options.rounds === "function" ? options.rounds(sessions) : (options.rounds ?? 1)));
+  const cases = synthetic
+    .slice(0, Math.min(options.warmUpRequests ?? 12, 12, synthetic.length))
+    .map((t) => ({ input: `${t.request}.`, expected: `plugin:acme:${t.definition.name}` }));
+  const stack = await startScriptedStack({
+    sources: [
+      pluginTools(
+        "acme",
+        synthetic.map((t) => t.definition),
+      ),
+    ],
+    pool: GATEWAY_POOL,
+  });
+  const roundsFor = (sessions: number): number =>
+    Math.max(1, Math.floor(typeof options.rounds === "function" ? options.rounds(sessions) : (options.rounds ?? 1)));
   const effective = new Map<ToolSearchMode, ToolSearchMode>();
   const measured = new Map<string, Measured[]>();
   const key = (mode: ToolSearchMode, sessions: number): string => `${mode}×${sessions}`;
@@ -105,11 +116,12 @@ export async function runGatewayBench(options: GatewayOptions): Promise<GatewayR
           const turns = Math.max(sessions, options.turns(sessions));
           const run = await measure(stack, mode, sessions, turns, cases);
           measured.set(key(mode, sessions), [...(measured.get(key(mode, sessions)) ?? []), run]);
-          if (rounds <= 3) log(
-            `${rounds > 1 ? `round ${r + 1}/${rounds}: ` : ""}${mode} ×${sessions} sessions: ${run.turns} turns, ${run.turnsPerSecond.toFixed(1)} turns/s, ` +
-              `p50 ${run.latency.p50.toFixed(1)} ms, p99 ${run.latency.p99.toFixed(1)} ms, ` +
-              `provider ${run.providerMsPerTurn.toFixed(1)} ms/turn, gateway ${run.gatewayMsPerTurn.toFixed(1)} ms/turn${run.failed ? `, ${run.failed} FAILED` : ""}`,
-          );
+          if (rounds <= 3)
+            log(
+              `${rounds > 1 ? `round ${r + 1}/${rounds}: ` : ""}${mode} ×${sessions} sessions: ${run.turns} turns, ${run.turnsPerSecond.toFixed(1)} turns/s, ` +
+                `p50 ${run.latency.p50.toFixed(1)} ms, p99 ${run.latency.p99.toFixed(1)} ms, ` +
+                `provider ${run.providerMsPerTurn.toFixed(1)} ms/turn, gateway ${run.gatewayMsPerTurn.toFixed(1)} ms/turn${run.failed ? `, ${run.failed} FAILED` : ""}`,
+            );
         }
       }
     }
@@ -166,7 +178,11 @@ async function warmUp(stack: ScriptedStack, mode: ToolSearchMode, cases: Readonl
   return effective;
 }
 
-type Measured = Pick<GatewayRun, "sessions" | "turns" | "failed" | "wallMs" | "turnsPerSecond" | "latency" | "providerMsPerTurn" | "gatewayMsPerTurn"> & { latencies: number[]; providerMs: number; cpuMs: number };
+type Measured = Pick<GatewayRun, "sessions" | "turns" | "failed" | "wallMs" | "turnsPerSecond" | "latency" | "providerMsPerTurn" | "gatewayMsPerTurn"> & {
+  latencies: number[];
+  providerMs: number;
+  cpuMs: number;
+};
 
 /** One configuration's rounds as one run: turns and wall time summed, latency over every turn. */
 function merge(parts: readonly Measured[]): Omit<Measured, "latencies" | "providerMs" | "cpuMs"> {
@@ -210,7 +226,8 @@ async function measure(
       if (!turn.ok || !isExpectedTool(turn.finalTool, c.expected)) {
         failed += 1;
         // The first failures say why, so a FAILED suite can be read without a rerun.
-        if (failed <= 3) console.error(`gateway ${mode} ×${sessions}: "${c.input}" → ${turn.ok ? `called ${turn.finalTool}, expected ${c.expected}` : turn.error}`);
+        if (failed <= 3)
+          console.error(`gateway ${mode} ×${sessions}: "${c.input}" → ${turn.ok ? `called ${turn.finalTool}, expected ${c.expected}` : turn.error}`);
       }
       // The provider keeps every request body it got; drop them before they add up to gigabytes.
       if (++sinceClear >= 40) {

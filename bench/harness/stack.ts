@@ -113,7 +113,13 @@ export async function startScriptedStack(options: StackOptions): Promise<Scripte
       ...(final ? { finalTool: final.id } : {}),
       roundTrips: body.roundTrips ?? 0,
       ...(body.telemetry ? { telemetry: body.telemetry } : {}),
-      ...(ok ? {} : { error: body.error?.message ?? `status ${response.status}, turn ${body.status ?? "?"}, last call ${final ? `${final.id} ${final.ok ? "ok" : final.code}` : "none"}` }),
+      ...(ok
+        ? {}
+        : {
+            error:
+              body.error?.message ??
+              `status ${response.status}, turn ${body.status ?? "?"}, last call ${final ? `${final.id} ${final.ok ? "ok" : final.code}` : "none"}`,
+          }),
       ms,
     };
   }

@@ -16,7 +16,10 @@ export interface Distribution {
 
 /** The p-th percentile (0–100) of samples in any order, nearest-rank. */
 export function percentile(samples: readonly number[], p: number): number {
-  return nearestRank([...samples].sort((a, b) => a - b), p);
+  return nearestRank(
+    [...samples].sort((a, b) => a - b),
+    p,
+  );
 }
 
 function nearestRank(sorted: readonly number[], p: number): number {

@@ -138,7 +138,7 @@ export function trainLinear(set: ReplaySet, minSessions = 3, epochs = 8, mask: L
       let max = -Infinity;
       for (const s of scores) max = Math.max(max, s);
       let sum = 0;
-      for (let t = 0; t < scores.length; t++) sum += (scores[t] = Math.exp(scores[t]! - max));
+      for (let t = 0; t < scores.length; t++) sum += scores[t] = Math.exp(scores[t]! - max);
       for (let t = 0; t < scores.length; t++) {
         const g = (t === tool ? 1 : 0) - scores[t]! / sum;
         bias[t]! += rate * g * 0.1;

@@ -13,6 +13,11 @@ if (dataDir === undefined) {
 const args = process.argv.slice(2);
 const runs: Array<[LatencyWorkload, number]> = [];
 for (let i = 0; i + 1 < args.length; i += 2) runs.push([args[i] === "registry" ? "registry" : "seal", Number(args[i + 1])]);
-for (const [workload, tools] of runs.length > 0 ? runs : ([["seal", 4_076], ["registry", 100_000]] as const)) {
+for (const [workload, tools] of runs.length > 0
+  ? runs
+  : ([
+      ["seal", 4_076],
+      ["registry", 100_000],
+    ] as const)) {
   console.log(JSON.stringify(await measureLatency(dataDir, workload, tools)));
 }

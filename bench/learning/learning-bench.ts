@@ -72,13 +72,22 @@ export async function runLearningBench(options: { dataDir: string; quick: boolea
   const meta = metaToolSet(dataDir);
   const metaPast = shuffled(meta.past);
   // Held-out requests in a fixed shuffle: the files list them tool by tool, and a quick run scores a sample.
-  const sets: ReplaySet[] = [{ ...meta, past: metaPast, heldOut: shuffled(meta.heldOut, "held-out") }, sealSet(dataDir), liveMcpSet(dataDir)].map((s) => ({ ...s, heldOut: shuffled(s.heldOut, "held-out") }));
+  const sets: ReplaySet[] = [{ ...meta, past: metaPast, heldOut: shuffled(meta.heldOut, "held-out") }, sealSet(dataDir), liveMcpSet(dataDir)].map((s) => ({
+    ...s,
+    heldOut: shuffled(s.heldOut, "held-out"),
+  }));
   const curves: SetCurve[] = [];
   for (const set of sets) {
     const all = set.past.length;
-    const checkpoints = quick ? (set.name === "metatool" ? [0, 100, 1_000, 3_000] : [0, all]) : [...new Set([0, 100, 1_000, 10_000, all].filter((n) => n <= all))];
+    const checkpoints = quick
+      ? set.name === "metatool"
+        ? [0, 100, 1_000, 3_000]
+        : [0, all]
+      : [...new Set([0, 100, 1_000, 10_000, all].filter((n) => n <= all))];
     const evalLimit = quick ? (set.name === "metatool" ? 400 : 300) : undefined;
-    log(`${set.name}: replaying up to ${Math.max(...checkpoints)} sessions, scoring ${evalLimit ?? set.heldOut.length} held-out requests at ${checkpoints.join(", ")}`);
+    log(
+      `${set.name}: replaying up to ${Math.max(...checkpoints)} sessions, scoring ${evalLimit ?? set.heldOut.length} held-out requests at ${checkpoints.join(", ")}`,
+    );
     const points = await replayCurve(set, { checkpoints, ...(evalLimit !== undefined ? { evalLimit } : {}) });
     curves.push({
       set: set.name,
@@ -92,13 +101,22 @@ export async function runLearningBench(options: { dataDir: string; quick: boolea
   const poisoning = [await poison(meta, "agent", quick), await poison(meta, "shared", quick)];
   const cost = await measureCost({ ...meta, past: metaPast }, quick);
   const latency: LatencyRow[] = [];
-  for (const [workload, tools] of quick ? ([["registry", 10_000]] as const) : ([["seal", 4_076], ["registry", 100_000]] as const)) {
+  for (const [workload, tools] of quick
+    ? ([["registry", 10_000]] as const)
+    : ([
+        ["seal", 4_076],
+        ["registry", 100_000],
+      ] as const)) {
     const row = await measureLatency(dataDir, workload, tools);
-    log(`latency, ${workload} × ${tools}: p50 ${row.p50OffMs.toFixed(2)} ms learning off, ${row.p50OnMs.toFixed(2)} ms on, ${row.onVsMemoryBm25.toFixed(2)}× memory BM25`);
+    log(
+      `latency, ${workload} × ${tools}: p50 ${row.p50OffMs.toFixed(2)} ms learning off, ${row.p50OnMs.toFixed(2)} ms on, ${row.onVsMemoryBm25.toFixed(2)}× memory BM25`,
+    );
     latency.push(row);
   }
   const ceiling = await learningCeiling({ ...meta, past: metaPast }, DEFAULT_LEARNING.minSessions);
-  log(`ceiling, metatool: top-1 ${ceiling.allPairs.top1.toFixed(3)} with every pair, ${ceiling.countedPairs.top1.toFixed(3)} with pairs from ≥ ${ceiling.minSessions} requests, ${ceiling.linear.top1.toFixed(3)} for a linear classifier over those, ${ceiling.linearFused.top1.toFixed(3)} fused with the catalog; ${ceiling.linearWithoutRule.top1.toFixed(3)} for the classifier without the per-pair rule`);
+  log(
+    `ceiling, metatool: top-1 ${ceiling.allPairs.top1.toFixed(3)} with every pair, ${ceiling.countedPairs.top1.toFixed(3)} with pairs from ≥ ${ceiling.minSessions} requests, ${ceiling.linear.top1.toFixed(3)} for a linear classifier over those, ${ceiling.linearFused.top1.toFixed(3)} fused with the catalog; ${ceiling.linearWithoutRule.top1.toFixed(3)} for the classifier without the per-pair rule`,
+  );
   return { curves, poisoning, cost, latency, ceiling, quick };
 }
 
@@ -118,7 +136,8 @@ async function poison(set: ReplaySet, scope: "agent" | "shared", quick: boolean)
   const honestTenant = (i: number) => (scope === "agent" ? "good" : `good-${i % 50}`);
   try {
     // Honest traffic first, so that the others have something learned to lose.
-    for (let i = 0; i < (quick ? 600 : 4_000); i++) await replaySession(engine, `good-${i}`, "victim", [set.past[i % set.past.length]!], (q) => q.relevant[0]!, honestTenant(i));
+    for (let i = 0; i < (quick ? 600 : 4_000); i++)
+      await replaySession(engine, `good-${i}`, "victim", [set.past[i % set.past.length]!], (q) => q.relevant[0]!, honestTenant(i));
     await engine.learning?.flush();
     const before = await rankLists(engine, eval_, "victim", honestTenant(0));
     const wrong = "plugin:metatool:" + [...set.plugins.get("metatool")!].map((d) => d.name).sort()[0]!;

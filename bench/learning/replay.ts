@@ -68,7 +68,12 @@ export async function replaySession(
   }
 }
 
-export async function score(engine: ToolSearchEngine, queries: readonly JudgedQuery[], agentId: string, tenant?: string): Promise<Omit<CurvePoint, "sessions" | "requests" | "records" | "active">> {
+export async function score(
+  engine: ToolSearchEngine,
+  queries: readonly JudgedQuery[],
+  agentId: string,
+  tenant?: string,
+): Promise<Omit<CurvePoint, "sessions" | "requests" | "records" | "active">> {
   const run = await engine.prepareRun({ sessionId: `eval-${Math.random().toString(36).slice(2)}`, agentId, ...(tenant !== undefined ? { tenant } : {}) });
   let top1 = 0;
   let top5 = 0;

@@ -70,15 +70,24 @@ export function metaToolSet(dataDir: string): ReplaySet {
   const tools = JSON.parse(readFileSync(path.join(dataDir, "metatool/tools.json"), "utf8")) as Array<{ id: string; name: string; description: string }>;
   const docs: SearchDoc[] = tools.map((t) => ({ id: t.id, name: t.name, source: "plugin", toolset: "metatool", description: t.description ?? "", params: [] }));
   const { plugins, ids } = asPlugins(docs, () => "metatool");
-  const raw = readFileSync(path.join(dataDir, "metatool/queries.jsonl"), "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as MetaToolRaw);
+  const raw = readFileSync(path.join(dataDir, "metatool/queries.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as MetaToolRaw);
   // Single-tool requests, as the issue's figures (validate: 4,118).
-  const judged = (split: MetaToolRaw["split"]) => raw.filter((r) => r.split === split && r.multi !== true).map((r, i) => ({ id: `${split}-${i}`, query: r.query, relevant: r.ok }));
+  const judged = (split: MetaToolRaw["split"]) =>
+    raw.filter((r) => r.split === split && r.multi !== true).map((r, i) => ({ id: `${split}-${i}`, query: r.query, relevant: r.ok }));
   return { name: "metatool", plugins, past: relabel(judged("tune"), ids), heldOut: relabel(judged("validate"), ids) };
 }
 
 export function sealSet(dataDir: string): ReplaySet {
   const { plugins, ids } = asPlugins(loadSealTools(dataDir), () => "seal");
-  return { name: "seal-tools", plugins, past: relabel(loadSealQueries(dataDir, "dev"), ids), heldOut: relabel(loadSealQueries(dataDir, "test_in_domain"), ids) };
+  return {
+    name: "seal-tools",
+    plugins,
+    past: relabel(loadSealQueries(dataDir, "dev"), ids),
+    heldOut: relabel(loadSealQueries(dataDir, "test_in_domain"), ids),
+  };
 }
 
 /**
@@ -89,16 +98,30 @@ export function sealSet(dataDir: string): ReplaySet {
 export function scaledSealSet(dataDir: string, tools: number): ReplaySet & { docs: SearchDoc[] } {
   const docs = scaleCatalog(loadSealTools(dataDir), tools);
   const { plugins, ids } = asPlugins(docs, () => "seal");
-  return { name: `seal-tools×${tools}`, docs, plugins, past: relabel(loadSealQueries(dataDir, "dev"), ids), heldOut: relabel(loadSealQueries(dataDir, "test_in_domain"), ids) };
+  return {
+    name: `seal-tools×${tools}`,
+    docs,
+    plugins,
+    past: relabel(loadSealQueries(dataDir, "dev"), ids),
+    heldOut: relabel(loadSealQueries(dataDir, "test_in_domain"), ids),
+  };
 }
 
 export function liveMcpSet(dataDir: string): ReplaySet {
   const { plugins, ids } = asPlugins(loadLiveMcpTools(dataDir), (doc) => doc.toolset);
-  return { name: "livemcpbench", plugins, past: relabel(loadLiveMcpQueries(dataDir, "tune"), ids), heldOut: relabel(loadLiveMcpQueries(dataDir, "held-out"), ids) };
+  return {
+    name: "livemcpbench",
+    plugins,
+    past: relabel(loadLiveMcpQueries(dataDir, "tune"), ids),
+    heldOut: relabel(loadLiveMcpQueries(dataDir, "held-out"), ids),
+  };
 }
 
 /** A fixed shuffle (by a hash of the request), so every run replays the same order. */
 export function shuffled<T extends { query: string }>(items: readonly T[], salt = ""): T[] {
   const key = (q: T) => createHash("sha256").update(salt).update(q.query).digest("hex");
-  return [...items].map((q) => ({ q, k: key(q) })).sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0)).map((x) => x.q);
+  return [...items]
+    .map((q) => ({ q, k: key(q) }))
+    .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
+    .map((x) => x.q);
 }

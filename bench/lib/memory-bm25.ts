@@ -38,7 +38,10 @@ export function memoryBm25(
     return [...scores].sort((x, y) => y[1] - x[1]);
   };
   return {
-    search: (query, limit) => scoresOf(query).slice(0, limit).map(([doc]) => docs[doc]!.id),
+    search: (query, limit) =>
+      scoresOf(query)
+        .slice(0, limit)
+        .map(([doc]) => docs[doc]!.id),
     /** Every matching doc with its score, best first: the oracle of test/search/bm25f.property.test.ts. */
     scored: (query) => scoresOf(query).map(([doc, score]) => ({ id: docs[doc]!.id, score })),
   };

@@ -52,7 +52,9 @@ function configFolder(): string {
 }
 
 async function startServer(dir: string): Promise<{ url: string; pid: number; stderr: () => string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [cli, "mcp", "--config", path.join(dir, "toolsearch.config.json5"), "--http", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [cli, "mcp", "--config", path.join(dir, "toolsearch.config.json5"), "--http", "0"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -100,7 +102,12 @@ function call(
 }
 
 async function openSession(url: string): Promise<string> {
-  const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } };
+  const init = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+  };
   const response = await call(url, "POST", HEADERS, init);
   const sessionId = response.headers["mcp-session-id"];
   if (typeof sessionId !== "string") throw new Error(`initialize answered ${response.status}: ${response.text}`);
@@ -111,11 +118,22 @@ async function openSession(url: string): Promise<string> {
 /** One batch POSTed on a raw socket that is then never read. */
 function nonReadingBatch(url: string, sessionId: string): Promise<Socket> {
   const target = new URL(url);
-  const calls = Array.from({ length: batch }, (_, i) => ({ jsonrpc: "2.0", id: i + 1, method: "tools/call", params: { name: "tool_call", arguments: { id: "plugin:blob:big_answer", args: {} } } }));
+  const calls = Array.from({ length: batch }, (_, i) => ({
+    jsonrpc: "2.0",
+    id: i + 1,
+    method: "tools/call",
+    params: { name: "tool_call", arguments: { id: "plugin:blob:big_answer", args: {} } },
+  }));
   const body = JSON.stringify(calls);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(target.port), target.hostname, () => {
-      const head = [`POST ${target.pathname} HTTP/1.1`, `host: ${target.host}`, `content-length: ${Buffer.byteLength(body)}`, `mcp-session-id: ${sessionId}`, ...Object.entries(HEADERS).map(([k, v]) => `${k}: ${v}`)];
+      const head = [
+        `POST ${target.pathname} HTTP/1.1`,
+        `host: ${target.host}`,
+        `content-length: ${Buffer.byteLength(body)}`,
+        `mcp-session-id: ${sessionId}`,
+        ...Object.entries(HEADERS).map(([k, v]) => `${k}: ${v}`),
+      ];
       socket.write(`${head.join("\r\n")}\r\n\r\n${body}`);
       socket.pause();
       socket.on("error", () => {});

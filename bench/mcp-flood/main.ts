@@ -126,10 +126,14 @@ async function main(): Promise<void> {
     console.error(JSON.stringify(result));
     results.push(result);
   }
-  console.log("| minRelistIntervalMs | parent CPU s | server CPU s | runs | prepareRun+search p50 ms | p99 ms | service p50 ms | max loop stall ms | tools/list answered | list changes |");
+  console.log(
+    "| minRelistIntervalMs | parent CPU s | server CPU s | runs | prepareRun+search p50 ms | p99 ms | service p50 ms | max loop stall ms | tools/list answered | list changes |",
+  );
   console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of results) {
-    console.log(`| ${r.minRelistIntervalMs} | ${r.parentCpuSeconds} | ${r.serverCpuSeconds ?? "?"} | ${r.runs} | ${r.p50Ms} | ${r.p99Ms} | ${r.serviceP50Ms} | ${r.maxLoopStallMs} | ${r.listsAnswered ?? "?"} | ${r.listChanges} |`);
+    console.log(
+      `| ${r.minRelistIntervalMs} | ${r.parentCpuSeconds} | ${r.serverCpuSeconds ?? "?"} | ${r.runs} | ${r.p50Ms} | ${r.p99Ms} | ${r.serviceP50Ms} | ${r.maxLoopStallMs} | ${r.listsAnswered ?? "?"} | ${r.listChanges} |`,
+    );
   }
 }
 

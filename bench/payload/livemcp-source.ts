@@ -42,7 +42,11 @@ export function loadLiveMcpServers(dataDir: string): McpServerTools[] {
       const limits = { maxDescriptionChars: DEFAULT_MCP_OPTIONS.maxDescriptionChars, maxSchemaBytes: DEFAULT_MCP_OPTIONS.maxSchemaBytes };
       const tools = raw.map((tool) =>
         mapTool(
-          { name: tool.name, ...(tool.description ? { description: tool.description } : {}), inputSchema: (tool.inputSchema ?? { type: "object" }) as Tool["inputSchema"] },
+          {
+            name: tool.name,
+            ...(tool.description ? { description: tool.description } : {}),
+            inputSchema: (tool.inputSchema ?? { type: "object" }) as Tool["inputSchema"],
+          },
           names.get(tool.name)!,
           limits,
           async (original, args) => ({ content: [{ type: "text", text: `${name}/${original} ran with ${JSON.stringify(args)}` }] }),

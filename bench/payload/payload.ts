@@ -107,7 +107,20 @@ export async function runPayloadBench(options: PayloadOptions): Promise<PayloadR
   const measureSize = async (n: number): Promise<CatalogPayload> => {
     let payload = bySize.get(n);
     if (!payload) {
-      payload = await measureCatalog(`synthetic-${n}`, "synthetic", [pluginTools("acme", syntheticTools(n).map((t) => t.definition))], SYNTHETIC_REQUEST, n, log, problems);
+      payload = await measureCatalog(
+        `synthetic-${n}`,
+        "synthetic",
+        [
+          pluginTools(
+            "acme",
+            syntheticTools(n).map((t) => t.definition),
+          ),
+        ],
+        SYNTHETIC_REQUEST,
+        n,
+        log,
+        problems,
+      );
       bySize.set(n, payload);
     }
     return payload;

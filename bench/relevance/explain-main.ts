@@ -27,7 +27,9 @@ function words(step: ListStep): string {
   const bm25f = step.bm25f;
   if (bm25f === undefined) return "";
   const parts = bm25f.words.map((w) => {
-    const fields = Object.entries(w.fields).filter(([, s]) => s > 0).map(([f, s]) => `${f} ${fixed(s)}`);
+    const fields = Object.entries(w.fields)
+      .filter(([, s]) => s > 0)
+      .map(([f, s]) => `${f} ${fixed(s)}`);
     return `${w.word === w.term ? w.word : `${w.word}→${w.term}`} ${fixed(w.score)} (${fields.join(", ")})`;
   });
   return `${parts.join(" + ")} = ${fixed(bm25f.sum)} × coord ${fixed(bm25f.coordination)} × name ${fixed(bm25f.namePrecision)} = ${fixed(bm25f.score)}`;
@@ -36,9 +38,12 @@ function words(step: ListStep): string {
 function print(query: string, hits: readonly DetailedHit[], relevant: ReadonlySet<string>): void {
   console.log(`\n${JSON.stringify(query)}`);
   hits.forEach((hit, i) => {
-    console.log(`${String(i + 1).padStart(3)}.${relevant.has(hit.id) ? "*" : " "} ${hit.id}  ${fixed(hit.score)}  [${hit.detail.steps.map((s) => s.label).join(" | ")}]`);
+    console.log(
+      `${String(i + 1).padStart(3)}.${relevant.has(hit.id) ? "*" : " "} ${hit.id}  ${fixed(hit.score)}  [${hit.detail.steps.map((s) => s.label).join(" | ")}]`,
+    );
     for (const step of hit.detail.steps) {
-      if ((step.step === "whole" || step.step === "clause") && step.bm25f !== undefined) console.log(`        ${step.step === "whole" ? "whole" : `clause ${step.clause}`}: ${words(step)}`);
+      if ((step.step === "whole" || step.step === "clause") && step.bm25f !== undefined)
+        console.log(`        ${step.step === "whole" ? "whole" : `clause ${step.clause}`}: ${words(step)}`);
     }
   });
 }
@@ -47,7 +52,9 @@ const [setName, ...rest] = process.argv.slice(2);
 const dataDir = sharedDataDir();
 const load = setName === undefined ? undefined : SETS[setName];
 if (load === undefined || dataDir === undefined) {
-  console.error(dataDir === undefined ? "explain: no shared data (../shared/data or $TOOLSEARCH_DATA)" : `explain: SET is one of ${Object.keys(SETS).join(", ")}`);
+  console.error(
+    dataDir === undefined ? "explain: no shared data (../shared/data or $TOOLSEARCH_DATA)" : `explain: SET is one of ${Object.keys(SETS).join(", ")}`,
+  );
   process.exit(2);
 }
 const set = load(dataDir);

@@ -38,7 +38,17 @@ import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js"
 import type { Progress } from "../harness/progress.js";
 import { ratio, round } from "../harness/stats.js";
 
-export const SPLITS = ["dev-queries-all", "dev-queries", "dev-queries-held-out", "dev", "test_in_domain", "dev-multi-step", "test_in_domain-multi-step", "tune", "validate"] as const;
+export const SPLITS = [
+  "dev-queries-all",
+  "dev-queries",
+  "dev-queries-held-out",
+  "dev",
+  "test_in_domain",
+  "dev-multi-step",
+  "test_in_domain-multi-step",
+  "tune",
+  "validate",
+] as const;
 export type SplitName = (typeof SPLITS)[number];
 
 /** The shared metrics of bench/lib/relevance.ts, rounded for JSON. */
@@ -213,7 +223,12 @@ export async function runRelevanceBench(options: RelevanceOptions): Promise<Rele
       for (const r of rankers) r.close?.();
     }
   }
-  if (Object.keys(indexMs).length > 0) log(`index build on Seal-Tools (${sealDocs.length} tools): ${Object.entries(indexMs).map(([k, v]) => `${k} ${v} ms`).join(", ")}`);
+  if (Object.keys(indexMs).length > 0)
+    log(
+      `index build on Seal-Tools (${sealDocs.length} tools): ${Object.entries(indexMs)
+        .map(([k, v]) => `${k} ${v} ms`)
+        .join(", ")}`,
+    );
   const summary = summarize(splits);
   log(formatSummary(summary));
   return { dataset: "seal-tools+livemcpbench+metatool", tools: sealDocs.length, indexMs, splits, summary };
@@ -248,9 +263,7 @@ export function summarize(splits: readonly SplitResult[]): RelevanceSummary {
       mean[role][name] = { top1: avg((m) => m.top1), top5: avg((m) => m.top5) };
     }
   }
-  const belowBaseline = rows
-    .filter((r) => (r.rankers[DEFAULT_RANKER]?.top1 ?? 0) < (r.rankers[BASELINE_NAME]?.top1 ?? 0))
-    .map((r) => r.set);
+  const belowBaseline = rows.filter((r) => (r.rankers[DEFAULT_RANKER]?.top1 ?? 0) < (r.rankers[BASELINE_NAME]?.top1 ?? 0)).map((r) => r.set);
   return { rows, mean, belowBaseline };
 }
 
@@ -261,8 +274,13 @@ export function formatSummary(summary: RelevanceSummary): string {
   const width = Math.max(...cols.map((c) => c.length), 13);
   const cell = (m: { top1: number; top5: number } | undefined) => (m === undefined ? "-" : `${m.top1.toFixed(3)}/${m.top5.toFixed(3)}`).padStart(width);
   const head = `  ${"top-1/hit@5".padEnd(24)} ${cols.map((c) => c.padStart(width)).join(" ")}`;
-  const lines = names.map((n) => `  ${n.padEnd(24)} ${[...summary.rows.map((r) => r.rankers[n]), summary.mean.dev[n], summary.mean["held-out"][n]].map(cell).join(" ")}`);
-  const below = summary.belowBaseline.length === 0 ? "default above plain BM25 top-1 on every set" : `default BELOW plain BM25 top-1 on: ${summary.belowBaseline.join(", ")}`;
+  const lines = names.map(
+    (n) => `  ${n.padEnd(24)} ${[...summary.rows.map((r) => r.rankers[n]), summary.mean.dev[n], summary.mean["held-out"][n]].map(cell).join(" ")}`,
+  );
+  const below =
+    summary.belowBaseline.length === 0
+      ? "default above plain BM25 top-1 on every set"
+      : `default BELOW plain BM25 top-1 on: ${summary.belowBaseline.join(", ")}`;
   return ["summary (* held out)", head, ...lines, `  ${below}`].join("\n");
 }
 

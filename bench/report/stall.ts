@@ -7,7 +7,9 @@ const msf = (v: number | null | undefined): string =>
   v === undefined || v === null || !Number.isFinite(v) ? "–" : v >= 100 ? Math.round(v).toLocaleString("en-US") : v >= 10 ? v.toFixed(1) : v.toFixed(2);
 
 function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  return [`| ${header.join(" | ")} |`, `|${header.map((_, i) => (i === 0 ? ":---" : "---:")).join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join("\n");
+  return [`| ${header.join(" | ")} |`, `|${header.map((_, i) => (i === 0 ? ":---" : "---:")).join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join(
+    "\n",
+  );
 }
 
 /** "met" or how many times over the goal. */
@@ -82,7 +84,22 @@ function amplifyLines(r: StallResult): string[] {
       `(MB = 10⁶ bytes). The loop and /healthz figures are what every other session of the process sees. Goals: growth ≤ ${amplifyRssPerTurnMB} MB a turn, loop max ≤ ${maxStallMs} ms.`,
     "",
     table(
-      ["turns", "outcomes", "provider requests", "largest request", "turn p50 / max ms", "RSS growth a turn, max MB", "per turn MB", "retained after GC MB", "loop max ms", "loop p99 ms", "healthz max ms", "healthz p99 ms", `growth ≤ ${amplifyRssPerTurnMB} MB`, `max ≤ ${maxStallMs} ms`],
+      [
+        "turns",
+        "outcomes",
+        "provider requests",
+        "largest request",
+        "turn p50 / max ms",
+        "RSS growth a turn, max MB",
+        "per turn MB",
+        "retained after GC MB",
+        "loop max ms",
+        "loop p99 ms",
+        "healthz max ms",
+        "healthz p99 ms",
+        `growth ≤ ${amplifyRssPerTurnMB} MB`,
+        `max ≤ ${maxStallMs} ms`,
+      ],
       [
         [
           int(a.turns),
@@ -122,7 +139,19 @@ function memoryLines(r: StallResult): string[] {
     "",
     table(
       ["runs", "heap before MB", "heap after MB", "growth MB", "KB a run", "curve (runs: MB)", "run p50 / p99 ms", "outcomes", "goal"],
-      [[int(m.runs), msf(m.heapBeforeMB), msf(m.heapAfterMB), msf(m.growthMB), msf(m.perRunKB), m.curve.map((c) => `${int(c.runs)}: ${c.heapMB}`).join(", "), `${msf(m.runMs.p50)} / ${msf(m.runMs.p99)}`, outcomesCell(m.outcomes), judged]],
+      [
+        [
+          int(m.runs),
+          msf(m.heapBeforeMB),
+          msf(m.heapAfterMB),
+          msf(m.growthMB),
+          msf(m.perRunKB),
+          m.curve.map((c) => `${int(c.runs)}: ${c.heapMB}`).join(", "),
+          `${msf(m.runMs.p50)} / ${msf(m.runMs.p99)}`,
+          outcomesCell(m.outcomes),
+          judged,
+        ],
+      ],
     ),
   ];
 }
@@ -138,14 +167,35 @@ function floodLines(r: StallResult): string[] {
       `(CPU of relisting alone); then both. CPU is the gateway process's. "tools listed" is the catalog size the gateway ended with (an MCP source keeps at most its \`maxTools\`, 5,000 by default).`,
     "",
     table(
-      ["phase", "runs", "run p50 ms", "run p99 ms", "loop max ms", "loop p99 ms", "healthz max ms", "healthz p99 ms", "CPU ms / wall ms", "tools listed", `max ≤ ${goal} ms`],
+      [
+        "phase",
+        "runs",
+        "run p50 ms",
+        "run p99 ms",
+        "loop max ms",
+        "loop p99 ms",
+        "healthz max ms",
+        "healthz p99 ms",
+        "CPU ms / wall ms",
+        "tools listed",
+        `max ≤ ${goal} ms`,
+      ],
       (
         [
           ["quiet (baseline)", f.quiet],
           [`list_changed every ${f.intervalMs} ms, no runs`, f.floodIdle],
           [`list_changed every ${f.intervalMs} ms`, f.flood],
         ] as const
-      ).map(([name, p]) => [name, int(p.runs), p.runs ? msf(p.runMs.p50) : "–", p.runs ? msf(p.runMs.p99) : "–", ...windowCells(p.window), `${int(p.cpuMs)} / ${int(p.window.wallMs)}`, int(p.catalogTools), verdict(p.window.loopMaxMs, goal)]),
+      ).map(([name, p]) => [
+        name,
+        int(p.runs),
+        p.runs ? msf(p.runMs.p50) : "–",
+        p.runs ? msf(p.runMs.p99) : "–",
+        ...windowCells(p.window),
+        `${int(p.cpuMs)} / ${int(p.window.wallMs)}`,
+        int(p.catalogTools),
+        verdict(p.window.loopMaxMs, goal),
+      ]),
     ),
   ];
 }
@@ -168,9 +218,32 @@ function tenantFloodLines(r: StallResult): string[] {
       `Latency is the quiet tenant's round trip over HTTP. Goal: its p99 under the flood ≤ ${t.goal}× its idle p99.`,
     "",
     table(
-      ["phase", "quiet calls", "p50 ms", "p99 ms", "max ms", "quiet outcomes", "flooder outcomes", "loop max ms", "loop p99 ms", "healthz max ms", "healthz p99 ms", `p99 ≤ ${t.goal}× idle`],
       [
-        ["quiet tenant alone (baseline)", int(t.idle.calls), msf(t.idle.latencyMs.p50), msf(t.idle.latencyMs.p99), msf(t.idle.latencyMs.max), outcomes(t.idle.outcomes), "–", ...windowCells(t.idle.window), "–"],
+        "phase",
+        "quiet calls",
+        "p50 ms",
+        "p99 ms",
+        "max ms",
+        "quiet outcomes",
+        "flooder outcomes",
+        "loop max ms",
+        "loop p99 ms",
+        "healthz max ms",
+        "healthz p99 ms",
+        `p99 ≤ ${t.goal}× idle`,
+      ],
+      [
+        [
+          "quiet tenant alone (baseline)",
+          int(t.idle.calls),
+          msf(t.idle.latencyMs.p50),
+          msf(t.idle.latencyMs.p99),
+          msf(t.idle.latencyMs.max),
+          outcomes(t.idle.outcomes),
+          "–",
+          ...windowCells(t.idle.window),
+          "–",
+        ],
         [
           `flooding tenant: ${int(t.floodBodies)} ${t.hold === "cpu" ? "busy" : "sleeping"} bodies in flight`,
           int(t.flood.calls),
@@ -196,18 +269,44 @@ export function stallSummaryRows(r: StallResult): string[][] {
     `${msf(r.idle.loopMaxMs)} ms idle; goal ≤ ${goal} ms`,
     verdict(k.window.loopMaxMs, goal),
   ]);
-  if (r.memory) rows.push([`heap growth over ${int(r.memory.runs)} runs with distinct client schemas`, `${msf(r.memory.growthMB)} MB`, `goal ≤ ${r.goals.heapGrowthMB} MB over ${int(r.goals.heapGrowthRuns)} runs`, memoryVerdict(r)]);
+  if (r.memory)
+    rows.push([
+      `heap growth over ${int(r.memory.runs)} runs with distinct client schemas`,
+      `${msf(r.memory.growthMB)} MB`,
+      `goal ≤ ${r.goals.heapGrowthMB} MB over ${int(r.goals.heapGrowthRuns)} runs`,
+      memoryVerdict(r),
+    ]);
   if (r.amplify) {
     const what = `${r.amplify.calls} calls of a ${mib(r.amplify.resultBytes)} tool every trip`;
-    rows.push([`RSS growth per turn, provider answering ${what}`, `${msf(r.amplify.maxGrowthMB)} MB`, `goal ≤ ${r.goals.amplifyRssPerTurnMB} MB`, verdict(r.amplify.maxGrowthMB, r.goals.amplifyRssPerTurnMB)]);
-    rows.push([`bystanders' max event-loop stall, provider answering ${what}`, `${msf(r.amplify.window.loopMaxMs)} ms`, `${msf(r.idle.loopMaxMs)} ms idle; goal ≤ ${goal} ms`, verdict(r.amplify.window.loopMaxMs, goal)]);
+    rows.push([
+      `RSS growth per turn, provider answering ${what}`,
+      `${msf(r.amplify.maxGrowthMB)} MB`,
+      `goal ≤ ${r.goals.amplifyRssPerTurnMB} MB`,
+      verdict(r.amplify.maxGrowthMB, r.goals.amplifyRssPerTurnMB),
+    ]);
+    rows.push([
+      `bystanders' max event-loop stall, provider answering ${what}`,
+      `${msf(r.amplify.window.loopMaxMs)} ms`,
+      `${msf(r.idle.loopMaxMs)} ms idle; goal ≤ ${goal} ms`,
+      verdict(r.amplify.window.loopMaxMs, goal),
+    ]);
   }
   if (r.flood && !("skipped" in r.flood)) {
-    rows.push([`prepareRun + search p99 under list_changed every ${r.flood.intervalMs} ms`, `${msf(r.flood.flood.runMs.p99)} ms`, `${msf(r.flood.quiet.runMs.p99)} ms quiet`, `${(r.flood.flood.runMs.p99 / r.flood.quiet.runMs.p99).toFixed(1)}×`]);
+    rows.push([
+      `prepareRun + search p99 under list_changed every ${r.flood.intervalMs} ms`,
+      `${msf(r.flood.flood.runMs.p99)} ms`,
+      `${msf(r.flood.quiet.runMs.p99)} ms quiet`,
+      `${(r.flood.flood.runMs.p99 / r.flood.quiet.runMs.p99).toFixed(1)}×`,
+    ]);
   }
   if (r.tenantFlood && !("skipped" in r.tenantFlood)) {
     const t = r.tenantFlood;
-    rows.push([`quiet tenant's code call p99 while another floods the pool (${int(t.floodBodies)} bodies)`, `${msf(t.flood.latencyMs.p99)} ms`, `${msf(t.idle.latencyMs.p99)} ms alone; goal ≤ ${t.goal}×`, ratioVerdict(t.p99Ratio, t.goal)]);
+    rows.push([
+      `quiet tenant's code call p99 while another floods the pool (${int(t.floodBodies)} bodies)`,
+      `${msf(t.flood.latencyMs.p99)} ms`,
+      `${msf(t.idle.latencyMs.p99)} ms alone; goal ≤ ${t.goal}×`,
+      ratioVerdict(t.p99Ratio, t.goal),
+    ]);
   }
   return rows;
 }
@@ -216,7 +315,10 @@ export function stallSummaryRows(r: StallResult): string[][] {
 export function stallHeadline(r: StallResult): string {
   const worst = [...r.kinds].sort((a, b) => b.window.loopMaxMs - a.window.loopMaxMs)[0];
   const parts = [`idle ${msf(r.idle.loopMaxMs)} ms`];
-  if (worst) parts.push(`worst ${msf(worst.window.loopMaxMs)} ms (${worst.kind}${worst.capped ? `, capped at ${int(worst.size)} of ${int(worst.target)} ${worst.unit}` : ""})`);
+  if (worst)
+    parts.push(
+      `worst ${msf(worst.window.loopMaxMs)} ms (${worst.kind}${worst.capped ? `, capped at ${int(worst.size)} of ${int(worst.target)} ${worst.unit}` : ""})`,
+    );
   const met = r.kinds.filter((k) => k.window.loopMaxMs <= r.goals.maxStallMs).length;
   const memory = r.memory ? `; heap +${msf(r.memory.growthMB)} MB over ${int(r.memory.runs)} runs with distinct client schemas` : "";
   return `Event-loop stalls under hostile input: ${parts.join(", ")}; ${met} of ${r.kinds.length} inputs within ${r.goals.maxStallMs} ms${memory}.`;

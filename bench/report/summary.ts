@@ -9,16 +9,15 @@ const MODES: readonly ToolSearchMode[] = ["direct", "code", "tools", "directory"
 const int = (n: number): string => Math.round(n).toLocaleString("en-US");
 const x = (r: number): string => (Number.isFinite(r) ? `${r >= 10 ? r.toFixed(1) : r >= 0.1 ? r.toFixed(2) : r.toPrecision(2)}×` : "–");
 const pct = (r: number): string => (Number.isFinite(r) ? `${Math.round(r * 100)}%` : "–");
-const msf = (v: number | undefined): string => (v === undefined || !Number.isFinite(v) ? "–" : v >= 100 ? Math.round(v).toLocaleString("en-US") : v >= 10 ? v.toFixed(1) : v.toFixed(2));
+const msf = (v: number | undefined): string =>
+  v === undefined || !Number.isFinite(v) ? "–" : v >= 100 ? Math.round(v).toLocaleString("en-US") : v >= 10 ? v.toFixed(1) : v.toFixed(2);
 const f3 = (v: number): string => v.toFixed(3);
 
 function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>, align?: readonly ("l" | "r")[]): string {
   const a = align ?? header.map((_, i) => (i === 0 ? "l" : "r"));
-  return [
-    `| ${header.join(" | ")} |`,
-    `|${a.map((side) => (side === "l" ? ":---" : "---:")).join("|")}|`,
-    ...rows.map((r) => `| ${r.join(" | ")} |`),
-  ].join("\n");
+  return [`| ${header.join(" | ")} |`, `|${a.map((side) => (side === "l" ? ":---" : "---:")).join("|")}|`, ...rows.map((r) => `| ${r.join(" | ")} |`)].join(
+    "\n",
+  );
 }
 
 function statusLine(name: SuiteName, outcome: SuiteOutcome<unknown> | undefined): string {
@@ -44,7 +43,12 @@ export function summaryTable(results: BenchResults): string {
       for (const mode of ["code", "tools"] as const) {
         const p = c.modes.find((m) => m.requested === mode);
         if (!p) continue;
-        rows.push([`first request, ${label}, ${mode} mode`, `${bytes(p.firstRequestBytes)} (${int(p.firstRequestTokens)} tokens)`, `${bytes(direct.firstRequestBytes)} (${int(direct.firstRequestTokens)} tokens), direct`, x(p.firstRequestRatio)]);
+        rows.push([
+          `first request, ${label}, ${mode} mode`,
+          `${bytes(p.firstRequestBytes)} (${int(p.firstRequestTokens)} tokens)`,
+          `${bytes(direct.firstRequestBytes)} (${int(direct.firstRequestTokens)} tokens), direct`,
+          x(p.firstRequestRatio),
+        ]);
       }
       const code = c.modes.find((m) => m.requested === "code");
       if (code) rows.push([`whole turn, ${label}, code mode`, bytes(code.turnBytes), `${bytes(direct.turnBytes)}, direct`, x(code.turnRatio)]);
@@ -65,7 +69,12 @@ export function summaryTable(results: BenchResults): string {
     ]);
     for (const t of o.throughput) {
       const r = code.ratios.find((rr) => rr.size === t.size)!;
-      rows.push([`code-mode bodies/s, pool of ${t.size}`, msf(t.pool.perSecond), `${msf(t.noPrefork.perSecond)} child per body; ${msf(t.bare.perSecond)} bare spawns (floor)`, `${x(r.poolVsNoPrefork)}; ${pct(r.poolVsFloor)} of floor`]);
+      rows.push([
+        `code-mode bodies/s, pool of ${t.size}`,
+        msf(t.pool.perSecond),
+        `${msf(t.noPrefork.perSecond)} child per body; ${msf(t.bare.perSecond)} bare spawns (floor)`,
+        `${x(r.poolVsNoPrefork)}; ${pct(r.poolVsFloor)} of floor`,
+      ]);
     }
   }
   const search = resultOf(results.suites.search);
@@ -73,20 +82,35 @@ export function summaryTable(results: BenchResults): string {
     for (const r of search.fts5VsMinisearch) {
       const f = search.output.sizes.find((s) => s.tools === r.tools && s.backend === "fts5")!;
       const m = search.output.sizes.find((s) => s.tools === r.tools && s.backend === "minisearch")!;
-      rows.push([`search p50 / p99, ${int(r.tools)} tools, fts5`, `${f3(f.p50Ms)} / ${f3(f.p99Ms)} ms`, `${f3(m.p50Ms)} / ${f3(m.p99Ms)} ms, minisearch`, `${x(r.p50Ratio)} / ${x(r.p99Ratio)}`]);
+      rows.push([
+        `search p50 / p99, ${int(r.tools)} tools, fts5`,
+        `${f3(f.p50Ms)} / ${f3(f.p99Ms)} ms`,
+        `${f3(m.p50Ms)} / ${f3(m.p99Ms)} ms, minisearch`,
+        `${x(r.p50Ratio)} / ${x(r.p99Ratio)}`,
+      ]);
     }
   }
   const natural = search?.output.natural ?? [];
   const memory = natural.find((r) => r.ranker === "memory-bm25");
   for (const r of memory ? natural.filter((n) => n !== memory) : []) {
-    rows.push([`search p50 / p99, ${int(r.tools)} tools, natural-language requests, ${r.ranker}`, `${f3(r.p50Ms)} / ${f3(r.p99Ms)} ms`, `${f3(memory!.p50Ms)} / ${f3(memory!.p99Ms)} ms, in-memory BM25`, x(r.p50VsMemoryBm25)]);
+    rows.push([
+      `search p50 / p99, ${int(r.tools)} tools, natural-language requests, ${r.ranker}`,
+      `${f3(r.p50Ms)} / ${f3(r.p99Ms)} ms`,
+      `${f3(memory!.p50Ms)} / ${f3(memory!.p99Ms)} ms, in-memory BM25`,
+      x(r.p50VsMemoryBm25),
+    ]);
   }
   const relevance = resultOf(results.suites.relevance);
   if (relevance) {
     for (const split of relevance.splits) {
       const base = split.rankers.find((r) => r.kind === "baseline")!;
       for (const r of split.rankers.filter((rr) => rr.kind === "backend")) {
-        rows.push([`${split.dataset} ${split.split} R@5 / nDCG@10, ${r.ranker}`, `${f3(r.metrics.recallAt5)} / ${f3(r.metrics.ndcgAt10)}`, `${f3(base.metrics.recallAt5)} / ${f3(base.metrics.ndcgAt10)}, plain BM25`, `${x(r.vsBaseline.recallAt5)} / ${x(r.vsBaseline.ndcgAt10)}`]);
+        rows.push([
+          `${split.dataset} ${split.split} R@5 / nDCG@10, ${r.ranker}`,
+          `${f3(r.metrics.recallAt5)} / ${f3(r.metrics.ndcgAt10)}`,
+          `${f3(base.metrics.recallAt5)} / ${f3(base.metrics.ndcgAt10)}, plain BM25`,
+          `${x(r.vsBaseline.recallAt5)} / ${x(r.vsBaseline.ndcgAt10)}`,
+        ]);
       }
     }
   }
@@ -95,7 +119,12 @@ export function summaryTable(results: BenchResults): string {
     for (const r of gateway.runs.filter((rr) => rr.mode !== "direct")) {
       const d = gateway.runs.find((rr) => rr.mode === "direct" && rr.sessions === r.sessions);
       if (!d) continue;
-      rows.push([`gateway turns/s, ${int(gateway.catalogTools)} tools, ${r.sessions} session${r.sessions === 1 ? "" : "s"}, ${r.mode}`, r.turnsPerSecond.toFixed(1), `${d.turnsPerSecond.toFixed(1)}, direct`, x(r.throughputRatio)]);
+      rows.push([
+        `gateway turns/s, ${int(gateway.catalogTools)} tools, ${r.sessions} session${r.sessions === 1 ? "" : "s"}, ${r.mode}`,
+        r.turnsPerSecond.toFixed(1),
+        `${d.turnsPerSecond.toFixed(1)}, direct`,
+        x(r.throughputRatio),
+      ]);
     }
   }
   const stall = resultOf(results.suites.stall);
@@ -156,7 +185,9 @@ export function headline(results: BenchResults): string[] {
   if (gateway) {
     const most = Math.max(...gateway.runs.map((r) => r.sessions));
     const rows = gateway.runs.filter((r) => r.sessions === most);
-    lines.push(`Gateway (${int(gateway.catalogTools)} tools, ${most} sessions): ${rows.map((r) => `${r.mode} ${r.turnsPerSecond.toFixed(1)} turns/s`).join(", ")}.`);
+    lines.push(
+      `Gateway (${int(gateway.catalogTools)} tools, ${most} sessions): ${rows.map((r) => `${r.mode} ${r.turnsPerSecond.toFixed(1)} turns/s`).join(", ")}.`,
+    );
   }
   const stall = resultOf(results.suites.stall);
   if (stall) lines.push(stallHeadline(stall));
@@ -164,7 +195,9 @@ export function headline(results: BenchResults): string[] {
   if (learning) {
     const curves = learning.curves.map((c) => `${c.set} ${c.points.map((p) => `${int(p.sessions)}→${f3(p.top1)}`).join(" ")}`);
     const poison = learning.poisoning.map((p) => `${p.scope} scope ${p.othersChanged} of others' lists changed`);
-    lines.push(`Learning (held-out top-1 after N replayed sessions): ${curves.join("; ")}; poisoning: ${poison.join(", ")}; search p50 ${(learning.cost.p50OffUs / 1000).toFixed(2)} → ${(learning.cost.p50OnUs / 1000).toFixed(2)} ms with learning.`);
+    lines.push(
+      `Learning (held-out top-1 after N replayed sessions): ${curves.join("; ")}; poisoning: ${poison.join(", ")}; search p50 ${(learning.cost.p50OffUs / 1000).toFixed(2)} → ${(learning.cost.p50OnUs / 1000).toFixed(2)} ms with learning.`,
+    );
   }
   return lines;
 }
@@ -211,7 +244,9 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
           ...MODES.map((mode) => {
             const p = c.modes.find((mm) => mm.requested === mode);
             if (!p) return "–";
-            return mode === "direct" ? `${int(p.firstRequestBytes)} (${int(p.firstRequestTokens)})` : `${int(p.firstRequestBytes)} (${x(p.firstRequestRatio)})${p.mode !== mode ? ` [ran as ${p.mode}]` : ""}`;
+            return mode === "direct"
+              ? `${int(p.firstRequestBytes)} (${int(p.firstRequestTokens)})`
+              : `${int(p.firstRequestBytes)} (${x(p.firstRequestRatio)})${p.mode !== mode ? ` [ran as ${p.mode}]` : ""}`;
           }),
         ]),
       ),
@@ -231,11 +266,19 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
       ),
     );
     if (payload.crossover) {
-      out.push("", `Crossover (smallest generated catalog, searched over ${payload.crossover.searched[0]}–${int(payload.crossover.searched[1])} tools, where the mode sends fewer bytes than direct):`, "");
+      out.push(
+        "",
+        `Crossover (smallest generated catalog, searched over ${payload.crossover.searched[0]}–${int(payload.crossover.searched[1])} tools, where the mode sends fewer bytes than direct):`,
+        "",
+      );
       out.push(
         table(
           ["mode", "whole turn from", "first request from"],
-          payload.crossover.byMode.map((c) => [c.mode, c.turnBytes === null ? "never" : `${int(c.turnBytes)} tools`, c.firstRequestBytes === null ? "never" : `${int(c.firstRequestBytes)} tools`]),
+          payload.crossover.byMode.map((c) => [
+            c.mode,
+            c.turnBytes === null ? "never" : `${int(c.turnBytes)} tools`,
+            c.firstRequestBytes === null ? "never" : `${int(c.firstRequestBytes)} tools`,
+          ]),
         ),
       );
     }
@@ -248,7 +291,15 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
   if (code) {
     const o = code.output;
     out.push("", `${level} Code-mode sandbox`, "");
-    out.push(`From \`${code.command}\`. Sandbox layers: ${Object.entries(o.layers ?? {}).filter(([, on]) => on).map(([k]) => k).join(", ") || "none reported"}.`, "");
+    out.push(
+      `From \`${code.command}\`. Sandbox layers: ${
+        Object.entries(o.layers ?? {})
+          .filter(([, on]) => on)
+          .map(([k]) => k)
+          .join(", ") || "none reported"
+      }.`,
+      "",
+    );
     const lat: Array<[string, { p50: number; p90?: number; p99: number; n: number } | undefined]> = [
       ["bare `node -e 0` spawn → exit (floor)", o.bareSpawnMs],
       ["sandbox child spawn → ready", o.spawnToReadyMs],
@@ -293,7 +344,10 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
   if (search) {
     const o = search.output;
     out.push("", `${level} Search`, "");
-    out.push(`From \`${search.command}\`: ${o.queries} queries × ${o.rounds} rounds, ${o.limit} hits, toolsdk-registry tools (copied past 8k); "filtered" queries run under a policy that admits every other tool.`, "");
+    out.push(
+      `From \`${search.command}\`: ${o.queries} queries × ${o.rounds} rounds, ${o.limit} hits, toolsdk-registry tools (copied past 8k); "filtered" queries run under a policy that admits every other tool.`,
+      "",
+    );
     out.push(
       table(
         ["backend", "tools", "build ms", "p50 ms", "p99 ms", "filtered p50", "filtered p99", "heap MiB", "snapshot MiB"],
@@ -311,7 +365,12 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
       ),
     );
     if (search.fts5VsMinisearch.length > 0) {
-      out.push("", "fts5 (default) ÷ minisearch: " + search.fts5VsMinisearch.map((r) => `${int(r.tools)} tools: build ${x(r.buildRatio)}, p50 ${x(r.p50Ratio)}, p99 ${x(r.p99Ratio)}`).join("; ") + ".");
+      out.push(
+        "",
+        "fts5 (default) ÷ minisearch: " +
+          search.fts5VsMinisearch.map((r) => `${int(r.tools)} tools: build ${x(r.buildRatio)}, p50 ${x(r.p50Ratio)}, p99 ${x(r.p99Ratio)}`).join("; ") +
+          ".",
+      );
     }
     if (o.cachedRun?.length) {
       out.push("", "Run preparation over a cached catalog (index cache hit), p50 ms:", "");
@@ -320,7 +379,15 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
           ["backend", "tools", "same docs array", "new array, same docs", "new doc objects", "allowed-id set", "cache hit ÷ build"],
           o.cachedRun.map((c) => {
             const r = search.cachedVsBuild.find((cb) => cb.backend === c.backend && cb.tools === c.tools);
-            return [c.backend, int(c.tools), f3(c.sameArrayMs), f3(c.freshArrayMs), msf(c.freshDocsMs), msf(c.allowedSetMs), r ? r.ratio.toExponential(1) : "–"];
+            return [
+              c.backend,
+              int(c.tools),
+              f3(c.sameArrayMs),
+              f3(c.freshArrayMs),
+              msf(c.freshDocsMs),
+              msf(c.allowedSetMs),
+              r ? r.ratio.toExponential(1) : "–",
+            ];
           }),
         ),
       );
@@ -333,10 +400,16 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
     out.push("", `${level} Relevance`, "");
     out.push(
       `Seal-Tools (${int(relevance.tools)} tools), LiveMCPBench's real MCP tools with written requests and MetaTool's 199 plugins; each backend through the engine's ranking of a request (rankRequest over its index), fts5 with each ranking step switched off (−), beside the plain BM25 baseline (name + server + description + parameter names, identifiers split, k1 1.2, b 0.75: bench/lib/baseline-bm25.ts). ` +
-        `Index build on Seal-Tools: ${Object.entries(relevance.indexMs).map(([k, v]) => `${k} ${msf(v)} ms`).join(", ")}.`,
+        `Index build on Seal-Tools: ${Object.entries(relevance.indexMs)
+          .map(([k, v]) => `${k} ${msf(v)} ms`)
+          .join(", ")}.`,
     );
     for (const split of relevance.splits) {
-      out.push("", `${split.dataset} \`${split.split}\` (${int(split.tools)} tools, ${split.sampled === split.totalQueries ? `${split.totalQueries} queries` : `${split.sampled} of ${split.totalQueries} queries`}):`, "");
+      out.push(
+        "",
+        `${split.dataset} \`${split.split}\` (${int(split.tools)} tools, ${split.sampled === split.totalQueries ? `${split.totalQueries} queries` : `${split.sampled} of ${split.totalQueries} queries`}):`,
+        "",
+      );
       out.push(
         table(
           ["ranker", "R@1", "R@5", "R@10", "MRR", "nDCG@10", "top-1", "top-5", "ms/query", "R@5 ×baseline", "nDCG@10 ×baseline"],
@@ -370,7 +443,20 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
     );
     out.push(
       table(
-        ["mode", "sessions", "turns", "turns/s", "×direct", "CPU ms/turn (×direct)", "p50 ms", "p90 ms", "p99 ms", "provider ms/turn", "gateway ms/turn", "failed"],
+        [
+          "mode",
+          "sessions",
+          "turns",
+          "turns/s",
+          "×direct",
+          "CPU ms/turn (×direct)",
+          "p50 ms",
+          "p90 ms",
+          "p99 ms",
+          "provider ms/turn",
+          "gateway ms/turn",
+          "failed",
+        ],
         gateway.runs.map((r) => [
           r.effectiveMode === r.mode ? r.mode : `${r.mode} (ran as ${r.effectiveMode})`,
           String(r.sessions),

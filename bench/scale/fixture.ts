@@ -26,12 +26,22 @@ export function writeAcmePlugin(dir: string, root: string): string {
 /** POST /v1/runs on loopback; never rejects (status 0 on a transport error); the answer text is capped. */
 export function postRun(port: number, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve) => {
-    const req = request({ host: "127.0.0.1", port, path: "/v1/runs", method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) }, agent: false }, (res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => (text = (text + c.toString()).slice(0, 100_000)));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-      res.on("error", () => resolve({ status: 0, text }));
-    });
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/v1/runs",
+        method: "POST",
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        agent: false,
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => (text = (text + c.toString()).slice(0, 100_000)));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on("error", () => resolve({ status: 0, text }));
+      },
+    );
     req.on("error", (error) => resolve({ status: 0, text: error.message }));
     req.setTimeout(60_000, () => req.destroy(new Error("timeout")));
     req.end(body);

@@ -56,7 +56,6 @@ function ensureHaproxy(): string | undefined {
   return haproxyBinary();
 }
 
-
 interface Proc {
   child: ChildProcess;
   stderr: () => string;
@@ -107,7 +106,6 @@ interface Outcome {
   wrong: string;
   body: string;
 }
-
 
 /** One session's turns, one after the other; every answer checked. */
 async function session(port: number, id: number, turns: number, phase: string, t0: number): Promise<Outcome[]> {
@@ -163,7 +161,11 @@ async function main(): Promise<number> {
     );
     const ports: number[] = [];
     for (let r = 0; r < REPLICAS; r++) ports.push(await freePort());
-    const replicas = await Promise.all(ports.map((port, r) => start(process.execPath, [CLI, "serve", "--config", config, "--port", String(port), "--workers", "2"], /listening/, `replica ${r}`)));
+    const replicas = await Promise.all(
+      ports.map((port, r) =>
+        start(process.execPath, [CLI, "serve", "--config", config, "--port", String(port), "--workers", "2"], /listening/, `replica ${r}`),
+      ),
+    );
     procs.push(...replicas);
     const lbPort = await freePort();
     const cfg = path.join(dir, "haproxy.cfg");
@@ -213,7 +215,9 @@ async function main(): Promise<number> {
       if (i > 200) throw new Error(`haproxy did not answer on 127.0.0.1:${lbPort}:\n${lbErr}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    console.log(`bench/scale: ${REPLICAS} replicas × 2 workers behind HAProxy (${spawnSync(haproxy, ["-v"], { encoding: "utf8" }).stdout.split("\n")[0]}), ${SESSIONS} concurrent sessions, mode tools, loopback`);
+    console.log(
+      `bench/scale: ${REPLICAS} replicas × 2 workers behind HAProxy (${spawnSync(haproxy, ["-v"], { encoding: "utf8" }).stdout.split("\n")[0]}), ${SESSIONS} concurrent sessions, mode tools, loopback`,
+    );
 
     // Phase 1: all replicas up.
     let t0 = performance.now();
@@ -242,7 +246,9 @@ async function main(): Promise<number> {
     for (const o of later) if (o.status !== 200) failures.push(`after the kill s${o.session} t${o.turn}: ${o.status} ${o.body}`);
     const inflight = during.filter((o) => o.startedAt < killedAt + DETECT_MS && o.status !== 200);
     for (const o of inflight) if (o.status !== 502) failures.push(`in flight s${o.session} t${o.turn}: ${o.status} (want 200 or 502) ${o.body}`);
-    console.log(`  in flight on the killed replica: ${inflight.length} failed, all with 502: ${inflight.every((o) => o.status === 502)}${inflight[0] ? ` (e.g. ${inflight[0].body.replace(/\s+/g, " ").slice(0, 120)})` : ""}`);
+    console.log(
+      `  in flight on the killed replica: ${inflight.length} failed, all with 502: ${inflight.every((o) => o.status === 502)}${inflight[0] ? ` (e.g. ${inflight[0].body.replace(/\s+/g, " ").slice(0, 120)})` : ""}`,
+    );
     console.log(`  requests started ≥ ${DETECT_MS} ms after the kill: ${later.length}, all 200: ${later.every((o) => o.status === 200)}`);
     console.log(`  wrong answers: ${[...steady, ...during, ...after].filter((o) => o.wrong !== "").length}`);
     if (failures.length > 0) {

@@ -27,7 +27,6 @@ const TURNS = arg("--turns", 8);
 const REQUEST = "Get the weather forecast for Paris using the mapping service.";
 const TARGET = "geo_get_weather_forecast";
 
-
 function start(args: string[]): Promise<ChildProcess> {
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
@@ -72,11 +71,20 @@ async function main(): Promise<void> {
     const providerPort = await freePort();
     children.push(await start(["mock-provider", "--port", String(providerPort)]));
     const config = path.join(dir, "config.json5");
-    writeFileSync(config, JSON.stringify({ tools: { toolSearch: { mode: "code", indexCacheDir: "snapshots" } }, provider: { api: "chat", baseURL: `http://127.0.0.1:${providerPort}/v1`, model: "scripted", timeoutMs: 30_000 }, plugins: ["plugins"] }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        tools: { toolSearch: { mode: "code", indexCacheDir: "snapshots" } },
+        provider: { api: "chat", baseURL: `http://127.0.0.1:${providerPort}/v1`, model: "scripted", timeoutMs: 30_000 },
+        plugins: ["plugins"],
+      }),
+    );
     const counts: number[] = [];
     for (let n = 1; n < availableParallelism(); n *= 2) counts.push(n);
     counts.push(availableParallelism());
-    console.log(`gateway turns/s by --workers: ${SESSIONS} sessions × ${TURNS} turns, node ${process.version}, os.availableParallelism() = ${availableParallelism()}`);
+    console.log(
+      `gateway turns/s by --workers: ${SESSIONS} sessions × ${TURNS} turns, node ${process.version}, os.availableParallelism() = ${availableParallelism()}`,
+    );
     for (const workers of counts) {
       const port = await freePort();
       const gateway = await start(["serve", "--config", config, "--port", String(port), "--workers", String(workers)]);
@@ -94,7 +102,9 @@ async function main(): Promise<void> {
           );
           const ms = performance.now() - t0;
           const ok = results.reduce((a, b) => a + b, 0);
-          console.log(`  workers ${workers}  ${mode.padEnd(5)}  ${((SESSIONS * TURNS * 1000) / ms).toFixed(1).padStart(7)} turns/s   ok ${ok}/${SESSIONS * TURNS}`);
+          console.log(
+            `  workers ${workers}  ${mode.padEnd(5)}  ${((SESSIONS * TURNS * 1000) / ms).toFixed(1).padStart(7)} turns/s   ok ${ok}/${SESSIONS * TURNS}`,
+          );
         }
       } finally {
         await stop(gateway);

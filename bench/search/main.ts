@@ -48,7 +48,6 @@ const NATURAL_WARMUP = QUICK ? 100 : Number.POSITIVE_INFINITY;
 const LIMIT = 8;
 const FACTORIES: SearchBackendFactory[] = [fts5Backend, minisearchBackend];
 
-
 export interface SizeResult {
   backend: string;
   tools: number;
@@ -164,7 +163,10 @@ function naturalTable(rows: readonly NaturalResult[]): string {
     (r) =>
       `  ${r.ranker.padEnd(14)} p50 ${r.p50Ms.toFixed(3).padStart(7)} ms   p99 ${r.p99Ms.toFixed(3).padStart(7)} ms   cpu p50 ${r.cpuP50Ms.toFixed(3).padStart(7)} ms   cpu p99 ${r.cpuP99Ms.toFixed(3).padStart(7)} ms   p50 ${r.p50VsMemoryBm25.toFixed(2)}× memory-bm25`,
   );
-  return [`natural-language queries (Seal-Tools dev, ${rows[0]?.queries ?? 0} requests × ${NATURAL_ROUNDS} rounds) at ${rows[0]?.tools ?? 0} tools:`, ...lines].join("\n");
+  return [
+    `natural-language queries (Seal-Tools dev, ${rows[0]?.queries ?? 0} requests × ${NATURAL_ROUNDS} rounds) at ${rows[0]?.tools ?? 0} tools:`,
+    ...lines,
+  ].join("\n");
 }
 
 /** Each query ranked as a run ranks it (rankRequest), `ROUNDS` times after a warm-up pass. */

@@ -7,12 +7,35 @@ import type { SearchDoc } from "../../src/search/types.js";
 import { seededRandom } from "../lib/stats.js";
 
 export const WRITTEN_QUERIES = [
-  "send email", "create github issue", "search the web", "read file", "weather forecast",
-  "list database tables", "get stock price", "translate text", "take screenshot", "query postgres",
-  "slack message channel", "calendar event", "upload image", "run sql query", "git commit",
-  "kubernetes pods", "crypto price", "summarize youtube video", "notion page", "browser navigate url",
-  "create pull request", "delete file", "list files in directory", "generate image from prompt",
-  "get current time", "convert currency", "search arxiv papers", "send slack message", "fetch webpage content",
+  "send email",
+  "create github issue",
+  "search the web",
+  "read file",
+  "weather forecast",
+  "list database tables",
+  "get stock price",
+  "translate text",
+  "take screenshot",
+  "query postgres",
+  "slack message channel",
+  "calendar event",
+  "upload image",
+  "run sql query",
+  "git commit",
+  "kubernetes pods",
+  "crypto price",
+  "summarize youtube video",
+  "notion page",
+  "browser navigate url",
+  "create pull request",
+  "delete file",
+  "list files in directory",
+  "generate image from prompt",
+  "get current time",
+  "convert currency",
+  "search arxiv papers",
+  "send slack message",
+  "fetch webpage content",
   "jira ticket",
 ];
 
@@ -39,4 +62,3 @@ export function makeQueries(base: readonly SearchDoc[]): string[] {
   }
   return [...WRITTEN_QUERIES, ...derived];
 }
-

@@ -115,7 +115,9 @@ async function main(): Promise<void> {
     const list = (xs: number[]): string => xs.map((x) => x.toFixed(0)).join(", ");
     console.log(`index snapshot bench: ${TOOLS} tools, ${ROUNDS} rounds, workerThreshold ${THRESHOLD}, node ${process.version}`);
     console.log(`  fresh build (${builtVia}):             median ${median(built).toFixed(1)} ms  [${list(built)}]`);
-    console.log(`  from snapshot, every posting checked:  median ${median(loaded).toFixed(1)} ms  [${list(loaded)}]  (${(bytes / 1_048_576).toFixed(1)} MiB file)`);
+    console.log(
+      `  from snapshot, every posting checked:  median ${median(loaded).toFixed(1)} ms  [${list(loaded)}]  (${(bytes / 1_048_576).toFixed(1)} MiB file)`,
+    );
     console.log(`  from snapshot, keyed (MAC, bounds):    median ${median(keyed).toFixed(1)} ms  [${list(keyed)}]`);
     console.log(`  snapshot / fresh = ${(ratio * 100).toFixed(1)}% checked (target ≤ 50%), ${(keyedRatio * 100).toFixed(1)}% keyed (target ≤ 20%)`);
     process.exitCode = ratio <= 0.5 && keyedRatio <= 0.2 ? 0 : 1;

@@ -65,9 +65,18 @@ export async function runAmplifyRow(probes: Probes, options: AmplifyOptions, log
   let gateway: Gateway | undefined;
   try {
     const gatewaySection = { port: 0, ...(options.maxTurnResultBytes !== undefined ? { maxTurnResultBytes: options.maxTurnResultBytes } : {}) };
-    const config = resolveGatewayConfig({ tools: { toolSearch: { mode: "direct" } }, provider: { baseURL: provider.url }, gateway: gatewaySection }, process.cwd(), {});
+    const config = resolveGatewayConfig(
+      { tools: { toolSearch: { mode: "direct" } }, provider: { baseURL: provider.url }, gateway: gatewaySection },
+      process.cwd(),
+      {},
+    );
     const data = "x".repeat(Math.max(0, options.resultBytes - 16));
-    const bigResult = { name: "big_result", description: "Returns a large blob of file data.", inputSchema: { type: "object", properties: {} }, execute: () => ({ data }) };
+    const bigResult = {
+      name: "big_result",
+      description: "Returns a large blob of file data.",
+      inputSchema: { type: "object", properties: {} },
+      execute: () => ({ data }),
+    };
     gateway = await startGateway(config, { sources: [pluginTools("files", [bigResult])], pool: { prefork: 0 } });
     const url = `${gateway.url}/v1/runs`;
     // One turn outside the window: the process's first provider request loads fetch's HTTP client
@@ -79,7 +88,9 @@ export async function runAmplifyRow(probes: Probes, options: AmplifyOptions, log
       const turns: AmplifyTurn[] = [];
       for (let i = 0; i < options.turns; i += 1) {
         turns.push(await measuredTurn(url, i));
-        log(`amplify turn ${i + 1}: ${turns.at(-1)!.outcome}, RSS +${turns.at(-1)!.growthMB} MB (peak ${turns.at(-1)!.rssPeakMB} MB), ${Math.round(turns.at(-1)!.ms)} ms`);
+        log(
+          `amplify turn ${i + 1}: ${turns.at(-1)!.outcome}, RSS +${turns.at(-1)!.growthMB} MB (peak ${turns.at(-1)!.rssPeakMB} MB), ${Math.round(turns.at(-1)!.ms)} ms`,
+        );
       }
       return turns;
     }, `${gateway.url}/healthz`);

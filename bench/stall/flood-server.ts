@@ -32,7 +32,11 @@ async function newSession(): Promise<StreamableHTTPServerTransport> {
   const server = new McpServer({ name: "stall-flood", version: "1.0.0" }, { capabilities: { tools: { listChanged: true } } });
   const tools: RegisteredTool[] = [];
   for (let i = 0; i < count; i += 1) {
-    tools.push(server.registerTool(`flood_tool_${i}`, { description: `Flood tool ${i}: returns its own number.` }, () => ({ content: [{ type: "text", text: String(i) }] })));
+    tools.push(
+      server.registerTool(`flood_tool_${i}`, { description: `Flood tool ${i}: returns its own number.` }, () => ({
+        content: [{ type: "text", text: String(i) }],
+      })),
+    );
   }
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
@@ -52,7 +56,8 @@ function flood(intervalMs: number): void {
   clearInterval(timer);
   timer = setInterval(() => {
     tick += 1;
-    for (const session of sessions.values()) session.tools[tick % session.tools.length]!.update({ description: `Flood tool ${tick % count}, revision ${tick}.` });
+    for (const session of sessions.values())
+      session.tools[tick % session.tools.length]!.update({ description: `Flood tool ${tick % count}, revision ${tick}.` });
   }, intervalMs);
 }
 

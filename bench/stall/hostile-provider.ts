@@ -73,14 +73,29 @@ export function amplifiedAnswer(api: Api, name: string, calls: number, n: number
   const ids = Array.from({ length: calls }, (_, i) => `call_${n}_${i}`);
   if (api === "chat") {
     const tool_calls = ids.map((id) => ({ id, type: "function", function: { name, arguments: "{}" } }));
-    return { id: `chatcmpl-${n}`, object: "chat.completion", created: 0, model: "hostile", choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls }, finish_reason: "tool_calls" }] };
+    return {
+      id: `chatcmpl-${n}`,
+      object: "chat.completion",
+      created: 0,
+      model: "hostile",
+      choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls }, finish_reason: "tool_calls" }],
+    };
   }
   if (api === "responses") {
     const output = ids.map((id, i) => ({ type: "function_call", id: `fc_${n}_${i}`, call_id: id, name, arguments: "{}", status: "completed" }));
     return { id: `resp_${n}`, object: "response", created_at: 0, model: "hostile", status: "completed", output };
   }
   const content = ids.map((id) => ({ type: "tool_use", id, name, input: {} }));
-  return { id: `msg_${n}`, type: "message", role: "assistant", model: "hostile", content, stop_reason: "tool_use", stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } };
+  return {
+    id: `msg_${n}`,
+    type: "message",
+    role: "assistant",
+    model: "hostile",
+    content,
+    stop_reason: "tool_use",
+    stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: 1 },
+  };
 }
 
 export async function startHostileProvider(options: HostileProviderOptions): Promise<HostileProvider> {
@@ -123,7 +138,8 @@ export async function startHostileProvider(options: HostileProviderOptions): Pro
     trips += 1;
     // The tool list does not change: it is read from a turn's first, small request, so that the
     // stand-in does not parse megabytes of conversation on the loop the benchmark measures.
-    const tool = body.length < SMALL_BODY && toolSeen === undefined ? toolName(JSON.parse(body.toString("utf8")) as never, options.tool ?? "big_result") : toolSeen;
+    const tool =
+      body.length < SMALL_BODY && toolSeen === undefined ? toolName(JSON.parse(body.toString("utf8")) as never, options.tool ?? "big_result") : toolSeen;
     if (tool === undefined) throw new Error("the first request was too large to read its tools");
     toolSeen = tool;
     const answer = JSON.stringify(amplifiedAnswer(api, tool, options.calls ?? 32, trips));

@@ -82,7 +82,11 @@ export function outcomeOf(message: string): string {
  * cap, say) is an outcome, `prepareRun:<code>`; anything that is not a ToolSearchError is a
  * broken benchmark and is thrown.
  */
-async function oneCall(engine: ToolSearchEngine, context: { sessionId: string; mode: "tools" | "code"; clientTools?: ToolDefinition[] }, call: ModelToolCall): Promise<string> {
+async function oneCall(
+  engine: ToolSearchEngine,
+  context: { sessionId: string; mode: "tools" | "code"; clientTools?: ToolDefinition[] },
+  call: ModelToolCall,
+): Promise<string> {
   let run: ToolSearchRun;
   try {
     run = await engine.prepareRun(context);
@@ -122,7 +126,8 @@ const ITERATION_MARK = "@ITER@";
  */
 export function patternSchemaTemplate(properties: number): string {
   const props: Record<string, unknown> = {};
-  for (let p = 0; p < properties; p += 1) props[`field_${ITERATION_MARK}_${p}`] = { type: "string", pattern: `^[a-z]{1,8}-${p}-${ITERATION_MARK}(\\.[a-z0-9]+)*$` };
+  for (let p = 0; p < properties; p += 1)
+    props[`field_${ITERATION_MARK}_${p}`] = { type: "string", pattern: `^[a-z]{1,8}-${p}-${ITERATION_MARK}(\\.[a-z0-9]+)*$` };
   return JSON.stringify({ type: "object", properties: props });
 }
 
@@ -164,7 +169,9 @@ export function hostileKinds(targets: KindTargets, options: { code: boolean }): 
   const toolName = lastSize((size) => longUnknownId(size, 0));
   const regexArgs = lastSize((size) => JSON.stringify({ id: "client:match", args: { s: `${"a".repeat(size)}!` } }));
   const schemaTemplate = lastSize(patternSchemaTemplate);
-  const rowsArgs = lastSize((size) => JSON.stringify({ id: "client:bulk", args: { rows: Array.from({ length: size }, (_, k) => ({ row: k, key: `k${k}` })) } }));
+  const rowsArgs = lastSize((size) =>
+    JSON.stringify({ id: "client:bulk", args: { rows: Array.from({ length: size }, (_, k) => ({ row: k, key: `k${k}` })) } }),
+  );
   const kinds: HostileKind[] = [
     {
       name: "long-id-describe",
@@ -173,7 +180,8 @@ export function hostileKinds(targets: KindTargets, options: { code: boolean }): 
       ladder: doublingLadder(250, targets.idChars),
       growth: "power",
       mode: "tools",
-      iterate: (engine, size, i) => oneCall(engine, { sessionId: `stall-describe-${i}`, mode: "tools" }, { name: "tool_describe", arguments: describeArgs(size) }),
+      iterate: (engine, size, i) =>
+        oneCall(engine, { sessionId: `stall-describe-${i}`, mode: "tools" }, { name: "tool_describe", arguments: describeArgs(size) }),
     },
     {
       name: "long-id-call",
@@ -203,7 +211,11 @@ export function hostileKinds(targets: KindTargets, options: { code: boolean }): 
       growth: "power",
       mode: "tools",
       iterate: (engine, size, i) =>
-        oneCall(engine, { sessionId: `stall-suggest-${i}`, mode: "tools" }, { name: "tool_describe", arguments: JSON.stringify({ id: longUnknownId(size, i) }) }),
+        oneCall(
+          engine,
+          { sessionId: `stall-suggest-${i}`, mode: "tools" },
+          { name: "tool_describe", arguments: JSON.stringify({ id: longUnknownId(size, i) }) },
+        ),
     },
     {
       name: "regex-backtrack",
@@ -215,7 +227,11 @@ export function hostileKinds(targets: KindTargets, options: { code: boolean }): 
       iterate: (engine, size, i) =>
         oneCall(
           engine,
-          { sessionId: `stall-regex-${i}`, mode: "tools", clientTools: [clientTool("match", { type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } } })] },
+          {
+            sessionId: `stall-regex-${i}`,
+            mode: "tools",
+            clientTools: [clientTool("match", { type: "object", properties: { s: { type: "string", pattern: "^(a+)+$" } } })],
+          },
           { name: "tool_call", arguments: regexArgs(size) },
         ),
     },
@@ -243,49 +259,63 @@ export function hostileKinds(targets: KindTargets, options: { code: boolean }): 
       iterate: (engine, size, i) =>
         oneCall(
           engine,
-          { sessionId: `stall-unique-${i}`, mode: "tools", clientTools: [clientTool("bulk", { type: "object", properties: { rows: { type: "array", uniqueItems: true } } })] },
+          {
+            sessionId: `stall-unique-${i}`,
+            mode: "tools",
+            clientTools: [clientTool("bulk", { type: "object", properties: { rows: { type: "array", uniqueItems: true } } })],
+          },
           { name: "tool_call", arguments: rowsArgs(size) },
         ),
     },
   ];
   if (options.code) {
     // After the tools-mode id kinds (index 4), in HOSTILE_KIND_NAMES order.
-    kinds.splice(4, 0, {
-      name: "long-id-code",
-      what: "code-mode body `openclaw.tools.describe(id)` of an unknown id",
-      unit: "chars of id",
-      ladder: doublingLadder(250, targets.idChars),
-      growth: "power",
-      mode: "code",
-      // The id is built inside the body: a body is capped at 100,000 characters, an id is not.
-      iterate: (engine, size, i) =>
-        oneCall(
-          engine,
-          { sessionId: `stall-code-${i}`, mode: "code" },
-          { name: "tool_search_code", arguments: JSON.stringify({ code: `const id = ${JSON.stringify(longUnknownId(64, i))}.repeat(${Math.ceil(size / 64)}).slice(0, ${size});\nreturn await openclaw.tools.describe(id);` }) },
-        ),
-    }, {
-      // The biggest batch a body may send, every query at the length a query is cut to: the worst search a body can ask for.
-      name: "batch-search-code",
-      what: `code-mode body \`openclaw.tools.search([…])\` of ${MAX_BATCH_QUERIES} queries (the batch cap) of catalog words, up to ${MAX_QUERY_CHARS} chars each (the query cap)`,
-      unit: "chars per query",
-      ladder: doublingLadder(125, MAX_QUERY_CHARS),
-      growth: "power",
-      mode: "code",
-      iterate: (engine, size, i) =>
-        oneCall(
-          engine,
-          { sessionId: `stall-batch-${i}`, mode: "code" },
-          {
-            name: "tool_search_code",
-            arguments: JSON.stringify({
-              code:
-                `const words = ${JSON.stringify(`request ${i} ${BATCH_QUERY_WORDS}`)}.repeat(${Math.ceil(size / BATCH_QUERY_WORDS.length)}).slice(0, ${size});\n` +
-                `return (await openclaw.tools.search(Array.from({ length: ${MAX_BATCH_QUERIES} }, (_, k) => words.slice(k)), { limit: 2 })).length;`,
-            }),
-          },
-        ),
-    });
+    kinds.splice(
+      4,
+      0,
+      {
+        name: "long-id-code",
+        what: "code-mode body `openclaw.tools.describe(id)` of an unknown id",
+        unit: "chars of id",
+        ladder: doublingLadder(250, targets.idChars),
+        growth: "power",
+        mode: "code",
+        // The id is built inside the body: a body is capped at 100,000 characters, an id is not.
+        iterate: (engine, size, i) =>
+          oneCall(
+            engine,
+            { sessionId: `stall-code-${i}`, mode: "code" },
+            {
+              name: "tool_search_code",
+              arguments: JSON.stringify({
+                code: `const id = ${JSON.stringify(longUnknownId(64, i))}.repeat(${Math.ceil(size / 64)}).slice(0, ${size});\nreturn await openclaw.tools.describe(id);`,
+              }),
+            },
+          ),
+      },
+      {
+        // The biggest batch a body may send, every query at the length a query is cut to: the worst search a body can ask for.
+        name: "batch-search-code",
+        what: `code-mode body \`openclaw.tools.search([…])\` of ${MAX_BATCH_QUERIES} queries (the batch cap) of catalog words, up to ${MAX_QUERY_CHARS} chars each (the query cap)`,
+        unit: "chars per query",
+        ladder: doublingLadder(125, MAX_QUERY_CHARS),
+        growth: "power",
+        mode: "code",
+        iterate: (engine, size, i) =>
+          oneCall(
+            engine,
+            { sessionId: `stall-batch-${i}`, mode: "code" },
+            {
+              name: "tool_search_code",
+              arguments: JSON.stringify({
+                code:
+                  `const words = ${JSON.stringify(`request ${i} ${BATCH_QUERY_WORDS}`)}.repeat(${Math.ceil(size / BATCH_QUERY_WORDS.length)}).slice(0, ${size});\n` +
+                  `return (await openclaw.tools.search(Array.from({ length: ${MAX_BATCH_QUERIES} }, (_, k) => words.slice(k)), { limit: 2 })).length;`,
+              }),
+            },
+          ),
+      },
+    );
   }
   return kinds;
 }

@@ -58,13 +58,11 @@ export function parseStallArgs(argv: readonly string[]): { plan: StallPlan; json
     else if (arg === "--no-tenant-flood") plan.tenantFlood = false;
     else if (arg === "--tenant-no-shares") {
       if (plan.tenantFlood) plan.tenantFlood.shares = false;
-    }
-    else if (arg === "--tenant-hold") {
+    } else if (arg === "--tenant-hold") {
       const hold = value();
       if (hold !== "cpu" && hold !== "sleep") throw new Error(`--tenant-hold needs cpu or sleep; got ${JSON.stringify(hold)}`);
       if (plan.tenantFlood) plan.tenantFlood.hold = hold;
-    }
-    else if (arg === "--no-code") plan.code = false;
+    } else if (arg === "--no-code") plan.code = false;
     else if (arg === "--kinds") plan.kinds = parseKinds(argv[++i] ?? "");
     else if (arg === "--json") json = path.resolve(value());
     else throw new Error(`unknown option ${arg}; see bench/stall/main.ts for usage`);
@@ -74,7 +72,10 @@ export function parseStallArgs(argv: readonly string[]): { plan: StallPlan; json
 
 /** A comma list of kind names; "" for none (the memory or MCP row alone). */
 function parseKinds(list: string): HostileKindName[] {
-  const names = list.split(",").map((s) => s.trim()).filter(Boolean);
+  const names = list
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(HOSTILE_KIND_NAMES as readonly string[]).includes(n));
   if (unknown.length > 0) throw new Error(`--kinds: unknown ${unknown.join(", ")}; known: ${HOSTILE_KIND_NAMES.join(", ")}`);
   return names as HostileKindName[];

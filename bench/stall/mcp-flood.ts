@@ -54,7 +54,12 @@ export async function runFloodRow(probes: Probes, options: FloodOptions, log: Pr
   let gateway: Gateway | undefined;
   try {
     const config = resolveGatewayConfig(
-      { tools: { toolSearch: { mode: "tools" } }, provider: { baseURL: "http://127.0.0.1:9/v1" }, gateway: { port: 0 }, mcpServers: [{ name: "flood", url: server.url }] },
+      {
+        tools: { toolSearch: { mode: "tools" } },
+        provider: { baseURL: "http://127.0.0.1:9/v1" },
+        gateway: { port: 0 },
+        mcpServers: [{ name: "flood", url: server.url }],
+      },
       process.cwd(),
       {},
     );
@@ -69,7 +74,9 @@ export async function runFloodRow(probes: Probes, options: FloodOptions, log: Pr
     log(`mcp flood, no runs: CPU ${floodIdle.cpuMs} ms in ${floodIdle.window.wallMs} ms, loop max ${floodIdle.window.loopMaxMs} ms`);
     const flood = await phase(probes, gateway.engine, options.windowMs, healthz);
     server.send("quiet");
-    log(`mcp flood every ${options.intervalMs} ms: run p50 ${flood.runMs.p50} ms, p99 ${flood.runMs.p99} ms, loop max ${flood.window.loopMaxMs} ms, CPU ${flood.cpuMs} ms in ${flood.window.wallMs} ms`);
+    log(
+      `mcp flood every ${options.intervalMs} ms: run p50 ${flood.runMs.p50} ms, p99 ${flood.runMs.p99} ms, loop max ${flood.window.loopMaxMs} ms, CPU ${flood.cpuMs} ms in ${flood.window.wallMs} ms`,
+    );
     return { ...options, quiet, floodIdle, flood, window: flood.window };
   } finally {
     await gateway?.close();

@@ -154,8 +154,20 @@ async function tenantRow(
 /** The gateway as `toolsearch serve` runs it, tools mode, one sandbox child (code mode is asked per run). */
 async function startStallGateway(tools: number): Promise<Gateway> {
   // The provider is never called: the hostile requests go straight to the engine the gateway holds.
-  const config = resolveGatewayConfig({ tools: { toolSearch: { mode: "tools" } }, provider: { baseURL: "http://127.0.0.1:9/v1" }, gateway: { port: 0 } }, process.cwd(), {});
-  return startGateway(config, { sources: [pluginTools("acme", syntheticTools(tools).map((t) => t.definition))], pool: { prefork: 1 } });
+  const config = resolveGatewayConfig(
+    { tools: { toolSearch: { mode: "tools" } }, provider: { baseURL: "http://127.0.0.1:9/v1" }, gateway: { port: 0 } },
+    process.cwd(),
+    {},
+  );
+  return startGateway(config, {
+    sources: [
+      pluginTools(
+        "acme",
+        syntheticTools(tools).map((t) => t.definition),
+      ),
+    ],
+    pool: { prefork: 1 },
+  });
 }
 
 /** A few ordinary runs first, so that JIT and index warm-up are not counted as stalls. */
@@ -265,7 +277,9 @@ async function loop(
 }
 
 function describeKind(r: StallKindResult): string {
-  const reached = r.capped ? `${r.size} of ${r.target} ${r.unit} (capped: ${r.cappedReason}; ~${r.projectedTargetMs} ms projected at target)` : `${r.size} ${r.unit}`;
+  const reached = r.capped
+    ? `${r.size} of ${r.target} ${r.unit} (capped: ${r.cappedReason}; ~${r.projectedTargetMs} ms projected at target)`
+    : `${r.size} ${r.unit}`;
   return (
     `${r.kind} at ${reached}: ${r.iterations} requests, loop max ${r.window.loopMaxMs} ms, p99 ${r.window.loopP99Ms} ms; ` +
     `healthz max ${r.window.healthzMaxMs} ms, p99 ${r.window.healthzP99Ms} ms; outcomes ${JSON.stringify(r.outcomes)}`
@@ -287,7 +301,10 @@ export function stallProblems(r: StallResult): string[] {
     if (k.outcomes["unparsed"]) problems.push(`${k.kind}: ${k.outcomes["unparsed"]} answers were not JSON`);
   }
   if (r.tenantFlood && "window" in r.tenantFlood) {
-    for (const [name, phase] of [["idle", r.tenantFlood.idle], ["flood", r.tenantFlood.flood]] as const) {
+    for (const [name, phase] of [
+      ["idle", r.tenantFlood.idle],
+      ["flood", r.tenantFlood.flood],
+    ] as const) {
       if (phase.calls === 0) problems.push(`tenant-flood ${name}: no call ran`);
       const broken = Object.entries(phase.outcomes).filter(([code]) => code === "unparsed" || code.startsWith("error:"));
       if (broken.length > 0) problems.push(`tenant-flood ${name}: calls without an answer (${JSON.stringify(Object.fromEntries(broken))})`);
@@ -295,8 +312,10 @@ export function stallProblems(r: StallResult): string[] {
   }
   // At the default budgets every amplified turn runs out of round trips; anything else (a 5xx, a lost answer) is a broken row.
   const amplifyOther = r.amplify ? r.amplify.turns - (r.amplify.outcomes["max_turns"] ?? 0) : 0;
-  if (amplifyOther > 0) problems.push(`amplify: ${amplifyOther} of ${r.amplify!.turns} turns did not end at max_turns (${JSON.stringify(r.amplify!.outcomes)})`);
-  if (r.memory && r.memory.failed > 0) problems.push(`memory: ${r.memory.failed} of ${r.memory.runs} valid calls failed (${JSON.stringify(r.memory.outcomes)})`);
+  if (amplifyOther > 0)
+    problems.push(`amplify: ${amplifyOther} of ${r.amplify!.turns} turns did not end at max_turns (${JSON.stringify(r.amplify!.outcomes)})`);
+  if (r.memory && r.memory.failed > 0)
+    problems.push(`memory: ${r.memory.failed} of ${r.memory.runs} valid calls failed (${JSON.stringify(r.memory.outcomes)})`);
   return problems;
 }
 

@@ -91,7 +91,15 @@ export async function runTenantFloodRow(probes: Probes, options: TenantFloodOpti
     {},
   );
   const pool = poolFor(options.shares);
-  const face = await createMcpFace(config, { sources: [pluginTools("acme", syntheticTools(200).map((t) => t.definition))], pool });
+  const face = await createMcpFace(config, {
+    sources: [
+      pluginTools(
+        "acme",
+        syntheticTools(200).map((t) => t.definition),
+      ),
+    ],
+    pool,
+  });
   const clients: TenantClient[] = [];
   try {
     const sandbox = await face.engine.sandboxReport();

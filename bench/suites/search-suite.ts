@@ -63,7 +63,8 @@ export async function runSearchSuite(options: { root: string; quick: boolean; lo
   const out = run.result;
   if (!Array.isArray(out.sizes) || out.sizes.length === 0) throw new Error("bench/search wrote no sizes");
   for (const s of out.sizes) {
-    if (!(s.buildMs > 0) || !(s.p50Ms >= 0) || !(s.p99Ms >= s.p50Ms)) throw new Error(`bench/search: implausible figures for ${s.backend} at ${s.tools}: ${JSON.stringify(s)}`);
+    if (!(s.buildMs > 0) || !(s.p50Ms >= 0) || !(s.p99Ms >= s.p50Ms))
+      throw new Error(`bench/search: implausible figures for ${s.backend} at ${s.tools}: ${JSON.stringify(s)}`);
   }
   const sizes = [...new Set(out.sizes.map((s) => s.tools))].sort((a, b) => a - b);
   const fts5VsMinisearch = sizes.flatMap((tools) => {
@@ -94,7 +95,11 @@ export async function runSearchSuite(options: { root: string; quick: boolean; lo
  * `repeats(tools) − 1` more pairs from `dist/bench/search/main.js --one BACKEND N` children;
  * the median of the pairs' ratios, with their range.
  */
-async function p50RatioRepeats(options: { root: string; quick: boolean; log: Progress }, sizes: readonly SizeResult[], repeats: (tools: number) => number): Promise<NonNullable<SearchSuiteResult["p50Ratios"]>> {
+async function p50RatioRepeats(
+  options: { root: string; quick: boolean; log: Progress },
+  sizes: readonly SizeResult[],
+  repeats: (tools: number) => number,
+): Promise<NonNullable<SearchSuiteResult["p50Ratios"]>> {
   const script = path.join(options.root, "dist/bench/search/main.js");
   const out: NonNullable<SearchSuiteResult["p50Ratios"]> = [];
   for (const tools of [...new Set(sizes.map((s) => s.tools))].sort((a, b) => a - b)) {
@@ -109,7 +114,10 @@ async function p50RatioRepeats(options: { root: string; quick: boolean; log: Pro
       const order = i % 2 === 1 ? [...others, baseline] : [baseline, ...others];
       const p50 = new Map<string, number>();
       for (const backend of order) {
-        const child = await runScript(script, ["--one", backend, String(tools), ...(options.quick ? ["--quick"] : [])], silent, { cwd: options.root, timeoutMs: 120_000 });
+        const child = await runScript(script, ["--one", backend, String(tools), ...(options.quick ? ["--quick"] : [])], silent, {
+          cwd: options.root,
+          timeoutMs: 120_000,
+        });
         const line = child.stdout.trim().split("\n").pop() ?? "";
         p50.set(backend, (JSON.parse(line) as SizeResult).p50Ms);
       }

@@ -132,7 +132,11 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
   const conversation = conversationFor(provider, run, messages);
   const where = providerWhere(provider);
   // Aborted by the caller (with its reason) or at the turn's deadline; every request and call listens to it.
-  const turn = deadline(input.signal, turnTimeoutMs, () => new TurnBudgetError(`The turn ran past its ${turnTimeoutMs} ms deadline (turnTimeoutMs; gateway.turnTimeoutMs in the gateway) and was stopped.`));
+  const turn = deadline(
+    input.signal,
+    turnTimeoutMs,
+    () => new TurnBudgetError(`The turn ran past its ${turnTimeoutMs} ms deadline (turnTimeoutMs; gateway.turnTimeoutMs in the gateway) and was stopped.`),
+  );
   const toolCalls: AgentToolCall[] = [];
   try {
     for (let trip = 1; trip <= maxTurns; trip += 1) {
@@ -146,7 +150,12 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
         const runs = i < MAX_CALLS_PER_RESPONSE && !budget.spent();
         const content = runs ? budget.keep((await run.answerToolCall(call, turn.signal)).text) : unrunAnswer(i, budget);
         contents.push(content);
-        toolCalls.push({ id: call.id, name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments), content });
+        toolCalls.push({
+          id: call.id,
+          name: call.name,
+          arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
+          content,
+        });
         // A synchronous tool's call settles in microtasks: without a turn of the loop between
         // calls, one response's 32 calls (each serializing up to a 1 MiB result) would hold the
         // process's loop, every other session's, for all 32 at once.
@@ -170,7 +179,10 @@ function unrunAnswer(index: number, budget: ResultBudget): string {
 }
 
 function tooManyCalls(): string {
-  return JSON.stringify({ ok: false, error: toErrorPayload(new InvalidArgsError(`Only ${MAX_CALLS_PER_RESPONSE} tool calls of one response are run; call the others in a later response.`)) });
+  return JSON.stringify({
+    ok: false,
+    error: toErrorPayload(new InvalidArgsError(`Only ${MAX_CALLS_PER_RESPONSE} tool calls of one response are run; call the others in a later response.`)),
+  });
 }
 
 /** Checked before the request is built by the client: the conversation's size is known without serializing it again. */
@@ -185,7 +197,9 @@ function providerWhere(provider: AgentProvider): string {
 
 function checkRequestSize(bytes: number, maxBytes: number, api: string): void {
   if (bytes <= maxBytes) return;
-  throw new TurnBudgetError(`The next request to the model provider (${api}) would be ${bytes} bytes, over the ${maxBytes}-byte limit (maxRequestBytes; provider.maxRequestBytes in the gateway); it was not sent.`);
+  throw new TurnBudgetError(
+    `The next request to the model provider (${api}) would be ${bytes} bytes, over the ${maxBytes}-byte limit (maxRequestBytes; provider.maxRequestBytes in the gateway); it was not sent.`,
+  );
 }
 
 /**
@@ -194,7 +208,14 @@ function checkRequestSize(bytes: number, maxBytes: number, api: string): void {
  * goes silent would hold the turn for as long as it likes.
  */
 async function requestWithDeadline(conversation: ApiConversation, api: string, turn: AbortSignal, timeoutMs: number | undefined): Promise<ModelReply> {
-  const request = deadline(turn, timeoutMs, () => new ProviderFailedError(`The model provider failed (${api}): it did not finish its answer (headers and body) within ${timeoutMs} ms (timeoutMs; provider.timeoutMs in the gateway).`));
+  const request = deadline(
+    turn,
+    timeoutMs,
+    () =>
+      new ProviderFailedError(
+        `The model provider failed (${api}): it did not finish its answer (headers and body) within ${timeoutMs} ms (timeoutMs; provider.timeoutMs in the gateway).`,
+      ),
+  );
   try {
     return await conversation.request({ maxRetries: 0, signal: request.signal });
   } finally {
@@ -252,7 +273,9 @@ class ResultBudget {
 
   /** The answer to a call made after the budget is spent. */
   spentAnswer(): string {
-    const error = new TurnBudgetError(`This turn's budget for tool results (maxTurnResultBytes, ${this.maxBytes} bytes) is spent, so the call was not run. Answer with what you have.`);
+    const error = new TurnBudgetError(
+      `This turn's budget for tool results (maxTurnResultBytes, ${this.maxBytes} bytes) is spent, so the call was not run. Answer with what you have.`,
+    );
     return JSON.stringify({ ok: false, error: toErrorPayload(error) });
   }
 }
@@ -262,10 +285,14 @@ function checkInput(input: AgentTurnInput): AgentTurnInput {
   const { provider, messages, maxTurns } = input;
   if (typeof input.run?.handleToolCall !== "function") throw new ConfigInvalidError("runAgentTurn: run must be a ToolSearchRun (engine.prepareRun).");
   if (typeof provider !== "object" || provider === null || !["chat", "responses", "anthropic"].includes(provider.api)) {
-    throw new ConfigInvalidError(`runAgentTurn: provider.api must be "chat", "responses" or "anthropic"; got ${JSON.stringify((provider as { api?: unknown } | null)?.api)}`);
+    throw new ConfigInvalidError(
+      `runAgentTurn: provider.api must be "chat", "responses" or "anthropic"; got ${JSON.stringify((provider as { api?: unknown } | null)?.api)}`,
+    );
   }
-  if (typeof provider.model !== "string" || provider.model.length === 0) throw new ConfigInvalidError("runAgentTurn: provider.model must be a non-empty string.");
-  if (typeof provider.client !== "object" || provider.client === null) throw new ConfigInvalidError("runAgentTurn: provider.client must be the API's client (openai or @anthropic-ai/sdk).");
+  if (typeof provider.model !== "string" || provider.model.length === 0)
+    throw new ConfigInvalidError("runAgentTurn: provider.model must be a non-empty string.");
+  if (typeof provider.client !== "object" || provider.client === null)
+    throw new ConfigInvalidError("runAgentTurn: provider.client must be the API's client (openai or @anthropic-ai/sdk).");
   if (!Array.isArray(messages) || messages.length === 0) throw new ConfigInvalidError("runAgentTurn: messages must be a non-empty list.");
   if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > MAX_TURNS)) {
     throw new ConfigInvalidError(`runAgentTurn: maxTurns must be an integer from 1 to ${MAX_TURNS}; got ${String(maxTurns)}`);
@@ -361,11 +388,14 @@ function systemText(run: ToolSearchRun, messages: readonly AgentMessage[]): stri
 
 function chatConversation(client: OpenAI, model: string, run: ToolSearchRun, messages: readonly AgentMessage[], where: string): ApiConversation {
   const tools = run.toolsFor("openai-chat");
-  const conversation = new RequestBody<ChatMessage>([...(run.instructions ? [{ role: "system" as const, content: run.instructions }] : []), ...messages], (items) => ({
-    model,
-    messages: items,
-    ...(tools.length > 0 ? { tools } : {}),
-  }));
+  const conversation = new RequestBody<ChatMessage>(
+    [...(run.instructions ? [{ role: "system" as const, content: run.instructions }] : []), ...messages],
+    (items) => ({
+      model,
+      messages: items,
+      ...(tools.length > 0 ? { tools } : {}),
+    }),
+  );
   return {
     requestBytes: () => conversation.requestBytes(),
     async request(options) {
@@ -373,11 +403,17 @@ function chatConversation(client: OpenAI, model: string, run: ToolSearchRun, mes
       const completion = await ask(where, () => client.chat.completions.create(body, options), options.signal);
       const message = (completion as Partial<typeof completion>).choices?.[0]?.message;
       if (!message) throw new ProviderFailedError(`The model provider failed (${where}): its answer has no choices[0].message (not a chat completion).`);
-      const calls = (message.tool_calls ?? []).flatMap((c) => (c.type === "function" ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : []));
+      const calls = (message.tool_calls ?? []).flatMap((c) =>
+        c.type === "function" ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
+      );
       return { text: message.content ?? null, calls };
     },
     async answer(reply, contents) {
-      conversation.push({ role: "assistant", content: reply.text, tool_calls: reply.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: String(c.arguments) } })) });
+      conversation.push({
+        role: "assistant",
+        content: reply.text,
+        tool_calls: reply.calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: String(c.arguments) } })),
+      });
       const results = reply.calls.map((c, i): ChatMessage => ({ role: "tool", tool_call_id: c.id, content: contents[i]! }));
       const sizes = await jsonSizes(results);
       results.forEach((m, i) => conversation.push(m, sizes[i]));

@@ -135,7 +135,10 @@ export function identityFromToken(body: RunIdentity, token: TokenIdentity, defau
  */
 export function loopbackIdentity<T extends RunIdentity>(body: T, trusted: boolean): T {
   if (body.owner === true && !trusted) {
-    throw new ForbiddenFieldError("owner", "this gateway has no gateway.auth, and a request body is not trusted with owner rights; give the caller a token with owner: true (gateway.auth.tokens), or set gateway.trustLoopbackIdentity: true if every local process may act as the owner");
+    throw new ForbiddenFieldError(
+      "owner",
+      "this gateway has no gateway.auth, and a request body is not trusted with owner rights; give the caller a token with owner: true (gateway.auth.tokens), or set gateway.trustLoopbackIdentity: true if every local process may act as the owner",
+    );
   }
   return body;
 }
@@ -148,7 +151,8 @@ export function tokenSubjects(token: TokenIdentity): Array<{ agentId?: string; o
 
 function agentIdFor(body: RunIdentity, token: TokenIdentity): Pick<RunIdentity, "agentId"> {
   if (token.agentId === undefined) return body.agentId !== undefined ? { agentId: body.agentId } : {};
-  if (body.agentId !== undefined && body.agentId !== token.agentId) throw new ForbiddenFieldError("agentId", `this token runs as agent "${token.agentId}", not "${body.agentId}"`);
+  if (body.agentId !== undefined && body.agentId !== token.agentId)
+    throw new ForbiddenFieldError("agentId", `this token runs as agent "${token.agentId}", not "${body.agentId}"`);
   return { agentId: token.agentId };
 }
 
@@ -181,7 +185,10 @@ const list = (values: readonly string[]): string => values.map((v) => `"${v}"`).
 
 /** 127.0.0.0/8, ::1 (also as ::ffff:127.x.x.x) and "localhost": the hosts an unauthenticated gateway may bind. */
 export function isLoopbackHost(host: string): boolean {
-  const bare = host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const bare = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
   if (bare === "localhost") return true;
   if (isIP(bare) === 4) return bare.startsWith("127.");
   if (isIP(bare) === 6) return bare === "::1" || /^(0{0,4}:){7}0{0,3}1$/.test(bare) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(bare);
@@ -194,7 +201,8 @@ export function isLoopbackHost(host: string): boolean {
  */
 export function unauthorized(authorization: string | undefined, server: "gateway" | "server"): HttpError {
   const headers = { "www-authenticate": "Bearer" };
-  if (authorization === undefined || authorization.trim() === "") return new HttpError("UNAUTHORIZED", `This ${server} needs a token: send Authorization: Bearer <token>.`, headers);
-  if (bearerToken(authorization) === undefined) return new HttpError("UNAUTHORIZED", "The Authorization header is not \"Bearer <token>\".", headers);
+  if (authorization === undefined || authorization.trim() === "")
+    return new HttpError("UNAUTHORIZED", `This ${server} needs a token: send Authorization: Bearer <token>.`, headers);
+  if (bearerToken(authorization) === undefined) return new HttpError("UNAUTHORIZED", 'The Authorization header is not "Bearer <token>".', headers);
   return new HttpError("UNAUTHORIZED", "The bearer token was not accepted (it matches none of gateway.auth.tokens).", headers);
 }

@@ -20,7 +20,9 @@ export function checkDefinitionShape(def: unknown, where: string): asserts def i
   if (typeof def !== "object" || def === null) throw new ConfigInvalidError(`${where}: a tool definition must be an object, got ${typeName(def)}`);
   const d = def as Record<string, unknown>;
   if (typeof d.name !== "string" || !NAME_PATTERN.test(d.name)) {
-    throw new ConfigInvalidError(`${where}: tool name must be 1-128 characters without control characters or surrounding spaces; got ${JSON.stringify(d.name)}`);
+    throw new ConfigInvalidError(
+      `${where}: tool name must be 1-128 characters without control characters or surrounding spaces; got ${JSON.stringify(d.name)}`,
+    );
   }
   const label = `${where}: tool "${d.name}"`;
   if (typeof d.description !== "string") throw new ConfigInvalidError(`${label}: description must be a string, got ${typeName(d.description)}`);

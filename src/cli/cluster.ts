@@ -71,7 +71,8 @@ export function parseWorkers(value: string | undefined, usage: string): number |
   if (value === undefined) return undefined;
   if (value === "auto") return availableParallelism();
   const n = Number(value);
-  if (value.trim() === "" || !Number.isInteger(n) || n < 1 || n > 256) throw new UsageError(`--workers must be "auto" or an integer from 1 to 256; got "${value}"`, usage);
+  if (value.trim() === "" || !Number.isInteger(n) || n < 1 || n > 256)
+    throw new UsageError(`--workers must be "auto" or an integer from 1 to 256; got "${value}"`, usage);
   return n;
 }
 
@@ -225,7 +226,9 @@ export async function runPrimary(workers: number, command: string, io: Io, super
     if (spent >= supervision.restartsPerMinute) {
       set(slot, "cooling-down");
       slot.state.retryAt = new Date(Date.now() + supervision.cooldownMs).toISOString();
-      io.err(`${tag} ${what}; slot ${slot.state.index} spent its ${supervision.restartsPerMinute} restart${supervision.restartsPerMinute === 1 ? "" : "s"} this minute, cooling down: it is retried in ${seconds(supervision.cooldownMs)}`);
+      io.err(
+        `${tag} ${what}; slot ${slot.state.index} spent its ${supervision.restartsPerMinute} restart${supervision.restartsPerMinute === 1 ? "" : "s"} this minute, cooling down: it is retried in ${seconds(supervision.cooldownMs)}`,
+      );
       slot.timer = setTimeout(() => {
         slot.restartTimes = [];
         slot.state.restarts += 1;
@@ -239,7 +242,9 @@ export async function runPrimary(workers: number, command: string, io: Io, super
     slot.restartTimes.push(now);
     slot.state.restarts += 1;
     set(slot, "restarting");
-    io.err(`${tag} ${what}; starting another in ${delay} ms (restart ${spent + 1} of ${supervision.restartsPerMinute} this minute for slot ${slot.state.index})`);
+    io.err(
+      `${tag} ${what}; starting another in ${delay} ms (restart ${spent + 1} of ${supervision.restartsPerMinute} this minute for slot ${slot.state.index})`,
+    );
     slot.timer = setTimeout(() => fork(slot), delay);
   };
 

@@ -83,7 +83,12 @@ async function main(argv: string[]): Promise<number> {
   const command = await entry.load();
   try {
     refuseUnknownOptions(rest, Object.keys(entry.options), command.usage);
-    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: true, options: { ...entry.options, help: { type: "boolean", short: "h" } } });
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      strict: true,
+      options: { ...entry.options, help: { type: "boolean", short: "h" } },
+    });
     if (values.help) {
       io.out(command.usage);
       return 0;

@@ -6,7 +6,21 @@ import { resolveGatewayConfig, type GatewayConfig } from "../config/server-confi
 import { startGateway } from "../gateway/gateway-server.js";
 import { startMockProvider } from "../mock-provider/mock-provider.js";
 import { startOtlpExport, type OtlpExport } from "../telemetry/otlp-export.js";
-import { announceReady, clusterHealth, clusterPort, isClusterWorker, leaveCluster, leaveClusterAfterFailure, parseWorkers, poolSlotsPerWorker, runPrimary, untilStopped, workerCount, workerIndex, workerPort } from "./cluster.js";
+import {
+  announceReady,
+  clusterHealth,
+  clusterPort,
+  isClusterWorker,
+  leaveCluster,
+  leaveClusterAfterFailure,
+  parseWorkers,
+  poolSlotsPerWorker,
+  runPrimary,
+  untilStopped,
+  workerCount,
+  workerIndex,
+  workerPort,
+} from "./cluster.js";
 import { configNotes, startupSummary, watchSourceFailures } from "./startup-summary.js";
 import { UsageError, type CommandIo } from "./usage.js";
 
@@ -40,7 +54,8 @@ export const MOCK_PROVIDER_USAGE = `Usage: toolsearch mock-provider [--port N] [
 export function parsePort(value: string | undefined, usage: string, flag = "--port"): number | undefined {
   if (value === undefined) return undefined;
   const port = Number(value);
-  if (value.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`${flag} must be an integer from 0 to 65535; got "${value}"`, usage);
+  if (value.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new UsageError(`${flag} must be an integer from 0 to 65535; got "${value}"`, usage);
   return port;
 }
 
@@ -88,7 +103,12 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
     await otlp?.shutdown();
     throw error;
   }
-  if (!worker || workerIndex() === 0) for (const line of await startupSummary(gateway.engine, "serve", [`provider ${config.provider.api} at ${config.provider.baseURL}, model ${config.provider.model}`, ...configNotes(config)])) io.err(line);
+  if (!worker || workerIndex() === 0)
+    for (const line of await startupSummary(gateway.engine, "serve", [
+      `provider ${config.provider.api} at ${config.provider.baseURL}, model ${config.provider.model}`,
+      ...configNotes(config),
+    ]))
+      io.err(line);
   // Every worker has its own engine, so its own sources: each reports what it sees go down.
   const stopWatching = watchSourceFailures(gateway.engine, "serve", worker ? (line) => io.err(`[worker ${workerIndex()} pid ${process.pid}] ${line}`) : io.err);
   if (worker) {

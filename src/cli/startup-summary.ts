@@ -14,7 +14,9 @@ const MAX_REASON_CHARS = 400;
 export async function startupSummary(engine: ToolSearchEngine, command: string, extra: readonly string[] = []): Promise<string[]> {
   const { size, sources } = engine.catalogStatus();
   const parts = sources.map((s) => `${s.source === "core" ? "core" : `${s.source}:${s.toolset}`} ${s.ok ? s.tools : "down"}`);
-  const lines = [`toolsearch ${command}: catalog ${size} tool${size === 1 ? "" : "s"}${parts.length > 0 ? ` (${parts.join(", ")})` : " (no sources: add plugins or mcpServers to the config)"}; mode ${engine.settings.mode}`];
+  const lines = [
+    `toolsearch ${command}: catalog ${size} tool${size === 1 ? "" : "s"}${parts.length > 0 ? ` (${parts.join(", ")})` : " (no sources: add plugins or mcpServers to the config)"}; mode ${engine.settings.mode}`,
+  ];
   lines.push(`toolsearch ${command}: ${await sandboxLine(engine)}`);
   for (const s of sources) {
     if (s.ok) continue;
@@ -60,8 +62,12 @@ async function sandboxLine(engine: ToolSearchEngine): Promise<string> {
   if (engine.settings.mode !== "code") return `sandbox: not used (mode ${engine.settings.mode})`;
   const report = await engine.sandboxReport();
   if (!report.available) return `sandbox: unavailable (${report.reason ?? "unknown reason"}); code mode falls back to tools mode`;
-  const on = Object.entries(report.layers).filter(([, active]) => active).map(([layer]) => layer);
-  const off = Object.entries(report.layers).filter(([, active]) => !active).map(([layer]) => layer);
+  const on = Object.entries(report.layers)
+    .filter(([, active]) => active)
+    .map(([layer]) => layer);
+  const off = Object.entries(report.layers)
+    .filter(([, active]) => !active)
+    .map(([layer]) => layer);
   return `sandbox: node ${report.nodeVersion}, layers ${on.join(", ") || "none"}${off.length > 0 ? `; missing ${off.join(", ")}` : ""}`;
 }
 

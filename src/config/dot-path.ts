@@ -13,7 +13,8 @@ export function parsePath(path: string): string[] {
   if (path.length === 0 || !segments.every((s) => SEGMENT.test(s))) {
     throw new ConfigPathError(`"${path}" is not a config path; use dotted names like tools.toolSearch.mode`);
   }
-  if (segments.some((s) => s === "__proto__" || s === "constructor" || s === "prototype")) throw new ConfigPathError(`"${path}" is not allowed as a config path`);
+  if (segments.some((s) => s === "__proto__" || s === "constructor" || s === "prototype"))
+    throw new ConfigPathError(`"${path}" is not allowed as a config path`);
   return segments;
 }
 

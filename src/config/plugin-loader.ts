@@ -14,7 +14,9 @@ const MODULE = /\.(mjs|js)$/;
 export async function loadPluginFolder(folder: string): Promise<CatalogSource[]> {
   let files: string[];
   try {
-    files = readdirSync(folder).filter((f) => MODULE.test(f)).sort();
+    files = readdirSync(folder)
+      .filter((f) => MODULE.test(f))
+      .sort();
   } catch (error) {
     throw new ConfigInvalidError(`plugins: cannot read folder ${folder}: ${(error as Error).message}`);
   }

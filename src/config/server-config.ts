@@ -211,28 +211,28 @@ const sectionsSchema = {
       // that mcpServers "must be array" because the other form did not match either.
       if: { type: "array" },
       then: {
-          type: "array",
-          maxItems: 256,
-          items: {
-            type: "object",
-            required: ["name"],
-            additionalProperties: false,
-            properties: { name: { type: "string", pattern: SERVER_NAME }, ...mcpServerProperties },
-            oneOf: [{ required: ["command"] }, { required: ["url"] }],
-          },
-        },
-      else: {
-          // The keyed form of Claude Desktop, Cursor and Cline: { "memory": { command, args } }.
+        type: "array",
+        maxItems: 256,
+        items: {
           type: "object",
-          maxProperties: 256,
-          propertyNames: { pattern: SERVER_NAME },
-          additionalProperties: {
-            type: "object",
-            additionalProperties: false,
-            properties: mcpServerProperties,
-            oneOf: [{ required: ["command"] }, { required: ["url"] }],
-          },
+          required: ["name"],
+          additionalProperties: false,
+          properties: { name: { type: "string", pattern: SERVER_NAME }, ...mcpServerProperties },
+          oneOf: [{ required: ["command"] }, { required: ["url"] }],
         },
+      },
+      else: {
+        // The keyed form of Claude Desktop, Cursor and Cline: { "memory": { command, args } }.
+        type: "object",
+        maxProperties: 256,
+        propertyNames: { pattern: SERVER_NAME },
+        additionalProperties: {
+          type: "object",
+          additionalProperties: false,
+          properties: mcpServerProperties,
+          oneOf: [{ required: ["command"] }, { required: ["url"] }],
+        },
+      },
     },
     mcp: {
       type: "object",
@@ -251,7 +251,12 @@ const sectionsSchema = {
     sessionLog: {
       anyOf: [
         { type: "string", minLength: 1 },
-        { type: "object", additionalProperties: false, required: ["file"], properties: { file: { type: "string", minLength: 1 }, recordQueries: { type: "boolean" } } },
+        {
+          type: "object",
+          additionalProperties: false,
+          required: ["file"],
+          properties: { file: { type: "string", minLength: 1 }, recordQueries: { type: "boolean" } },
+        },
       ],
     },
   },
@@ -279,7 +284,8 @@ function checkTokenEntries(entries: readonly AuthTokenEntry[]): void {
     }
     if (entry.token === undefined) continue;
     const first = seen.get(entry.token);
-    if (first !== undefined) throw new ConfigInvalidError(`gateway.auth.tokens.${i}: the same token as gateway.auth.tokens.${first}; each token must be different`);
+    if (first !== undefined)
+      throw new ConfigInvalidError(`gateway.auth.tokens.${i}: the same token as gateway.auth.tokens.${first}; each token must be different`);
     seen.set(entry.token, i);
   }
 }
@@ -304,8 +310,12 @@ function resolveAuth(entries: readonly AuthTokenEntry[], env: NodeJS.ProcessEnv)
   const tokens = entries.map(({ token, tokenEnv, ...identity }, i): AuthToken => {
     if (token !== undefined) return { token, ...identity };
     const value = env[tokenEnv!];
-    if (!value) throw new ConfigInvalidError(`gateway.auth.tokens.${i}.tokenEnv: the environment variable ${tokenEnv} is ${value === undefined ? "not set" : "empty"}`);
-    if (value.length < MIN_TOKEN_LENGTH) throw new ConfigInvalidError(`gateway.auth.tokens.${i}.tokenEnv: ${tokenEnv} holds ${value.length} characters; a token needs at least ${MIN_TOKEN_LENGTH}`);
+    if (!value)
+      throw new ConfigInvalidError(`gateway.auth.tokens.${i}.tokenEnv: the environment variable ${tokenEnv} is ${value === undefined ? "not set" : "empty"}`);
+    if (value.length < MIN_TOKEN_LENGTH)
+      throw new ConfigInvalidError(
+        `gateway.auth.tokens.${i}.tokenEnv: ${tokenEnv} holds ${value.length} characters; a token needs at least ${MIN_TOKEN_LENGTH}`,
+      );
     return { token: value, ...identity };
   });
   checkAuthTokens(tokens);
@@ -317,7 +327,8 @@ function providerSettings(provider: Partial<ProviderSettings>, env: NodeJS.Proce
   const anthropic = api === "anthropic";
   return {
     api,
-    baseURL: provider.baseURL ?? (anthropic ? env.ANTHROPIC_BASE_URL : env.OPENAI_BASE_URL) ?? (anthropic ? "http://127.0.0.1:8787" : "http://127.0.0.1:8787/v1"),
+    baseURL:
+      provider.baseURL ?? (anthropic ? env.ANTHROPIC_BASE_URL : env.OPENAI_BASE_URL) ?? (anthropic ? "http://127.0.0.1:8787" : "http://127.0.0.1:8787/v1"),
     apiKey: provider.apiKey ?? (anthropic ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY) ?? "not-needed-for-local",
     model: provider.model ?? env.TOOLSEARCH_MODEL ?? "scripted",
     timeoutMs: provider.timeoutMs ?? 60_000,
@@ -489,7 +500,10 @@ export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, where: str
     if (!value.includes("${")) return value;
     return value.replace(VARIABLE, (_match, escaped: string, name: string) => {
       if (escaped) return `\${${name}}`;
-      if (!VARIABLE_NAME.test(name)) throw new ConfigInvalidError(`${where || "config"}: "\${${name.slice(0, 64)}}" is not a variable name (letters, digits, _; write $\${ for a literal \${)`);
+      if (!VARIABLE_NAME.test(name))
+        throw new ConfigInvalidError(
+          `${where || "config"}: "\${${name.slice(0, 64)}}" is not a variable name (letters, digits, _; write $\${ for a literal \${)`,
+        );
       const found = env[name];
       if (found === undefined) throw new ConfigInvalidError(`${where || "config"}: the environment variable ${name} is not set (used as \${${name}})`);
       return found;

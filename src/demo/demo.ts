@@ -59,7 +59,10 @@ export async function runDemo(options: DemoOptions): Promise<ModeReport[]> {
       { tools: { toolSearch: true }, provider: { baseURL: provider.url }, gateway: { port: 0 }, mcpServers: servers, sessionLog: "session.jsonl" },
       workDir,
     );
-    const plugin = pluginTools("acme", syntheticTools(options.tools).map((t) => t.definition));
+    const plugin = pluginTools(
+      "acme",
+      syntheticTools(options.tools).map((t) => t.definition),
+    );
     const gateway = await startGateway(config, { sources: [plugin] });
     opened.unshift(gateway);
     const status = gateway.engine.catalogStatus();
@@ -115,7 +118,18 @@ async function runOnce(
 }
 
 export function formatReports(reports: readonly ModeReport[]): string {
-  const header = ["request", "mode", "tools declared", "first request bytes", "total bytes", "round trips", "wall ms", "search/describe/call", "final tool", "source"];
+  const header = [
+    "request",
+    "mode",
+    "tools declared",
+    "first request bytes",
+    "total bytes",
+    "round trips",
+    "wall ms",
+    "search/describe/call",
+    "final tool",
+    "source",
+  ];
   const rows = reports.map((r) => [
     String(DEMO_REQUESTS.indexOf(r.request) + 1),
     r.mode,

@@ -5,7 +5,17 @@
  */
 import type { CatalogEntry } from "../catalog/types.js";
 import { onAbort } from "../abort-listeners.js";
-import { ApprovalDeniedError, CancelledError, errorMessage, HookBlockedError, InvalidArgsError, ToolFailedError, ToolSearchError, ToolTimeoutError, ToolUnavailableError } from "../errors.js";
+import {
+  ApprovalDeniedError,
+  CancelledError,
+  errorMessage,
+  HookBlockedError,
+  InvalidArgsError,
+  ToolFailedError,
+  ToolSearchError,
+  ToolTimeoutError,
+  ToolUnavailableError,
+} from "../errors.js";
 import { answerPayload, publishFailure } from "../error-channel.js";
 import { argsOverLimits, type ArgsLimits } from "../validation/args-limits.js";
 import { describeAjvErrors } from "../validation/ajv.js";
@@ -71,7 +81,9 @@ function validateArgs(entry: CatalogEntry, args: unknown, limits: ArgsLimits): R
   if (over) throw new InvalidArgsError(`Arguments for "${entry.id}" were refused: ${over}. Send smaller arguments.`);
   const validate = entry.validator();
   if (!validate(args)) {
-    throw new InvalidArgsError(`Invalid arguments for "${entry.id}": ${describeAjvErrors("args", validate.errors, { noun: "field" })}. Describe the tool to see its schema.`);
+    throw new InvalidArgsError(
+      `Invalid arguments for "${entry.id}": ${describeAjvErrors("args", validate.errors, { noun: "field" })}. Describe the tool to see its schema.`,
+    );
   }
   return args as Record<string, unknown>;
 }
@@ -126,7 +138,10 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
     controller.abort(failure);
     rejectAborted(failure);
   };
-  const timer = setTimeout(() => abort(new ToolTimeoutError(`Tool "${entry.id}" timed out after ${env.timeoutMs} ms and was cancelled. Try again with less work, or another tool.`)), env.timeoutMs);
+  const timer = setTimeout(
+    () => abort(new ToolTimeoutError(`Tool "${entry.id}" timed out after ${env.timeoutMs} ms and was cancelled. Try again with less work, or another tool.`)),
+    env.timeoutMs,
+  );
   const onRunAbort = () => abort(cancelled(entry.id, abortedBy()!));
   const offs = signals.map((signal) => onAbort(signal, onRunAbort));
   try {

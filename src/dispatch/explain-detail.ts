@@ -87,7 +87,8 @@ export class RankTrace {
     if (lists.some((s) => s.exact)) steps.push({ step: "exact", label: "exact name or id" });
     steps.push(...lists.map((s) => s.step));
     steps.push(...expansions(lists.map((s) => s.step)));
-    if (lists.some((s) => s.step.index === "client")) steps.push({ step: "client", label: "client tool merge: the run's client index, scored with the catalog's statistics" });
+    if (lists.some((s) => s.step.index === "client"))
+      steps.push({ step: "client", label: "client tool merge: the run's client index, scored with the catalog's statistics" });
     const fused = this.#fused.get(hit.id);
     if (fused !== undefined) steps.push({ step: "fusion", label: `fusion of the whole request with its clauses: ${fused.rank}`, ...fused });
     const of = this.#siblings.get(hit.id);

@@ -90,7 +90,11 @@ export class RunDispatcher {
     // Weak hits (partial matches when nothing matched) are guesses, not what the words found: for
     // learning such a search listed nothing, so it is a rephrasing of the search that finds the tool.
     if (learning) {
-      for (const a of answers) learning.searched(a.query, a.hits.filter((h) => h.source !== "client" && h.weak !== true).map((h) => h.id));
+      for (const a of answers)
+        learning.searched(
+          a.query,
+          a.hits.filter((h) => h.source !== "client" && h.weak !== true).map((h) => h.id),
+        );
     }
     this.recorder.search({ type: "search", queries, hits, via });
     this.trace.searchSpan(queries, hits.length, via, started, scope);

@@ -18,7 +18,13 @@ export function signatureOf(schema: JsonSchema): string | undefined {
 function typeOf(property: unknown): string {
   if (typeof property !== "object" || property === null) return "unknown";
   const p = property as Record<string, unknown>;
-  if (Array.isArray(p.enum)) return p.enum.slice(0, 4).map((v) => JSON.stringify(v)).join(" | ") + (p.enum.length > 4 ? " | …" : "");
+  if (Array.isArray(p.enum))
+    return (
+      p.enum
+        .slice(0, 4)
+        .map((v) => JSON.stringify(v))
+        .join(" | ") + (p.enum.length > 4 ? " | …" : "")
+    );
   if (Array.isArray(p.type)) return p.type.join(" | ");
   if (p.type === "array") return `${typeOf(p.items)}[]`;
   if (typeof p.type === "string") return p.type;

@@ -99,6 +99,4 @@ export interface ToolDescription {
   outputSchema?: JsonSchema;
 }
 
-export type CallOutcome =
-  | { ok: true; id: string; source: ToolSource; result: unknown }
-  | { ok: false; id: string; source?: ToolSource; error: ErrorPayload };
+export type CallOutcome = { ok: true; id: string; source: ToolSource; result: unknown } | { ok: false; id: string; source?: ToolSource; error: ErrorPayload };

@@ -82,7 +82,10 @@ export class ToolSearchEngine {
    */
   private learnedIds(): IdFilter {
     const ids = new Set(this.catalog.all().map((e) => e.id));
-    const down = this.catalog.sourceStatus().filter((s) => !s.ok).map((s) => `${s.source}:${s.toolset}:`);
+    const down = this.catalog
+      .sourceStatus()
+      .filter((s) => !s.ok)
+      .map((s) => `${s.source}:${s.toolset}:`);
     return down.length === 0 ? ids : { has: (id: string) => ids.has(id) || down.some((p) => id.startsWith(p)) };
   }
 
@@ -134,7 +137,10 @@ export class ToolSearchEngine {
     try {
       return await this.prepareWith(ctx, effective, hold);
     } catch (error) {
-      void hold.then((h) => h.release(), () => {});
+      void hold.then(
+        (h) => h.release(),
+        () => {},
+      );
       throw error;
     }
   }

@@ -6,7 +6,14 @@ import type { SourceStatus } from "../catalog/catalog.js";
 import { ConfigInvalidError } from "../errors.js";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolDefinition } from "../catalog/types.js";
-import { resolveIndexCacheKey, resolveToolSearchConfig, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchSettings } from "../settings/tool-search-config.js";
+import {
+  resolveIndexCacheKey,
+  resolveToolSearchConfig,
+  TOOL_SEARCH_MODES,
+  type ToolSearchConfig,
+  type ToolSearchMode,
+  type ToolSearchSettings,
+} from "../settings/tool-search-config.js";
 import { normalizeHooks, type HookLists, type ToolHooks } from "../dispatch/hooks.js";
 import { compileOptions, int } from "../validation/ajv.js";
 import { RENAMED_RUN_CONTEXT_KEYS, refuseRenamedKeys } from "../validation/renamed-keys.js";
@@ -123,7 +130,11 @@ const optionsSchema = {
     sources: {
       type: "array",
       default: [],
-      items: { ...object(["tools"], "a catalog source: coreTools([...]), pluginTools(id, [...]) or mcpServer({...})"), required: ["toolset"], properties: { toolset: { type: "string" } } },
+      items: {
+        ...object(["tools"], "a catalog source: coreTools([...]), pluginTools(id, [...]) or mcpServer({...})"),
+        required: ["toolset"],
+        properties: { toolset: { type: "string" } },
+      },
     },
     backend: {
       description: '"fts5", "minisearch" or a SearchBackendFactory ({ kind, create })',
@@ -152,7 +163,13 @@ const optionsSchema = {
     learningStore: { ...object(["load", "update"], "a LearningStore ({ kind, load, update })"), required: ["kind"], properties: { kind: { type: "string" } } },
   },
 };
-type Checked = Omit<CreateToolSearchOptions, "limits" | "tracing"> & { sources: CatalogSource[]; backend: BackendChoice; callTimeoutMs: number; limits: Required<InputLimits>; tracing: { recordQueryText: boolean } };
+type Checked = Omit<CreateToolSearchOptions, "limits" | "tracing"> & {
+  sources: CatalogSource[];
+  backend: BackendChoice;
+  callTimeoutMs: number;
+  limits: Required<InputLimits>;
+  tracing: { recordQueryText: boolean };
+};
 const checkOptions = compileOptions<Checked>(optionsSchema);
 
 /** `tools.toolSearch.indexCacheDir` (and its key) as snapshot options; the `indexCache` option, when given, replaces them. */
@@ -170,14 +187,31 @@ function refuseOwnerSources(sources: unknown): void {
   if (!Array.isArray(sources)) return;
   for (const [i, source] of sources.entries()) {
     if (typeof source === "object" && source !== null && "owner" in source && !("toolset" in source)) {
-      throw new ConfigInvalidError(`createToolSearch.sources.${i}: CatalogSource.owner was renamed toolset (the "core", plugin id or MCP server name in its tool ids); owner now means only the caller's owner rights`);
+      throw new ConfigInvalidError(
+        `createToolSearch.sources.${i}: CatalogSource.owner was renamed toolset (the "core", plugin id or MCP server name in its tool ids); owner now means only the caller's owner rights`,
+      );
     }
   }
 }
 
 export function resolveOptions(options: CreateToolSearchOptions | undefined): ResolvedOptions {
   refuseOwnerSources(options?.sources);
-  const { toolSearch, sources, policy, hooks, backend, pool, codePool, sessionLog, callTimeoutMs, limits: l, tracing, indexCache, onSourceDown, learningStore } = checkOptions(options ?? {}, "createToolSearch");
+  const {
+    toolSearch,
+    sources,
+    policy,
+    hooks,
+    backend,
+    pool,
+    codePool,
+    sessionLog,
+    callTimeoutMs,
+    limits: l,
+    tracing,
+    indexCache,
+    onSourceDown,
+    learningStore,
+  } = checkOptions(options ?? {}, "createToolSearch");
   // The pool options are checked here even when no run uses code mode yet, so a typo fails at start.
   resolvePoolOptions(pool);
   const settings = resolveToolSearchConfig(toolSearch);

@@ -3,9 +3,27 @@ import { randomUUID } from "node:crypto";
 import { onAbort } from "../abort-listeners.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
-import type { BatchSearchResult, CallOutcome, DetailedHit, ExplainedHit, ExplainOptions, SearchHit, SearchOptions, ToolDescription } from "../dispatch/types.js";
+import type {
+  BatchSearchResult,
+  CallOutcome,
+  DetailedHit,
+  ExplainedHit,
+  ExplainOptions,
+  SearchHit,
+  SearchOptions,
+  ToolDescription,
+} from "../dispatch/types.js";
 import { checkExplainArgs } from "../validation/search-args.js";
-import { CancelledError, ConfigInvalidError, EngineClosedError, errorMessage, InvalidArgsError, MAX_ID_CHARS, ToolNotFoundError, type ErrorPayload } from "../errors.js";
+import {
+  CancelledError,
+  ConfigInvalidError,
+  EngineClosedError,
+  errorMessage,
+  InvalidArgsError,
+  MAX_ID_CHARS,
+  ToolNotFoundError,
+  type ErrorPayload,
+} from "../errors.js";
 import { formatTools, isToolFormat, TOOL_FORMATS, type FormatTools, type ToolFormat } from "../surfaces/formats.js";
 import type { ProviderTool } from "../surfaces/provider-tool.js";
 import { failedWith, toolMessageOf, type Surface, type SurfaceResult } from "../surfaces/surface.js";
@@ -108,7 +126,8 @@ export class ToolSearchRun {
    * mapped back when the model calls it.
    */
   toolsFor<F extends ToolFormat>(format: F): FormatTools[F] {
-    if (!isToolFormat(format)) throw new ConfigInvalidError(`Unknown tool format ${JSON.stringify(format)?.slice(0, 64)}; use one of ${TOOL_FORMATS.join(", ")}.`);
+    if (!isToolFormat(format))
+      throw new ConfigInvalidError(`Unknown tool format ${JSON.stringify(format)?.slice(0, 64)}; use one of ${TOOL_FORMATS.join(", ")}.`);
     const { tools, renamed } = formatTools(this.surface.tools, format);
     for (const [sent, name] of renamed) this.renamed.set(sent, name);
     return tools;
@@ -204,7 +223,8 @@ export class ToolSearchRun {
   private callCanceller(signal: AbortSignal): { signal: AbortSignal; release(): void } {
     const controller = new AbortController();
     const sources = [this.controller.signal, signal];
-    const abort = () => controller.abort(this.controller.signal.aborted ? this.controller.signal.reason : new CancelledError("The call was cancelled by the client."));
+    const abort = () =>
+      controller.abort(this.controller.signal.aborted ? this.controller.signal.reason : new CancelledError("The call was cancelled by the client."));
     if (sources.some((s) => s.aborted)) abort();
     const offs = sources.some((s) => s.aborted) ? [] : sources.map((s) => onAbort(s, abort));
     return {
@@ -251,7 +271,8 @@ function parseArguments(name: string, raw: ModelToolCall["arguments"], limits: A
   let value: unknown = raw;
   if (typeof raw === "string") {
     // Bounded before it is parsed: the parse is the work that grows with it.
-    if (raw.length > limits.maxBytes * JSON_TEXT_FACTOR) throw new InvalidArgsError(`Arguments of "${name}" were refused: ${raw.length} characters of JSON is over the limit. Send smaller arguments.`);
+    if (raw.length > limits.maxBytes * JSON_TEXT_FACTOR)
+      throw new InvalidArgsError(`Arguments of "${name}" were refused: ${raw.length} characters of JSON is over the limit. Send smaller arguments.`);
     try {
       value = JSON.parse(raw);
     } catch (error) {

@@ -23,11 +23,29 @@ import { boundedProviderFetch } from "../agent/bounded-fetch.js";
 import type { ToolDefinition } from "../catalog/types.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
-import { CancelledError, ConfigInvalidError, errorMessage, HttpError, ProviderFailedError, ToolSearchError, TurnBudgetError, type ErrorCode } from "../errors.js";
+import {
+  CancelledError,
+  ConfigInvalidError,
+  errorMessage,
+  HttpError,
+  ProviderFailedError,
+  ToolSearchError,
+  TurnBudgetError,
+  type ErrorCode,
+} from "../errors.js";
 import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
 import { RequestGuard } from "../http/request-guard.js";
-import { identityFromToken, isLoopbackHost, loopbackIdentity, tokenSubjects, tokenTenant, TokenTable, unauthorized, type TokenIdentity } from "../auth/token-auth.js";
+import {
+  identityFromToken,
+  isLoopbackHost,
+  loopbackIdentity,
+  tokenSubjects,
+  tokenTenant,
+  TokenTable,
+  unauthorized,
+  type TokenIdentity,
+} from "../auth/token-auth.js";
 import { listenOn } from "../http/listen.js";
 import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
 import type { GatewayConfig } from "../config/server-config.js";
@@ -51,12 +69,13 @@ export interface GatewayExtras extends EngineExtras {
   health?: () => Promise<Record<string, unknown>>;
 }
 
-
 /** No token list means no authentication, which only a loopback address may offer. */
 function checkExposure(config: GatewayConfig): TokenTable | undefined {
   if (config.gateway.auth) return new TokenTable(config.gateway.auth.tokens);
   if (!isLoopbackHost(config.gateway.host)) {
-    throw new ConfigInvalidError(`gateway.host "${config.gateway.host}" is not a loopback address, and without gateway.auth anyone who can reach it could run tools as anyone; configure gateway.auth.tokens or bind 127.0.0.1`);
+    throw new ConfigInvalidError(
+      `gateway.host "${config.gateway.host}" is not a loopback address, and without gateway.auth anyone who can reach it could run tools as anyone; configure gateway.auth.tokens or bind 127.0.0.1`,
+    );
   }
   return undefined;
 }
@@ -81,7 +100,11 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
   const server = createServer((req, res) => {
     if (log) {
       const started = performance.now();
-      res.once("finish", () => log(`${req.method} ${(req.url ?? "/").slice(0, 200)} ${res.statusCode} ${Math.round(performance.now() - started)}ms session=${res.getHeader("x-toolsearch-session") ?? "-"}`));
+      res.once("finish", () =>
+        log(
+          `${req.method} ${(req.url ?? "/").slice(0, 200)} ${res.statusCode} ${Math.round(performance.now() - started)}ms session=${res.getHeader("x-toolsearch-session") ?? "-"}`,
+        ),
+      );
     }
     route(req, res).catch((error: unknown) => {
       if (error instanceof HttpError) return sendJson(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
@@ -224,7 +247,12 @@ async function providerFor(settings: GatewayConfig["provider"]): Promise<AgentPr
   const common = { baseURL: settings.baseURL, apiKey: settings.apiKey, maxRetries: 0, fetch: boundedProviderFetch(settings.maxResponseBytes) };
   if (settings.api === "anthropic") {
     const { default: Anthropic } = await import("@anthropic-ai/sdk");
-    return { api: "anthropic", client: new Anthropic(common), model: settings.model, ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}) };
+    return {
+      api: "anthropic",
+      client: new Anthropic(common),
+      model: settings.model,
+      ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
+    };
   }
   return { api: settings.api, client: new OpenAI(common), model: settings.model };
 }

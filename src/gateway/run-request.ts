@@ -50,7 +50,11 @@ const schema = {
         type: "object",
         additionalProperties: false,
         required: ["name", "description", "inputSchema"],
-        properties: { name: { type: "string", minLength: 1, maxLength: 128 }, description: { type: "string", maxLength: 4000 }, inputSchema: { type: "object" } },
+        properties: {
+          name: { type: "string", minLength: 1, maxLength: 128 },
+          description: { type: "string", maxLength: 4000 },
+          inputSchema: { type: "object" },
+        },
       },
     },
   },
@@ -79,7 +83,7 @@ export function parseRunRequest(body: unknown): RunRequest {
 function refuseProviderShapedTools(body: unknown): void {
   const tools = (body as { clientTools?: unknown } | null)?.clientTools;
   if (!Array.isArray(tools)) return;
-  const SHAPE = '{ name, description, inputSchema } (inputSchema: a JSON Schema object)';
+  const SHAPE = "{ name, description, inputSchema } (inputSchema: a JSON Schema object)";
   for (const [i, tool] of tools.slice(0, 128).entries()) {
     if (typeof tool !== "object" || tool === null) continue;
     if ("function" in tool || (tool as { type?: unknown }).type === "function") {

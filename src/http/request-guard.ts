@@ -53,7 +53,9 @@ export class RequestGuard {
     if (this.options.authenticated) return;
     const host = req.headers.host;
     if (!this.isLocal(hostName(host))) {
-      throw forbidden(`Host header ${shown(host ?? "")} is not a loopback name or this server's address; without gateway.auth only local clients are served (a web page may reach a loopback port through a rebound DNS name).`);
+      throw forbidden(
+        `Host header ${shown(host ?? "")} is not a loopback name or this server's address; without gateway.auth only local clients are served (a web page may reach a loopback port through a rebound DNS name).`,
+      );
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !this.isLocalOrigin(origin)) {
@@ -102,5 +104,9 @@ export function hostName(header: string | undefined): string {
 }
 
 function bareHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1")
+    .replace(/\.$/, "");
 }

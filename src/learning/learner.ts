@@ -152,7 +152,9 @@ export class Learner {
 
   /** Merges an export (rows checked one by one; malformed ones are dropped); returns the rows taken. */
   import(data: unknown): number {
-    const rows = checkedRows(typeof data === "object" && data !== null && (data as { format?: unknown }).format === 1 ? (data as { rows?: unknown }).rows : undefined);
+    const rows = checkedRows(
+      typeof data === "object" && data !== null && (data as { format?: unknown }).format === 1 ? (data as { rows?: unknown }).rows : undefined,
+    );
     const catalogIds = this.#catalogIds;
     const kept = catalogIds === undefined ? rows : rows.filter((r) => catalogIds.has(r.tool));
     this.#model.merge(kept);

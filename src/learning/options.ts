@@ -94,7 +94,8 @@ const int = (minimum: number, maximum: number) => ({ type: "integer", minimum, m
 const learningObjectSchema = {
   type: "object",
   additionalProperties: false,
-  description: "true, false or an object { enabled, minSessions, scope, maxTermsPerTool, maxToolsPerSession, maxTermsPerRequest, halfLifeDays, weight, flushMs, maxScopesPerTenant, maxRecordsPerTenant, maxRecords }",
+  description:
+    "true, false or an object { enabled, minSessions, scope, maxTermsPerTool, maxToolsPerSession, maxTermsPerRequest, halfLifeDays, weight, flushMs, maxScopesPerTenant, maxRecordsPerTenant, maxRecords }",
   properties: {
     enabled: { type: "boolean" },
     minSessions: int(1, 100),

@@ -43,12 +43,16 @@ const codeOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoExc
 export function sqliteLearningStore(options: SqliteLearningStoreOptions): LearningStore {
   const dir = options.dir;
   const file = path.join(dir, LEARNED_FILE);
-  const warn = (message: string) => (options.warn ?? ((m: string) => process.emitWarning(`toolsearch: ${m}`, { code: "TOOLSEARCH_LEARNING" })))(printable(message));
+  const warn = (message: string) =>
+    (options.warn ?? ((m: string) => process.emitWarning(`toolsearch: ${m}`, { code: "TOOLSEARCH_LEARNING" })))(printable(message));
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const reported = new Set<string>();
 
   const distrust = async (): Promise<string | undefined> => {
-    const why = await stat(dir).then((info) => folderDistrust(dir, info), (error: unknown) => `${dir} cannot be read (${codeOf(error) ?? String(error)})`);
+    const why = await stat(dir).then(
+      (info) => folderDistrust(dir, info),
+      (error: unknown) => `${dir} cannot be read (${codeOf(error) ?? String(error)})`,
+    );
     if (why !== undefined && !reported.has(why)) {
       reported.add(why);
       warn(`learning folder not used: ${why}; what is learned stays in memory`);
@@ -62,7 +66,8 @@ export function sqliteLearningStore(options: SqliteLearningStoreOptions): Learni
     try {
       handle = await open(file, READ_FLAGS);
     } catch (error) {
-      if (codeOf(error) !== "ENOENT") warn(`learned store ${file} not read: ${codeOf(error) === "ELOOP" ? "a symbolic link" : (codeOf(error) ?? String(error))}`);
+      if (codeOf(error) !== "ENOENT")
+        warn(`learned store ${file} not read: ${codeOf(error) === "ELOOP" ? "a symbolic link" : (codeOf(error) ?? String(error))}`);
       return [];
     }
     let bytes: Buffer;
@@ -146,10 +151,21 @@ function decode(sqlite3: Sqlite3Static, bytes: Uint8Array): LearnedRow[] {
     const guard = guardConnection(sqlite3, db, LOAD_TIMEOUT_MS);
     // A plain Uint8Array copy: the WASM heap helpers do not take a Buffer.
     const pointer = wasm.allocFromTypedArray(new Uint8Array(bytes));
-    const rc = capi.sqlite3_deserialize(db, "main", pointer, bytes.byteLength, bytes.byteLength, capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE);
+    const rc = capi.sqlite3_deserialize(
+      db,
+      "main",
+      pointer,
+      bytes.byteLength,
+      bytes.byteLength,
+      capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE,
+    );
     if (rc !== capi.SQLITE_OK) throw new ConfigInvalidError(`sqlite3_deserialize failed: ${capi.sqlite3_js_rc_str(rc)}`);
     const schema = db.selectArrays("SELECT type, name, sql FROM sqlite_schema ORDER BY name") as unknown[][];
-    const ours = schema.length >= 1 && schema.every((s) => (s[0] === "table" && s[1] === TABLE && s[2] === SCHEMA_SQL) || (s[0] === "index" && s[1] === `sqlite_autoindex_${TABLE}_1` && s[2] === null));
+    const ours =
+      schema.length >= 1 &&
+      schema.every(
+        (s) => (s[0] === "table" && s[1] === TABLE && s[2] === SCHEMA_SQL) || (s[0] === "index" && s[1] === `sqlite_autoindex_${TABLE}_1` && s[2] === null),
+      );
     if (!ours) throw new ConfigInvalidError("not a toolsearch learned store (another schema)");
     const raw = db.selectObjects(`SELECT scope, tool, term, count, sessions, at, seen FROM ${TABLE}`) as Array<Record<string, unknown>>;
     guard.release();

@@ -90,7 +90,8 @@ export class McpConnection {
       cursor = page.nextCursor;
       if (cursor !== undefined) {
         // TOOL_UNAVAILABLE: a server that cannot list its tools is not usable (connect wraps it so too).
-        if (seenCursors.has(cursor)) throw new ToolUnavailableError(undefined, `tools/list pagination loops (cursor ${JSON.stringify(cursor.slice(0, 40))} returned twice)`);
+        if (seenCursors.has(cursor))
+          throw new ToolUnavailableError(undefined, `tools/list pagination loops (cursor ${JSON.stringify(cursor.slice(0, 40))} returned twice)`);
         seenCursors.add(cursor);
       }
     } while (cursor !== undefined);

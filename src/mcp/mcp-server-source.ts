@@ -26,7 +26,14 @@ import { McpConnection, type ConnectionEvents, type ToolListing } from "./connec
 import { describeError, isConnectionError, isTimeoutError } from "./errors.js";
 import { mapTool } from "./map-tool.js";
 import { messageLimitOf } from "./message-limit.js";
-import { resolveMcpConfig, resolveMcpOptions, type McpServerConfig, type McpServerOptions, type ResolvedMcpConfig, type ResolvedMcpOptions } from "./options.js";
+import {
+  resolveMcpConfig,
+  resolveMcpOptions,
+  type McpServerConfig,
+  type McpServerOptions,
+  type ResolvedMcpConfig,
+  type ResolvedMcpOptions,
+} from "./options.js";
 import { mapToolNames } from "./tool-names.js";
 
 export type McpSourceState = "idle" | "connecting" | "ready" | "failed" | "gone" | "closed";
@@ -181,7 +188,9 @@ export class McpServerSource implements CatalogSource {
       const detail = reason instanceof StartTimeout ? reason.message : `could not start: ${bounded(describeError(reason))}`;
       this.setUnavailable("failed", `${this.label()} is down (${reason instanceof StartTimeout ? "connect timeout" : "could not connect"})`);
       const stderr = this.stderrTail();
-      throw new ToolUnavailableError(undefined, `${this.label()} (${this.target()}) ${detail}${stderr ? `; its stderr ends: ${stderr}` : ""}`, { cause: reason });
+      throw new ToolUnavailableError(undefined, `${this.label()} (${this.target()}) ${detail}${stderr ? `; its stderr ends: ${stderr}` : ""}`, {
+        cause: reason,
+      });
     } finally {
       clearTimeout(timer);
       if (this.startAbort === abort) this.startAbort = undefined;
@@ -370,11 +379,17 @@ export class McpServerSource implements CatalogSource {
     }
     const limit = messageLimitOf(error);
     if (limit !== undefined) {
-      return new ToolFailedError(`${this.label()} answered the call of "${originalName}" with more than ${limit} bytes (maxMessageBytes); the answer was dropped unread.`, { cause: error });
+      return new ToolFailedError(
+        `${this.label()} answered the call of "${originalName}" with more than ${limit} bytes (maxMessageBytes); the answer was dropped unread.`,
+        { cause: error },
+      );
     }
     if (connection === this.connection && connection.kind === "http" && isConnectionError(error)) await this.checkHealth(connection);
     if (connection !== this.connection || this.state !== "ready") {
-      return new ToolUnavailableError(ctx.id, this.state === "ready" ? `${this.label()} reconnected during the call; try again` : (this.unavailableReason() ?? `${this.label()} went away`));
+      return new ToolUnavailableError(
+        ctx.id,
+        this.state === "ready" ? `${this.label()} reconnected during the call; try again` : (this.unavailableReason() ?? `${this.label()} went away`),
+      );
     }
     if (isTimeoutError(error)) {
       return new ToolTimeoutError(`${this.label()} did not answer the call of "${originalName}" within ${this.options.callTimeoutMs} ms.`);
@@ -497,4 +512,3 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 function bounded(text: string): string {
   return truncate(stripControl(text).replace(/\s+/g, " ").trim(), MAX_SERVER_TEXT);
 }
-

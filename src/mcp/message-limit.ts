@@ -32,7 +32,10 @@ const SAMPLE_BYTES = 512;
  * TOOL_FAILED: what a call whose answer was over the limit fails with (mcp-server-source.ts callFailure).
  */
 export class MessageTooLargeError extends ToolFailedError {
-  constructor(readonly limit: number, what = "a message") {
+  constructor(
+    readonly limit: number,
+    what = "a message",
+  ) {
     super(`the server sent ${what} larger than maxMessageBytes (${limit} bytes); it was dropped unread`);
   }
 }
@@ -232,7 +235,7 @@ function sseEventLimit(limit: number, over: () => void): TransformStream<Uint8Ar
   let lineEmpty = true;
   return new TransformStream({
     transform(chunk, controller) {
-      for (let pos = 0; pos < chunk.length; ) {
+      for (let pos = 0; pos < chunk.length;) {
         const newline = chunk.indexOf(0x0a, pos);
         const end = newline === -1 ? chunk.length : newline;
         if (end > pos && !(end - pos === 1 && chunk[pos] === 0x0d)) lineEmpty = false;

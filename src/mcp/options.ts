@@ -127,14 +127,24 @@ export function resolveMcpConfig(config: unknown): ResolvedMcpConfig {
   const named = typeof raw?.name === "string" && new RegExp(NAME).test(raw.name);
   const where = named ? `mcpServer "${raw.name}"` : "mcpServer";
   // String values under env and headers (secrets, often) are not quoted.
-  const hide = (values: unknown) => (typeof values === "object" && values !== null ? Object.fromEntries(Object.entries(values).map(([k, v]) => [k, typeof v === "string" ? "<not shown>" : v])) : values);
+  const hide = (values: unknown) =>
+    typeof values === "object" && values !== null
+      ? Object.fromEntries(Object.entries(values).map(([k, v]) => [k, typeof v === "string" ? "<not shown>" : v]))
+      : values;
   const shown = typeof raw === "object" && raw !== null ? { ...raw, env: hide((raw as { env?: unknown }).env), headers: hide(raw.headers) } : raw;
   if (named && ((raw as { command?: unknown }).command === undefined) === (raw.url === undefined)) {
     throw new ConfigInvalidError(`${where}: give exactly one of command (stdio) or url (Streamable HTTP)`);
   }
   const c = checkConfig(raw?.url instanceof URL ? { ...raw, url: raw.url.href } : config, where, shown);
   if (c.command !== undefined) {
-    return { kind: "stdio", name: c.name, command: c.command, args: c.args ?? [], ...(c.env !== undefined ? { env: c.env } : {}), ...(c.cwd !== undefined ? { cwd: c.cwd } : {}) };
+    return {
+      kind: "stdio",
+      name: c.name,
+      command: c.command,
+      args: c.args ?? [],
+      ...(c.env !== undefined ? { env: c.env } : {}),
+      ...(c.cwd !== undefined ? { cwd: c.cwd } : {}),
+    };
   }
   const url = c.url !== undefined && URL.canParse(c.url) ? new URL(c.url) : undefined;
   if (url?.protocol !== "http:" && url?.protocol !== "https:") {

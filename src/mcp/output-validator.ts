@@ -32,7 +32,12 @@ export function lenientOutputValidator(maxSchemaBytes: number, server: string): 
           const { $schema: _ignored, ...rest } = schema as Record<string, unknown>;
           return cache.validator(rest);
         } catch (error) {
-          publishFailure("output_schema", new ConfigInvalidError(`An output schema of MCP server "${server}" is not enforced: ${errorMessage(error)}`), { server }, "CONFIG_INVALID");
+          publishFailure(
+            "output_schema",
+            new ConfigInvalidError(`An output schema of MCP server "${server}" is not enforced: ${errorMessage(error)}`),
+            { server },
+            "CONFIG_INVALID",
+          );
           return null;
         }
       };

@@ -106,7 +106,11 @@ function httpHandle(config: Extract<ResolvedMcpConfig, { kind: "http" }>, option
     closed,
     async shutdown() {
       // Best effort: tell the server the session is over, briefly; then stop every stream.
-      if (transport.sessionId !== undefined) await settledWithin(transport.terminateSession().catch(() => {}), 1_000);
+      if (transport.sessionId !== undefined)
+        await settledWithin(
+          transport.terminateSession().catch(() => {}),
+          1_000,
+        );
       await transport.close().catch(() => {});
     },
   };
@@ -134,7 +138,13 @@ export async function settledWithin(promise: Promise<unknown>, ms: number): Prom
     timer = setTimeout(() => resolve(false), ms);
   });
   try {
-    return await Promise.race([promise.then(() => true, () => true), timeout]);
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -149,7 +159,9 @@ export function lastLines(text: string): string {
     .split("\n")
     .map((line) => line.trim());
   // A caret line marks the line above it as an echo of source code; a file:line header precedes that.
-  const lines = all.filter((line, i) => line && !NOISE.test(line) && !/^\^+$/.test(all[i + 1] ?? "") && !/^\^+$/.test(all[i + 2] ?? "") && !/^node:internal\//.test(line));
+  const lines = all.filter(
+    (line, i) => line && !NOISE.test(line) && !/^\^+$/.test(all[i + 1] ?? "") && !/^\^+$/.test(all[i + 2] ?? "") && !/^node:internal\//.test(line),
+  );
   let out = "";
   for (let i = lines.length - 1; i >= 0; i -= 1) {
     const next = out ? `${lines[i]} | ${out}` : lines[i]!;

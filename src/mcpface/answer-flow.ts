@@ -23,7 +23,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, McpError, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  McpError,
+  type JSONRPCMessage,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
 
 /** What the SDK writes around each message on an SSE stream: "event: message\ndata: " and "\n\n". */
 const SSE_FRAME_BYTES = 23;

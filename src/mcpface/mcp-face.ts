@@ -174,7 +174,9 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     };
     const max = config.mcp.maxUnreadBytes;
     const unguard = guardStdioOutput(transport, stdin, stdout, max, (unread) => {
-      overflow = new ClientNotReadingError(`the client has left ${unread} bytes of answers unread on stdout, past mcp.maxUnreadBytes (${max}); disconnecting it`);
+      overflow = new ClientNotReadingError(
+        `the client has left ${unread} bytes of answers unread on stdout, past mcp.maxUnreadBytes (${max}); disconnecting it`,
+      );
       void transport.close();
     });
     try {
@@ -193,22 +195,37 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     const guard = new RequestGuard({ bindHost: host, authenticated: tokens !== undefined });
     const server = createServer((req, res) => {
       const started = performance.now();
-      if (log) res.once("finish", () => log(`${req.method} ${(req.url ?? "/").slice(0, 200)} ${res.statusCode} ${ms(started)} session=${String(req.headers["mcp-session-id"] ?? "-").slice(0, 64)}`));
+      if (log)
+        res.once("finish", () =>
+          log(
+            `${req.method} ${(req.url ?? "/").slice(0, 200)} ${res.statusCode} ${ms(started)} session=${String(req.headers["mcp-session-id"] ?? "-").slice(0, 64)}`,
+          ),
+        );
       route(req, res, guard).catch((error: unknown) => {
-        if (error instanceof HttpError) return sendJson(res, error.status, { jsonrpc: "2.0", error: { code: -32_000, message: error.message, data: { code: error.code } }, id: null }, error.headers);
+        if (error instanceof HttpError)
+          return sendJson(
+            res,
+            error.status,
+            { jsonrpc: "2.0", error: { code: -32_000, message: error.message, data: { code: error.code } }, id: null },
+            error.headers,
+          );
         const detail = errorMessage(error);
         console.error(`toolsearch mcp: internal error on ${req.method} ${req.url}: ${detail.replace(/\s+/g, " ").slice(0, 500)}`);
-        if (!res.headersSent) sendJson(res, 500, { jsonrpc: "2.0", error: { code: -32_603, message: "internal error", data: { code: "INTERNAL" satisfies ErrorCode } }, id: null });
+        if (!res.headersSent)
+          sendJson(res, 500, { jsonrpc: "2.0", error: { code: -32_603, message: "internal error", data: { code: "INTERNAL" satisfies ErrorCode } }, id: null });
         else res.end();
       });
     });
     await listenOn(server, port, host);
     http = server;
     const idle = config.mcp.sessionIdleMs;
-    sweeper = setInterval(() => {
-      const now = Date.now();
-      for (const entry of [...byHttpId.values()]) if (entry.budget.inFlight() === 0 && now - entry.budget.lastUsed() > idle) void closeLive(entry);
-    }, Math.min(60_000, Math.max(500, Math.floor(idle / 4))));
+    sweeper = setInterval(
+      () => {
+        const now = Date.now();
+        for (const entry of [...byHttpId.values()]) if (entry.budget.inFlight() === 0 && now - entry.budget.lastUsed() > idle) void closeLive(entry);
+      },
+      Math.min(60_000, Math.max(500, Math.floor(idle / 4))),
+    );
     sweeper.unref();
     const bound = (server.address() as AddressInfo).port;
     return { url: `http://${host.includes(":") ? `[${host}]` : host}:${bound}/mcp`, port: bound };
@@ -239,7 +256,9 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     const tenant = tenantOf(req, identity);
     const victim = admitSession(tenant, byHttpId.values(), { all: opening, tenant: openingBy.get(tenant) ?? 0 }, config.mcp);
     if (victim) {
-      log?.(`mcp session ${victim.transport?.sessionId ?? "-"} evicted: idle longest, and another tenant needed its slot (mcp.maxSessions ${config.mcp.maxSessions})`);
+      log?.(
+        `mcp session ${victim.transport?.sessionId ?? "-"} evicted: idle longest, and another tenant needed its slot (mcp.maxSessions ${config.mcp.maxSessions})`,
+      );
       void closeLive(victim);
     }
     opening += 1;
@@ -260,7 +279,9 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       });
       opened.transport = transport;
       opened.flow = new HttpAnswerFlow(config.mcp.maxUnreadBytes, (unread, socket) => {
-        console.error(`toolsearch mcp: dropped a connection from ${socket.remoteAddress ?? "?"} (session ${sessionId}): ${unread} bytes of answers unread, past mcp.maxUnreadBytes (${config.mcp.maxUnreadBytes})`);
+        console.error(
+          `toolsearch mcp: dropped a connection from ${socket.remoteAddress ?? "?"} (session ${sessionId}): ${unread} bytes of answers unread, past mcp.maxUnreadBytes (${config.mcp.maxUnreadBytes})`,
+        );
       });
       opened.flow.attach(transport);
       transport.onclose = () => void closeLive(opened);
@@ -358,7 +379,9 @@ function ms(started: number): string {
  */
 export function checkHttpExposure(config: GatewayConfig, host: string): void {
   if (!config.gateway.auth && !isLoopbackHost(host)) {
-    throw new ConfigInvalidError(`--host "${host}" is not a loopback address, and without gateway.auth anyone who can reach it could call tools as this config's identity; configure gateway.auth.tokens or bind 127.0.0.1`);
+    throw new ConfigInvalidError(
+      `--host "${host}" is not a loopback address, and without gateway.auth anyone who can reach it could call tools as this config's identity; configure gateway.auth.tokens or bind 127.0.0.1`,
+    );
   }
 }
 

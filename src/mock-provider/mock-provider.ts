@@ -25,9 +25,7 @@ import { ConfigInvalidError } from "../errors.js";
 
 /** One request as received: `api` says which API it came in, `body` is its JSON as sent. */
 export type RecordedRequest = { bytes: number } & (
-  | { api: "chat"; body: ChatRequest }
-  | { api: "responses"; body: ResponsesRequest }
-  | { api: "anthropic"; body: AnthropicRequest }
+  { api: "chat"; body: ChatRequest } | { api: "responses"; body: ResponsesRequest } | { api: "anthropic"; body: AnthropicRequest }
 );
 
 export interface MockProvider {
@@ -54,7 +52,9 @@ export interface MockProviderOptions {
 /** A caller asked for requests the bounded record no longer holds: CONFIG_INVALID, a mark (or a bound) to fix. */
 export class RecordDroppedError extends ConfigInvalidError {
   constructor(mark: number, firstKept: number) {
-    super(`The scripted provider no longer holds requests ${mark + 1}–${firstKept} (its record is bounded); raise maxRecorded / maxRecordedBytes or clear it more often.`);
+    super(
+      `The scripted provider no longer holds requests ${mark + 1}–${firstKept} (its record is bounded); raise maxRecorded / maxRecordedBytes or clear it more often.`,
+    );
   }
 }
 
@@ -126,7 +126,8 @@ export async function startMockProvider(options: MockProviderOptions = {}): Prom
       return sendJson(res, 200, { requests: recorded.all() });
     }
     const api = req.method === "POST" ? apiOf(url.pathname) : undefined;
-    if (!api) return sendJson(res, 404, { error: { message: `no route ${req.method} ${url.pathname}; use POST /v1/chat/completions, /v1/responses or /v1/messages` } });
+    if (!api)
+      return sendJson(res, 404, { error: { message: `no route ${req.method} ${url.pathname}; use POST /v1/chat/completions, /v1/responses or /v1/messages` } });
     const raw = await readBody(req, MAX_BODY_BYTES);
     let body: unknown;
     try {
@@ -134,10 +135,12 @@ export async function startMockProvider(options: MockProviderOptions = {}): Prom
     } catch {
       return sendJson(res, 400, { error: { message: "request body is not JSON" } });
     }
-    if (typeof body !== "object" || body === null || Array.isArray(body)) return sendJson(res, 400, { error: { message: "request body is not a JSON object" } });
+    if (typeof body !== "object" || body === null || Array.isArray(body))
+      return sendJson(res, 400, { error: { message: "request body is not a JSON object" } });
     let chat: ChatRequest;
     try {
-      chat = api === "chat" ? (body as ChatRequest) : api === "responses" ? responsesToChat(body as ResponsesRequest) : anthropicToChat(body as AnthropicRequest);
+      chat =
+        api === "chat" ? (body as ChatRequest) : api === "responses" ? responsesToChat(body as ResponsesRequest) : anthropicToChat(body as AnthropicRequest);
     } catch (error) {
       return sendJson(res, 400, { error: { message: `request body is not a ${api} request: ${(error as Error).message}` } });
     }
@@ -146,7 +149,12 @@ export async function startMockProvider(options: MockProviderOptions = {}): Prom
     const next = plan(chat);
     const model = typeof chat.model === "string" ? chat.model : "scripted";
     const usage = { input: Math.ceil(raw.length / 4), output: 20 };
-    const reply = api === "chat" ? chatReply(next, counter, model, usage) : api === "responses" ? responsesReply(next, counter, model, usage) : anthropicReply(next, counter, model, usage);
+    const reply =
+      api === "chat"
+        ? chatReply(next, counter, model, usage)
+        : api === "responses"
+          ? responsesReply(next, counter, model, usage)
+          : anthropicReply(next, counter, model, usage);
     sendJson(res, 200, reply);
   }
 

@@ -39,7 +39,10 @@ export function plan(request: ChatRequest): Plan {
 
   if (lastCall && lastResult !== undefined) return next(lastCall.function.name, lastResult);
   if (declared.has("tool_search_code")) return call("tool_search_code", { code: codeBody(userText) });
-  const direct = bestDirectTool(userText, [...declared.values()].filter((t) => !CONTROL.has(t.function.name)));
+  const direct = bestDirectTool(
+    userText,
+    [...declared.values()].filter((t) => !CONTROL.has(t.function.name)),
+  );
   if (direct && (direct.strong || !declared.has("tool_search"))) return call(direct.tool.function.name, sampleArgs(direct.tool.function.parameters));
   if (declared.has("tool_search")) return call("tool_search", { query: userText, limit: 5 });
   return { answer: "I have no tool for that." };
@@ -72,7 +75,10 @@ function lastToolCall(turn: readonly ChatMessage[]): ChatToolCall | undefined {
 }
 
 /** The declared tool whose name and description share the most words with the request. */
-function bestDirectTool(text: string, tools: NonNullable<ChatRequest["tools"]>): { tool: NonNullable<ChatRequest["tools"]>[number]; strong: boolean } | undefined {
+function bestDirectTool(
+  text: string,
+  tools: NonNullable<ChatRequest["tools"]>,
+): { tool: NonNullable<ChatRequest["tools"]>[number]; strong: boolean } | undefined {
   const wanted = new Set(analyzeText(text));
   if (wanted.size === 0 || tools.length === 0) return undefined;
   let best: { tool: (typeof tools)[number]; score: number } | undefined;

@@ -17,7 +17,9 @@ interface Usage {
 function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((part) => (typeof part === "object" && part !== null && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : "")).join("");
+  return content
+    .map((part) => (typeof part === "object" && part !== null && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : ""))
+    .join("");
 }
 
 function list(value: unknown, what: string): unknown[] {
@@ -29,7 +31,14 @@ function list(value: unknown, what: string): unknown[] {
 
 function tool(name: unknown, description: unknown, parameters: unknown): ProviderTool {
   if (typeof name !== "string") throw new ProviderFailedError("a tool needs a name");
-  return { type: "function", function: { name, description: typeof description === "string" ? description : "", parameters: (parameters ?? {}) as ProviderTool["function"]["parameters"] } };
+  return {
+    type: "function",
+    function: {
+      name,
+      description: typeof description === "string" ? description : "",
+      parameters: (parameters ?? {}) as ProviderTool["function"]["parameters"],
+    },
+  };
 }
 
 /** Consecutive calls become one assistant message, as Chat Completions has them. */
@@ -68,10 +77,13 @@ export function anthropicToChat(body: AnthropicRequest): ChatRequest {
   if (system) messages.push({ role: "system", content: system });
   for (const raw of list(body.messages, "messages")) {
     const message = raw as { role?: unknown; content?: unknown };
-    const blocks: AnthropicContentBlock[] = typeof message.content === "string" ? [{ type: "text", text: message.content }] : (list(message.content, "content") as AnthropicContentBlock[]);
+    const blocks: AnthropicContentBlock[] =
+      typeof message.content === "string" ? [{ type: "text", text: message.content }] : (list(message.content, "content") as AnthropicContentBlock[]);
     if (message.role === "assistant") {
       const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("") || null;
-      const calls = blocks.flatMap((b) => (b.type === "tool_use" ? [{ id: b.id, type: "function" as const, function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }] : []));
+      const calls = blocks.flatMap((b) =>
+        b.type === "tool_use" ? [{ id: b.id, type: "function" as const, function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }] : [],
+      );
       messages.push(calls.length > 0 ? { role: "assistant", content: text, tool_calls: calls } : { role: "assistant", content: text });
     } else if (message.role === "user") {
       for (const b of blocks) if (b.type === "tool_result") messages.push({ role: "tool", tool_call_id: b.tool_use_id, content: textOf(b.content) });
@@ -90,7 +102,11 @@ export function chatReply(next: Plan, n: number, model: string, usage: Usage): u
   const message =
     "answer" in next
       ? { role: "assistant", content: next.answer }
-      : { role: "assistant", content: null, tool_calls: [{ id: `call_${n}`, type: "function", function: { name: next.toolCall.name, arguments: JSON.stringify(next.toolCall.arguments) } }] };
+      : {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: `call_${n}`, type: "function", function: { name: next.toolCall.name, arguments: JSON.stringify(next.toolCall.arguments) } }],
+        };
   return {
     id: `chatcmpl-${n}`,
     object: "chat.completion",
@@ -111,7 +127,16 @@ export function responsesReply(next: Plan, n: number, model: string, usage: Usag
     output:
       "answer" in next
         ? [{ type: "message", id: `msg_${n}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: next.answer, annotations: [] }] }]
-        : [{ type: "function_call", id: `fc_${n}`, call_id: `call_${n}`, name: next.toolCall.name, arguments: JSON.stringify(next.toolCall.arguments), status: "completed" }],
+        : [
+            {
+              type: "function_call",
+              id: `fc_${n}`,
+              call_id: `call_${n}`,
+              name: next.toolCall.name,
+              arguments: JSON.stringify(next.toolCall.arguments),
+              status: "completed",
+            },
+          ],
     usage: { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output },
   };
 }
@@ -122,7 +147,10 @@ export function anthropicReply(next: Plan, n: number, model: string, usage: Usag
     type: "message",
     role: "assistant",
     model,
-    content: "answer" in next ? [{ type: "text", text: next.answer }] : [{ type: "tool_use", id: `toolu_${n}`, name: next.toolCall.name, input: next.toolCall.arguments }],
+    content:
+      "answer" in next
+        ? [{ type: "text", text: next.answer }]
+        : [{ type: "tool_use", id: `toolu_${n}`, name: next.toolCall.name, input: next.toolCall.arguments }],
     stop_reason: "answer" in next ? "end_turn" : "tool_use",
     stop_sequence: null,
     usage: { input_tokens: usage.input, output_tokens: usage.output },

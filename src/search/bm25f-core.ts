@@ -106,7 +106,9 @@ let compiled: object | undefined;
  * index worker is.
  */
 export function coreModule(): object {
-  compiled ??= compileCore(["../../wasm/bm25f-core.wasm", "../../dist/wasm/bm25f-core.wasm"].map((relative) => fileURLToPath(new URL(relative, import.meta.url))));
+  compiled ??= compileCore(
+    ["../../wasm/bm25f-core.wasm", "../../dist/wasm/bm25f-core.wasm"].map((relative) => fileURLToPath(new URL(relative, import.meta.url))),
+  );
   return compiled;
 }
 

@@ -58,7 +58,10 @@ export function thisHolder(): Promise<LockHolder> {
 
 async function bootId(): Promise<string | undefined> {
   if (process.platform !== "linux") return undefined;
-  return readFile("/proc/sys/kernel/random/boot_id", "utf8").then((s) => s.trim() || undefined, () => undefined);
+  return readFile("/proc/sys/kernel/random/boot_id", "utf8").then(
+    (s) => s.trim() || undefined,
+    () => undefined,
+  );
 }
 
 /** Field 22 of /proc/<pid>/stat; the command name (field 2) may hold spaces and parentheses, so fields are counted after its last ")". */
@@ -104,7 +107,8 @@ export async function holderState(holder: LockHolder): Promise<{ state: "alive" 
   const me = await thisHolder();
   // A bare-pid lock (older toolsearch) names no host: taken to be this one's, as it was then.
   if (holder.host !== "" && holder.host !== me.host) return { state: "unknown", why: `held by pid ${holder.pid} on host ${holder.host}` };
-  if (holder.boot !== undefined && me.boot !== undefined && holder.boot !== me.boot) return { state: "gone", why: `pid ${holder.pid} ran before this host's last boot` };
+  if (holder.boot !== undefined && me.boot !== undefined && holder.boot !== me.boot)
+    return { state: "gone", why: `pid ${holder.pid} ran before this host's last boot` };
   try {
     process.kill(holder.pid, 0);
   } catch (error) {

@@ -168,10 +168,7 @@ async function load(snapshot: Uint8Array, options: Fts5Options = {}, expect?: Sn
   try {
     return new Fts5Backend(sqlite3, makeIndex(options, await readSnapshot(sqlite3, snapshot, expect)));
   } catch (error) {
-    throw new ConfigInvalidError(
-      `backend "fts5": the index snapshot could not be loaded (${errorMessage(error)}); rebuild the index.`,
-      { cause: error },
-    );
+    throw new ConfigInvalidError(`backend "fts5": the index snapshot could not be loaded (${errorMessage(error)}); rebuild the index.`, { cause: error });
   }
 }
 
@@ -186,4 +183,9 @@ export function fts5BackendWith(options: Fts5Options): SearchBackendFactory {
 }
 
 /** The default backend: BM25F over postings in the WebAssembly core's memory, snapshots serialised by SQLite in WASM. */
-export const fts5Backend: SearchBackendFactory = { kind: "fts5", create: () => create(), load: (snapshot, expect) => load(snapshot, {}, expect), worker: "fts5" };
+export const fts5Backend: SearchBackendFactory = {
+  kind: "fts5",
+  create: () => create(),
+  load: (snapshot, expect) => load(snapshot, {}, expect),
+  worker: "fts5",
+};

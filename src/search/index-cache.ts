@@ -190,7 +190,8 @@ export class ToolIndexCache {
     if (store === undefined) return (await this.#buildFresh(docs, factory, options, fingerprint, started, undefined, false)).index;
     // A folder others can write may hold anything: not read, not written (reported by the store).
     const distrust = await store.distrust();
-    if (distrust !== undefined) return (await this.#buildFresh(docs, factory, options, fingerprint, started, `index cache folder not used: ${distrust}`, false)).index;
+    if (distrust !== undefined)
+      return (await this.#buildFresh(docs, factory, options, fingerprint, started, `index cache folder not used: ${distrust}`, false)).index;
     const first = await this.#fromSnapshot(store, docs, factory, fingerprint, started);
     if (first.index !== undefined) return first.index;
     // Another process (a worker, a replica) may be building this catalog: wait for its snapshot.
@@ -203,8 +204,10 @@ export class ToolIndexCache {
       const built = await this.#buildFresh(docs, factory, options, fingerprint, started, first.reason, true);
       const payload = built.snapshot ?? built.index.backend.serialize?.();
       const meta = { docs: docs.length, docsDigest: fingerprintDocs(docs) };
-      const written = payload === undefined ? { ok: false as const, reason: "the backend cannot serialize" } : await store.write(factory.kind, fingerprint, meta, payload);
-      if (!written.ok && this.#lastBuild !== undefined) this.#lastBuild = { ...this.#lastBuild, reason: [this.#lastBuild.reason, written.reason].filter(Boolean).join("; ") };
+      const written =
+        payload === undefined ? { ok: false as const, reason: "the backend cannot serialize" } : await store.write(factory.kind, fingerprint, meta, payload);
+      if (!written.ok && this.#lastBuild !== undefined)
+        this.#lastBuild = { ...this.#lastBuild, reason: [this.#lastBuild.reason, written.reason].filter(Boolean).join("; ") };
       return built.index;
     } finally {
       await lock.release();

@@ -53,7 +53,14 @@ const FUZZY: NonNullable<SearchOptions["fuzzy"]> = (term) => (term.length >= 6 &
 /** What add() indexes for a doc: the analysed fields as space-separated terms. */
 function indexedFields(doc: SearchDoc): IndexedFields {
   const a = analyzeDoc(doc);
-  return { id: doc.id, name: a.name.join(" "), ident: a.ident.join(" "), descr: a.description.join(" "), params: a.params.join(" "), syn: a.synonyms.join(" ") };
+  return {
+    id: doc.id,
+    name: a.name.join(" "),
+    ident: a.ident.join(" "),
+    descr: a.description.join(" "),
+    params: a.params.join(" "),
+    syn: a.synonyms.join(" "),
+  };
 }
 
 export class MiniSearchBackend implements SearchBackend {
@@ -140,10 +147,7 @@ async function load(snapshot: Uint8Array, expect?: SnapshotExpectation): Promise
     // at load and keeps the snapshot one self-describing JSON document.
     return new MiniSearchBackend(MiniSearch.loadJSON<IndexedFields>(JSON.stringify(index), OPTIONS));
   } catch (error) {
-    throw new ConfigInvalidError(
-      `backend "minisearch": the index snapshot could not be loaded (${errorMessage(error)}); rebuild the index.`,
-      { cause: error },
-    );
+    throw new ConfigInvalidError(`backend "minisearch": the index snapshot could not be loaded (${errorMessage(error)}); rebuild the index.`, { cause: error });
   }
 }
 

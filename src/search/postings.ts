@@ -121,7 +121,8 @@ export class PostingStore {
 
   /** Restores what export() gave, into `core`'s memory (the index's own, when it reads a snapshot). */
   static import(terms: readonly string[], start: Int32Array, data: Int32Array, core?: Bm25fCore): PostingStore {
-    if (start.length !== terms.length + 1 || start[terms.length] !== data.length || data.length % 2 !== 0) throw new ConfigInvalidError("postings: malformed snapshot");
+    if (start.length !== terms.length + 1 || start[terms.length] !== data.length || data.length % 2 !== 0)
+      throw new ConfigInvalidError("postings: malformed snapshot");
     const store = new PostingStore(core);
     terms.forEach((term, row) => store.#rows.set(term, row));
     store.#core.writePostings(start, data);

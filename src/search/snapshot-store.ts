@@ -219,22 +219,31 @@ export class SnapshotStore {
     if (typeof parsed === "string") return this.#reject(file, parsed);
     const { header, payload, signed, mac } = parsed;
     const why =
-      header.format !== SNAPSHOT_FORMAT ? `format ${header.format}, not ${SNAPSHOT_FORMAT}`
-      : header.signature !== analyzerSignature() ? "built by another analyzer (another version of toolsearch)"
-      : header.kind !== kind ? `backend "${header.kind}", not "${kind}"`
-      : header.fingerprint !== fingerprint ? "another catalog's fingerprint"
-      : header.bytes !== payload.byteLength ? `${payload.byteLength} payload bytes where the header says ${header.bytes}`
-      : this.#key !== undefined && mac === undefined ? "no MAC (written without indexCacheKey), and a key is set"
-      : this.#key !== undefined && !timingSafeEqual(this.#mac(signed), mac!) ? "MAC mismatch (written with another key, or changed since)"
-      : sha256(payload) !== header.sha256 ? "checksum mismatch"
-      : undefined;
+      header.format !== SNAPSHOT_FORMAT
+        ? `format ${header.format}, not ${SNAPSHOT_FORMAT}`
+        : header.signature !== analyzerSignature()
+          ? "built by another analyzer (another version of toolsearch)"
+          : header.kind !== kind
+            ? `backend "${header.kind}", not "${kind}"`
+            : header.fingerprint !== fingerprint
+              ? "another catalog's fingerprint"
+              : header.bytes !== payload.byteLength
+                ? `${payload.byteLength} payload bytes where the header says ${header.bytes}`
+                : this.#key !== undefined && mac === undefined
+                  ? "no MAC (written without indexCacheKey), and a key is set"
+                  : this.#key !== undefined && !timingSafeEqual(this.#mac(signed), mac!)
+                    ? "MAC mismatch (written with another key, or changed since)"
+                    : sha256(payload) !== header.sha256
+                      ? "checksum mismatch"
+                      : undefined;
     if (why !== undefined) return this.#reject(file, why);
     return { ok: true, payload, docs: header.docs, docsDigest: header.docsDigest, authenticated: this.#key !== undefined };
   }
 
   /** Writes atomically (temp file, rename), then prunes the folder to the `keep` newest. A payload over maxBytes is not written. */
   async write(kind: string, fingerprint: string, meta: SnapshotMeta, payload: Uint8Array): Promise<{ ok: true } | { ok: false; reason: string }> {
-    if (payload.byteLength > this.options.maxBytes) return { ok: false, reason: `the snapshot is ${payload.byteLength} bytes, over maxBytes ${this.options.maxBytes}` };
+    if (payload.byteLength > this.options.maxBytes)
+      return { ok: false, reason: `the snapshot is ${payload.byteLength} bytes, over maxBytes ${this.options.maxBytes}` };
     const header: Header = {
       format: SNAPSHOT_FORMAT,
       signature: analyzerSignature(),
@@ -298,10 +307,22 @@ export class SnapshotStore {
       if (stale !== undefined) {
         this.#warn(`index cache lock ${lockFile} broken: ${stale}`);
         // A lock that cannot be removed is not waited on either.
-        if (!(await unlink(lockFile).then(() => true, (error: unknown) => codeOf(error) === "ENOENT"))) return { build: true, release: noop };
+        if (
+          !(await unlink(lockFile).then(
+            () => true,
+            (error: unknown) => codeOf(error) === "ENOENT",
+          ))
+        )
+          return { build: true, release: noop };
         continue;
       }
-      if (await stat(this.file(kind, fingerprint)).then(() => true, () => false)) return { build: false, release: noop };
+      if (
+        await stat(this.file(kind, fingerprint)).then(
+          () => true,
+          () => false,
+        )
+      )
+        return { build: false, release: noop };
       if (Date.now() >= deadline) return { build: true, release: noop };
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

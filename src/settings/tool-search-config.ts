@@ -4,7 +4,14 @@
  */
 import { ConfigInvalidError } from "../errors.js";
 import { compileOptions } from "../validation/ajv.js";
-import { LIBRARY_LEARNING_DEFAULT, learningSchema, resolveLearning, SERVER_LEARNING_DEFAULT, type LearningConfig, type ResolvedLearningOptions } from "../learning/options.js";
+import {
+  LIBRARY_LEARNING_DEFAULT,
+  learningSchema,
+  resolveLearning,
+  SERVER_LEARNING_DEFAULT,
+  type LearningConfig,
+  type ResolvedLearningOptions,
+} from "../learning/options.js";
 import { MIN_SNAPSHOT_KEY_LENGTH } from "../search/snapshot-store.js";
 
 /** The modes, listed here and nowhere else (schemas, the run context, the gateway take them from here). */
@@ -88,7 +95,8 @@ const RANGES = {
 const integer = { type: "integer" };
 const objectSchema = {
   type: "object",
-  description: "true, false or an object { mode, codeTimeoutMs, searchDefaultLimit, maxSearchLimit, maxResultBytes, directory, indexCacheDir, indexCacheKey, indexCacheKeyEnv, learning }",
+  description:
+    "true, false or an object { mode, codeTimeoutMs, searchDefaultLimit, maxSearchLimit, maxResultBytes, directory, indexCacheDir, indexCacheKey, indexCacheKeyEnv, learning }",
   additionalProperties: false,
   properties: {
     mode: { enum: TOOL_SEARCH_MODES },
@@ -132,12 +140,17 @@ function redactKey(value: unknown): unknown {
  * engine or gateway starts, not when a config file is checked). A variable that is missing,
  * empty or too short is CONFIG_INVALID naming it.
  */
-export function resolveIndexCacheKey(settings: Pick<ToolSearchObject, "indexCacheKey" | "indexCacheKeyEnv">, env: NodeJS.ProcessEnv = process.env, path = "tools.toolSearch"): string | undefined {
+export function resolveIndexCacheKey(
+  settings: Pick<ToolSearchObject, "indexCacheKey" | "indexCacheKeyEnv">,
+  env: NodeJS.ProcessEnv = process.env,
+  path = "tools.toolSearch",
+): string | undefined {
   if (settings.indexCacheKeyEnv === undefined) return settings.indexCacheKey;
   const name = settings.indexCacheKeyEnv;
   const value = env[name];
   if (!value) throw new ConfigInvalidError(`${path}.indexCacheKeyEnv: the environment variable ${name} is ${value === undefined ? "not set" : "empty"}`);
-  if (value.length < MIN_SNAPSHOT_KEY_LENGTH) throw new ConfigInvalidError(`${path}.indexCacheKeyEnv: ${name} holds ${value.length} characters; a key needs at least ${MIN_SNAPSHOT_KEY_LENGTH}`);
+  if (value.length < MIN_SNAPSHOT_KEY_LENGTH)
+    throw new ConfigInvalidError(`${path}.indexCacheKeyEnv: ${name} holds ${value.length} characters; a key needs at least ${MIN_SNAPSHOT_KEY_LENGTH}`);
   return value;
 }
 

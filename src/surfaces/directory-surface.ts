@@ -81,6 +81,10 @@ function upfrontEntries(dispatcher: RunDispatcher, settings: ToolSearchSettings,
 function resolveHiddenName(dispatcher: RunDispatcher, name: string): CatalogEntry {
   const matches = [...dispatcher.catalog.entries()].filter((entry) => entry.name === name);
   if (matches.length === 1) return matches[0]!;
-  if (matches.length > 1) throw new AmbiguousToolNameError(name, matches.map((m) => m.id));
+  if (matches.length > 1)
+    throw new AmbiguousToolNameError(
+      name,
+      matches.map((m) => m.id),
+    );
   throw new ToolNotFoundError(name, []);
 }

@@ -89,7 +89,13 @@ function convert(tools: readonly ProviderTool[], format: ToolFormat): FormattedT
   }
   if (format === "openai-responses") {
     return {
-      tools: tools.map((t, i) => ({ type: "function" as const, name: names[i]!, description: t.function.description, parameters: t.function.parameters, strict: false })),
+      tools: tools.map((t, i) => ({
+        type: "function" as const,
+        name: names[i]!,
+        description: t.function.description,
+        parameters: t.function.parameters,
+        strict: false,
+      })),
       renamed,
     };
   }

@@ -12,7 +12,8 @@ export interface StructuredHandlers {
 }
 
 /** Said beside hits that are only partial matches (SearchHit.weak): the model should rephrase. */
-export const WEAK_NOTE = "No tool matched these words; the hits are weak partial matches. Rephrase with the words a tool's name or description would use, or describe one of these.";
+export const WEAK_NOTE =
+  "No tool matched these words; the hits are weak partial matches. Rephrase with the words a tool's name or description would use, or describe one of these.";
 
 /** The three control tools' behaviour, shared by the tools and directory surfaces. */
 export function structuredHandlers(dispatcher: RunDispatcher): StructuredHandlers {
@@ -22,7 +23,8 @@ export function structuredHandlers(dispatcher: RunDispatcher): StructuredHandler
       if (args.query !== undefined && args.queries !== undefined) throw new InvalidArgsError('tool_search takes "query" or "queries", not both.');
       // checkSearchArgs (in the dispatcher) checks the limit's type; an absent limit is left out.
       const options = args.limit === undefined ? {} : { limit: args.limit as number };
-      if (args.queries !== undefined) return succeeded({ results: await dispatcher.searchYielding(args.queries as string[], options, "tool_call", signal, trace) });
+      if (args.queries !== undefined)
+        return succeeded({ results: await dispatcher.searchYielding(args.queries as string[], options, "tool_call", signal, trace) });
       if (typeof args.query !== "string") throw new InvalidArgsError('tool_search needs "query" (a string) or "queries" (a list of strings).');
       const hits = dispatcher.search(args.query, options, "tool_call", trace);
       return succeeded(hits.length > 0 && hits.every((h) => h.weak === true) ? { hits, note: WEAK_NOTE } : { hits });
@@ -46,7 +48,8 @@ export function structuredHandlers(dispatcher: RunDispatcher): StructuredHandler
  */
 function toolCallArgs(args: Record<string, unknown>): unknown {
   refuseUnknownKeys(TOOL_CALL, args, ["id", "args", "arguments"]);
-  if (args.args !== undefined && args.arguments !== undefined) throw new InvalidArgsError('tool_call takes the tool\'s arguments as "args" (or "arguments"), not both.');
+  if (args.args !== undefined && args.arguments !== undefined)
+    throw new InvalidArgsError('tool_call takes the tool\'s arguments as "args" (or "arguments"), not both.');
   return args.args !== undefined ? args.args : args.arguments;
 }
 

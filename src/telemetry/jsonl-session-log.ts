@@ -65,5 +65,6 @@ function withoutQueryText(event: SessionEvent): SessionEvent | SearchLineWithout
 /** A file that already existed keeps its mode; one others can read is worth a word to the operator. */
 function warnIfShared(fd: number, file: string): void {
   const mode = fstatSync(fd).mode & 0o777;
-  if ((mode & 0o077) !== 0) process.emitWarning(`toolsearch: session log ${file} is mode ${mode.toString(8).padStart(4, "0")}: other users may read it; chmod 600 it`);
+  if ((mode & 0o077) !== 0)
+    process.emitWarning(`toolsearch: session log ${file} is mode ${mode.toString(8).padStart(4, "0")}: other users may read it; chmod 600 it`);
 }

@@ -133,7 +133,11 @@ export class RunTrace {
   /** `toolsearch.code_run`; its context parents the body's bridged searches and calls. */
   codeRunSpan(scope: TraceScope = {}): { span: Span; context: Context } {
     const parent = scope.parent ?? this.context;
-    const span = tracer().startSpan("toolsearch.code_run", { kind: SpanKind.INTERNAL, ...(scope.callId !== undefined ? { attributes: { "gen_ai.tool.call.id": scope.callId } } : {}) }, parent);
+    const span = tracer().startSpan(
+      "toolsearch.code_run",
+      { kind: SpanKind.INTERNAL, ...(scope.callId !== undefined ? { attributes: { "gen_ai.tool.call.id": scope.callId } } : {}) },
+      parent,
+    );
     return { span, context: trace.setSpan(parent, span) };
   }
 }

@@ -37,13 +37,13 @@ export interface RunTelemetry {
 /** One line of the session log; `type` says which event. */
 export type SessionEvent =
   | ({ type: "run_start" } & EventBase & {
-      mode: ToolSearchMode;
-      requestedMode: ToolSearchMode;
-      fallbackReason?: string;
-      catalog: RunTelemetry["catalog"];
-      upfront: RunTelemetry["upfront"];
-      upfrontToolIds: string[];
-    })
+        mode: ToolSearchMode;
+        requestedMode: ToolSearchMode;
+        fallbackReason?: string;
+        catalog: RunTelemetry["catalog"];
+        upfront: RunTelemetry["upfront"];
+        upfrontToolIds: string[];
+      })
   | ({ type: "search" } & EventBase & { queries: string[]; hits: string[]; via: CallVia })
   | ({ type: "describe" } & EventBase & { id: string; ok: boolean; code?: ErrorCode; via: CallVia })
   | ({ type: "call" } & EventBase & CallRecord)

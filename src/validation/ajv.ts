@@ -23,7 +23,8 @@ function createOptionsAjv(): Ajv {
   ajv.addKeyword({
     keyword: "methods",
     schemaType: "array",
-    validate: (names: string[], data: unknown) => typeof data === "object" && data !== null && names.every((n) => typeof (data as Record<string, unknown>)[n] === "function"),
+    validate: (names: string[], data: unknown) =>
+      typeof data === "object" && data !== null && names.every((n) => typeof (data as Record<string, unknown>)[n] === "function"),
   });
   ajv.addKeyword({ keyword: "function", schemaType: "boolean", validate: (_: boolean, data: unknown) => typeof data === "function" });
   return ajv;
@@ -104,9 +105,14 @@ export function describeAjvErrors(root: string, errors: readonly ErrorObject[] |
   const describedPaths = new Set(described.map((e) => e.instancePath));
   const composite = new Set(["if", "anyOf", "oneOf"]);
   // An unknown key comes first: it is usually the typo that also made a required key "missing".
-  const visible = errors.filter((e) => !composite.has(e.keyword)).sort((a, b) => Number(b.keyword === "additionalProperties") - Number(a.keyword === "additionalProperties"));
+  const visible = errors
+    .filter((e) => !composite.has(e.keyword))
+    .sort((a, b) => Number(b.keyword === "additionalProperties") - Number(a.keyword === "additionalProperties"));
   for (const error of [...described, ...(visible.length > 0 ? visible : errors)]) {
-    const pointer = error.instancePath.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+    const pointer = error.instancePath
+      .split("/")
+      .slice(1)
+      .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
     const params = error.params as Record<string, unknown>;
     const key = `${error.instancePath}/${String(params.missingProperty ?? params.additionalProperty ?? "")}`;
     if (lines.has(key) || (error.keyword === "required" && describedPaths.has(error.instancePath))) continue;
@@ -118,7 +124,10 @@ export function describeAjvErrors(root: string, errors: readonly ErrorObject[] |
       const allowed = Object.keys((schema.properties ?? {}) as object);
       const meant = closestWord(String(params.additionalProperty), allowed);
       const hint = meant ? ` (did you mean "${meant}"?)` : "";
-      lines.set(key, `${path}: unknown ${noun} "${String(params.additionalProperty)}"${hint}${shows && allowed.length > 0 ? `; allowed: ${allowed.join(", ")}` : ""}`);
+      lines.set(
+        key,
+        `${path}: unknown ${noun} "${String(params.additionalProperty)}"${hint}${shows && allowed.length > 0 ? `; allowed: ${allowed.join(", ")}` : ""}`,
+      );
       continue;
     }
     if (error.keyword === "required") {

@@ -81,7 +81,9 @@ function compile(pattern: string, flags: string): Re2Instance | Error {
     return new RE2(pattern, flags.includes("u") ? flags : `${flags}u`);
   } catch (error) {
     const why = errorMessage(error).replace(/^Invalid regular expression: /, "");
-    return new UnsupportedPatternError(`pattern ${JSON.stringify(pattern.slice(0, 80))} is not supported by the linear-time regex engine (RE2: no lookaround or backreferences): ${why}`);
+    return new UnsupportedPatternError(
+      `pattern ${JSON.stringify(pattern.slice(0, 80))} is not supported by the linear-time regex engine (RE2: no lookaround or backreferences): ${why}`,
+    );
   }
 }
 

@@ -56,5 +56,7 @@ export class ValidatorCache {
 
 /** A content hash of a schema: equal schemas from different runs share one compiled validator. */
 export function schemaKey(schema: unknown): string {
-  return createHash("sha256").update(JSON.stringify(schema) ?? "").digest("base64url");
+  return createHash("sha256")
+    .update(JSON.stringify(schema) ?? "")
+    .digest("base64url");
 }

@@ -28,7 +28,12 @@ describe("runAgentTurn", () => {
   it.each(["chat", "responses", "anthropic"] as const)("%s: searches, describes and calls the tool, then answers", async (api) => {
     const mark = provider.received();
     const run = await engine.prepareRun({ sessionId: `agent-${api}` });
-    const result = await runAgentTurn({ run, provider: providerFor(api), messages: [{ role: "user", content: "Get the weather forecast for a city" }], maxTurns: 6 });
+    const result = await runAgentTurn({
+      run,
+      provider: providerFor(api),
+      messages: [{ role: "user", content: "Get the weather forecast for a city" }],
+      maxTurns: 6,
+    });
     await run.end();
     expect(result.status).toBe("answered");
     expect(result.toolCalls.map((c) => c.name)).toEqual(["tool_search", "tool_describe", "tool_call"]);
@@ -42,7 +47,12 @@ describe("runAgentTurn", () => {
 
   it("cuts the turn at maxTurns", async () => {
     const run = await engine.prepareRun({ sessionId: "agent-cut" });
-    const result = await runAgentTurn({ run, provider: providerFor("chat"), messages: [{ role: "user", content: "Get the weather forecast for a city" }], maxTurns: 2 });
+    const result = await runAgentTurn({
+      run,
+      provider: providerFor("chat"),
+      messages: [{ role: "user", content: "Get the weather forecast for a city" }],
+      maxTurns: 2,
+    });
     await run.end();
     expect(result).toMatchObject({ status: "max_turns", answer: null, roundTrips: 2 });
     expect(result.toolCalls).toHaveLength(2);
@@ -51,13 +61,19 @@ describe("runAgentTurn", () => {
   it("runs at most MAX_CALLS_PER_RESPONSE calls of one response and answers the rest with an error", async () => {
     const run = await engine.prepareRun({ sessionId: "agent-flood", mode: "direct" });
     let requests = 0;
-    const calls = Array.from({ length: MAX_CALLS_PER_RESPONSE + 8 }, (_, i) => ({ id: `c${i}`, type: "function", function: { name: "get_weather_forecast", arguments: '{"city":"Paris"}' } }));
+    const calls = Array.from({ length: MAX_CALLS_PER_RESPONSE + 8 }, (_, i) => ({
+      id: `c${i}`,
+      type: "function",
+      function: { name: "get_weather_forecast", arguments: '{"city":"Paris"}' },
+    }));
     const client = {
       chat: {
         completions: {
           create: async () => {
             requests += 1;
-            return { choices: [{ message: requests === 1 ? { role: "assistant", content: null, tool_calls: calls } : { role: "assistant", content: "done" } }] };
+            return {
+              choices: [{ message: requests === 1 ? { role: "assistant", content: null, tool_calls: calls } : { role: "assistant", content: "done" } }],
+            };
           },
         },
       },
@@ -74,8 +90,12 @@ describe("runAgentTurn", () => {
     const run = await engine.prepareRun({ sessionId: "agent-abort" });
     const controller = new AbortController();
     controller.abort(new Error("stop"));
-    await expect(runAgentTurn({ run, provider: providerFor("chat"), messages: [{ role: "user", content: "x" }], signal: controller.signal })).rejects.toThrow("stop");
-    await expect(runAgentTurn({ run, provider: { api: "gemini" } as never, messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({ code: "CONFIG_INVALID" });
+    await expect(runAgentTurn({ run, provider: providerFor("chat"), messages: [{ role: "user", content: "x" }], signal: controller.signal })).rejects.toThrow(
+      "stop",
+    );
+    await expect(runAgentTurn({ run, provider: { api: "gemini" } as never, messages: [{ role: "user", content: "x" }] })).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+    });
     await run.end();
   });
 
@@ -83,7 +103,14 @@ describe("runAgentTurn", () => {
     const history = [
       { role: "system" as const, content: "be brief" },
       { role: "user" as const, content: "hi" },
-      { role: "assistant" as const, content: null, tool_calls: [{ id: "c1", type: "function" as const, function: { name: "t", arguments: '{"a":1}' } }, { id: "c2", type: "function" as const, function: { name: "u", arguments: "{}" } }] },
+      {
+        role: "assistant" as const,
+        content: null,
+        tool_calls: [
+          { id: "c1", type: "function" as const, function: { name: "t", arguments: '{"a":1}' } },
+          { id: "c2", type: "function" as const, function: { name: "u", arguments: "{}" } },
+        ],
+      },
       { role: "tool" as const, tool_call_id: "c1", content: "r1" },
       { role: "tool" as const, tool_call_id: "c2", content: "r2" },
     ];
@@ -96,8 +123,20 @@ describe("runAgentTurn", () => {
     ]);
     expect(toAnthropicMessages(history)).toEqual([
       { role: "user", content: "hi" },
-      { role: "assistant", content: [{ type: "tool_use", id: "c1", name: "t", input: { a: 1 } }, { type: "tool_use", id: "c2", name: "u", input: {} }] },
-      { role: "user", content: [{ type: "tool_result", tool_use_id: "c1", content: "r1" }, { type: "tool_result", tool_use_id: "c2", content: "r2" }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "c1", name: "t", input: { a: 1 } },
+          { type: "tool_use", id: "c2", name: "u", input: {} },
+        ],
+      },
+      {
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: "c1", content: "r1" },
+          { type: "tool_result", tool_use_id: "c2", content: "r2" },
+        ],
+      },
     ]);
   });
 });

@@ -16,12 +16,18 @@ import type { ProviderApi } from "../../src/wire/wire-types.js";
 const MIB = 1024 * 1024;
 const cancelledCalls: string[] = [];
 const tools: ToolDefinition[] = [
-  { name: "big_result", description: "Returns a mebibyte of data about a file.", inputSchema: { type: "object", properties: {} }, execute: () => ({ data: "x".repeat(MIB - 64) }) },
+  {
+    name: "big_result",
+    description: "Returns a mebibyte of data about a file.",
+    inputSchema: { type: "object", properties: {} },
+    execute: () => ({ data: "x".repeat(MIB - 64) }),
+  },
   {
     name: "hang_forever",
     description: "Waits for a lock that is never released.",
     inputSchema: { type: "object", properties: {} },
-    execute: (_args, ctx) => new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve(cancelledCalls.push(String(ctx.signal.reason)) && "cancelled"))),
+    execute: (_args, ctx) =>
+      new Promise((resolve) => ctx.signal.addEventListener("abort", () => resolve(cancelledCalls.push(String(ctx.signal.reason)) && "cancelled"))),
   },
 ];
 
@@ -49,7 +55,12 @@ async function turnAgainst(options: HostileProviderOptions, api: ProviderApi, in
   const provider = await startHostileProvider(options);
   const run = await engine.prepareRun({ sessionId: `budget-${api}` });
   try {
-    const outcome = await runAgentTurn({ run, provider: clientFor(api, provider.url, provider.origin), messages: [{ role: "user", content: "read the file" }], ...input }).then(
+    const outcome = await runAgentTurn({
+      run,
+      provider: clientFor(api, provider.url, provider.origin),
+      messages: [{ role: "user", content: "read the file" }],
+      ...input,
+    }).then(
       (result): Pick<Outcome, "result" | "error"> => ({ result }),
       (error: unknown) => ({ error: error as Error & { code?: string } }),
     );
@@ -61,21 +72,30 @@ async function turnAgainst(options: HostileProviderOptions, api: ProviderApi, in
 }
 
 describe("runAgentTurn budgets", () => {
-  it.each([["drips", "drip"], ["goes silent", "silent"]] as const)("timeoutMs covers the body too: a provider that %s after its headers fails the turn at the deadline", async (_what, behaviour) => {
-    const provider = await startHostileProvider({ behaviour });
-    const run = await engine.prepareRun({ sessionId: `deadline-${behaviour}` });
-    try {
-      const cut = provider.whenCutOff(1);
-      await expect(runAgentTurn({ run, provider: clientFor("chat", provider.url, provider.origin), messages: [{ role: "user", content: "x" }], timeoutMs: 1_000 })).rejects.toMatchObject({
-        code: "PROVIDER_FAILED",
-        message: expect.stringContaining("within 1000 ms"),
-      });
-      await cut;
-    } finally {
-      await run.end();
-      await provider.close();
-    }
-  }, 60_000);
+  it.each([
+    ["drips", "drip"],
+    ["goes silent", "silent"],
+  ] as const)(
+    "timeoutMs covers the body too: a provider that %s after its headers fails the turn at the deadline",
+    async (_what, behaviour) => {
+      const provider = await startHostileProvider({ behaviour });
+      const run = await engine.prepareRun({ sessionId: `deadline-${behaviour}` });
+      try {
+        const cut = provider.whenCutOff(1);
+        await expect(
+          runAgentTurn({ run, provider: clientFor("chat", provider.url, provider.origin), messages: [{ role: "user", content: "x" }], timeoutMs: 1_000 }),
+        ).rejects.toMatchObject({
+          code: "PROVIDER_FAILED",
+          message: expect.stringContaining("within 1000 ms"),
+        });
+        await cut;
+      } finally {
+        await run.end();
+        await provider.close();
+      }
+    },
+    60_000,
+  );
 
   it("turnTimeoutMs ends the turn inside a tool call that never returns, and cancels the call", async () => {
     const before = cancelledCalls.length;
@@ -84,25 +104,41 @@ describe("runAgentTurn budgets", () => {
     expect(cancelledCalls.length).toBe(before + 1);
   }, 60_000);
 
-  it.each(["chat", "responses", "anthropic"] as const)("%s: the request size is counted as the client sends it; one byte over maxRequestBytes is not sent", async (api) => {
-    const amplify = { behaviour: "amplify", calls: 3 } as const;
-    const free = await turnAgainst(amplify, api, { maxTurns: 2 });
-    expect(free.result).toMatchObject({ status: "max_turns" });
-    const [, second] = free.sizes;
-    const exact = await turnAgainst(amplify, api, { maxTurns: 2, maxRequestBytes: second! });
-    expect(exact.result).toMatchObject({ status: "max_turns" });
-    expect(exact.sizes).toEqual(free.sizes);
-    const under = await turnAgainst(amplify, api, { maxTurns: 2, maxRequestBytes: second! - 1 });
-    expect(under.error).toMatchObject({ code: "TURN_BUDGET", message: expect.stringContaining(`would be ${second} bytes, over the ${second! - 1}-byte limit`) });
-    expect(under.sizes).toHaveLength(1);
-  }, 60_000);
+  it.each(["chat", "responses", "anthropic"] as const)(
+    "%s: the request size is counted as the client sends it; one byte over maxRequestBytes is not sent",
+    async (api) => {
+      const amplify = { behaviour: "amplify", calls: 3 } as const;
+      const free = await turnAgainst(amplify, api, { maxTurns: 2 });
+      expect(free.result).toMatchObject({ status: "max_turns" });
+      const [, second] = free.sizes;
+      const exact = await turnAgainst(amplify, api, { maxTurns: 2, maxRequestBytes: second! });
+      expect(exact.result).toMatchObject({ status: "max_turns" });
+      expect(exact.sizes).toEqual(free.sizes);
+      const under = await turnAgainst(amplify, api, { maxTurns: 2, maxRequestBytes: second! - 1 });
+      expect(under.error).toMatchObject({
+        code: "TURN_BUDGET",
+        message: expect.stringContaining(`would be ${second} bytes, over the ${second! - 1}-byte limit`),
+      });
+      expect(under.sizes).toHaveLength(1);
+    },
+    60_000,
+  );
 
   it("maxTurnResultBytes: whole results while the budget lasts, then a cut one, then calls refused unrun", async () => {
     let ran = 0;
-    const counting = await createToolSearch({ toolSearch: { mode: "direct" }, sources: [pluginTools("files", [{ ...tools[0]!, execute: () => ((ran += 1), { data: "x".repeat(MIB - 64) }) }])] });
+    const counting = await createToolSearch({
+      toolSearch: { mode: "direct" },
+      sources: [pluginTools("files", [{ ...tools[0]!, execute: () => ((ran += 1), { data: "x".repeat(MIB - 64) }) }])],
+    });
     const provider = await startHostileProvider({ behaviour: "amplify", calls: 4 });
     const run = await counting.prepareRun({ sessionId: "budget-results" });
-    const result = await runAgentTurn({ run, provider: clientFor("chat", provider.url, provider.origin), messages: [{ role: "user", content: "x" }], maxTurns: 1, maxTurnResultBytes: 1.5 * MIB }).finally(async () => {
+    const result = await runAgentTurn({
+      run,
+      provider: clientFor("chat", provider.url, provider.origin),
+      messages: [{ role: "user", content: "x" }],
+      maxTurns: 1,
+      maxTurnResultBytes: 1.5 * MIB,
+    }).finally(async () => {
       await run.end();
       await provider.close();
       await counting.close();
@@ -110,9 +146,15 @@ describe("runAgentTurn budgets", () => {
     const contents = result.toolCalls.map((c) => c.content);
     expect(contents).toHaveLength(4);
     expect(contents[0]!.includes("[toolsearch: result cut")).toBe(false);
-    expect(contents[1]!.slice(-300)).toMatch(/\[toolsearch: result cut to \d+ of \d+ bytes \(maxTurnResultBytes: this turn's budget for tool results is spent\); answer with what you have, or ask for less\]$/);
+    expect(contents[1]!.slice(-300)).toMatch(
+      /\[toolsearch: result cut to \d+ of \d+ bytes \(maxTurnResultBytes: this turn's budget for tool results is spent\); answer with what you have, or ask for less\]$/,
+    );
     expect(Buffer.byteLength(contents[0]!) + Buffer.byteLength(contents[1]!)).toBeLessThanOrEqual(1.5 * MIB);
-    for (const c of contents.slice(2)) expect(JSON.parse(c)).toMatchObject({ ok: false, error: { code: "TURN_BUDGET", message: expect.stringContaining("maxTurnResultBytes, 1572864 bytes) is spent, so the call was not run") } });
+    for (const c of contents.slice(2))
+      expect(JSON.parse(c)).toMatchObject({
+        ok: false,
+        error: { code: "TURN_BUDGET", message: expect.stringContaining("maxTurnResultBytes, 1572864 bytes) is spent, so the call was not run") },
+      });
     expect(ran).toBe(2);
   }, 60_000);
 
@@ -121,7 +163,10 @@ describe("runAgentTurn budgets", () => {
     const base = { run, provider: clientFor("chat", "http://127.0.0.1:9/v1", "http://127.0.0.1:9"), messages: [{ role: "user" as const, content: "x" }] };
     try {
       for (const bad of [{ timeoutMs: 0 }, { turnTimeoutMs: 1.5 }, { maxRequestBytes: -1 }, { maxTurnResultBytes: Number.NaN }]) {
-        await expect(runAgentTurn({ ...base, ...bad })).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringContaining(Object.keys(bad)[0]!) });
+        await expect(runAgentTurn({ ...base, ...bad })).rejects.toMatchObject({
+          code: "CONFIG_INVALID",
+          message: expect.stringContaining(Object.keys(bad)[0]!),
+        });
       }
     } finally {
       await run.end();

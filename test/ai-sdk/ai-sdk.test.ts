@@ -89,7 +89,13 @@ describe("aiSdkTools", () => {
         }
       },
     });
-    const result = await generateText({ model, system: run.instructions, tools: aiSdkTools(run), prompt: "What is the weather in Paris?", stopWhen: stepCountIs(8) });
+    const result = await generateText({
+      model,
+      system: run.instructions,
+      tools: aiSdkTools(run),
+      prompt: "What is the weather in Paris?",
+      stopWhen: stepCountIs(8),
+    });
     await run.end();
 
     expect(result.text).toContain("sunny");

@@ -46,7 +46,12 @@ describe("the error taxonomy", () => {
     for (const line of ['throw new Error("x")', "fail(new TypeError(`y`))", "throw new RangeError(why)", "export class FooError extends Error {}"]) {
       expect(BARE_ERROR.test(line), line).toBe(true);
     }
-    for (const line of ['throw new ConfigInvalidError("x")', "class A extends ToolFailedError {}", "value instanceof ErrorCtor", "class B extends ErrorBase {}"]) {
+    for (const line of [
+      'throw new ConfigInvalidError("x")',
+      "class A extends ToolFailedError {}",
+      "value instanceof ErrorCtor",
+      "class B extends ErrorBase {}",
+    ]) {
       expect(BARE_ERROR.test(line), line).toBe(false);
     }
     expect(OWN_MESSAGE_OF.test("const m = error instanceof Error ? error.message : String(error);")).toBe(true);

@@ -15,7 +15,9 @@ const FACES = ["gateway", "mcpface"];
 describe("layers of src/", () => {
   const graph = folderGraph(readImports());
   const importsOf = (from: string, to: readonly string[]) =>
-    [...(graph.edges.get(from) ?? [])].filter(([target]) => to.includes(target)).flatMap(([, sites]) => sites.map((s) => `${s.file}:${s.line} imports "${s.specifier}"`));
+    [...(graph.edges.get(from) ?? [])]
+      .filter(([target]) => to.includes(target))
+      .flatMap(([, sites]) => sites.map((s) => `${s.file}:${s.line} imports "${s.specifier}"`));
 
   it("the engine's folders import nothing built on the engine", () => {
     const found = graph.nodes.filter((node) => !ABOVE_THE_ENGINE.includes(node)).flatMap((node) => importsOf(node, ABOVE_THE_ENGINE));
@@ -23,7 +25,12 @@ describe("layers of src/", () => {
   });
 
   it("the gateway and the MCP face do not import each other", () => {
-    const found = FACES.flatMap((face) => importsOf(face, FACES.filter((other) => other !== face)));
+    const found = FACES.flatMap((face) =>
+      importsOf(
+        face,
+        FACES.filter((other) => other !== face),
+      ),
+    );
     expect(found).toEqual([]);
   });
 

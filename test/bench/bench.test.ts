@@ -106,15 +106,39 @@ describe("chart writer", () => {
       xLog: true,
       yLog: true,
       series: [
-        { name: "a & b", points: [[1, 1], [10, 100], [1000, 10_000]] },
-        { name: "baseline", dashed: true, color: 0, points: [[1, 2], [1000, Number.NaN]] },
+        {
+          name: "a & b",
+          points: [
+            [1, 1],
+            [10, 100],
+            [1000, 10_000],
+          ],
+        },
+        {
+          name: "baseline",
+          dashed: true,
+          color: 0,
+          points: [
+            [1, 2],
+            [1000, Number.NaN],
+          ],
+        },
       ],
       markers: [{ x: 10, label: "crossover <10>" }],
     });
     const doc = parseSvg(line);
     expect(doc.getElementsByTagName("polyline").length).toBe(2);
     expect(line).toContain("latency &lt;p99&gt; &amp; &quot;friends&quot;");
-    const bars = barChart({ title: "bars", yLabel: "v", labels: true, categories: ["one", "two"], series: [{ name: "s1", values: [1, undefined] }, { name: "s2", values: [0.5, 2] }] });
+    const bars = barChart({
+      title: "bars",
+      yLabel: "v",
+      labels: true,
+      categories: ["one", "two"],
+      series: [
+        { name: "s1", values: [1, undefined] },
+        { name: "s2", values: [0.5, 2] },
+      ],
+    });
     expect(parseSvg(bars).getElementsByTagName("rect").length).toBe(1 + 3 + 2); // background, three bars (one gap), two legend keys
     expect(() => barChart({ title: "empty", yLabel: "v", categories: ["a"], series: [{ name: "s", values: [Number.NaN] }] })).toThrow(/no finite values/);
   });
@@ -153,11 +177,14 @@ describe("helpers", () => {
   });
 
   it("builds the README section from results alone", () => {
-    const section = readmeSection(fakeResults({ tokenizer: { package: "gpt-tokenizer", version: "4.0.0", encoding: "o200k_base" }, catalogs: [], curve: [], problems: [] }), {
-      chartsDir: "bench/results/charts",
-      charts: ["payload-turn.svg"],
-      summaryPath: "bench/results/SUMMARY.md",
-    });
+    const section = readmeSection(
+      fakeResults({ tokenizer: { package: "gpt-tokenizer", version: "4.0.0", encoding: "o200k_base" }, catalogs: [], curve: [], problems: [] }),
+      {
+        chartsDir: "bench/results/charts",
+        charts: ["payload-turn.svg"],
+        summaryPath: "bench/results/SUMMARY.md",
+      },
+    );
     expect(section).toContain("| figure | toolsearch | baseline | ratio |");
     expect(section).toContain("](bench/results/charts/payload-turn.svg)");
     expect(section).not.toContain("gateway-throughput.svg");

@@ -315,10 +315,20 @@ describe("figures of a results file", () => {
     const search = byName(figures, "search/1000/fts5÷minisearch/query-p50");
     expect(search).toMatchObject({ value: 3.3, range: [2.9, 3.6], repeats: 5, better: "smaller" });
     expect(byName(figures, "gateway/tools/1-session/turns-per-s÷direct")).toMatchObject({ value: 3.3, range: [3.0, 3.7], better: "bigger" });
-    expect(byName(figures, "gateway/tools/1-session/cpu-per-turn÷direct")).toMatchObject({ value: 0.25, range: [0.2, 0.3], better: "smaller", kind: "ratio-gateway-cpu" });
+    expect(byName(figures, "gateway/tools/1-session/cpu-per-turn÷direct")).toMatchObject({
+      value: 0.25,
+      range: [0.2, 0.3],
+      better: "smaller",
+      kind: "ratio-gateway-cpu",
+    });
     expect(byName(figures, "stall/unique-items/loop-p99÷idle").value).toBe(10);
     expect(byName(figures, "stall/mcp-flood/loop-p99÷idle")).toMatchObject({ value: 6, kind: "ratio-stall", better: "smaller" });
-    expect(byName(figures, "code-mode/pool-2/parent-cpu-per-body÷child-cpu-per-body")).toMatchObject({ value: 0.05, range: [0.04, 0.07], better: "smaller", kind: "ratio-code-mode-cpu" });
+    expect(byName(figures, "code-mode/pool-2/parent-cpu-per-body÷child-cpu-per-body")).toMatchObject({
+      value: 0.05,
+      range: [0.04, 0.07],
+      better: "smaller",
+      kind: "ratio-code-mode-cpu",
+    });
     // Direct mode is every ratio's denominator, never a figure of its own.
     expect(names.some((n) => n.startsWith("gateway/direct/"))).toBe(false);
   });
@@ -363,7 +373,11 @@ describe("--compare verdicts", () => {
       ok(s.suites.gateway).runs[1].cpuRatio = 0.5;
       ok(s.suites["code-mode"]).ratios[0].poolVsFloor = 0.45;
     });
-    expect(compareResults(baseline, now).regressed.map((r) => r.name).sort()).toEqual(["code-mode/pool-2/bodies-per-s÷bare-spawn-floor", "gateway/tools/1-session/cpu-per-turn÷direct"]);
+    expect(
+      compareResults(baseline, now)
+        .regressed.map((r) => r.name)
+        .sort(),
+    ).toEqual(["code-mode/pool-2/bodies-per-s÷bare-spawn-floor", "gateway/tools/1-session/cpu-per-turn÷direct"]);
   });
 
   it("fails the parent's CPU share per body when it grows 2× (the parent forking every child again)", () => {
@@ -399,21 +413,36 @@ describe("--compare verdicts", () => {
   });
 
   it("fails a relevance drop of 0.02 and passes a rise", () => {
-    const drop = compareResults(baseline, synthetic((s) => void (ok(s.suites.relevance).splits[0].rankers[1].metrics.recallAt5 = 0.84)));
+    const drop = compareResults(
+      baseline,
+      synthetic((s) => void (ok(s.suites.relevance).splits[0].rankers[1].metrics.recallAt5 = 0.84)),
+    );
     expect(drop.regressed.map((r) => r.name)).toEqual(["relevance/dev@70/fts5/recallAt5"]);
     expect(drop.regressed[0]!.delta).toBeCloseTo(-0.02, 9);
-    const rise = compareResults(baseline, synthetic((s) => void (ok(s.suites.relevance).splits[0].rankers[1].metrics.recallAt5 = 0.9)));
+    const rise = compareResults(
+      baseline,
+      synthetic((s) => void (ok(s.suites.relevance).splits[0].rankers[1].metrics.recallAt5 = 0.9)),
+    );
     expect(rise.regressed).toEqual([]);
     expect(rise.rows.find((r) => r.name === "relevance/dev@70/fts5/recallAt5")!.verdict).toBe("improved");
   });
 
   it("fails a byte-count change that sends more, and a token or round-trip increase", () => {
-    const bytes = compareResults(baseline, synthetic((s) => void (ok(s.suites.payload).catalogs[0].modes[1].firstRequestBytes = 1_260)));
+    const bytes = compareResults(
+      baseline,
+      synthetic((s) => void (ok(s.suites.payload).catalogs[0].modes[1].firstRequestBytes = 1_260)),
+    );
     expect(bytes.regressed.map((r) => r.name)).toEqual(["payload/synthetic-100/code/first-request-bytes"]);
-    const trips = compareResults(baseline, synthetic((s) => void (ok(s.suites.payload).catalogs[0].modes[1].roundTrips = 3)));
+    const trips = compareResults(
+      baseline,
+      synthetic((s) => void (ok(s.suites.payload).catalogs[0].modes[1].roundTrips = 3)),
+    );
     expect(trips.regressed.map((r) => r.name)).toEqual(["payload/synthetic-100/code/round-trips"]);
     // Sending fewer bytes is an improvement: reported, never failing.
-    const fewer = compareResults(baseline, synthetic((s) => void (ok(s.suites.payload).catalogs[0].modes[0].turnBytes = 100_000)));
+    const fewer = compareResults(
+      baseline,
+      synthetic((s) => void (ok(s.suites.payload).catalogs[0].modes[0].turnBytes = 100_000)),
+    );
     expect(fewer.regressed).toEqual([]);
     expect(fewer.rows.find((r) => r.name === "payload/synthetic-100/direct/turn-bytes")!.verdict).toBe("improved");
   });
@@ -433,14 +462,20 @@ describe("--compare verdicts", () => {
     const added = c.rows.find((r) => r.name === "relevance/dev@70/fts5/recallAt3")!;
     expect(added.now).toBe(0.8);
     expect(added.baseline).toBeUndefined();
-    expect(c.rows.filter((r) => r.verdict === "missing").map((r) => r.name)).toEqual(["payload/crossover/code/turn-bytes-from-tools", "payload/crossover/code/first-request-bytes-from-tools"]);
+    expect(c.rows.filter((r) => r.verdict === "missing").map((r) => r.name)).toEqual([
+      "payload/crossover/code/turn-bytes-from-tools",
+      "payload/crossover/code/first-request-bytes-from-tools",
+    ]);
     const text = comparisonText(c, { baseline: "base.json", now: "this run" });
     expect(text).toMatch(/new +relevance\/dev@70\/fts5\/recallAt3 +– → 0\.800/);
     expect(text).toContain("new (no baseline, pass)");
   });
 
   it("notes a quick run compared with a full one, or another machine", () => {
-    const c = compareResults(synthetic((s) => void (s.quick = false)), synthetic((s) => void (s.machine = { ...s.machine, cores: 16 })));
+    const c = compareResults(
+      synthetic((s) => void (s.quick = false)),
+      synthetic((s) => void (s.machine = { ...s.machine, cores: 16 })),
+    );
     expect(c.notes.join("\n")).toMatch(/full run and this one is quick/);
     expect(c.notes.join("\n")).toMatch(/16 cores/);
   });
@@ -487,7 +522,10 @@ describe("--format", () => {
     const figures = figuresOf(synthetic());
     const { smallerIsBetter, biggerIsBetter } = actionBenchmark(figures);
     expect(smallerIsBetter.length + biggerIsBetter.length).toBe(figures.length);
-    for (const [entries, better] of [[smallerIsBetter, "smaller"], [biggerIsBetter, "bigger"]] as const) {
+    for (const [entries, better] of [
+      [smallerIsBetter, "smaller"],
+      [biggerIsBetter, "bigger"],
+    ] as const) {
       for (const e of entries) {
         expect(Object.keys(e).every((k) => ["name", "unit", "value", "range", "extra"].includes(k))).toBe(true);
         expect(typeof e.name).toBe("string");
@@ -520,7 +558,9 @@ describe("--format", () => {
     const header = lines.findIndex((l) => l.startsWith("| verdict | figure | baseline | now | change | fails when |"));
     expect(header).toBeGreaterThan(0);
     expect(lines[header + 1]).toBe("|:---|:---|---:|---:|---:|:---|");
-    expect(lines[header + 2]).toMatch(/^\| \*\*regressed\*\* \| relevance\/dev@70\/fts5\/recallAt5 \| 0\.860 \| 0\.800 \| -0\.060 \(-7\.0%\) \| worse by > 0\.01 \|$/);
+    expect(lines[header + 2]).toMatch(
+      /^\| \*\*regressed\*\* \| relevance\/dev@70\/fts5\/recallAt5 \| 0\.860 \| 0\.800 \| -0\.060 \(-7\.0%\) \| worse by > 0\.01 \|$/,
+    );
     expect(md).toContain("<details><summary>");
     // Every table row has the header's cell count.
     for (const l of lines.filter((x) => x.startsWith("| "))) expect(l.split(" | ").length).toBe(6);
@@ -550,7 +590,10 @@ describe("the command line", () => {
   it("exits 1 on a regression and 0 without, comparing files without measuring (--from)", async () => {
     const base = write("base.json", synthetic());
     const same = write("same.json", synthetic());
-    const worse = write("worse.json", synthetic((s) => void (ok(s.suites.gateway).runs[1].cpuRatio = 0.6)));
+    const worse = write(
+      "worse.json",
+      synthetic((s) => void (ok(s.suites.gateway).runs[1].cpuRatio = 0.6)),
+    );
     const stdout = process.stdout.write;
     const stderr = process.stderr.write;
     const printed: string[] = [];
@@ -567,6 +610,8 @@ describe("the command line", () => {
     const text = printed.join("");
     expect(text).toContain("FAIL gateway/tools/1-session/cpu-per-turn÷direct regressed: 0.250× → 0.600× (×2.40; ratio-gateway-cpu figures fail when × > 1.90)");
     expect(text).toMatch(/absent\.json: no such file/);
-    expect(JSON.parse(readFileSync(path.join(dir, "worse.smaller-is-better.json"), "utf8"))).toEqual(expect.arrayContaining([expect.objectContaining({ name: "gateway/tools/1-session/cpu-per-turn÷direct", value: 0.6 })]));
+    expect(JSON.parse(readFileSync(path.join(dir, "worse.smaller-is-better.json"), "utf8"))).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: "gateway/tools/1-session/cpu-per-turn÷direct", value: 0.6 })]),
+    );
   });
 });

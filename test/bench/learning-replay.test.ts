@@ -9,9 +9,19 @@ const tool = (name: string, description: string) => ({ name, description, inputS
 
 /** Requests in words the descriptions never use: only learning can tie them to their tools. */
 function tinySet(): ReplaySet {
-  const tools = [tool("send_invoice", "Create and email an invoice."), tool("get_forecast", "Weather forecast for a city."), tool("book_room", "Reserve a meeting room.")];
-  const words: Record<string, string[]> = { send_invoice: ["bill", "client", "payment"], get_forecast: ["umbrella", "rain", "sunny"], book_room: ["huddle", "space", "slot"] };
-  const past = Object.entries(words).flatMap(([name, w]) => Array.from({ length: 6 }, (_, i) => ({ id: `${name}-${i}`, query: `${w[i % 3]} ${w[(i + 1) % 3]} please ${i}`, relevant: [`plugin:tiny:${name}`] })));
+  const tools = [
+    tool("send_invoice", "Create and email an invoice."),
+    tool("get_forecast", "Weather forecast for a city."),
+    tool("book_room", "Reserve a meeting room."),
+  ];
+  const words: Record<string, string[]> = {
+    send_invoice: ["bill", "client", "payment"],
+    get_forecast: ["umbrella", "rain", "sunny"],
+    book_room: ["huddle", "space", "slot"],
+  };
+  const past = Object.entries(words).flatMap(([name, w]) =>
+    Array.from({ length: 6 }, (_, i) => ({ id: `${name}-${i}`, query: `${w[i % 3]} ${w[(i + 1) % 3]} please ${i}`, relevant: [`plugin:tiny:${name}`] })),
+  );
   const heldOut = Object.entries(words).map(([name, w]) => ({ id: `${name}-h`, query: `${w[0]} ${w[2]}`, relevant: [`plugin:tiny:${name}`] }));
   return { name: "tiny", plugins: new Map([["tiny", tools]]), past, heldOut };
 }
@@ -26,7 +36,22 @@ describe("learning replay", () => {
     // The requests the catalog could not answer are answered by what was learned.
     expect(curve[1]!.learnedTop1).toBeGreaterThanOrEqual(1 - curve[0]!.top1 - 1e-9);
     expect(curve[1]!.active).toBeGreaterThan(0);
-    const svg = learningChart({ curves: [{ set: "tiny", tools: 3, past: 18, heldOut: 3, points: curve }], poisoning: [], cost: { set: "tiny", records: 0, heapBytes: 0, p50OffUs: 0, p50OnUs: 0 }, latency: [], ceiling: { set: "tiny", minSessions: 3, allPairs: { top1: 0, top5: 0 }, countedPairs: { top1: 0, top5: 0 }, linear: { top1: 0, top5: 0 }, linearFused: { top1: 0, top5: 0 }, linearWithoutRule: { top1: 0, top5: 0 } }, quick: true });
+    const svg = learningChart({
+      curves: [{ set: "tiny", tools: 3, past: 18, heldOut: 3, points: curve }],
+      poisoning: [],
+      cost: { set: "tiny", records: 0, heapBytes: 0, p50OffUs: 0, p50OnUs: 0 },
+      latency: [],
+      ceiling: {
+        set: "tiny",
+        minSessions: 3,
+        allPairs: { top1: 0, top5: 0 },
+        countedPairs: { top1: 0, top5: 0 },
+        linear: { top1: 0, top5: 0 },
+        linearFused: { top1: 0, top5: 0 },
+        linearWithoutRule: { top1: 0, top5: 0 },
+      },
+      quick: true,
+    });
     const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
     expect(doc.documentElement?.nodeName).toBe("svg");
   });

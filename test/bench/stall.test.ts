@@ -56,7 +56,15 @@ describe("stall benchmark", () => {
     });
     expect(stallProblems(result)).toEqual([]);
     expect(result.idle.healthzN).toBeGreaterThan(0);
-    expect(result.kinds.map((k) => k.kind)).toEqual(["long-id-describe", "long-id-call", "long-tool-name", "suggest-cap-id", "regex-backtrack", "schema-compile", "unique-items"]);
+    expect(result.kinds.map((k) => k.kind)).toEqual([
+      "long-id-describe",
+      "long-id-call",
+      "long-tool-name",
+      "suggest-cap-id",
+      "regex-backtrack",
+      "schema-compile",
+      "unique-items",
+    ]);
     for (const k of result.kinds) {
       expect(k.iterations).toBeGreaterThan(0);
       expect(Object.values(k.outcomes).reduce((a, b) => a + b, 0)).toBe(k.iterations);
@@ -88,7 +96,11 @@ describe("stall benchmark", () => {
   it("tenant row: one token floods the pool through mcp --http, the other's calls all run and are measured", { timeout: 120_000 }, async () => {
     const probes = new Probes("http://127.0.0.1:9/");
     try {
-      const row = await runTenantFloodRow(probes, { floodBodies: 20, busyMs: 300, hold: "cpu", shares: true, victimCalls: 4, victimGapMs: 10, retryMs: 100 }, silent);
+      const row = await runTenantFloodRow(
+        probes,
+        { floodBodies: 20, busyMs: 300, hold: "cpu", shares: true, victimCalls: 4, victimGapMs: 10, retryMs: 100 },
+        silent,
+      );
       if ("skipped" in row) throw new Error(`the row was skipped: ${row.skipped}`);
       expect(row.pool).toEqual({ maxConcurrent: 2, maxQueue: 64, maxQueuePerTenant: 16, maxRunningPerTenant: 1 });
       // The flooder sent more than its share holds and was refused; the quiet tenant never was.
@@ -160,8 +172,26 @@ describe("stall benchmark", () => {
     ];
     expect(predictMs(blockingKind([], "exponential"), regex, 24)).toBeCloseTo(160);
     // One noisy step neither makes growth explode (bounded to quadratic) nor predicts a bigger input cheaper.
-    expect(predictMs(blockingKind([]), [{ size: 100, ms: 10, outcome: "ok" }, { size: 200, ms: 100, outcome: "ok" }], 400)).toBeCloseTo(400);
-    expect(predictMs(blockingKind([]), [{ size: 100, ms: 10, outcome: "ok" }, { size: 200, ms: 5, outcome: "ok" }], 400)).toBeCloseTo(10);
+    expect(
+      predictMs(
+        blockingKind([]),
+        [
+          { size: 100, ms: 10, outcome: "ok" },
+          { size: 200, ms: 100, outcome: "ok" },
+        ],
+        400,
+      ),
+    ).toBeCloseTo(400);
+    expect(
+      predictMs(
+        blockingKind([]),
+        [
+          { size: 100, ms: 10, outcome: "ok" },
+          { size: 200, ms: 5, outcome: "ok" },
+        ],
+        400,
+      ),
+    ).toBeCloseTo(10);
   });
 
   it("ladders end at the target and quick sizes stay below the full ones", () => {

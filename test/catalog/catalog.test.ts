@@ -14,7 +14,10 @@ const tool = (name: string, inputSchema: Record<string, unknown> = { type: "obje
 });
 
 async function started(...sources: Parameters<typeof coreTools>[0][]): Promise<Catalog> {
-  const catalog = new Catalog(sources.map((defs, i) => (i === 0 ? coreTools(defs) : pluginTools(`p${i}`, defs))), createToolAjv());
+  const catalog = new Catalog(
+    sources.map((defs, i) => (i === 0 ? coreTools(defs) : pluginTools(`p${i}`, defs))),
+    createToolAjv(),
+  );
   await catalog.start();
   return catalog;
 }
@@ -41,13 +44,17 @@ describe("catalog", () => {
     await expect(started([tool("bell\u0007")])).rejects.toThrow(/tool name must be/);
     await expect(started([tool("x".repeat(129))])).rejects.toThrow(/tool name must be/);
     await expect(started([tool("has space")])).resolves.toBeDefined();
-    await expect(started([{ ...tool("noexec"), execute: undefined } as unknown as ToolDefinition])).rejects.toThrow(/tool "noexec": execute must be a function/);
+    await expect(started([{ ...tool("noexec"), execute: undefined } as unknown as ToolDefinition])).rejects.toThrow(
+      /tool "noexec": execute must be a function/,
+    );
     const catalog = await started([]);
     expect(() => catalog.clientEntries([tool("a"), tool("a")])).toThrow(/Duplicate tool id "client:a"/);
   });
 
   it("accepts schemas that declare another draft, and compiles validators once", async () => {
-    const catalog = await started([tool("drafted", { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { n: { type: "number" } } })]);
+    const catalog = await started([
+      tool("drafted", { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { n: { type: "number" } } }),
+    ]);
     const entry = catalog.get("core:drafted")!;
     expect(entry.validator()).toBe(entry.validator());
     expect(entry.validator()({ n: "x" })).toBe(false);

@@ -5,7 +5,17 @@ import type { CatalogEntry, ToolSource } from "../../src/catalog/types.js";
 
 function entry(id: string, source: ToolSource): CatalogEntry {
   const name = id.split(":").pop()!;
-  return { id, name, source, toolset: source, definition: { name, description: "", inputSchema: {}, execute: () => null }, ownerOnly: false, validator: () => { throw new Error("unused"); } };
+  return {
+    id,
+    name,
+    source,
+    toolset: source,
+    definition: { name, description: "", inputSchema: {}, execute: () => null },
+    ownerOnly: false,
+    validator: () => {
+      throw new Error("unused");
+    },
+  };
 }
 
 describe("EffectiveCatalog", () => {

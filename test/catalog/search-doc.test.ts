@@ -16,7 +16,17 @@ describe("toolId", () => {
 describe("toSearchDoc", () => {
   const entry = (definition: Partial<ToolDefinition>): CatalogEntry => {
     const def: ToolDefinition = { name: "read_file", description: "Reads a file.", inputSchema: {}, execute: () => null, ...definition };
-    return { id: "mcp:fs:read_file", name: def.name, source: "mcp", toolset: "fs", definition: def, ownerOnly: false, validator: () => { throw new Error("unused"); } };
+    return {
+      id: "mcp:fs:read_file",
+      name: def.name,
+      source: "mcp",
+      toolset: "fs",
+      definition: def,
+      ownerOnly: false,
+      validator: () => {
+        throw new Error("unused");
+      },
+    };
   };
 
   it("keeps id, name, toolset, the description and each top-level parameter with its description", () => {
@@ -27,7 +37,11 @@ describe("toSearchDoc", () => {
       source: "mcp",
       toolset: "fs",
       description: "Reads a file.",
-      params: [{ name: "path", description: "Where." }, { name: "mode", description: "" }, { name: "odd", description: "" }],
+      params: [
+        { name: "path", description: "Where." },
+        { name: "mode", description: "" },
+        { name: "odd", description: "" },
+      ],
     });
     expect(toSearchDoc(entry({ inputSchema: { properties: null } })).params).toEqual([]);
   });

@@ -24,7 +24,8 @@ describe("checkDefinitionShape", () => {
 
   it("refuses each bad field with the place and the tool named", () => {
     expect(shapeError(null)).toBe("plugin:wx: a tool definition must be an object, got null");
-    for (const name of ["", " lead", "trail ", "a\u0007b", "x".repeat(129), 5]) expect(shapeError({ ...good, name })).toMatch(/^plugin:wx: tool name must be 1-128 characters/);
+    for (const name of ["", " lead", "trail ", "a\u0007b", "x".repeat(129), 5])
+      expect(shapeError({ ...good, name })).toMatch(/^plugin:wx: tool name must be 1-128 characters/);
     expect(shapeError({ ...good, description: 1 })).toBe('plugin:wx: tool "get_weather": description must be a string, got number');
     expect(shapeError({ ...good, execute: "run" })).toBe('plugin:wx: tool "get_weather": execute must be a function, got string');
     expect(shapeError({ ...good, inputSchema: [] })).toBe('plugin:wx: tool "get_weather": inputSchema must be a JSON Schema object, got array');

@@ -37,7 +37,13 @@ describe("CLI slips", () => {
   it("serve says at start which provider and model it will call, and which config keys it ignores", { timeout: 90_000 }, async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-slips-"));
     const config = path.join(dir, "toolsearch.config.json5");
-    writeFileSync(config, JSON.stringify({ provider: { baseURL: "http://127.0.0.1:9/v1", model: "gpt-test" }, mcpServers: { off: { command: "nope", disabled: true, autoApprove: ["x"] } } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        provider: { baseURL: "http://127.0.0.1:9/v1", model: "gpt-test" },
+        mcpServers: { off: { command: "nope", disabled: true, autoApprove: ["x"] } },
+      }),
+    );
     const server = await startCli(["serve", "--config", config, "--port", "0"]);
     try {
       expect(server.stderr()).toContain("toolsearch serve: provider chat at http://127.0.0.1:9/v1, model gpt-test");

@@ -5,7 +5,11 @@ import { CLI } from "../e2e/processes.js";
 import { faceFixture, memoryFileEnv } from "../mcpface/fixture.js";
 
 function mcp(configFile: string, dir: string, args: string[]) {
-  return spawnSync(process.execPath, [CLI, "mcp", "--config", configFile, ...args], { encoding: "utf8", timeout: 60_000, env: { ...process.env, ...memoryFileEnv(dir), TS_TOKEN_REMOTE: "remote-token-0123456789abcdef" } });
+  return spawnSync(process.execPath, [CLI, "mcp", "--config", configFile, ...args], {
+    encoding: "utf8",
+    timeout: 60_000,
+    env: { ...process.env, ...memoryFileEnv(dir), TS_TOKEN_REMOTE: "remote-token-0123456789abcdef" },
+  });
 }
 
 describe("mcp --http start checks", () => {
@@ -19,7 +23,10 @@ describe("mcp --http start checks", () => {
   });
 
   it("a token the mcp section only narrows is fine (owner: false, its own agent)", () => {
-    const fixture = faceFixture({ mcp: { agentId: "remote", owner: false }, gateway: { auth: { tokens: [{ tokenEnv: "TS_TOKEN_REMOTE", agentId: "remote" }] } } });
+    const fixture = faceFixture({
+      mcp: { agentId: "remote", owner: false },
+      gateway: { auth: { tokens: [{ tokenEnv: "TS_TOKEN_REMOTE", agentId: "remote" }] } },
+    });
     // --host with a name that is not an address of this machine: past the identity check, the bind fails (exit 2) after the start.
     const result = mcp(fixture.configFile, fixture.dir, ["--http", "0", "--host", "192.0.2.1"]);
     expect(result.stderr).not.toContain("conflicts with the mcp section");

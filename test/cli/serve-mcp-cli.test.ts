@@ -49,7 +49,9 @@ describe("toolsearch CLI: config errors", () => {
     writeFileSync(path.join(dir, "toolsearch.config.json5"), '{ provider: { apiKey: "${TS_SURELY_UNSET_KEY}" } }');
     const result = run(dir, ["serve", "--port", "0"], {});
     expect(result.status).toBe(2);
-    expect(lines(result.stderr)).toEqual(["toolsearch serve: provider.apiKey: the environment variable TS_SURELY_UNSET_KEY is not set (used as ${TS_SURELY_UNSET_KEY})"]);
+    expect(lines(result.stderr)).toEqual([
+      "toolsearch serve: provider.apiKey: the environment variable TS_SURELY_UNSET_KEY is not set (used as ${TS_SURELY_UNSET_KEY})",
+    ]);
   });
 
   it("--version prints the package version", () => {
@@ -59,21 +61,25 @@ describe("toolsearch CLI: config errors", () => {
 });
 
 describe("toolsearch serve: startup summary and --verbose", () => {
-  it("prints the catalog by source, the sandbox line and a warning per MCP server down with the stderr line that says why; relative args resolve in the config's folder", { timeout: 60_000 }, async () => {
-    const fixture = faceFixture();
-    writeFileSync(path.join(fixture.dir, "broken.mjs"), 'import "surely-not-an-installed-package";\n');
-    const config = JSON.parse(readFileSync(fixture.configFile, "utf8")) as { mcpServers: Record<string, unknown> };
-    config.mcpServers.broken = { command: process.execPath, args: ["./broken.mjs"] };
-    writeFileSync(fixture.configFile, JSON.stringify(config));
-    // Started from another folder: ./memory-wrapper.mjs and ./broken.mjs are the config folder's.
-    const server = await startCli(["serve", "--config", fixture.configFile, "--port", "0", "--verbose"], { ...memoryFileEnv(fixture.dir) });
-    servers.push(server);
-    const stderr = server.stderr();
-    expect(stderr).toMatch(/toolsearch serve: catalog \d+ tools \(plugin:acme 4, mcp:memory 9, mcp:broken down\); mode tools/);
-    expect(stderr).toContain("toolsearch serve: sandbox: not used (mode tools)");
-    expect(stderr).toMatch(/warning: MCP server "broken" is down: .*Cannot find package 'surely-not-an-installed-package'/);
-    expect(stderr).not.toMatch(/\bat ModuleLoader/);
-    await fetch(`${server.url}/healthz`);
-    await waitFor(() => /GET \/healthz 200 \d+ms session=-/.test(server.stderr()) || undefined, "a request log line");
-  });
+  it(
+    "prints the catalog by source, the sandbox line and a warning per MCP server down with the stderr line that says why; relative args resolve in the config's folder",
+    { timeout: 60_000 },
+    async () => {
+      const fixture = faceFixture();
+      writeFileSync(path.join(fixture.dir, "broken.mjs"), 'import "surely-not-an-installed-package";\n');
+      const config = JSON.parse(readFileSync(fixture.configFile, "utf8")) as { mcpServers: Record<string, unknown> };
+      config.mcpServers.broken = { command: process.execPath, args: ["./broken.mjs"] };
+      writeFileSync(fixture.configFile, JSON.stringify(config));
+      // Started from another folder: ./memory-wrapper.mjs and ./broken.mjs are the config folder's.
+      const server = await startCli(["serve", "--config", fixture.configFile, "--port", "0", "--verbose"], { ...memoryFileEnv(fixture.dir) });
+      servers.push(server);
+      const stderr = server.stderr();
+      expect(stderr).toMatch(/toolsearch serve: catalog \d+ tools \(plugin:acme 4, mcp:memory 9, mcp:broken down\); mode tools/);
+      expect(stderr).toContain("toolsearch serve: sandbox: not used (mode tools)");
+      expect(stderr).toMatch(/warning: MCP server "broken" is down: .*Cannot find package 'surely-not-an-installed-package'/);
+      expect(stderr).not.toMatch(/\bat ModuleLoader/);
+      await fetch(`${server.url}/healthz`);
+      await waitFor(() => /GET \/healthz 200 \d+ms session=-/.test(server.stderr()) || undefined, "a request log line");
+    },
+  );
 });

@@ -105,7 +105,10 @@ async function waitForWorkers(url: string, what: string, done: (workers: WorkerV
 }
 
 /** A two-worker gateway with these `gateway.workers` settings (tools mode: no sandbox children). */
-async function startTwoWorkers(workers: Record<string, number>, config = path.join(mkdtempSync(path.join(tmpdir(), "toolsearch-workers-")), "config.json5")): Promise<ServerProcess> {
+async function startTwoWorkers(
+  workers: Record<string, number>,
+  config = path.join(mkdtempSync(path.join(tmpdir(), "toolsearch-workers-")), "config.json5"),
+): Promise<ServerProcess> {
   writeJson(config, {
     tools: { toolSearch: { mode: "tools" } },
     provider: { api: "chat", baseURL: "http://127.0.0.1:9/v1", model: "none" },

@@ -9,7 +9,11 @@ const dir = path.resolve("/srv/conf");
 
 describe("mcpServers", () => {
   it("takes the keyed form of Claude Desktop and Cursor, in key order, with type ignored", () => {
-    const config = resolveGatewayConfig({ mcpServers: { memory: { command: "npx", args: ["-y", "x"], type: "stdio" }, web: { url: "http://127.0.0.1:9/mcp" } } }, dir, {});
+    const config = resolveGatewayConfig(
+      { mcpServers: { memory: { command: "npx", args: ["-y", "x"], type: "stdio" }, web: { url: "http://127.0.0.1:9/mcp" } } },
+      dir,
+      {},
+    );
     expect(config.mcpServers).toEqual([
       { name: "memory", command: "npx", args: ["-y", "x"], cwd: dir },
       { name: "web", url: "http://127.0.0.1:9/mcp" },
@@ -17,7 +21,16 @@ describe("mcpServers", () => {
   });
 
   it("runs stdio servers in the config's folder; relative cwd and ./command resolve there; bare commands stay for PATH", () => {
-    const config = resolveGatewayConfig({ mcpServers: [{ name: "a", command: "./bin/server", cwd: "data" }, { name: "b", command: "node", args: ["./s.mjs"] }] }, dir, {});
+    const config = resolveGatewayConfig(
+      {
+        mcpServers: [
+          { name: "a", command: "./bin/server", cwd: "data" },
+          { name: "b", command: "node", args: ["./s.mjs"] },
+        ],
+      },
+      dir,
+      {},
+    );
     expect(config.mcpServers).toEqual([
       { name: "a", command: path.join(dir, "bin/server"), cwd: path.join(dir, "data") },
       { name: "b", command: "node", args: ["./s.mjs"], cwd: dir },
@@ -25,7 +38,18 @@ describe("mcpServers", () => {
   });
 
   it("refuses a name twice, a bad name, and an entry with neither command nor url", () => {
-    expect(() => resolveGatewayConfig({ mcpServers: [{ name: "a", command: "x" }, { name: "a", command: "y" }] }, dir, {})).toThrow(/a second server named "a"/);
+    expect(() =>
+      resolveGatewayConfig(
+        {
+          mcpServers: [
+            { name: "a", command: "x" },
+            { name: "a", command: "y" },
+          ],
+        },
+        dir,
+        {},
+      ),
+    ).toThrow(/a second server named "a"/);
     expect(() => resolveGatewayConfig({ mcpServers: { "bad name": { command: "x" } } }, dir, {})).toThrow(/CONFIG_INVALID|mcpServers/);
     expect(() => resolveGatewayConfig({ mcpServers: { a: { args: [] } } }, dir, {})).toThrow(/mcpServers/);
   });
@@ -34,9 +58,14 @@ describe("mcpServers", () => {
 describe("${VAR} substitution", () => {
   it("replaces variables in every string, keeps $${ literal, names a missing variable and where it is used", () => {
     expect(substituteEnv({ a: ["x-${A}-${B}"], b: "$${A}", c: 5 }, { A: "1", B: "2" }, "")).toEqual({ a: ["x-1-2"], b: "${A}", c: 5 });
-    expect(() => substituteEnv({ mcpServers: { m: { env: { KEY: "${NOPE}" } } } }, {}, "")).toThrow("mcpServers.m.env.KEY: the environment variable NOPE is not set (used as ${NOPE})");
+    expect(() => substituteEnv({ mcpServers: { m: { env: { KEY: "${NOPE}" } } } }, {}, "")).toThrow(
+      "mcpServers.m.env.KEY: the environment variable NOPE is not set (used as ${NOPE})",
+    );
     expect(() => substituteEnv({ a: "${1x}" }, {}, "")).toThrow(/not a variable name/);
-    const config = resolveGatewayConfig({ mcpServers: { m: { command: "node", env: { TOKEN: "${T}" } } }, provider: { apiKey: "${K}" } }, dir, { T: "t", K: "k" });
+    const config = resolveGatewayConfig({ mcpServers: { m: { command: "node", env: { TOKEN: "${T}" } } }, provider: { apiKey: "${K}" } }, dir, {
+      T: "t",
+      K: "k",
+    });
     expect(config.mcpServers[0]).toMatchObject({ env: { TOKEN: "t" } });
     expect(config.provider.apiKey).toBe("k");
   });
@@ -46,7 +75,15 @@ describe("the mcp section", () => {
   it("has defaults, takes an identity, refuses unknown keys", () => {
     const budgets = { maxInFlightPerSession: 8, maxUnreadBytes: 16 * 1024 * 1024 };
     expect(resolveGatewayConfig({}, dir, {}).mcp).toEqual({ maxSessions: 32, sessionIdleMs: 1_800_000, maxSessionsPerTenant: 8, ...budgets });
-    expect(resolveGatewayConfig({ mcp: { agentId: "desk", owner: false, channel: "ide", maxSessions: 4 } }, dir, {}).mcp).toEqual({ agentId: "desk", owner: false, channel: "ide", maxSessions: 4, sessionIdleMs: 1_800_000, maxSessionsPerTenant: 1, ...budgets });
+    expect(resolveGatewayConfig({ mcp: { agentId: "desk", owner: false, channel: "ide", maxSessions: 4 } }, dir, {}).mcp).toEqual({
+      agentId: "desk",
+      owner: false,
+      channel: "ide",
+      maxSessions: 4,
+      sessionIdleMs: 1_800_000,
+      maxSessionsPerTenant: 1,
+      ...budgets,
+    });
     expect(() => resolveGatewayConfig({ mcp: { agent: "x" } }, dir, {})).toThrow(/mcp/);
     expect(() => resolveGatewayConfig({ mcp: { maxSessions: 0 } }, dir, {})).toThrow(/maxSessions/);
   });
@@ -55,7 +92,9 @@ describe("the mcp section", () => {
     const mcp = resolveGatewayConfig({ mcp: { maxSessions: 10, maxSessionsPerTenant: 10, maxInFlightPerSession: 2, maxUnreadBytes: 65_536 } }, dir, {}).mcp;
     expect(mcp).toMatchObject({ maxSessions: 10, maxSessionsPerTenant: 10, maxInFlightPerSession: 2, maxUnreadBytes: 65_536 });
     expect(resolveGatewayConfig({ mcp: { maxSessions: 10 } }, dir, {}).mcp.maxSessionsPerTenant).toBe(3);
-    expect(() => resolveGatewayConfig({ mcp: { maxSessions: 4, maxSessionsPerTenant: 5 } }, dir, {})).toThrow(/mcp\.maxSessionsPerTenant \(5\) is above mcp\.maxSessions \(4\)/);
+    expect(() => resolveGatewayConfig({ mcp: { maxSessions: 4, maxSessionsPerTenant: 5 } }, dir, {})).toThrow(
+      /mcp\.maxSessionsPerTenant \(5\) is above mcp\.maxSessions \(4\)/,
+    );
     expect(() => resolveGatewayConfig({ mcp: { maxInFlightPerSession: 0 } }, dir, {})).toThrow(/maxInFlightPerSession/);
     expect(() => resolveGatewayConfig({ mcp: { maxUnreadBytes: 1024 } }, dir, {})).toThrow(/maxUnreadBytes/);
   });

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { resolveGatewayConfig } from "../../src/config/server-config.js";
 import type { JsonObject } from "../../src/config/dot-path.js";
 
-const fixture = (name: string) => JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "fixtures", "host-configs", `${name}.json`), "utf8")) as JsonObject;
+const fixture = (name: string) =>
+  JSON.parse(readFileSync(path.join(import.meta.dirname, "..", "fixtures", "host-configs", `${name}.json`), "utf8")) as JsonObject;
 const env = { MCP_TOKEN: "t0ken", GITHUB_TOKEN: "gh" };
 
 describe("other MCP hosts' configs", () => {

@@ -43,7 +43,8 @@ async function run() {
 }
 
 const kinds = (hit: DetailedHit | undefined) => hit?.detail.steps.map((s) => s.step) ?? [];
-const listSteps = (hit: DetailedHit | undefined): ListStep[] => (hit?.detail.steps ?? []).filter((s): s is ListStep => s.step === "whole" || s.step === "clause");
+const listSteps = (hit: DetailedHit | undefined): ListStep[] =>
+  (hit?.detail.steps ?? []).filter((s): s is ListStep => s.step === "whole" || s.step === "clause");
 const stepOf = <K extends RankStep["step"]>(hit: DetailedHit | undefined, step: K) =>
   hit?.detail.steps.find((s): s is Extract<RankStep, { step: K }> => s.step === step);
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
@@ -75,7 +76,12 @@ describe("run.explain detail", () => {
       expect(steps.length).toBeGreaterThan(0);
       for (const step of steps) {
         const bm25f = step.bm25f!;
-        expect(close(bm25f.words.reduce((s, w) => s + w.score, 0), bm25f.sum)).toBe(true);
+        expect(
+          close(
+            bm25f.words.reduce((s, w) => s + w.score, 0),
+            bm25f.sum,
+          ),
+        ).toBe(true);
         expect(bm25f.sum * bm25f.coordination * bm25f.namePrecision).toBe(bm25f.score);
         for (const w of bm25f.words) expect(close(w.fields.name + w.fields.toolset + w.fields.description + w.fields.params, w.score)).toBe(true);
       }
@@ -109,7 +115,13 @@ describe("run.explain detail", () => {
     const r = await run();
     const [top] = await r.explain("wether forecast", { detail: true });
     expect(top?.id).toBe("plugin:misc:get_weather_forecast");
-    expect(stepOf(top, "expansion")).toEqual({ step: "expansion", label: 'typo expansion of "wether" → weather', word: "wether", term: "weather", via: "typo" });
+    expect(stepOf(top, "expansion")).toEqual({
+      step: "expansion",
+      label: 'typo expansion of "wether" → weather',
+      word: "wether",
+      term: "weather",
+      via: "typo",
+    });
     expect(listSteps(top)[0]?.bm25f?.words[0]).toMatchObject({ word: "wether", term: "weather", via: "typo" });
   });
 
@@ -165,6 +177,11 @@ describe("run.explain detail", () => {
     const r = await engine.prepareRun({ sessionId: "probe", agentId: "main" });
     const [top] = await r.explain(request, { detail: true });
     expect(top).toMatchObject({ id: "core:send_invoice", learned: true });
-    expect(stepOf(top, "learned")).toEqual({ step: "learned", label: "learned: moved up to 1 by learning from use (not ranked by text)", rank: 1, textRank: undefined });
+    expect(stepOf(top, "learned")).toEqual({
+      step: "learned",
+      label: "learned: moved up to 1 by learning from use (not ranked by text)",
+      rank: 1,
+      textRank: undefined,
+    });
   });
 });

@@ -20,7 +20,9 @@ describe("mergeHits", () => {
     fc.assert(
       fc.property(list("cat"), list("cli"), fc.integer({ min: 1, max: 20 }), (catalog, client, limit) => {
         const merged = mergeHits(catalog, client, limit, true);
-        const oracle = [...catalog, ...client].sort((x, y) => y.score - x.score || (x.id.startsWith("cat") ? 0 : 1) - (y.id.startsWith("cat") ? 0 : 1)).slice(0, limit);
+        const oracle = [...catalog, ...client]
+          .sort((x, y) => y.score - x.score || (x.id.startsWith("cat") ? 0 : 1) - (y.id.startsWith("cat") ? 0 : 1))
+          .slice(0, limit);
         expect(merged.map((h) => h.id)).toEqual(oracle.map((h) => h.id));
         const best = Math.max(...oracle.filter((h) => h.score < EXACT_SCORE).map((h) => h.score), Number.EPSILON);
         for (const h of merged) expect(h.relative).toBe(h.score >= EXACT_SCORE ? 1 : h.score / best);
@@ -46,7 +48,11 @@ describe("mergeHits", () => {
   it("a client tool that matches better outranks catalog tools only when scores compare", () => {
     const catalog = hits("cat", [4, 2]);
     const client = hits("cli", [9]);
-    expect(mergeHits(catalog, client, 3, true).map((h) => [h.id, h.relative])).toEqual([["cli0", 1], ["cat0", 4 / 9], ["cat1", 2 / 9]]);
+    expect(mergeHits(catalog, client, 3, true).map((h) => [h.id, h.relative])).toEqual([
+      ["cli0", 1],
+      ["cat0", 4 / 9],
+      ["cat1", 2 / 9],
+    ]);
     // Each list's best is 1 on its own scale: the tie keeps the catalog's first.
     expect(mergeHits(catalog, client, 3, false).map((h) => h.id)).toEqual(["cat0", "cli0", "cat1"]);
     expect(mergeHits([], [], 5, true)).toEqual([]);

@@ -6,7 +6,17 @@ import { signatureOf } from "../../src/dispatch/signature.js";
 
 function entry(definition: Partial<ToolDefinition>): CatalogEntry {
   const def: ToolDefinition = { name: "get_weather", description: "Weather.", inputSchema: { type: "object" }, execute: () => null, ...definition };
-  return { id: "mcp:wx:get_weather", name: def.name, source: "mcp", toolset: "wx", definition: def, ownerOnly: false, validator: () => { throw new Error("unused"); } };
+  return {
+    id: "mcp:wx:get_weather",
+    name: def.name,
+    source: "mcp",
+    toolset: "wx",
+    definition: def,
+    ownerOnly: false,
+    validator: () => {
+      throw new Error("unused");
+    },
+  };
 }
 
 describe("signatureOf", () => {
@@ -39,9 +49,30 @@ describe("signatureOf", () => {
 
 describe("toHit and toDescription", () => {
   it("a hit: one control-free line, a score capped at 1 and rounded, the signature when there is one", () => {
-    const hit = toHit(entry({ description: "Gets the\u0007 weather\nfor a city. Then more text.", inputSchema: { properties: { city: { type: "string" } }, required: ["city"] } }), 1.23456);
-    expect(hit).toEqual({ id: "mcp:wx:get_weather", name: "get_weather", source: "mcp", toolset: "wx", summary: "Gets the weather for a city.", score: 1, signature: "(city: string)" });
-    expect(toHit(entry({}), 0.12345)).toEqual({ id: "mcp:wx:get_weather", name: "get_weather", source: "mcp", toolset: "wx", summary: "Weather.", score: 0.123 });
+    const hit = toHit(
+      entry({
+        description: "Gets the\u0007 weather\nfor a city. Then more text.",
+        inputSchema: { properties: { city: { type: "string" } }, required: ["city"] },
+      }),
+      1.23456,
+    );
+    expect(hit).toEqual({
+      id: "mcp:wx:get_weather",
+      name: "get_weather",
+      source: "mcp",
+      toolset: "wx",
+      summary: "Gets the weather for a city.",
+      score: 1,
+      signature: "(city: string)",
+    });
+    expect(toHit(entry({}), 0.12345)).toEqual({
+      id: "mcp:wx:get_weather",
+      name: "get_weather",
+      source: "mcp",
+      toolset: "wx",
+      summary: "Weather.",
+      score: 0.123,
+    });
     expect(toHit(entry({ description: "x".repeat(1000) }), 0.5).summary.length).toBeLessThanOrEqual(200);
   });
 

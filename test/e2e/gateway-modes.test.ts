@@ -178,9 +178,16 @@ describe("serve with OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     const deadline = Date.now() + 15_000;
     const runs = () => exported.filter((s) => s.name === "toolsearch.run");
     while (runs().length < MODES.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(runs().map((s) => s.attributes["toolsearch.mode"]).sort()).toEqual([...MODES].sort());
+    expect(
+      runs()
+        .map((s) => s.attributes["toolsearch.mode"])
+        .sort(),
+    ).toEqual([...MODES].sort());
     const names = new Set(exported.map((s) => s.name));
     for (const name of ["toolsearch.code_run", "toolsearch.search", `execute_tool ${TARGET}`]) expect(names).toContain(name);
-    expect(exported.find((s) => s.name === `execute_tool ${TARGET}`)!.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "toolsearch.tool.id": TARGET_ID });
+    expect(exported.find((s) => s.name === `execute_tool ${TARGET}`)!.attributes).toMatchObject({
+      "gen_ai.operation.name": "execute_tool",
+      "toolsearch.tool.id": TARGET_ID,
+    });
   });
 });

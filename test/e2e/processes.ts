@@ -56,6 +56,10 @@ export function writeJson(file: string, value: unknown): string {
 }
 
 export async function postJson(url: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
   return { status: response.status, json: (await response.json()) as Record<string, unknown> };
 }

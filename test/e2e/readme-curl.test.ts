@@ -40,7 +40,9 @@ describe("README curl examples", () => {
     expect(lines).toHaveLength(4);
     const port = new URL(gateway.url).port;
     const modes = lines.map((line) => {
-      const answer = JSON.parse(execFileSync("bash", ["-c", line.replace("127.0.0.1:8788", `127.0.0.1:${port}`)], { encoding: "utf8", timeout: 60_000 })) as Record<string, unknown>;
+      const answer = JSON.parse(
+        execFileSync("bash", ["-c", line.replace("127.0.0.1:8788", `127.0.0.1:${port}`)], { encoding: "utf8", timeout: 60_000 }),
+      ) as Record<string, unknown>;
       expect(answer, line).toMatchObject({ runId: expect.any(String), status: "answered" });
       return answer.mode;
     });

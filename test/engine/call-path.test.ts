@@ -44,9 +44,22 @@ describe("call path", () => {
     );
     const run = await engine.prepareRun({ sessionId: "s", agentId: "agent-1" });
     const outcome = await run.call(WEATHER, { city: "Paris" });
-    expect(outcome).toEqual({ ok: false, id: WEATHER, source: "core", error: { code: "HOOK_BLOCKED", message: "Blocked by a beforeToolCall hook: no weather today" } });
+    expect(outcome).toEqual({
+      ok: false,
+      id: WEATHER,
+      source: "core",
+      error: { code: "HOOK_BLOCKED", message: "Blocked by a beforeToolCall hook: no weather today" },
+    });
     expect(recorder.ran).toEqual([]);
-    expect(seen[0]).toMatchObject({ id: WEATHER, name: "get_weather_forecast", source: "core", toolset: "core", sessionId: "s", agentId: "agent-1", runId: run.runId });
+    expect(seen[0]).toMatchObject({
+      id: WEATHER,
+      name: "get_weather_forecast",
+      source: "core",
+      toolset: "core",
+      sessionId: "s",
+      agentId: "agent-1",
+      runId: run.runId,
+    });
     expect(run.telemetry().calls).toEqual([expect.objectContaining({ id: WEATHER, ok: false, code: "HOOK_BLOCKED" })]);
   });
 
@@ -62,14 +75,29 @@ describe("call path", () => {
 
   it("a hook that throws blocks the call (fail closed)", async () => {
     const recorder = { ran: [] as string[] };
-    engine = await fixtureEngine({ hooks: { beforeToolCall: () => { throw new Error("hook crashed"); } } }, recorder);
+    engine = await fixtureEngine(
+      {
+        hooks: {
+          beforeToolCall: () => {
+            throw new Error("hook crashed");
+          },
+        },
+      },
+      recorder,
+    );
     const outcome = await (await engine.prepareRun({ sessionId: "s" })).call(WEATHER, { city: "Paris" });
     expect(outcome).toMatchObject({ ok: false, error: { code: "HOOK_BLOCKED", message: expect.stringContaining("hook crashed") } });
     expect(recorder.ran).toEqual([]);
   });
 
   it("approval may deny (boolean, object, or by throwing) and execute never runs", async () => {
-    for (const approve of [() => false, async () => ({ approved: false, reason: "user said no" }), () => { throw new Error("approver down"); }]) {
+    for (const approve of [
+      () => false,
+      async () => ({ approved: false, reason: "user said no" }),
+      () => {
+        throw new Error("approver down");
+      },
+    ]) {
       const recorder = { ran: [] as string[] };
       engine = await fixtureEngine({ hooks: { approve } }, recorder);
       const outcome = await (await engine.prepareRun({ sessionId: "s" })).call(WEATHER, { city: "Paris" });
@@ -80,16 +108,25 @@ describe("call path", () => {
     engine = await fixtureEngine({ hooks: { approve: (call) => ({ approved: call.args.city === "Paris" }) } });
     const run = await engine.prepareRun({ sessionId: "s" });
     expect(await run.call(WEATHER, { city: "Paris" })).toMatchObject({ ok: true });
-    expect(await run.call(WEATHER, { city: "Rome" })).toMatchObject({ ok: false, error: { code: "APPROVAL_DENIED", message: expect.stringContaining("Approval denied") } });
+    expect(await run.call(WEATHER, { city: "Rome" })).toMatchObject({
+      ok: false,
+      error: { code: "APPROVAL_DENIED", message: expect.stringContaining("Approval denied") },
+    });
   });
 
   it("a tool that throws gives TOOL_FAILED with its message; afterToolCall sees every outcome", async () => {
     const after: Array<{ id: string; ok: boolean }> = [];
     engine = await fixtureEngine({ hooks: { afterToolCall: (call) => void after.push({ id: call.id, ok: call.outcome.ok }) } });
     const run = await engine.prepareRun({ sessionId: "s" });
-    expect(await run.call("plugin:github:fail_always", {})).toMatchObject({ ok: false, error: { code: "TOOL_FAILED", message: expect.stringContaining("backend exploded") } });
+    expect(await run.call("plugin:github:fail_always", {})).toMatchObject({
+      ok: false,
+      error: { code: "TOOL_FAILED", message: expect.stringContaining("backend exploded") },
+    });
     await run.call(WEATHER, { city: "Paris" });
-    expect(after).toEqual([{ id: "plugin:github:fail_always", ok: false }, { id: WEATHER, ok: true }]);
+    expect(after).toEqual([
+      { id: "plugin:github:fail_always", ok: false },
+      { id: WEATHER, ok: true },
+    ]);
   });
 
   it("a slow tool is cut at the call deadline and sees its signal aborted", async () => {
@@ -98,8 +135,7 @@ describe("call path", () => {
       name: "slow",
       description: "Never finishes on its own.",
       inputSchema: { type: "object" },
-      execute: (_args: unknown, ctx: { signal: AbortSignal }) =>
-        new Promise(() => ctx.signal.addEventListener("abort", () => (aborted = true))),
+      execute: (_args: unknown, ctx: { signal: AbortSignal }) => new Promise(() => ctx.signal.addEventListener("abort", () => (aborted = true))),
     };
     const { createToolSearch, coreTools } = await import("../../src/index.js");
     engine = await createToolSearch({ toolSearch: { mode: "tools" }, sources: [coreTools([slow])], callTimeoutMs: 50 });
@@ -112,6 +148,9 @@ describe("call path", () => {
     engine = await fixtureEngine();
     const run = await engine.prepareRun({ sessionId: "s" });
     const outcome = await run.call("core:get_weather_forcast", { city: "x" });
-    expect(outcome).toMatchObject({ ok: false, error: { code: "TOOL_NOT_FOUND", message: expect.stringContaining("Did you mean: core:get_weather_forecast") } });
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: { code: "TOOL_NOT_FOUND", message: expect.stringContaining("Did you mean: core:get_weather_forecast") },
+    });
   });
 });

@@ -37,7 +37,11 @@ describe("code mode through the engine", () => {
       );
       expect(run.tools.map((t) => t.function.name)).toEqual(["tool_search_code"]);
       expect(run.instructions).toContain("openclaw.tools.search");
-      expect(content).toEqual({ ok: true, value: { city: "Paris", forecast: "sunny", days: 2 }, logs: [{ level: "log", message: "found core:get_weather_forecast city,days" }] });
+      expect(content).toEqual({
+        ok: true,
+        value: { city: "Paris", forecast: "sunny", days: 2 },
+        logs: [{ level: "log", message: "found core:get_weather_forecast city,days" }],
+      });
       expect(recorder.ran).toEqual(["get_weather_forecast"]);
       expect(run.telemetry()).toMatchObject({ mode: "code", counts: { search: 1, describe: 1, call: 1, codeRuns: 1 } });
       expect(run.telemetry().calls).toEqual([expect.objectContaining({ id: "core:get_weather_forecast", source: "core", ok: true, via: "bridge" })]);
@@ -89,9 +93,14 @@ describe("code mode through the engine", () => {
     const engine = await fixtureEngine({ codePool: pool, toolSearch: { mode: "code", codeTimeoutMs: 1000 } });
     try {
       expect((await codeRun(engine, "return (")).content).toMatchObject({ ok: false, error: { code: "CODE_SYNTAX" } });
-      expect((await codeRun(engine, "throw new Error('boom')")).content).toMatchObject({ ok: false, error: { code: "CODE_THREW", message: expect.stringContaining("boom") } });
+      expect((await codeRun(engine, "throw new Error('boom')")).content).toMatchObject({
+        ok: false,
+        error: { code: "CODE_THREW", message: expect.stringContaining("boom") },
+      });
       expect((await codeRun(engine, "while (true) {}")).content).toMatchObject({ ok: false, error: { code: "CODE_TIMEOUT" } });
-      expect(parse(await (await engine.prepareRun({ sessionId: "x", mode: "code" })).handleToolCall({ name: "tool_search_code", arguments: "{}" }))).toMatchObject({ ok: false, error: { code: "INVALID_ARGS" } });
+      expect(
+        parse(await (await engine.prepareRun({ sessionId: "x", mode: "code" })).handleToolCall({ name: "tool_search_code", arguments: "{}" })),
+      ).toMatchObject({ ok: false, error: { code: "INVALID_ARGS" } });
     } finally {
       await engine.close();
     }
@@ -111,7 +120,10 @@ describe("fair shares of the code pool", () => {
       // The pool's one child is handed to the body synchronously inside run(): none is ready now.
       await waitFor(() => shared.readyCount() === 0, 10_000, "a's first body to take the pool's slot");
       const queued = answer(a, "return 'a2';");
-      expect(await answer(a, "return 'a3';")).toMatchObject({ ok: false, error: { code: "POOL_SATURATED", message: expect.stringMatching(/share for this caller/) } });
+      expect(await answer(a, "return 'a3';")).toMatchObject({
+        ok: false,
+        error: { code: "POOL_SATURATED", message: expect.stringMatching(/share for this caller/) },
+      });
       // Another session naming the same tenant shares that share.
       const sameTenant = await engine.prepareRun({ sessionId: "a-too", tenant: "a" });
       expect(await answer(sameTenant, "return 'c';")).toMatchObject({ ok: false, error: { code: "POOL_SATURATED" } });
@@ -131,7 +143,10 @@ describe("fair shares of the code pool", () => {
   it("refuses an empty tenant in the run context with CONFIG_INVALID", async () => {
     const engine = await fixtureEngine({ codePool: pool });
     try {
-      await expect(engine.prepareRun({ sessionId: "s", tenant: "" })).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringMatching(/tenant/) });
+      await expect(engine.prepareRun({ sessionId: "s", tenant: "" })).rejects.toMatchObject({
+        code: "CONFIG_INVALID",
+        message: expect.stringMatching(/tenant/),
+      });
     } finally {
       await engine.close();
     }

@@ -25,7 +25,9 @@ describe("run.toolsFor", () => {
     const anthropic = run.toolsFor("anthropic");
     expect(chat).toEqual(run.tools);
     expect(chat.length).toBeGreaterThan(0);
-    expect(responses).toEqual(chat.map((t) => ({ type: "function", name: t.function.name, description: t.function.description, parameters: t.function.parameters, strict: false })));
+    expect(responses).toEqual(
+      chat.map((t) => ({ type: "function", name: t.function.name, description: t.function.description, parameters: t.function.parameters, strict: false })),
+    );
     expect(anthropic).toEqual(chat.map((t) => ({ name: t.function.name, description: t.function.description, input_schema: t.function.parameters })));
     // Mapped once per run: the same arrays again.
     expect(run.toolsFor("anthropic")).toBe(anthropic);

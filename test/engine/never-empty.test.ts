@@ -60,11 +60,17 @@ describe("never empty, with the memory server", () => {
   it("tells the model on the tools surface that the hits are weak", async () => {
     const run = await engine.prepareRun({ sessionId: "never-empty-tools" });
     try {
-      const weak = parse(await run.handleToolCall({ name: "tool_search", arguments: JSON.stringify({ query: REQUESTS[2] }) })) as { hits: Array<{ weak?: boolean }>; note?: string };
+      const weak = parse(await run.handleToolCall({ name: "tool_search", arguments: JSON.stringify({ query: REQUESTS[2] }) })) as {
+        hits: Array<{ weak?: boolean }>;
+        note?: string;
+      };
       expect(weak.hits.length).toBeGreaterThan(0);
       expect(weak.hits.every((h) => h.weak === true)).toBe(true);
       expect(weak.note).toMatch(/rephrase/i);
-      const real = parse(await run.handleToolCall({ name: "tool_search", arguments: JSON.stringify({ query: "read the graph" }) })) as { hits: unknown[]; note?: string };
+      const real = parse(await run.handleToolCall({ name: "tool_search", arguments: JSON.stringify({ query: "read the graph" }) })) as {
+        hits: unknown[];
+        note?: string;
+      };
       expect(real.note).toBeUndefined();
     } finally {
       await run.end();

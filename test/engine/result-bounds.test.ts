@@ -4,7 +4,12 @@ import { coreTools, createToolSearch } from "../../src/index.js";
 
 const tools = coreTools([
   { name: "huge", description: "Returns five megabytes of text.", inputSchema: { type: "object", properties: {} }, execute: () => "y".repeat(5 * 1024 * 1024) },
-  { name: "stall", description: "Never answers until cancelled.", inputSchema: { type: "object", properties: {} }, execute: (_args, ctx) => new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("aborted")))) },
+  {
+    name: "stall",
+    description: "Never answers until cancelled.",
+    inputSchema: { type: "object", properties: {} },
+    execute: (_args, ctx) => new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("aborted")))),
+  },
 ]);
 
 describe("results bounded in every mode", () => {

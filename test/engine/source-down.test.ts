@@ -35,6 +35,9 @@ describe("onSourceDown", () => {
   });
 
   it("must be a function", async () => {
-    await expect(createToolSearch({ onSourceDown: "log it" as never })).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringContaining("onSourceDown") });
+    await expect(createToolSearch({ onSourceDown: "log it" as never })).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      message: expect.stringContaining("onSourceDown"),
+    });
   });
 });

@@ -21,7 +21,11 @@ describe("direct surface", () => {
     expect(names).toEqual(["get_weather_forecast", "send_email", "create_issue", "list_pull_requests", "fail_always"]);
     expect(run.tools[0]?.function.parameters).toMatchObject({ required: ["city"] });
     expect(await run.handleToolCall({ name: "send_email", arguments: '{"to":"a@b.c","subject":"hi"}' })).toBe("sent to a@b.c");
-    expect(parse(await run.handleToolCall({ name: "get_weather_forecast", arguments: '{"city":"Paris"}' }))).toEqual({ city: "Paris", forecast: "sunny", days: 1 });
+    expect(parse(await run.handleToolCall({ name: "get_weather_forecast", arguments: '{"city":"Paris"}' }))).toEqual({
+      city: "Paris",
+      forecast: "sunny",
+      days: 1,
+    });
     expect(recorder.ran).toEqual(["send_email", "get_weather_forecast"]);
     const t = run.telemetry();
     expect(t).toMatchObject({ mode: "direct", requestedMode: "direct", upfront: { schemas: 5, declaredTools: 5 }, counts: { call: 2, search: 0 } });
@@ -52,7 +56,13 @@ describe("tools surface", () => {
 
     const found = parse(await run.handleToolCall({ name: "tool_search", arguments: '{"query":"weather forecast for a city"}' }));
     const hits = found.hits as Array<Record<string, unknown>>;
-    expect(hits[0]).toMatchObject({ id: "core:get_weather_forecast", name: "get_weather_forecast", source: "core", toolset: "core", signature: "(city: string, days?: integer)" });
+    expect(hits[0]).toMatchObject({
+      id: "core:get_weather_forecast",
+      name: "get_weather_forecast",
+      source: "core",
+      toolset: "core",
+      signature: "(city: string, days?: integer)",
+    });
     expect(String(hits[0]?.summary).length).toBeLessThanOrEqual(200);
 
     const described = parse(await run.handleToolCall({ name: "tool_describe", arguments: JSON.stringify({ id: hits[0]?.id }) }));
@@ -120,10 +130,14 @@ describe("tools surface", () => {
 describe("options", () => {
   it("reject bad input with the option, the value and what is allowed", async () => {
     const { createToolSearch } = await import("../../src/index.js");
-    await expect(createToolSearch({ toolSearch: { mode: "fast" as "code" } })).rejects.toThrow(/tools\.toolSearch\.mode: must be one of "direct", "code", "tools", "directory"; got "fast"/);
+    await expect(createToolSearch({ toolSearch: { mode: "fast" as "code" } })).rejects.toThrow(
+      /tools\.toolSearch\.mode: must be one of "direct", "code", "tools", "directory"; got "fast"/,
+    );
     await expect(createToolSearch({ backend: "tantivy" as "fts5" })).rejects.toThrow(/backend: must be "fts5", "minisearch"/);
     await expect(createToolSearch({ nope: 1 } as never)).rejects.toThrow(/unknown option "nope"/);
-    await expect(createToolSearch({ hooks: { approve: 5 as never } })).rejects.toThrow(/hooks\.approve: must be a function or an array of functions; got 5 \(number\)/);
+    await expect(createToolSearch({ hooks: { approve: 5 as never } })).rejects.toThrow(
+      /hooks\.approve: must be a function or an array of functions; got 5 \(number\)/,
+    );
     await expect(createToolSearch({ hooks: { beforeToolcall: () => {} } as never })).rejects.toThrow(/hooks: unknown option "beforeToolcall"/);
     await expect(createToolSearch({ limits: { argsDepth: 0 } })).rejects.toThrow(/limits\.argsDepth: must be an integer from 1 to 10000; got 0/);
     await expect(createToolSearch({ toolSearch: false, pool: { prefork: -1 } })).rejects.toThrow(/pool\.prefork: must be an integer from 0 to 64; got -1/);
@@ -138,12 +152,21 @@ describe("the surface table", () => {
     const { SURFACES } = await import("../../src/surfaces/modes.js");
     const { TOOL_SEARCH_MODES } = await import("../../src/index.js");
     expect(Object.keys(SURFACES).sort()).toEqual([...TOOL_SEARCH_MODES].sort());
-    expect(Object.entries(SURFACES).filter(([, mode]) => mode.sandboxFallback !== undefined).map(([name]) => name)).toEqual(["code"]);
+    expect(
+      Object.entries(SURFACES)
+        .filter(([, mode]) => mode.sandboxFallback !== undefined)
+        .map(([name]) => name),
+    ).toEqual(["code"]);
     engine = await fixtureEngine({ toolSearch: false });
     const [a, b] = [await engine.prepareRun({ sessionId: "a" }), await engine.prepareRun({ sessionId: "b" })];
     expect(a.tools).toBe(b.tools);
     expect(a.telemetry().upfront).toEqual(b.telemetry().upfront);
-    const withClient = await engine.prepareRun({ sessionId: "c", clientTools: weatherTools().slice(0, 1).map((t) => ({ ...t, name: "ask_user" })) });
+    const withClient = await engine.prepareRun({
+      sessionId: "c",
+      clientTools: weatherTools()
+        .slice(0, 1)
+        .map((t) => ({ ...t, name: "ask_user" })),
+    });
     expect(withClient.tools).not.toBe(a.tools);
     expect(withClient.tools.map((t) => t.function.name)).toContain("ask_user");
   });

@@ -25,7 +25,8 @@ describe("hidden tools", () => {
     expect(hidden).toMatchObject({ code: "TOOL_NOT_FOUND" });
     expect(never).toMatchObject({ code: "TOOL_NOT_FOUND" });
     // Same words as for an id that never existed: only the id and the hint (suggestions or none) differ.
-    const shape = (error: unknown, id: string): string => (error as Error).message.replace(id, "<id>").replace(/ (Did you mean: .*|Use search to find tool ids\.)$/, "");
+    const shape = (error: unknown, id: string): string =>
+      (error as Error).message.replace(id, "<id>").replace(/ (Did you mean: .*|Use search to find tool ids\.)$/, "");
     expect(shape(hidden, "plugin:github:create_issue")).toBe(shape(never, "plugin:github:never_existed"));
     expect((hidden as Error).message).not.toMatch(/denied|policy/i);
 

@@ -49,7 +49,12 @@ const tokens = [
 
 async function startAuthGateway(providerUrl: string, extra: { host?: string } = {}): Promise<Gateway> {
   const config = resolveGatewayConfig(
-    { tools: { toolSearch: { mode: "direct" } }, policy, provider: { baseURL: providerUrl, timeoutMs: 10_000 }, gateway: { port: 0, ...extra, auth: { tokens } } },
+    {
+      tools: { toolSearch: { mode: "direct" } },
+      policy,
+      provider: { baseURL: providerUrl, timeoutMs: 10_000 },
+      gateway: { port: 0, ...extra, auth: { tokens } },
+    },
     process.cwd(),
     { [ENV_NAME]: ENV_TOKEN },
   );
@@ -96,7 +101,11 @@ describe("gateway with gateway.auth", () => {
       ["Bearer", 'is not "Bearer <token>"'],
     ];
     for (const [authorization, said] of cases) {
-      const response = await fetch(runs, { method: "POST", headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) }, body: JSON.stringify({ sessionId: "s", input: "x" }) });
+      const response = await fetch(runs, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) },
+        body: JSON.stringify({ sessionId: "s", input: "x" }),
+      });
       expect(response.status, String(authorization)).toBe(401);
       expect(response.headers.get("www-authenticate")).toBe("Bearer");
       expect(await response.json()).toEqual({ error: { code: "UNAUTHORIZED", message: expect.stringContaining(said) } });
@@ -112,7 +121,11 @@ describe("gateway with gateway.auth", () => {
     expect(answer.status).toBe(401);
     expect(answer.json).toMatchObject({ error: { code: "UNAUTHORIZED" } });
     // With the token the same body is read and is over the limit.
-    const withToken = await fetch(runs, { method: "POST", headers: { authorization: `Bearer ${GUEST}`, "content-type": "application/json" }, body: huge }).catch((e: unknown) => e);
+    const withToken = await fetch(runs, {
+      method: "POST",
+      headers: { authorization: `Bearer ${GUEST}`, "content-type": "application/json" },
+      body: huge,
+    }).catch((e: unknown) => e);
     if (withToken instanceof Response) expect(withToken.status).toBe(413);
     expect((await run(GUEST, { input: "weather forecast for a city" })).status).toBe(200);
   });
@@ -186,20 +199,37 @@ describe("gateway with gateway.auth", () => {
   it("answers /healthz with only { ok: true } without a valid token, and with a token what its policy admits", async () => {
     expect(await (await fetch(`${gateway.url}/healthz`)).json()).toEqual({ ok: true });
     expect(await (await fetch(`${gateway.url}/healthz`, { headers: { authorization: "Bearer not-a-token-at-all-xx" } })).json()).toEqual({ ok: true });
-    const health = async (token: string) => (await (await fetch(`${gateway.url}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()) as Record<string, unknown>;
-    expect(await health(OWNER)).toMatchObject({ ok: true, mode: "direct", catalog: { size: 3, sources: [{ source: "plugin", toolset: "acme", ok: true, tools: 3 }] } });
+    const health = async (token: string) =>
+      (await (await fetch(`${gateway.url}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()) as Record<string, unknown>;
+    expect(await health(OWNER)).toMatchObject({
+      ok: true,
+      mode: "direct",
+      catalog: { size: 3, sources: [{ source: "plugin", toolset: "acme", ok: true, tools: 3 }] },
+    });
     // Not an owner: the owner-only tool is not counted.
-    expect(await health(GUEST)).toMatchObject({ ok: true, mode: "direct", catalog: { size: 2, sources: [{ source: "plugin", toolset: "acme", ok: true, tools: 2 }] } });
+    expect(await health(GUEST)).toMatchObject({
+      ok: true,
+      mode: "direct",
+      catalog: { size: 2, sources: [{ source: "plugin", toolset: "acme", ok: true, tools: 2 }] },
+    });
     // support-bot on slack is denied weather and invoices, and is no owner: no tool, so no source.
     expect(await health(BOT)).toMatchObject({ ok: true, catalog: { size: 0, sources: [] } });
   });
 });
 
 describe("gateway.auth config", () => {
-  const resolve = (auth: unknown, env: NodeJS.ProcessEnv = {}) => () => resolveGatewayConfig({ gateway: { auth } }, process.cwd(), env);
+  const resolve =
+    (auth: unknown, env: NodeJS.ProcessEnv = {}) =>
+    () =>
+      resolveGatewayConfig({ gateway: { auth } }, process.cwd(), env);
 
   it("rejects short tokens without printing them", () => {
-    expect(resolve({ tokens: [{ token: "tiny-secret" }] })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining("gateway.auth.tokens.0.token: must NOT have fewer than 16 characters") }));
+    expect(resolve({ tokens: [{ token: "tiny-secret" }] })).toThrow(
+      expect.objectContaining({
+        code: "CONFIG_INVALID",
+        message: expect.stringContaining("gateway.auth.tokens.0.token: must NOT have fewer than 16 characters"),
+      }),
+    );
     expect(resolve({ tokens: [{ token: "tiny-secret" }] })).not.toThrow(/tiny-secret/);
     expect(resolve({ tokens: ["a-bare-secret-string-0123"] })).toThrow(/gateway\.auth\.tokens\.0: must be object; got "<redacted>"/);
   });
@@ -207,7 +237,9 @@ describe("gateway.auth config", () => {
   it("needs exactly one of token or tokenEnv, distinct tokens, and at least one entry", () => {
     expect(resolve({ tokens: [{ token: GUEST, tokenEnv: ENV_NAME }] })).toThrow(/gateway\.auth\.tokens\.0: give exactly one of "token" or "tokenEnv"/);
     expect(resolve({ tokens: [{ owner: true }] })).toThrow(/exactly one of "token" or "tokenEnv"/);
-    expect(resolve({ tokens: [{ token: GUEST }, { token: GUEST, owner: true }] })).toThrow(/gateway\.auth\.tokens\.1: the same token as gateway\.auth\.tokens\.0/);
+    expect(resolve({ tokens: [{ token: GUEST }, { token: GUEST, owner: true }] })).toThrow(
+      /gateway\.auth\.tokens\.1: the same token as gateway\.auth\.tokens\.0/,
+    );
     expect(resolve({ tokens: [{ token: GUEST }, { tokenEnv: ENV_NAME }] }, { [ENV_NAME]: GUEST })).toThrow(/gateway\.auth\.tokens\.1: the same token/);
     expect(resolve({ tokens: [] })).toThrow(/gateway\.auth\.tokens/);
     expect(resolve({ tokens: [{ token: GUEST, modes: ["fast"] }] })).toThrow(/must be one of "direct", "code", "tools", "directory"/);
@@ -225,7 +257,8 @@ describe("gateway.auth config", () => {
 
 describe("loopback rule", () => {
   it("knows loopback hosts", () => {
-    for (const host of ["127.0.0.1", "127.8.9.10", "::1", "[::1]", "localhost", "LOCALHOST", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"]) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ["127.0.0.1", "127.8.9.10", "::1", "[::1]", "localhost", "LOCALHOST", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"])
+      expect(isLoopbackHost(host), host).toBe(true);
     for (const host of ["0.0.0.0", "::", "10.0.0.1", "192.168.1.2", "example.com", "128.0.0.1", "::2"]) expect(isLoopbackHost(host), host).toBe(false);
   });
 
@@ -278,6 +311,8 @@ describe("toolsearch serve and config set (built CLI)", () => {
     expect(bad.stderr).toContain("gateway.auth.tokens.0.token: must NOT have fewer than 16 characters");
     expect(bad.stderr).not.toContain("tiny-secret");
     expect(cli(dir, ["config", "set", "gateway.auth.tokens", `[{token: '${GUEST}', tokenEnv: 'X'}]`]).status).toBe(2);
-    expect(cli(dir, ["config", "set", "gateway.auth.tokens", `[{tokenEnv: '${ENV_NAME}', agentId: 'bot', channels: ['web'], modes: ['tools']}]`]).status).toBe(0);
+    expect(cli(dir, ["config", "set", "gateway.auth.tokens", `[{tokenEnv: '${ENV_NAME}', agentId: 'bot', channels: ['web'], modes: ['tools']}]`]).status).toBe(
+      0,
+    );
   });
 });

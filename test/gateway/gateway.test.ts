@@ -15,7 +15,11 @@ import { postJson } from "../e2e/processes.js";
 import { childPids } from "../support/proc.js";
 
 const catalog = syntheticTools(300);
-const source = () => pluginTools("acme", catalog.map((t) => t.definition));
+const source = () =>
+  pluginTools(
+    "acme",
+    catalog.map((t) => t.definition),
+  );
 
 async function gatewayFor(baseURL: string, extra: Record<string, unknown> = {}, timeoutMs = 5_000): Promise<Gateway> {
   const config = resolveGatewayConfig({ provider: { baseURL, timeoutMs }, gateway: { port: 0, maxBodyBytes: 64 * 1024 }, ...extra }, process.cwd());
@@ -59,15 +63,37 @@ describe("gateway bad input", () => {
 
   it("answers malformed JSON, unknown fields, missing input and huge bodies with a clear 4xx, then keeps serving", async () => {
     const runs = `${gateway.url}/v1/runs`;
-    expect(await postJson(runs, "{not json")).toMatchObject({ status: 400, json: { error: { code: "BAD_REQUEST", message: expect.stringContaining("not valid JSON") } } });
-    expect(await postJson(runs, { sessionId: "s", input: "x", colour: "red" })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('unknown option "colour"') } } });
-    expect(await postJson(runs, { sessionId: "s" })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining('exactly one of "input"') } } });
-    expect(await postJson(runs, { sessionId: 5, input: "x" })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining("body.sessionId: must be string") } } });
+    expect(await postJson(runs, "{not json")).toMatchObject({
+      status: 400,
+      json: { error: { code: "BAD_REQUEST", message: expect.stringContaining("not valid JSON") } },
+    });
+    expect(await postJson(runs, { sessionId: "s", input: "x", colour: "red" })).toMatchObject({
+      status: 400,
+      json: { error: { message: expect.stringContaining('unknown option "colour"') } },
+    });
+    expect(await postJson(runs, { sessionId: "s" })).toMatchObject({
+      status: 400,
+      json: { error: { message: expect.stringContaining('exactly one of "input"') } },
+    });
+    expect(await postJson(runs, { sessionId: 5, input: "x" })).toMatchObject({
+      status: 400,
+      json: { error: { message: expect.stringContaining("body.sessionId: must be string") } },
+    });
     // A client tool in OpenAI's or Anthropic's shape is told the shape to use.
     const openAiTool = { type: "function", function: { name: "ask_user", description: "Ask", parameters: { type: "object" } } };
-    expect(await postJson(runs, { sessionId: "s", input: "x", clientTools: [openAiTool] })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining("body.clientTools.0: looks like an OpenAI tool") } } });
-    expect(await postJson(runs, { sessionId: "s", input: "x", clientTools: [{ name: "a", description: "b", input_schema: {} }] })).toMatchObject({ status: 400, json: { error: { message: expect.stringContaining("use { name, description, inputSchema }") } } });
-    const huge = await fetch(runs, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sessionId: "s", input: "x".repeat(200_000) }) }).catch((e: unknown) => e);
+    expect(await postJson(runs, { sessionId: "s", input: "x", clientTools: [openAiTool] })).toMatchObject({
+      status: 400,
+      json: { error: { message: expect.stringContaining("body.clientTools.0: looks like an OpenAI tool") } },
+    });
+    expect(await postJson(runs, { sessionId: "s", input: "x", clientTools: [{ name: "a", description: "b", input_schema: {} }] })).toMatchObject({
+      status: 400,
+      json: { error: { message: expect.stringContaining("use { name, description, inputSchema }") } },
+    });
+    const huge = await fetch(runs, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ sessionId: "s", input: "x".repeat(200_000) }),
+    }).catch((e: unknown) => e);
     if (huge instanceof Response) expect(huge.status).toBe(413);
     expect((await fetch(`${gateway.url}/nope`)).status).toBe(404);
     const ok = await postJson(runs, { sessionId: "after", input: catalog[5]!.request });
@@ -76,7 +102,11 @@ describe("gateway bad input", () => {
   });
 
   it("forwards client tools to the client through the same call path", async () => {
-    const ask = { name: "ask_user", description: "Ask the user a clarifying question about the weather forecast.", inputSchema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] } };
+    const ask = {
+      name: "ask_user",
+      description: "Ask the user a clarifying question about the weather forecast.",
+      inputSchema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+    };
     const res = await postJson(`${gateway.url}/v1/runs`, { sessionId: "c", input: "ask_user", clientTools: [ask] });
     expect(res.status).toBe(200);
     expect(res.json.clientToolCalls).toEqual([{ name: "ask_user", args: { question: "sample-question" } }]);
@@ -111,9 +141,22 @@ describe("gateway with a broken provider", () => {
         res.on("close", () => (providerHungUpOn = true));
         controller.abort();
       });
-      await expect(fetch(`${gateway.url}/v1/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sessionId: "gone", input: "x" }), signal: controller.signal })).rejects.toThrow();
+      await expect(
+        fetch(`${gateway.url}/v1/runs`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ sessionId: "gone", input: "x" }),
+          signal: controller.signal,
+        }),
+      ).rejects.toThrow();
       const log = path.join(dir, "log.jsonl");
-      const logged = () => { try { return readFileSync(log, "utf8"); } catch { return ""; } };
+      const logged = () => {
+        try {
+          return readFileSync(log, "utf8");
+        } catch {
+          return "";
+        }
+      };
       while (!logged().includes("run_end") || !providerHungUpOn) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(logged()).toContain("run_end");
       expect(providerHungUpOn).toBe(true);
@@ -127,8 +170,15 @@ describe("gateway with a broken provider", () => {
   it("provider.api picks the API; an unknown one is a config error; anthropic reads ANTHROPIC_* variables", () => {
     const env = { ANTHROPIC_BASE_URL: "http://anthropic.test", ANTHROPIC_API_KEY: "a-key", OPENAI_BASE_URL: "http://openai.test/v1" };
     expect(resolveGatewayConfig({}, process.cwd(), env).provider).toMatchObject({ api: "chat", baseURL: "http://openai.test/v1" });
-    expect(resolveGatewayConfig({ provider: { api: "responses" } }, process.cwd(), env).provider).toMatchObject({ api: "responses", baseURL: "http://openai.test/v1" });
-    expect(resolveGatewayConfig({ provider: { api: "anthropic" } }, process.cwd(), env).provider).toMatchObject({ api: "anthropic", baseURL: "http://anthropic.test", apiKey: "a-key" });
+    expect(resolveGatewayConfig({ provider: { api: "responses" } }, process.cwd(), env).provider).toMatchObject({
+      api: "responses",
+      baseURL: "http://openai.test/v1",
+    });
+    expect(resolveGatewayConfig({ provider: { api: "anthropic" } }, process.cwd(), env).provider).toMatchObject({
+      api: "anthropic",
+      baseURL: "http://anthropic.test",
+      apiKey: "a-key",
+    });
     expect(() => resolveGatewayConfig({ provider: { api: "gemini" } }, process.cwd(), env)).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
   });
 
@@ -149,7 +199,10 @@ describe("gateway with a broken provider", () => {
         broken.server.closeAllConnections();
         broken.server.close();
       }
-      const types = readFileSync(path.join(dir, "log.jsonl"), "utf8").trim().split("\n").map((l) => (JSON.parse(l) as SessionEvent).type);
+      const types = readFileSync(path.join(dir, "log.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => (JSON.parse(l) as SessionEvent).type);
       expect(types).toEqual(["run_start", "run_end", "run_start", "run_end"]);
     });
   }
@@ -177,7 +230,11 @@ describe("many sessions at once", () => {
     const provider = await startMockProvider();
     const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-gw-"));
     const before = new Set(childPids());
-    const gateway = await gatewayFor(provider.url, { tools: { toolSearch: { mode: "code", codeTimeoutMs: 30_000 } }, sessionLog: path.join(dir, "log.jsonl") }, 30_000);
+    const gateway = await gatewayFor(
+      provider.url,
+      { tools: { toolSearch: { mode: "code", codeTimeoutMs: 30_000 } }, sessionLog: path.join(dir, "log.jsonl") },
+      30_000,
+    );
     let answers: Array<{ target: string; status: number; json: Record<string, unknown> }>;
     try {
       answers = await Promise.all(
@@ -196,13 +253,19 @@ describe("many sessions at once", () => {
       expect(a.json.mode).toBe("code");
       expect(String(a.json.answer), `session ${i}`).toContain(`"tool":"${a.target}"`);
     }
-    const events = readFileSync(path.join(dir, "log.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as SessionEvent);
+    const events = readFileSync(path.join(dir, "log.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as SessionEvent);
     for (const [i, a] of answers.entries()) {
       const own = events.filter((e) => e.sessionId === `s${i}`);
-      expect(own.map((e) => e.type), `session ${i}`).toEqual(["run_start", "search", "describe", "call", "code_run", "run_end"]);
+      expect(
+        own.map((e) => e.type),
+        `session ${i}`,
+      ).toEqual(["run_start", "search", "describe", "call", "code_run", "run_end"]);
       expect(own.find((e) => e.type === "call")).toMatchObject({ id: `plugin:acme:${a.target}`, ok: true, via: "bridge" });
     }
-    const after = (childPids()).filter((pid) => !before.has(pid));
+    const after = childPids().filter((pid) => !before.has(pid));
     expect(after).toEqual([]);
   }, 120_000);
 });

@@ -17,7 +17,10 @@ let provider: MockProvider;
 let gateway: Gateway;
 beforeAll(async () => {
   provider = await startMockProvider();
-  const config = resolveGatewayConfig({ provider: { baseURL: provider.url, timeoutMs: 5_000 }, gateway: { port: 0 }, tools: { toolSearch: { mode: "tools" } } }, process.cwd());
+  const config = resolveGatewayConfig(
+    { provider: { baseURL: provider.url, timeoutMs: 5_000 }, gateway: { port: 0 }, tools: { toolSearch: { mode: "tools" } } },
+    process.cwd(),
+  );
   gateway = await startGateway(config, { sources: [pluginTools("t", RESULT_TOOLS)] });
 });
 afterAll(async () => {
@@ -28,7 +31,9 @@ afterEach(() => vi.restoreAllMocks());
 
 /** The tool messages the model was sent during the requests after `mark`. */
 function toolMessages(mark: number): string[] {
-  return provider.requestsSince(mark).flatMap((request) => (request.api === "chat" ? request.body.messages.filter((m) => m.role === "tool").map((m) => String(m.content)) : []));
+  return provider
+    .requestsSince(mark)
+    .flatMap((request) => (request.api === "chat" ? request.body.messages.filter((m) => m.role === "tool").map((m) => String(m.content)) : []));
 }
 
 describe("gateway: a fault of ours in a turn's tool call", () => {

@@ -20,7 +20,8 @@ const OWNER = "owner-token-0123456789abcdef";
 const DB_SECRET = "postgres://app:hunter2@db.internal/prod";
 const FLAKY_SECRET = "FLAKY_PASSWORD=s3cret-flaky";
 
-const tool = (name: string) => `{ name: "${name}", description: "${name.replace(/_/g, " ")} for the test.", inputSchema: { type: "object", properties: {} }, execute: () => "${name} done" }`;
+const tool = (name: string) =>
+  `{ name: "${name}", description: "${name.replace(/_/g, " ")} for the test.", inputSchema: { type: "object", properties: {} }, execute: () => "${name} done" }`;
 // Down from the start: says why on stderr, as a real server would, with its connection string.
 const DB_DOWN = `console.error("cannot connect to ${DB_SECRET}: connection refused"); process.exit(1);\n`;
 // server-memory, until the flag file exists; then it refuses to start, saying so with a secret.
@@ -45,7 +46,14 @@ beforeAll(async () => {
   const configFile = writeJson(path.join(dir, "toolsearch.config.json5"), {
     tools: { toolSearch: { mode: "direct" } },
     provider: { baseURL: provider.url, timeoutMs: 20_000 },
-    gateway: { auth: { tokens: [{ token: NARROW, agentId: "narrow" }, { token: OWNER, owner: true }] } },
+    gateway: {
+      auth: {
+        tokens: [
+          { token: NARROW, agentId: "narrow" },
+          { token: OWNER, owner: true },
+        ],
+      },
+    },
     policy: { agents: { narrow: { allow: ["plugin:acme:echo_text"] } } },
     plugins: ["./plugins"],
     mcpServers: {
@@ -53,7 +61,12 @@ beforeAll(async () => {
       flaky: {
         command: process.execPath,
         args: ["./flaky.mjs"],
-        env: { DOWN_FLAG: path.join(dir, "down.flag"), PID_FILE: path.join(dir, "flaky.pid"), SERVER_ENTRY: pathToFileURL(memoryEntry).href, MEMORY_FILE_PATH: path.join(dir, "memory.jsonl") },
+        env: {
+          DOWN_FLAG: path.join(dir, "down.flag"),
+          PID_FILE: path.join(dir, "flaky.pid"),
+          SERVER_ENTRY: pathToFileURL(memoryEntry).href,
+          MEMORY_FILE_PATH: path.join(dir, "memory.jsonl"),
+        },
       },
     },
   });
@@ -100,7 +113,11 @@ describe("/healthz with a token", () => {
     const deadline = Date.now() + 40_000;
     while (!downLine.test(server.stderr())) {
       if (Date.now() > deadline) throw new Error(`no down line for flaky; serve's stderr:\n${server.stderr()}`);
-      const run = await fetch(`${server.url}/v1/runs`, { method: "POST", headers: { authorization: `Bearer ${OWNER}`, "content-type": "application/json" }, body: JSON.stringify({ sessionId: "probe", input: "record a visit" }) });
+      const run = await fetch(`${server.url}/v1/runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${OWNER}`, "content-type": "application/json" },
+        body: JSON.stringify({ sessionId: "probe", input: "record a visit" }),
+      });
       expect(run.status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }

@@ -43,7 +43,11 @@ function inspect(args: string[]): { status: number | null; json: Record<string, 
   } catch {
     // left empty: the assertion below shows stdout and stderr
   }
-  return { status: result.status, json, stderr: `stdout: ${result.stdout.slice(0, 2_000)}\nstderr: ${result.stderr.slice(0, 2_000)}\nerror: ${String(result.error)}` };
+  return {
+    status: result.status,
+    json,
+    stderr: `stdout: ${result.stdout.slice(0, 2_000)}\nstderr: ${result.stderr.slice(0, 2_000)}\nerror: ${String(result.error)}`,
+  };
 }
 
 const textOf = (json: Record<string, unknown>): string => ((json.content as Array<{ text?: string }> | undefined) ?? []).map((c) => c.text ?? "").join("");
@@ -60,7 +64,18 @@ describe.runIf(supported)("the MCP Inspector CLI against toolsearch mcp", () => 
       writeFileSync(path.join(CACHE, "package.json"), JSON.stringify({ name: "toolsearch-inspector-cache", private: true }));
       execFileSync(
         "npm",
-        ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--no-package-lock", "--loglevel=error", "--engine-strict=false", `${INSPECTOR}@${INSPECTOR_VERSION}`, `${NODE22}@${NODE22_VERSION}`],
+        [
+          "install",
+          "--prefer-offline",
+          "--no-audit",
+          "--no-fund",
+          "--ignore-scripts",
+          "--no-package-lock",
+          "--loglevel=error",
+          "--engine-strict=false",
+          `${INSPECTOR}@${INSPECTOR_VERSION}`,
+          `${NODE22}@${NODE22_VERSION}`,
+        ],
         { cwd: CACHE, stdio: "pipe", timeout: 300_000 },
       );
     }

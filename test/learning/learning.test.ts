@@ -10,7 +10,12 @@ import type { LearningObject } from "../../src/learning/options.js";
 import { withServerLearning } from "../../src/settings/tool-search-config.js";
 import { resolveToolSearchConfig } from "../../src/settings/tool-search-config.js";
 
-const tool = (name: string, description: string): ToolDefinition => ({ name, description, inputSchema: { type: "object", properties: {} }, execute: () => ({ done: name }) });
+const tool = (name: string, description: string): ToolDefinition => ({
+  name,
+  description,
+  inputSchema: { type: "object", properties: {} },
+  execute: () => ({ done: name }),
+});
 const TOOLS = [
   tool("send_invoice", "Create and email an invoice to a customer."),
   tool("get_forecast", "Weather forecast for a city."),
@@ -31,7 +36,11 @@ function tempDir(): string {
 
 async function engineWith(learning: LearningObject | boolean = {}, extra: CreateToolSearchOptions = {}, tools: ToolDefinition[] = TOOLS) {
   return createToolSearch({
-    toolSearch: { mode: "tools", learning: typeof learning === "boolean" ? learning : { enabled: true, ...learning }, ...(extra.toolSearch as object | undefined) },
+    toolSearch: {
+      mode: "tools",
+      learning: typeof learning === "boolean" ? learning : { enabled: true, ...learning },
+      ...(extra.toolSearch as object | undefined),
+    },
     sources: [coreTools(tools)],
     ...(extra.policy ? { policy: extra.policy } : {}),
     ...(extra.indexCache ? { indexCache: extra.indexCache } : {}),
@@ -41,7 +50,13 @@ async function engineWith(learning: LearningObject | boolean = {}, extra: Create
 type Engine = Awaited<ReturnType<typeof createToolSearch>>;
 
 /** One session as a gateway sees it: the request finds nothing, the model rephrases, finds the tool, calls it. */
-async function teach(engine: Engine, sessionId: string, id = "core:send_invoice", ctx: { agentId?: string; tenant?: string } = {}, request = REQUEST): Promise<void> {
+async function teach(
+  engine: Engine,
+  sessionId: string,
+  id = "core:send_invoice",
+  ctx: { agentId?: string; tenant?: string } = {},
+  request = REQUEST,
+): Promise<void> {
   const run = await engine.prepareRun({ sessionId, agentId: ctx.agentId ?? "main", ...(ctx.tenant ? { tenant: ctx.tenant } : {}) });
   await run.search(request);
   const hits = await run.search(id.split(":").pop()!.replace(/_/g, " "));
@@ -77,7 +92,9 @@ describe("learning from use", () => {
   });
 
   it("refuses bad options with CONFIG_INVALID naming the key", () => {
-    expect(() => resolveToolSearchConfig({ learning: { minSessions: 0 } })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining("minSessions") }));
+    expect(() => resolveToolSearchConfig({ learning: { minSessions: 0 } })).toThrow(
+      expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining("minSessions") }),
+    );
     expect(() => resolveToolSearchConfig({ learning: { scope: "everyone" } })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
     expect(() => resolveToolSearchConfig({ learning: { retention: 3 } })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
   });
@@ -136,7 +153,12 @@ describe("learning from use", () => {
     const synthetic = syntheticTools(1000).slice(0, 3);
     const engine = await createToolSearch({
       toolSearch: { mode: "tools", learning: true },
-      sources: [pluginTools("acme", syntheticTools(1000).map((t) => t.definition))],
+      sources: [
+        pluginTools(
+          "acme",
+          syntheticTools(1000).map((t) => t.definition),
+        ),
+      ],
     });
     const idOf = (i: number) => `plugin:acme:${synthetic[i]!.definition.name}`;
     // As the scripted model does: search the request, call its first hit.
@@ -182,7 +204,15 @@ describe("learning from use", () => {
   });
 
   it("a failed call or a call without a search before it teaches nothing", async () => {
-    const failing = [...TOOLS.filter((t) => t.name !== "send_invoice"), { ...tool("send_invoice", "Create and email an invoice."), execute: () => { throw new Error("down"); } }];
+    const failing = [
+      ...TOOLS.filter((t) => t.name !== "send_invoice"),
+      {
+        ...tool("send_invoice", "Create and email an invoice."),
+        execute: () => {
+          throw new Error("down");
+        },
+      },
+    ];
     const engine = await engineWith({ minSessions: 1 }, {}, failing);
     const run = await engine.prepareRun({ sessionId: "f", agentId: "main" });
     await run.search(REQUEST);
@@ -251,7 +281,11 @@ describe("learning from use", () => {
     await second.close();
 
     // The tool leaves the catalog: what was learned about it goes, in memory and on disk.
-    const without = await engineWith({ minSessions: 2 }, { indexCache: { dir } }, TOOLS.filter((t) => t.name !== "send_invoice"));
+    const without = await engineWith(
+      { minSessions: 2 },
+      { indexCache: { dir } },
+      TOOLS.filter((t) => t.name !== "send_invoice"),
+    );
     expect(without.learning!.export().rows.filter((r) => r.tool === "core:send_invoice")).toEqual([]);
     await without.close();
     const back = await engineWith({ minSessions: 2 }, { indexCache: { dir } });
@@ -282,7 +316,10 @@ describe("learning from use", () => {
     const data = source.learning!.export();
     await source.close();
     const replica = await engineWith({ minSessions: 2 });
-    const taken = replica.learning!.import({ format: 1, rows: [...data.rows, { scope: 1, tool: "x" } as never, { ...data.rows[0]!, tool: "core:not_in_catalog" }] });
+    const taken = replica.learning!.import({
+      format: 1,
+      rows: [...data.rows, { scope: 1, tool: "x" } as never, { ...data.rows[0]!, tool: "core:not_in_catalog" }],
+    });
     expect(taken).toBe(data.rows.length);
     expect((await ids(replica))[0]).toBe("core:send_invoice");
     await replica.close();

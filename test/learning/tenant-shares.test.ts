@@ -9,7 +9,12 @@ import { LearnedModel } from "../../src/learning/model.js";
 import { DEFAULT_LEARNING, type LearningObject, type ResolvedLearningOptions } from "../../src/learning/options.js";
 import { agentScopeKey, tenantOfScope, tokenScopeKey } from "../../src/learning/scope-keys.js";
 
-const tool = (name: string, description: string): ToolDefinition => ({ name, description, inputSchema: { type: "object", properties: {} }, execute: () => ({ done: name }) });
+const tool = (name: string, description: string): ToolDefinition => ({
+  name,
+  description,
+  inputSchema: { type: "object", properties: {} },
+  execute: () => ({ done: name }),
+});
 /** 40 tools named for 40 different words, so a flood can teach many bags. */
 const TOOLS = Array.from({ length: 40 }, (_, i) => tool(`tool_${i}`, `Handles task number ${i}.`));
 const REQUEST = "zorblat the quarterly ledger";
@@ -85,7 +90,8 @@ describe("learning: per-tenant shares", () => {
 
 describe("learning: scope keys and totals", () => {
   const options = (over: Partial<ResolvedLearningOptions>): ResolvedLearningOptions => ({ ...DEFAULT_LEARNING, enabled: true, minSessions: 1, ...over });
-  const observe = (model: LearnedModel, scope: string, tool: string, terms: string[], contributor = "c") => model.observe({ scope, tool, terms, contributor, at: 0 });
+  const observe = (model: LearnedModel, scope: string, tool: string, terms: string[], contributor = "c") =>
+    model.observe({ scope, tool, terms, contributor, at: 0 });
 
   it("a scope's key names its tenant, whatever the tenant's label holds", () => {
     expect(tenantOfScope(agentScopeKey("main", undefined))).toBe("");
@@ -108,12 +114,21 @@ describe("learning: scope keys and totals", () => {
   it("past maxRecords in all, the tenant holding the most records loses its oldest tools; rows read back keep the shares", () => {
     const model = new LearnedModel(options({ maxRecords: 1_000, maxRecordsPerTenant: 100_000 }));
     observe(model, agentScopeKey("main", "small"), "t0", ["alpha", "beta"]);
-    for (let i = 0; i < 100; i++) observe(model, agentScopeKey("main", "big"), `t${i}`, Array.from({ length: 16 }, (_, j) => `w${i}x${j}`));
+    for (let i = 0; i < 100; i++)
+      observe(
+        model,
+        agentScopeKey("main", "big"),
+        `t${i}`,
+        Array.from({ length: 16 }, (_, j) => `w${i}x${j}`),
+      );
     expect(model.size().records).toBeLessThanOrEqual(1_000 + 16);
     expect([...model.rows()].filter((r) => r.scope === agentScopeKey("main", "small"))).toHaveLength(2);
     // The same rows merged into a fresh model are bounded the same way.
     const copy = new LearnedModel(options({ maxRecords: 1_000, maxRecordsPerTenant: 100_000 }));
-    copy.merge([...model.rows(), ...Array.from({ length: 200 }, (_, i) => ({ scope: agentScopeKey("x", "big"), tool: `u${i}`, term: "gamma", count: 1, sessions: 1, at: 0, seen: ["h"] }))]);
+    copy.merge([
+      ...model.rows(),
+      ...Array.from({ length: 200 }, (_, i) => ({ scope: agentScopeKey("x", "big"), tool: `u${i}`, term: "gamma", count: 1, sessions: 1, at: 0, seen: ["h"] })),
+    ]);
     expect(copy.size().records).toBeLessThanOrEqual(1_000 + 1);
     expect([...copy.rows()].filter((r) => r.scope === agentScopeKey("main", "small"))).toHaveLength(2);
   });

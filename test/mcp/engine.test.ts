@@ -73,13 +73,18 @@ describe("mcpServer in the engine", () => {
     const run = await engine.prepareRun({ sessionId: "s" });
     process.kill(source.status().pid!, "SIGKILL");
     await waitFor(() => source.status().state === "gone", "the source to notice");
-    expect(await run.call("mcp:everything:echo", { message: "x" })).toMatchObject({ ok: false, error: { code: "TOOL_UNAVAILABLE", message: expect.stringContaining('MCP server "everything" exited') } });
+    expect(await run.call("mcp:everything:echo", { message: "x" })).toMatchObject({
+      ok: false,
+      error: { code: "TOOL_UNAVAILABLE", message: expect.stringContaining('MCP server "everything" exited') },
+    });
     await run.end();
   });
 
   it("a server down at engine start is reported in the source status, not fatal", async () => {
     engine = await createToolSearch({ toolSearch: { mode: "tools" }, sources: [core, mcpServer({ name: "nope", command: "/nonexistent/server" })] });
-    expect(engine.catalogStatus().sources).toContainEqual(expect.objectContaining({ toolset: "nope", ok: false, error: expect.stringMatching(/MCP server "nope" .*could not start/) }));
+    expect(engine.catalogStatus().sources).toContainEqual(
+      expect.objectContaining({ toolset: "nope", ok: false, error: expect.stringMatching(/MCP server "nope" .*could not start/) }),
+    );
     const run = await engine.prepareRun({ sessionId: "s" });
     expect(await run.call("core:local_note", {})).toMatchObject({ ok: true });
     await run.end();

@@ -162,30 +162,34 @@ describe("a server flooding tools/list_changed", () => {
 });
 
 describe("answers over maxMessageBytes", () => {
-  it("stdio: an oversized call result fails at once with TOOL_FAILED naming the limit; the server stays usable; a bloated re-list keeps the previous tools", { timeout: 10_000 }, async () => {
-    const before = childPids();
-    const s = source(bigStdioServer("bigio", 5_000_000), { maxMessageBytes: LIMIT, callTimeoutMs: 60_000, minRelistIntervalMs: 0, listChangedDebounceMs: 0 });
-    await s.start();
-    const pid = s.status().pid!;
+  it(
+    "stdio: an oversized call result fails at once with TOOL_FAILED naming the limit; the server stays usable; a bloated re-list keeps the previous tools",
+    { timeout: 10_000 },
+    async () => {
+      const before = childPids();
+      const s = source(bigStdioServer("bigio", 5_000_000), { maxMessageBytes: LIMIT, callTimeoutMs: 60_000, minRelistIntervalMs: 0, listChangedDebounceMs: 0 });
+      await s.start();
+      const pid = s.status().pid!;
 
-    // callTimeoutMs is 60 s and this test's timeout 10 s: passing means it failed at once.
-    await expect(toolNamed(s, "huge").execute({}, toolContext("mcp:bigio:huge"))).rejects.toMatchObject({
-      code: "TOOL_FAILED",
-      message: `MCP server "bigio" answered the call of "huge" with more than ${LIMIT} bytes (maxMessageBytes); the answer was dropped unread.`,
-    });
-    expect(await toolNamed(s, "echo").execute({ text: "still here" }, toolContext("mcp:bigio:echo"))).toBe("echo:still here");
-    expect(s.status()).toMatchObject({ state: "ready", pid });
+      // callTimeoutMs is 60 s and this test's timeout 10 s: passing means it failed at once.
+      await expect(toolNamed(s, "huge").execute({}, toolContext("mcp:bigio:huge"))).rejects.toMatchObject({
+        code: "TOOL_FAILED",
+        message: `MCP server "bigio" answered the call of "huge" with more than ${LIMIT} bytes (maxMessageBytes); the answer was dropped unread.`,
+      });
+      expect(await toolNamed(s, "echo").execute({ text: "still here" }, toolContext("mcp:bigio:echo"))).toBe("echo:still here");
+      expect(s.status()).toMatchObject({ state: "ready", pid });
 
-    await toolNamed(s, "grow").execute({}, toolContext("mcp:bigio:grow"));
-    await waitFor(() => s.status().lastListError, "the re-list to fail");
-    expect(s.status().lastListError).toMatch(new RegExp(`larger than maxMessageBytes \\(${LIMIT} bytes\\).*previous list is kept`));
-    expect(s.tools().map((t) => t.name)).toEqual(["echo", "huge", "grow"]);
-    expect(s.status().state).toBe("ready");
+      await toolNamed(s, "grow").execute({}, toolContext("mcp:bigio:grow"));
+      await waitFor(() => s.status().lastListError, "the re-list to fail");
+      expect(s.status().lastListError).toMatch(new RegExp(`larger than maxMessageBytes \\(${LIMIT} bytes\\).*previous list is kept`));
+      expect(s.tools().map((t) => t.name)).toEqual(["echo", "huge", "grow"]);
+      expect(s.status().state).toBe("ready");
 
-    await s.close();
-    expect(isRunning(pid)).toBe(false);
-    expect(childPids()).toEqual(before.filter(isRunning));
-  });
+      await s.close();
+      expect(isRunning(pid)).toBe(false);
+      expect(childPids()).toEqual(before.filter(isRunning));
+    },
+  );
 
   it("HTTP (SSE answer): an oversized call result fails at once with TOOL_FAILED naming the limit", { timeout: 10_000 }, async () => {
     const big = "y".repeat(3_000_000);
@@ -200,28 +204,35 @@ describe("answers over maxMessageBytes", () => {
     expect(s.status().state).toBe("ready");
   });
 
-  it("HTTP: an oversized tools/list page on re-list keeps the previous tools and records lastListError; a later good list is taken", { timeout: 10_000 }, async () => {
-    const http = await server([textTool("a"), textTool("b")]);
-    const s = source({ name: "bloat", url: http.url }, { maxMessageBytes: LIMIT, minRelistIntervalMs: 0, listChangedDebounceMs: 0 });
-    await s.start();
-    const before = s.tools();
-    http.tools.push(textTool("bloated", "z".repeat(200_000)));
-    await http.notifyToolsChanged();
-    await waitFor(() => s.status().lastListError, "the re-list to fail");
-    expect(s.status().lastListError).toMatch(/larger than maxMessageBytes \(65536 bytes\)/);
-    expect(s.tools()).toBe(before);
+  it(
+    "HTTP: an oversized tools/list page on re-list keeps the previous tools and records lastListError; a later good list is taken",
+    { timeout: 10_000 },
+    async () => {
+      const http = await server([textTool("a"), textTool("b")]);
+      const s = source({ name: "bloat", url: http.url }, { maxMessageBytes: LIMIT, minRelistIntervalMs: 0, listChangedDebounceMs: 0 });
+      await s.start();
+      const before = s.tools();
+      http.tools.push(textTool("bloated", "z".repeat(200_000)));
+      await http.notifyToolsChanged();
+      await waitFor(() => s.status().lastListError, "the re-list to fail");
+      expect(s.status().lastListError).toMatch(/larger than maxMessageBytes \(65536 bytes\)/);
+      expect(s.tools()).toBe(before);
 
-    http.tools.pop();
-    http.tools.push(textTool("c"));
-    const changed = nextChange((l) => s.onChange(l));
-    await http.notifyToolsChanged();
-    await changed;
-    expect(s.tools().map((t) => t.name)).toEqual(["a", "b", "c"]);
-    expect(s.status().lastListError).toBeUndefined();
-  });
+      http.tools.pop();
+      http.tools.push(textTool("c"));
+      const changed = nextChange((l) => s.onChange(l));
+      await http.notifyToolsChanged();
+      await changed;
+      expect(s.tools().map((t) => t.name)).toEqual(["a", "b", "c"]);
+      expect(s.status().lastListError).toBeUndefined();
+    },
+  );
 
   it("maxTools stops paging: no page past the limit is requested", async () => {
-    const http = await server(Array.from({ length: 50 }, (_, i) => textTool(`t${i}`)), 10);
+    const http = await server(
+      Array.from({ length: 50 }, (_, i) => textTool(`t${i}`)),
+      10,
+    );
     const s = source({ name: "paged", url: http.url }, { maxTools: 15 });
     await s.start();
     expect(s.tools()).toHaveLength(15);
@@ -266,16 +277,31 @@ describe("message limit, unit", () => {
   it("boundedMcpFetch: a JSON body announced larger than the limit is refused before it is read; SSE is counted per event", async () => {
     const dropped: Array<Array<string | number>> = [];
     const body = JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "x" } });
-    const json = boundedMcpFetch(1_000, (ids) => dropped.push(ids), async () => new Response("{}".padEnd(5_000), { headers: { "content-type": "application/json", "content-length": "5000" } }));
+    const json = boundedMcpFetch(
+      1_000,
+      (ids) => dropped.push(ids),
+      async () => new Response("{}".padEnd(5_000), { headers: { "content-type": "application/json", "content-length": "5000" } }),
+    );
     await expect(json("http://h/mcp", { method: "POST", body })).rejects.toThrow(MessageTooLargeError);
     expect(dropped).toEqual([[4]]);
 
-    const events = Array.from({ length: 50 }, (_, i) => `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progress: i } }).padEnd(200)}\n\n`).join("");
-    const sse = boundedMcpFetch(1_000, (ids) => dropped.push(ids), async () => new Response(events, { headers: { "content-type": "text/event-stream" } }));
+    const events = Array.from(
+      { length: 50 },
+      (_, i) => `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: { progress: i } }).padEnd(200)}\n\n`,
+    ).join("");
+    const sse = boundedMcpFetch(
+      1_000,
+      (ids) => dropped.push(ids),
+      async () => new Response(events, { headers: { "content-type": "text/event-stream" } }),
+    );
     expect(await (await sse("http://h/mcp", { method: "POST", body })).text()).toBe(events);
 
     const huge = `data: ${"x".repeat(600)}\ndata: ${"x".repeat(600)}\n\n`;
-    const tooBig = boundedMcpFetch(1_000, (ids) => dropped.push(ids), async () => new Response(huge, { headers: { "content-type": "text/event-stream" } }));
+    const tooBig = boundedMcpFetch(
+      1_000,
+      (ids) => dropped.push(ids),
+      async () => new Response(huge, { headers: { "content-type": "text/event-stream" } }),
+    );
     await expect((await tooBig("http://h/mcp", { method: "POST", body })).text()).rejects.toThrow(MessageTooLargeError);
     expect(dropped).toEqual([[4], [4]]);
   });

@@ -106,7 +106,6 @@ export async function startHttpServer(tools: TestTool[], pageSize = 1_000): Prom
 
   const handler = routeSessions(sessions, newSession);
 
-
   let http: HttpServer = createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const port = (http.address() as AddressInfo).port;

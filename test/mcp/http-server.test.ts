@@ -23,7 +23,10 @@ describe("mcpServer over Streamable HTTP", () => {
   });
 
   it("stops at maxTools and says the list was truncated", async () => {
-    const http = await server(Array.from({ length: 12 }, (_, i) => textTool(`t${i}`)), 5);
+    const http = await server(
+      Array.from({ length: 12 }, (_, i) => textTool(`t${i}`)),
+      5,
+    );
     const s = source({ name: "big", url: new URL(http.url) }, { maxTools: 7 });
     await s.start();
     expect(s.tools()).toHaveLength(7);
@@ -32,10 +35,11 @@ describe("mcpServer over Streamable HTTP", () => {
 
   it("maps names outside the tool-name rule and calls with the original", async () => {
     const seen: string[] = [];
-    const record = (name: string) => textTool(name, `${name} tool`, () => {
-      seen.push(name);
-      return { content: [{ type: "text", text: "ok" }] };
-    });
+    const record = (name: string) =>
+      textTool(name, `${name} tool`, () => {
+        seen.push(name);
+        return { content: [{ type: "text", text: "ok" }] };
+      });
     const http = await server([record("files/read"), record("files read"), record("files_read"), record("résumé:get"), record("a".repeat(200))]);
     const s = source({ name: "odd", url: http.url });
     await s.start();
@@ -70,7 +74,10 @@ describe("mcpServer over Streamable HTTP", () => {
     await http.notifyToolsChanged();
     await again;
     expect(s.tools().map((t) => t.name)).toEqual(["second"]);
-    await expect(removed.execute({}, ctx("mcp:live:first"))).rejects.toMatchObject({ code: "TOOL_UNAVAILABLE", message: expect.stringContaining("no longer offers") });
+    await expect(removed.execute({}, ctx("mcp:live:first"))).rejects.toMatchObject({
+      code: "TOOL_UNAVAILABLE",
+      message: expect.stringContaining("no longer offers"),
+    });
 
     // A notification that changes nothing is not a change.
     const before = changes;
@@ -83,10 +90,15 @@ describe("mcpServer over Streamable HTTP", () => {
 
   it("a server that dies: in-flight and later calls fail TOOL_UNAVAILABLE, tools() empties, listeners hear it; start() reconnects when it is back", async () => {
     let release: (() => void) | undefined;
-    const slow = textTool("slow", "waits", (_args, signal) => new Promise((resolve) => {
-      release = () => resolve({ content: [{ type: "text", text: "late" }] });
-      signal.addEventListener("abort", () => resolve({ content: [{ type: "text", text: "aborted" }] }));
-    }));
+    const slow = textTool(
+      "slow",
+      "waits",
+      (_args, signal) =>
+        new Promise((resolve) => {
+          release = () => resolve({ content: [{ type: "text", text: "late" }] });
+          signal.addEventListener("abort", () => resolve({ content: [{ type: "text", text: "aborted" }] }));
+        }),
+    );
     const http = await server([textTool("echo"), slow]);
     const s = source({ name: "web", url: http.url }, { healthCheckTimeoutMs: 1_000 });
     await s.start();
@@ -120,7 +132,10 @@ describe("mcpServer over Streamable HTTP", () => {
     const { port } = probe.address() as AddressInfo;
     await new Promise((resolve) => probe.close(resolve));
     const s = source({ name: "down", url: `http://127.0.0.1:${port}/mcp?token=secret`, headers: { Authorization: "Bearer secret" } });
-    const error = await s.start().then(() => undefined, (e: unknown) => e as Error);
+    const error = await s.start().then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(error?.message).toMatch(new RegExp(`^MCP server "down" \\(http://127.0.0.1:${port}/mcp\\) could not start: fetch failed \\(ECONNREFUSED`));
     expect(error?.message).not.toContain("secret");
     expect(s.tools()).toEqual([]);
@@ -142,9 +157,11 @@ describe("mcpServer over Streamable HTTP", () => {
   });
 
   it("a call that the server answers with a JSON-RPC error is TOOL_FAILED, and the source stays up", async () => {
-    const http = await server([textTool("boom", "throws", () => {
-      throw new Error("kaboom");
-    })]);
+    const http = await server([
+      textTool("boom", "throws", () => {
+        throw new Error("kaboom");
+      }),
+    ]);
     const s = source({ name: "err", url: http.url });
     await s.start();
     await expect(s.tools()[0]!.execute({}, ctx())).rejects.toMatchObject({ code: "TOOL_FAILED", message: expect.stringContaining("kaboom") });

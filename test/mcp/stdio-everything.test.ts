@@ -17,7 +17,13 @@ afterEach(async () => {
 
 function tool(s: McpServerSource, name: string) {
   const def = s.tools().find((t) => t.name === name);
-  if (!def) throw new Error(`no tool ${name} in ${s.tools().map((t) => t.name).join(", ")}`);
+  if (!def)
+    throw new Error(
+      `no tool ${name} in ${s
+        .tools()
+        .map((t) => t.name)
+        .join(", ")}`,
+    );
   return def;
 }
 
@@ -79,7 +85,9 @@ describe("mcpServer over stdio (server-everything)", () => {
     await s.start();
     const pid = s.status().pid!;
     const changed = nextChange((l) => s.onChange(l));
-    const inFlight = Promise.resolve(tool(s, "trigger-long-running-operation").execute({ duration: 30, steps: 3 }, toolContext("mcp:everything:trigger-long-running-operation")));
+    const inFlight = Promise.resolve(
+      tool(s, "trigger-long-running-operation").execute({ duration: 30, steps: 3 }, toolContext("mcp:everything:trigger-long-running-operation")),
+    );
     const echo = tool(s, "echo");
     await new Promise((resolve) => setTimeout(resolve, 200));
     process.kill(pid, "SIGKILL");
@@ -111,7 +119,10 @@ describe("mcpServer over stdio (server-everything)", () => {
     const crashing = source({ name: "crashing", command: process.execPath, args: ["-e", "console.error('boom: no config'); process.exit(3)"] });
     await expect(crashing.start()).rejects.toThrow(/MCP server "crashing" \(stdio: node\) could not start: .*its stderr ends: boom: no config/);
 
-    const silent = source({ name: "silent", command: process.execPath, args: ["-e", "setTimeout(() => {}, 60000)"] }, { connectTimeoutMs: 300, killGraceMs: 100 });
+    const silent = source(
+      { name: "silent", command: process.execPath, args: ["-e", "setTimeout(() => {}, 60000)"] },
+      { connectTimeoutMs: 300, killGraceMs: 100 },
+    );
     // The child sleeps 60 s without a word: only the connect timeout ends start(), and the child is killed.
     await expect(silent.start()).rejects.toThrow('MCP server "silent" (stdio: node) did not connect and list its tools within 300 ms');
     expect(childPids()).toEqual([]);

@@ -74,8 +74,21 @@ describe("tool name mapping", () => {
 describe("call results", () => {
   it("structured content first, then joined text, then the content array", () => {
     expect(interpretCallResult({ content: [{ type: "text", text: "x" }], structuredContent: { a: 1 } }, "t")).toEqual({ a: 1 });
-    expect(interpretCallResult({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }, "t")).toBe("a\nb");
-    const mixed = [{ type: "text" as const, text: "a" }, { type: "image" as const, data: "AAAA", mimeType: "image/png" }];
+    expect(
+      interpretCallResult(
+        {
+          content: [
+            { type: "text", text: "a" },
+            { type: "text", text: "b" },
+          ],
+        },
+        "t",
+      ),
+    ).toBe("a\nb");
+    const mixed = [
+      { type: "text" as const, text: "a" },
+      { type: "image" as const, data: "AAAA", mimeType: "image/png" },
+    ];
     expect(interpretCallResult({ content: mixed }, "t")).toEqual(mixed);
     expect(interpretCallResult({ content: [] }, "t")).toBe("");
   });

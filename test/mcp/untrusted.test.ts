@@ -21,7 +21,10 @@ afterEach(async () => {
 async function serve(tools: TestTool[]): Promise<{ http: TestHttpServer; source: McpServerSource }> {
   const http = await startHttpServer(tools);
   const source = mcpServer({ name: "evil", url: http.url });
-  cleanup.push(() => source.close(), () => http.close());
+  cleanup.push(
+    () => source.close(),
+    () => http.close(),
+  );
   await source.start();
   return { http, source };
 }
@@ -47,7 +50,9 @@ describe("untrusted MCP tool data", () => {
     expect(JSON.stringify(hugeSchema()).length).toBeGreaterThan(32_768);
     expect(big!.description.length).toBeLessThanOrEqual(2_000);
     expect(big!.description).toMatch(/^Reads a file\. lorem ipsum/);
-    expect(big!.description).toMatch(/\[toolsearch: this tool's input schema was left out \(\d+ bytes, over the 32768-byte limit\); pass the arguments its description asks for\.\]$/);
+    expect(big!.description).toMatch(
+      /\[toolsearch: this tool's input schema was left out \(\d+ bytes, over the 32768-byte limit\); pass the arguments its description asks for\.\]$/,
+    );
     expect(big!.inputSchema).toEqual({ type: "object" });
     expect(ok!.description).toBe("Fine tool[31m with controls.\nSecond line.");
     expect(ok!.inputSchema).toEqual({ type: "object", properties: { text: { type: "string" } } });
@@ -73,7 +78,10 @@ describe("untrusted MCP tool data", () => {
   it("an output schema that is too large or invalid is dropped, and does not fail the listing", async () => {
     const { source } = await serve([
       { ...textTool("large_out"), outputSchema: hugeSchema() as TestTool["outputSchema"] },
-      { ...textTool("bad_out", "ok", () => ({ content: [], structuredContent: { a: 1 } })), outputSchema: { type: "object", properties: { a: { $ref: "#/nowhere" } } } as TestTool["outputSchema"] },
+      {
+        ...textTool("bad_out", "ok", () => ({ content: [], structuredContent: { a: 1 } })),
+        outputSchema: { type: "object", properties: { a: { $ref: "#/nowhere" } } } as TestTool["outputSchema"],
+      },
       {
         ...textTool("good_out", "ok", () => ({ content: [{ type: "text", text: "{}" }], structuredContent: { n: 1 } })),
         outputSchema: { type: "object", properties: { n: { type: "number" } } },

@@ -61,66 +61,72 @@ async function startHttp(configFile: string, env: Record<string, string>, ...ext
 }
 
 describe("toolsearch mcp over stdio (tools mode)", () => {
-  it("lists the control tools, searches, describes and calls a downstream tool; hides denied tools; a killed downstream is TOOL_UNAVAILABLE", { timeout: 60_000 }, async () => {
-    const fixture = faceFixture();
-    const { client, transport, stderr } = await stdioClient(fixture.configFile, memoryFileEnv(fixture.dir));
-    let changed = 0;
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      changed += 1;
-    });
+  it(
+    "lists the control tools, searches, describes and calls a downstream tool; hides denied tools; a killed downstream is TOOL_UNAVAILABLE",
+    { timeout: 60_000 },
+    async () => {
+      const fixture = faceFixture();
+      const { client, transport, stderr } = await stdioClient(fixture.configFile, memoryFileEnv(fixture.dir));
+      let changed = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        changed += 1;
+      });
 
-    expect(client.getInstructions()).toContain("tool_search");
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["tool_call", "tool_describe", "tool_search"]);
+      expect(client.getInstructions()).toContain("tool_search");
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(["tool_call", "tool_describe", "tool_search"]);
 
-    const search = await client.callTool({ name: "tool_search", arguments: { query: "create entities in the knowledge graph memory" } });
-    expect(search.isError).toBeFalsy();
-    expect(text(search)).toContain("mcp:memory:create_entities");
+      const search = await client.callTool({ name: "tool_search", arguments: { query: "create entities in the knowledge graph memory" } });
+      expect(search.isError).toBeFalsy();
+      expect(text(search)).toContain("mcp:memory:create_entities");
 
-    // Denied by the global policy, and delete_* by the config identity's agent rule: never shown, never callable.
-    for (const query of ["delete every user account admin", "delete entities from the knowledge graph"]) {
-      const hits = text(await client.callTool({ name: "tool_search", arguments: { query, limit: 20 } }));
-      expect(hits).not.toContain("secret_admin");
-      expect(hits).not.toContain("mcp:memory:delete_");
-    }
-    const denied = await client.callTool({ name: "tool_call", arguments: { id: "plugin:acme:secret_admin" } });
-    expect(denied.isError).toBe(true);
-    expect(text(denied)).toContain("TOOL_NOT_FOUND");
+      // Denied by the global policy, and delete_* by the config identity's agent rule: never shown, never callable.
+      for (const query of ["delete every user account admin", "delete entities from the knowledge graph"]) {
+        const hits = text(await client.callTool({ name: "tool_search", arguments: { query, limit: 20 } }));
+        expect(hits).not.toContain("secret_admin");
+        expect(hits).not.toContain("mcp:memory:delete_");
+      }
+      const denied = await client.callTool({ name: "tool_call", arguments: { id: "plugin:acme:secret_admin" } });
+      expect(denied.isError).toBe(true);
+      expect(text(denied)).toContain("TOOL_NOT_FOUND");
 
-    const described = JSON.parse(text(await client.callTool({ name: "tool_describe", arguments: { id: "mcp:memory:create_entities" } }))) as { inputSchema: unknown };
-    expect(described.inputSchema).toMatchObject({ type: "object" });
+      const described = JSON.parse(text(await client.callTool({ name: "tool_describe", arguments: { id: "mcp:memory:create_entities" } }))) as {
+        inputSchema: unknown;
+      };
+      expect(described.inputSchema).toMatchObject({ type: "object" });
 
-    const created = await client.callTool({
-      name: "tool_call",
-      arguments: { id: "mcp:memory:create_entities", args: { entities: [{ name: "Ada", entityType: "person", observations: ["wrote programs"] }] } },
-    });
-    expect(created.isError).toBeFalsy();
-    const graph = await client.callTool({ name: "tool_call", arguments: { id: "mcp:memory:read_graph", args: {} } });
-    expect(text(graph)).toContain("Ada");
+      const created = await client.callTool({
+        name: "tool_call",
+        arguments: { id: "mcp:memory:create_entities", args: { entities: [{ name: "Ada", entityType: "person", observations: ["wrote programs"] }] } },
+      });
+      expect(created.isError).toBeFalsy();
+      const graph = await client.callTool({ name: "tool_call", arguments: { id: "mcp:memory:read_graph", args: {} } });
+      expect(text(graph)).toContain("Ada");
 
-    // A tool failure is an isError result carrying the code.
-    const bad = await client.callTool({ name: "tool_call", arguments: { id: "plugin:acme:echo_text", args: { text: 5 } } });
-    expect(bad.isError).toBe(true);
-    expect(text(bad)).toContain("INVALID_ARGS");
+      // A tool failure is an isError result carrying the code.
+      const bad = await client.callTool({ name: "tool_call", arguments: { id: "plugin:acme:echo_text", args: { text: 5 } } });
+      expect(bad.isError).toBe(true);
+      expect(text(bad)).toContain("INVALID_ARGS");
 
-    // A result past tools.toolSearch.maxResultBytes (64 KiB here) is cut, with a marker.
-    const blob = text(await client.callTool({ name: "tool_call", arguments: { id: "plugin:acme:big_blob" } }));
-    expect(Buffer.byteLength(blob)).toBeLessThanOrEqual(65_536);
-    expect(blob).toContain("result cut to 65536");
+      // A result past tools.toolSearch.maxResultBytes (64 KiB here) is cut, with a marker.
+      const blob = text(await client.callTool({ name: "tool_call", arguments: { id: "plugin:acme:big_blob" } }));
+      expect(Buffer.byteLength(blob)).toBeLessThanOrEqual(65_536);
+      expect(blob).toContain("result cut to 65536");
 
-    // Kill the downstream server (its wrapper now refuses to restart).
-    writeFileSync(fixture.downFlag, "");
-    const [downstream] = childPids(transport.pid!);
-    expect(downstream).toBeDefined();
-    process.kill(downstream!, "SIGKILL");
-    await waitFor(() => changed > 0, "tools/list_changed forwarded", 10_000);
-    const gone = await client.callTool({ name: "tool_call", arguments: { id: "mcp:memory:read_graph", args: {} } });
-    expect(gone.isError).toBe(true);
-    expect(text(gone)).toContain("TOOL_UNAVAILABLE");
-    // Plugin tools still work.
-    expect(text(await client.callTool({ name: "tool_call", arguments: { id: "plugin:acme:echo_text", args: { text: "hi" } } }))).toContain("hi");
-    expect(stderr()).toMatch(/catalog \d+ tools \(plugin:acme 4, mcp:memory \d+\); mode tools/);
-  });
+      // Kill the downstream server (its wrapper now refuses to restart).
+      writeFileSync(fixture.downFlag, "");
+      const [downstream] = childPids(transport.pid!);
+      expect(downstream).toBeDefined();
+      process.kill(downstream!, "SIGKILL");
+      await waitFor(() => changed > 0, "tools/list_changed forwarded", 10_000);
+      const gone = await client.callTool({ name: "tool_call", arguments: { id: "mcp:memory:read_graph", args: {} } });
+      expect(gone.isError).toBe(true);
+      expect(text(gone)).toContain("TOOL_UNAVAILABLE");
+      // Plugin tools still work.
+      expect(text(await client.callTool({ name: "tool_call", arguments: { id: "plugin:acme:echo_text", args: { text: "hi" } } }))).toContain("hi");
+      expect(stderr()).toMatch(/catalog \d+ tools \(plugin:acme 4, mcp:memory \d+\); mode tools/);
+    },
+  );
 });
 
 describe("toolsearch mcp in directory mode, and its bounds", () => {
@@ -161,7 +167,10 @@ describe("toolsearch mcp in code mode", () => {
     const result = await client.callTool({ name: "tool_search_code", arguments: { code } });
     expect(result.isError).toBeFalsy();
     expect(text(result)).toContain("from code");
-    const denied = await client.callTool({ name: "tool_search_code", arguments: { code: 'return await openclaw.tools.call("plugin:acme:secret_admin", {});' } });
+    const denied = await client.callTool({
+      name: "tool_search_code",
+      arguments: { code: 'return await openclaw.tools.call("plugin:acme:secret_admin", {});' },
+    });
     expect(denied.isError).toBe(true);
     expect(text(denied)).toContain("TOOL_NOT_FOUND");
   });
@@ -183,7 +192,9 @@ describe("toolsearch mcp over Streamable HTTP", () => {
     // A request the client cancels cancels the tool call (its AbortSignal fires).
     const marker = path.join(fixture.dir, "cancelled.txt");
     const controller = new AbortController();
-    const pending = client.callTool({ name: "tool_call", arguments: { id: "plugin:acme:wait_for_cancel", args: { marker } } }, undefined, { signal: controller.signal });
+    const pending = client.callTool({ name: "tool_call", arguments: { id: "plugin:acme:wait_for_cancel", args: { marker } } }, undefined, {
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 300);
     await expect(pending).rejects.toThrow();
     await waitFor(() => existsSync(marker), "the tool to see the cancel");
@@ -213,7 +224,12 @@ describe("toolsearch mcp over Streamable HTTP", () => {
     const tokens = [{ token: "a".repeat(32), agentId: "desk" }, { token: "b".repeat(32) }];
     const fixture = faceFixture({ mcpServers: {}, gateway: { auth: { tokens } } });
     const server = await startHttp(fixture.configFile, {});
-    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
+    const init = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    };
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     const anonymous = await fetch(server.url, { method: "POST", headers, body: JSON.stringify(init) });
     expect(anonymous.status).toBe(401);
@@ -227,15 +243,27 @@ describe("toolsearch mcp over Streamable HTTP", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
     });
     expect(stolen.status).toBe(404);
-    const huge = await fetch(server.url, { method: "POST", headers: { ...headers, authorization: `Bearer ${tokens[0]!.token}` }, body: "x".repeat(2 * 1024 * 1024) });
+    const huge = await fetch(server.url, {
+      method: "POST",
+      headers: { ...headers, authorization: `Bearer ${tokens[0]!.token}` },
+      body: "x".repeat(2 * 1024 * 1024),
+    });
     expect(huge.status).toBe(413);
   });
 
   it("refuses a non-loopback --host without gateway.auth, in one line, exit 2", { timeout: 30_000 }, async () => {
     const fixture = faceFixture({ mcpServers: {} });
     const { spawnSync } = await import("node:child_process");
-    const result = spawnSync(process.execPath, [CLI, "mcp", "--config", fixture.configFile, "--http", "0", "--host", "0.0.0.0"], { encoding: "utf8", timeout: 20_000 });
+    const result = spawnSync(process.execPath, [CLI, "mcp", "--config", fixture.configFile, "--http", "0", "--host", "0.0.0.0"], {
+      encoding: "utf8",
+      timeout: 20_000,
+    });
     expect(result.status).toBe(2);
-    expect(result.stderr.trim().split("\n").filter((l) => l.includes("not a loopback"))).toHaveLength(1);
+    expect(
+      result.stderr
+        .trim()
+        .split("\n")
+        .filter((l) => l.includes("not a loopback")),
+    ).toHaveLength(1);
   });
 });

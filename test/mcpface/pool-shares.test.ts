@@ -40,9 +40,21 @@ describe("mcp --http: the code pool shared per token", () => {
     const holding = new Promise<void>((resolve) => (started = resolve));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    const hold = { name: "hold", description: "Holds until the test releases it.", inputSchema: { type: "object", properties: {} }, execute: async () => (started(), await released, "released") };
-    const config = resolveGatewayConfig({ tools: { toolSearch: { mode: "code" } }, provider: { baseURL: "http://127.0.0.1:9/v1" }, gateway: { auth: { tokens: TOKENS } } }, process.cwd(), {});
-    const face: McpFace = await createMcpFace(config, { sources: [pluginTools("t", [hold])], pool: { prefork: 1, maxConcurrent: 1, maxQueue: 8, maxQueuePerTenant: 1 } });
+    const hold = {
+      name: "hold",
+      description: "Holds until the test releases it.",
+      inputSchema: { type: "object", properties: {} },
+      execute: async () => (started(), await released, "released"),
+    };
+    const config = resolveGatewayConfig(
+      { tools: { toolSearch: { mode: "code" } }, provider: { baseURL: "http://127.0.0.1:9/v1" }, gateway: { auth: { tokens: TOKENS } } },
+      process.cwd(),
+      {},
+    );
+    const face: McpFace = await createMcpFace(config, {
+      sources: [pluginTools("t", [hold])],
+      pool: { prefork: 1, maxConcurrent: 1, maxQueue: 8, maxQueuePerTenant: 1 },
+    });
     cleanups.push(() => face.close());
     const { url } = await face.listenHttp("127.0.0.1", 0);
 

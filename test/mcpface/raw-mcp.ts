@@ -140,7 +140,12 @@ export function nonReadingPost(session: RawSession, body: unknown): Promise<NonR
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(url.port), url.hostname, () => {
-      const head = [`POST ${url.pathname} HTTP/1.1`, `host: ${url.host}`, `content-length: ${Buffer.byteLength(text)}`, ...Object.entries(session.headers).map(([k, v]) => `${k}: ${v}`)];
+      const head = [
+        `POST ${url.pathname} HTTP/1.1`,
+        `host: ${url.host}`,
+        `content-length: ${Buffer.byteLength(text)}`,
+        ...Object.entries(session.headers).map(([k, v]) => `${k}: ${v}`),
+      ];
       socket.write(`${head.join("\r\n")}\r\n\r\n${text}`);
       socket.pause();
       const chunks: Buffer[] = [];

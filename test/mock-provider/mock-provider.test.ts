@@ -3,10 +3,18 @@ import { afterEach, describe, expect, it } from "vitest";
 import { RecordDroppedError, startMockProvider, type MockProvider } from "../../src/mock-provider/mock-provider.js";
 
 const chat = (provider: MockProvider, text: string) =>
-  fetch(`${provider.url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", messages: [{ role: "user", content: text }] }) }).then((r) => r.json());
+  fetch(`${provider.url}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "m", messages: [{ role: "user", content: text }] }),
+  }).then((r) => r.json());
 
 const debugRequests = async (provider: MockProvider) =>
-  ((await (await fetch(`${provider.url.replace(/\/v1$/, "")}/debug/requests`)).json()) as { requests: Array<{ body: { messages: Array<{ content: string }> } }> }).requests.map((r) => r.body.messages[0]!.content);
+  (
+    (await (await fetch(`${provider.url.replace(/\/v1$/, "")}/debug/requests`)).json()) as {
+      requests: Array<{ body: { messages: Array<{ content: string }> } }>;
+    }
+  ).requests.map((r) => r.body.messages[0]!.content);
 
 describe("scripted provider record", () => {
   let provider: MockProvider | undefined;

@@ -32,7 +32,11 @@ function project(name: string, type: "module" | "commonjs", extra: string[] = []
   mkdirSync(dir);
   writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name, private: true, type }));
   const pinned = extra.map((pkg) => `${pkg}@${pinnedVersion(pkg)}`);
-  execFileSync(npm, ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", tarball, ...pinned], { cwd: dir, stdio: "pipe", timeout: 240_000 });
+  execFileSync(npm, ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", tarball, ...pinned], {
+    cwd: dir,
+    stdio: "pipe",
+    timeout: 240_000,
+  });
   return dir;
 }
 
@@ -46,7 +50,9 @@ function pinnedVersion(pkg: string): string {
 beforeAll(() => {
   work = mkdtempSync(path.join(tmpdir(), "toolsearch-pack-"));
   // dist is built by `npm test` (pretest); --ignore-scripts keeps pack from building again.
-  const [packed] = JSON.parse(execFileSync(npm, ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: ROOT, encoding: "utf8", timeout: 120_000 })) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const [packed] = JSON.parse(
+    execFileSync(npm, ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: ROOT, encoding: "utf8", timeout: 120_000 }),
+  ) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = path.join(work, packed!.filename);
   const files = packed!.files.map((f) => f.path);
   expect(files).toContain("dist/src/cli/main.js");
@@ -72,7 +78,11 @@ describe("the packed package", () => {
     writeFileSync(path.join(dir, "library.ts"), readFileSync(path.join(ROOT, "examples", "library.ts"), "utf8"));
     const compilerOptions = { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", outDir: "out", types: ["node"] };
     writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["library.ts"] }));
-    const tsc = spawnSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], { cwd: dir, encoding: "utf8", timeout: 120_000 });
+    const tsc = spawnSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], {
+      cwd: dir,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
     expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
     const ran = spawnSync(process.execPath, ["out/library.js"], { cwd: dir, encoding: "utf8", timeout: 120_000 });
     expect(ran.status, ran.stderr).toBe(0);
@@ -82,43 +92,64 @@ describe("the packed package", () => {
     expect(ran.stderr).not.toContain("is down");
   });
 
-  it("a global install gives the `toolsearch` command the README's Claude Desktop entry runs, and an MCP client gets the control tool", { timeout: 300_000 }, async () => {
-    const prefix = path.join(work, "global");
-    execFileSync(npm, ["install", "-g", "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", tarball], { stdio: "pipe", timeout: 240_000 });
-    const config = path.join(work, "desktop.config.json5");
-    writeFileSync(config, "{ tools: { toolSearch: { mode: \"code\" } } }");
-    // As in README: { "command": "toolsearch", "args": ["mcp", "--config", "/abs/path/toolsearch.config.json5"] }, with npm's global bin on PATH.
-    const transport = new StdioClientTransport({ command: "toolsearch", args: ["mcp", "--config", config], env: { PATH: `${path.join(prefix, "bin")}${path.delimiter}${process.env.PATH ?? ""}` }, stderr: "pipe" });
-    const client = new Client({ name: "packaging-test", version: "1.0.0" });
-    try {
-      await client.connect(transport);
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["tool_search_code"]);
-    } finally {
-      await client.close();
-    }
-  });
+  it(
+    "a global install gives the `toolsearch` command the README's Claude Desktop entry runs, and an MCP client gets the control tool",
+    { timeout: 300_000 },
+    async () => {
+      const prefix = path.join(work, "global");
+      execFileSync(npm, ["install", "-g", "--prefix", prefix, "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", tarball], {
+        stdio: "pipe",
+        timeout: 240_000,
+      });
+      const config = path.join(work, "desktop.config.json5");
+      writeFileSync(config, '{ tools: { toolSearch: { mode: "code" } } }');
+      // As in README: { "command": "toolsearch", "args": ["mcp", "--config", "/abs/path/toolsearch.config.json5"] }, with npm's global bin on PATH.
+      const transport = new StdioClientTransport({
+        command: "toolsearch",
+        args: ["mcp", "--config", config],
+        env: { PATH: `${path.join(prefix, "bin")}${path.delimiter}${process.env.PATH ?? ""}` },
+        stderr: "pipe",
+      });
+      const client = new Client({ name: "packaging-test", version: "1.0.0" });
+      try {
+        await client.connect(transport);
+        expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["tool_search_code"]);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
-  it("requires in a CommonJS project (Node >= 20.19) and searches; the installed bin prints --version and runs the demo without devDependencies", { timeout: 300_000 }, () => {
-    const dir = project("cjs-app", "commonjs");
-    writeFileSync(path.join(dir, "main.js"), `(async () => {\n${SEARCH('const { coreTools, createToolSearch } = require("toolsearch");')}\n})();\n`);
-    expect(execFileSync(process.execPath, ["--no-warnings", "main.js"], { cwd: dir, encoding: "utf8", timeout: 60_000 }).trim()).toBe('["core:get_weather"]');
+  it(
+    "requires in a CommonJS project (Node >= 20.19) and searches; the installed bin prints --version and runs the demo without devDependencies",
+    { timeout: 300_000 },
+    () => {
+      const dir = project("cjs-app", "commonjs");
+      writeFileSync(path.join(dir, "main.js"), `(async () => {\n${SEARCH('const { coreTools, createToolSearch } = require("toolsearch");')}\n})();\n`);
+      expect(execFileSync(process.execPath, ["--no-warnings", "main.js"], { cwd: dir, encoding: "utf8", timeout: 60_000 }).trim()).toBe('["core:get_weather"]');
 
-    // toolsearch/ai-sdk loads from require too; without its optional peer `ai` it says what to install.
-    writeFileSync(path.join(dir, "ai.js"), 'const { aiSdkTools } = require("toolsearch/ai-sdk");\ntry { aiSdkTools({}); } catch (e) { console.log(e.code + " " + e.message); }\n');
-    expect(execFileSync(process.execPath, ["--no-warnings", "ai.js"], { cwd: dir, encoding: "utf8", timeout: 60_000 }).trim()).toBe('CONFIG_INVALID toolsearch/ai-sdk needs the optional peer dependency "ai" (version 6): run npm install ai@^6');
+      // toolsearch/ai-sdk loads from require too; without its optional peer `ai` it says what to install.
+      writeFileSync(
+        path.join(dir, "ai.js"),
+        'const { aiSdkTools } = require("toolsearch/ai-sdk");\ntry { aiSdkTools({}); } catch (e) { console.log(e.code + " " + e.message); }\n',
+      );
+      expect(execFileSync(process.execPath, ["--no-warnings", "ai.js"], { cwd: dir, encoding: "utf8", timeout: 60_000 }).trim()).toBe(
+        'CONFIG_INVALID toolsearch/ai-sdk needs the optional peer dependency "ai" (version 6): run npm install ai@^6',
+      );
 
-    const bin = path.join(dir, "node_modules", ".bin", "toolsearch");
-    const { version } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
-    expect(execFileSync(bin, ["--version"], { cwd: dir, encoding: "utf8" }).trim()).toBe(version);
+      const bin = path.join(dir, "node_modules", ".bin", "toolsearch");
+      const { version } = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string };
+      expect(execFileSync(bin, ["--version"], { cwd: dir, encoding: "utf8" }).trim()).toBe(version);
 
-    // The demo's temporary folder goes to a TMPDIR of its own, so "nothing left behind" can be checked.
-    const demoTmp = path.join(work, "demo-tmp");
-    mkdirSync(demoTmp);
-    const demo = spawnSync(bin, ["demo", "--tools", "50"], { cwd: dir, encoding: "utf8", timeout: 120_000, env: { ...process.env, TMPDIR: demoTmp } });
-    expect(demo.error).toBeUndefined();
-    expect(demo.status, demo.stderr).toBe(0);
-    expect(demo.stderr).toContain("skipped the @modelcontextprotocol/server-everything MCP server: not installed");
-    expect(demo.stdout).toMatch(/\| 1\s+\| code\s+\| 1\s+\|/);
-    expect(readdirSync(demoTmp)).toEqual([]);
-  });
+      // The demo's temporary folder goes to a TMPDIR of its own, so "nothing left behind" can be checked.
+      const demoTmp = path.join(work, "demo-tmp");
+      mkdirSync(demoTmp);
+      const demo = spawnSync(bin, ["demo", "--tools", "50"], { cwd: dir, encoding: "utf8", timeout: 120_000, env: { ...process.env, TMPDIR: demoTmp } });
+      expect(demo.error).toBeUndefined();
+      expect(demo.status, demo.stderr).toBe(0);
+      expect(demo.stderr).toContain("skipped the @modelcontextprotocol/server-everything MCP server: not installed");
+      expect(demo.stdout).toMatch(/\| 1\s+\| code\s+\| 1\s+\|/);
+      expect(readdirSync(demoTmp)).toEqual([]);
+    },
+  );
 });

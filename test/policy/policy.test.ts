@@ -66,7 +66,11 @@ describe("policy matrix", () => {
   }
 
   it("layers intersect: every allow list must admit the tool", () => {
-    const config: PolicyConfig = { allow: ["core:*", "mcp:*"], profiles: { safe: { allow: ["mcp:*", "read_file"] } }, channels: { slack: { allow: ["mcp:slack:*", "core:*"] } } };
+    const config: PolicyConfig = {
+      allow: ["core:*", "mcp:*"],
+      profiles: { safe: { allow: ["mcp:*", "read_file"] } },
+      channels: { slack: { allow: ["mcp:slack:*", "core:*"] } },
+    };
     expect(admitted(config, { profile: "safe", channel: "slack" })).toEqual(["core:read_file", "mcp:slack:post_message"]);
   });
 

@@ -24,7 +24,10 @@ describe("policy.sandboxes → policy.workspaces", () => {
     // Beside the new key too: the old one would otherwise be one more unknown option.
     expect(() => parsePolicy({ ...old, workspaces: {} })).toThrow("policy.sandboxes was renamed policy.workspaces");
     expect(() => validateConfig({ policy: old })).toThrow("policy.sandboxes was renamed policy.workspaces");
-    await expect(fixtureEngine({ policy: old as never })).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringContaining("policy.sandboxes was renamed policy.workspaces") });
+    await expect(fixtureEngine({ policy: old as never })).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      message: expect.stringContaining("policy.sandboxes was renamed policy.workspaces"),
+    });
   });
 
   it("the workspace layer narrows the runs that name it", async () => {

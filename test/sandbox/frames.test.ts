@@ -9,7 +9,12 @@ import { createChildCodec } from "../../src/sandbox/child/codec.js";
 import { SAMPLE_FRAMES } from "./frames/samples.js";
 
 const DIR = join(import.meta.dirname, "frames");
-const toHex = (bytes: Uint8Array) => (Buffer.from(bytes).toString("hex").match(/.{1,64}/g) ?? []).join("\n") + "\n";
+const toHex = (bytes: Uint8Array) =>
+  (
+    Buffer.from(bytes)
+      .toString("hex")
+      .match(/.{1,64}/g) ?? []
+  ).join("\n") + "\n";
 const fromHex = (text: string) => Buffer.from(text.replace(/\s+/g, ""), "hex");
 const child = createChildCodec();
 
@@ -34,11 +39,47 @@ describe("saved sample frames", () => {
 describe("child codec", () => {
   const packr = new Packr({ useRecords: false, variableMapSize: true, mapsAsObjects: true });
   const values: unknown[] = [
-    0, 1, 127, 128, 255, 256, 65535, 65536, 2 ** 32 - 1, -1, -32, -33, -128, -129, -32768, -32769, -(2 ** 31),
-    1.5, -0.25, 2 ** 40, Number.MAX_SAFE_INTEGER, 1e300, true, false, null,
-    "", "a", "x".repeat(31), "x".repeat(32), "x".repeat(255), "x".repeat(256), "ü".repeat(40), "x".repeat(70000), "😀 emoji",
-    [], [1, [2, [3]]], Array.from({ length: 16 }, (_, i) => i), Array.from({ length: 70000 }, () => 0),
-    {}, { a: { b: { c: "d" } } }, Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, i])),
+    0,
+    1,
+    127,
+    128,
+    255,
+    256,
+    65535,
+    65536,
+    2 ** 32 - 1,
+    -1,
+    -32,
+    -33,
+    -128,
+    -129,
+    -32768,
+    -32769,
+    -(2 ** 31),
+    1.5,
+    -0.25,
+    2 ** 40,
+    Number.MAX_SAFE_INTEGER,
+    1e300,
+    true,
+    false,
+    null,
+    "",
+    "a",
+    "x".repeat(31),
+    "x".repeat(32),
+    "x".repeat(255),
+    "x".repeat(256),
+    "ü".repeat(40),
+    "x".repeat(70000),
+    "😀 emoji",
+    [],
+    [1, [2, [3]]],
+    Array.from({ length: 16 }, (_, i) => i),
+    Array.from({ length: 70000 }, () => 0),
+    {},
+    { a: { b: { c: "d" } } },
+    Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, i])),
   ];
   it("matches msgpackr byte for byte on every type and size class it uses", () => {
     for (const value of values) {

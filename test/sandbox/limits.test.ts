@@ -96,11 +96,7 @@ describe("deadlines and limits", () => {
   });
 
   it("ends a run with too many bridge calls in flight with CODE_LIMIT naming maxConcurrentBridgeCalls", async () => {
-    const result = await pool.run(
-      'await Promise.all(Array.from({ length: 10 }, () => openclaw.tools.call("core:wait", {})));',
-      fakeBridge(),
-      FAST,
-    );
+    const result = await pool.run('await Promise.all(Array.from({ length: 10 }, () => openclaw.tools.call("core:wait", {})));', fakeBridge(), FAST);
     expect(result).toMatchObject({ ok: false, error: { code: "CODE_LIMIT" } });
     expect(!result.ok && result.error.message).toMatch(/maxConcurrentBridgeCalls/);
   });

@@ -309,7 +309,9 @@ describe("fair shares among tenants", () => {
       const queuedA = ["A1", "A2"].map((label) => pool.run(labelled(label), orderBridge(order), { ...RUN, tenant: "A" }));
       const refused = await pool.run(labelled("A3"), orderBridge(order), { ...RUN, tenant: "A" });
       expect(refused).toMatchObject({ ok: false, error: { code: "POOL_SATURATED" } });
-      expect(!refused.ok && refused.error.message).toMatch(/share for this caller is full: 2 of its bodies waiting .*maxQueuePerTenant 2.*other callers' bodies still queue/);
+      expect(!refused.ok && refused.error.message).toMatch(
+        /share for this caller is full: 2 of its bodies waiting .*maxQueuePerTenant 2.*other callers' bodies still queue/,
+      );
       const queuedB = pool.run(labelled("B0"), orderBridge(order), { ...RUN, tenant: "B" });
       open();
       expect((await Promise.all([running, ...queuedA, queuedB])).map((r) => r.ok && r.value)).toEqual(["A0", "A1", "A2", "B0"]);
@@ -368,7 +370,10 @@ describe("fair shares among tenants", () => {
   it("rejects a tenant that is not a non-empty string with CONFIG_INVALID", async () => {
     const pool = await createSandboxPool({ prefork: 0 });
     try {
-      await expect(pool.run("return 1", fakeBridge(), { ...RUN, tenant: "" })).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringMatching(/tenant/) });
+      await expect(pool.run("return 1", fakeBridge(), { ...RUN, tenant: "" })).rejects.toMatchObject({
+        code: "CONFIG_INVALID",
+        message: expect.stringMatching(/tenant/),
+      });
       await expect(pool.run("return 1", fakeBridge(), { ...RUN, tenant: 7 as unknown as string })).rejects.toMatchObject({ code: "CONFIG_INVALID" });
     } finally {
       await pool.close();

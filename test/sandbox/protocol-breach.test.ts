@@ -37,10 +37,15 @@ describe("protocol breaches", () => {
     ["an unknown frame type", 'send({ v: 1, type: "shell", cmd: "id" });', "SANDBOX_UNAVAILABLE", /unknown frame type "shell"/],
     ["a wrong protocol version", 'send({ v: 9, type: "result", ok: true, value: "1" });', "SANDBOX_UNAVAILABLE", /protocol version 9/],
     ["a frame with an extra field", 'send({ v: 1, type: "result", ok: true, value: "1", exec: "x" });', "SANDBOX_UNAVAILABLE", /malformed "result"/],
-    ["bytes that are not msgpack", 'raw(Buffer.from([0, 0, 0, 3, 0xc1, 0xc1, 0xc1]));', "SANDBOX_UNAVAILABLE", /not valid msgpack/],
-    ["a declared length over the cap", 'const h = Buffer.alloc(4); h.writeUInt32BE(1 << 30); raw(h);', "CODE_LIMIT", /exceeds the 100000-byte frame limit/],
+    ["bytes that are not msgpack", "raw(Buffer.from([0, 0, 0, 3, 0xc1, 0xc1, 0xc1]));", "SANDBOX_UNAVAILABLE", /not valid msgpack/],
+    ["a declared length over the cap", "const h = Buffer.alloc(4); h.writeUInt32BE(1 << 30); raw(h);", "CODE_LIMIT", /exceeds the 100000-byte frame limit/],
     ["a result whose value is not JSON", 'send({ v: 1, type: "result", ok: true, value: "{nope" });', "SANDBOX_UNAVAILABLE", /result value is not JSON/],
-    ["bridge arguments that are not JSON", 'send({ v: 1, type: "bridge", id: 1, op: "call", args: "[" });', "SANDBOX_UNAVAILABLE", /bridge arguments are not JSON/],
+    [
+      "bridge arguments that are not JSON",
+      'send({ v: 1, type: "bridge", id: 1, op: "call", args: "[" });',
+      "SANDBOX_UNAVAILABLE",
+      /bridge arguments are not JSON/,
+    ],
     ["a second ready frame", 'send({ v: 1, type: "ready" });', "SANDBOX_UNAVAILABLE", /unexpected "ready" frame while running/],
     ["an exit without a result", "process.exit(3);", "SANDBOX_UNAVAILABLE", /exited unexpectedly \(exit code 3\)/],
   ])("%s: the child is killed and the run says why", async (_name, onRun, code, message) => {

@@ -107,7 +107,10 @@ describe.runIf(process.platform === "linux")("spawner", () => {
 
   it("when the spawner cannot start, this process forks each child and the report's notes say so", async () => {
     // The spawner runs under the first plan's setpriv; a plan whose command does not exist stops it.
-    const pool = await startCodePool({ prefork: 1 }, { launchPlans: (plans) => [{ ...plans[0]!, setpriv: true, command: "/nonexistent/toolsearch-setpriv" }, ...plans] });
+    const pool = await startCodePool(
+      { prefork: 1 },
+      { launchPlans: (plans) => [{ ...plans[0]!, setpriv: true, command: "/nonexistent/toolsearch-setpriv" }, ...plans] },
+    );
     try {
       const report = pool.report();
       expect(report.available).toBe(true);

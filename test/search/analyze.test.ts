@@ -99,7 +99,8 @@ describe("compoundParts", () => {
     expect(parts(`hacker${"x".repeat(400_000)}`)).toEqual([]);
   });
   it("leaves English words, short words, non-compounds and other scripts whole", () => {
-    for (const word of ["database", "playwright", "weather", "notebook", "news", "xkcdqz", "kospi", "ygocdb", "東京東京東京"]) expect(parts(word), word).toEqual([]);
+    for (const word of ["database", "playwright", "weather", "notebook", "news", "xkcdqz", "kospi", "ygocdb", "東京東京東京"])
+      expect(parts(word), word).toEqual([]);
   });
   it("lets either spelling find the other: the parts are indexed and queried with the whole", () => {
     expect(analyzeText("hackernews")).toEqual(["hackernew", "hacker", "new"]);

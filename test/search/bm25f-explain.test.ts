@@ -44,10 +44,20 @@ function checkList(hits: readonly BackendHit[], details: ReadonlyMap<string, Sco
     expect(detail?.score).toBe(hit.score);
     if (detail === undefined) continue;
     expect(detail.sum * detail.coordination * detail.namePrecision).toBe(detail.score);
-    expect(close(detail.words.reduce((s, w) => s + w.score, 0), detail.sum)).toBe(true);
+    expect(
+      close(
+        detail.words.reduce((s, w) => s + w.score, 0),
+        detail.sum,
+      ),
+    ).toBe(true);
     for (const w of detail.words) {
       expect(w.score).toBeGreaterThan(0);
-      expect(close(FIELD_NAMES.reduce((s, f) => s + w.fields[f], 0), w.score)).toBe(true);
+      expect(
+        close(
+          FIELD_NAMES.reduce((s, f) => s + w.fields[f], 0),
+          w.score,
+        ),
+      ).toBe(true);
       expect(w.via === "word").toBe(w.term === w.word);
     }
   }

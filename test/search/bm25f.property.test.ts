@@ -45,7 +45,9 @@ function params(k1: number, b: number): Bm25fParams {
 
 /** The oracle's view of the docs kept (ids t0, t1, … by position in the whole catalog). */
 function searchDocs(docs: readonly Doc[], kept: (i: number) => boolean): SearchDoc[] {
-  return docs.flatMap((d, i) => (kept(i) ? [{ id: `t${i}`, name: d.name.join("_"), source: "plugin", toolset: "t", description: d.description.join(" "), params: [] }] : []));
+  return docs.flatMap((d, i) =>
+    kept(i) ? [{ id: `t${i}`, name: d.name.join("_"), source: "plugin", toolset: "t", description: d.description.join(" "), params: [] }] : [],
+  );
 }
 
 /**
@@ -67,7 +69,15 @@ function agree(
   const index = snapshot ? Bm25fIndex.fromSnapshot(built.toSnapshot(), params(k1, b), noExpansion) : built;
   const text = query.join(" ");
   const hits = index.search(text, { limit: docs.length });
-  const oracle = new Map(memoryBm25(searchDocs(docs, (i) => !removed.has(i)), k1, b).scored(text).map((h) => [h.id, h.score]));
+  const oracle = new Map(
+    memoryBm25(
+      searchDocs(docs, (i) => !removed.has(i)),
+      k1,
+      b,
+    )
+      .scored(text)
+      .map((h) => [h.id, h.score]),
+  );
 
   expect(new Set(hits.map((h) => h.id))).toEqual(new Set(oracle.keys()));
   for (const hit of hits) {

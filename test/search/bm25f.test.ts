@@ -3,7 +3,14 @@ import { describe, expect, it } from "vitest";
 import { Bm25fIndex, DEFAULT_BM25F, fieldTerms } from "../../src/search/bm25f.js";
 import type { SearchDoc } from "../../src/search/types.js";
 
-const tool = (name: string, description: string, toolset = "t"): SearchDoc => ({ id: `plugin:${toolset}:${name}`, name, source: "plugin", toolset, description, params: [] });
+const tool = (name: string, description: string, toolset = "t"): SearchDoc => ({
+  id: `plugin:${toolset}:${name}`,
+  name,
+  source: "plugin",
+  toolset,
+  description,
+  params: [],
+});
 const entries = (docs: readonly SearchDoc[]) => docs.map((d) => ({ id: d.id, fields: fieldTerms(d) }));
 const filler = Array.from({ length: 40 }, (_, i) => tool(`lorem_${i}`, `ipsum dolor amet consectetur ${i}`));
 

@@ -33,7 +33,13 @@ describe("did-you-mean suggestions", () => {
     const names = syntheticTools(10_000).map((t) => t.definition.name);
     const big = new IdSuggester(docs(names, "acme"));
     const ids = new Set(names.map((name) => `plugin:acme:${name}`));
-    const wanted = ["plugin:acme:geo_get_wether_forecast", "a".repeat(MAX_SUGGESTIBLE_CHARS), "_".repeat(200), "plugin:acme:", `plugin:acme:${names.join("_")}`.slice(0, MAX_SUGGESTIBLE_CHARS)];
+    const wanted = [
+      "plugin:acme:geo_get_wether_forecast",
+      "a".repeat(MAX_SUGGESTIBLE_CHARS),
+      "_".repeat(200),
+      "plugin:acme:",
+      `plugin:acme:${names.join("_")}`.slice(0, MAX_SUGGESTIBLE_CHARS),
+    ];
     const value = wanted.map((w) => big.suggest(w, undefined, 3));
     expect(value[0]![0]).toMatch(/^plugin:acme:geo_get_weather_forecast/);
     for (const suggestions of value) {

@@ -51,7 +51,9 @@ describe("resolveBackend", () => {
     expect(resolveBackend(custom)).toBe(custom);
   });
   it("leaves the checking to createToolSearch's options: anything else is CONFIG_INVALID naming the value there", () => {
-    expect(() => resolveOptions({ backend: "tantivy" as "fts5" })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining('"tantivy"') }));
+    expect(() => resolveOptions({ backend: "tantivy" as "fts5" })).toThrow(
+      expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining('"tantivy"') }),
+    );
     expect(() => resolveOptions({ backend: 42 as unknown as "fts5" })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
     expect(() => resolveOptions({ backend: { kind: "x" } as unknown as "fts5" })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
     expect(resolveOptions({ backend: { kind: "mine", create: () => minisearchBackend.create() } }).backend).toMatchObject({ kind: "mine" });

@@ -15,7 +15,9 @@ const doc = mcpDoc;
 /** The shape of the memory server's tools (a knowledge graph of entities, relations, observations). */
 const memory = [
   doc("memory", "create_entities", "Create multiple new entities in the knowledge graph", ["entities"]),
-  doc("memory", "create_relations", "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice", ["relations"]),
+  doc("memory", "create_relations", "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice", [
+    "relations",
+  ]),
   doc("memory", "add_observations", "Add new observations to existing entities in the knowledge graph", ["observations"]),
   doc("memory", "delete_entities", "Delete multiple entities and their associated relations from the knowledge graph", ["entityNames"]),
   doc("memory", "read_graph", "Read the entire knowledge graph"),

@@ -13,7 +13,15 @@ import { plainBm25 } from "../../bench/lib/baseline-bm25.js";
 import { indexScope, rankIds } from "../../bench/lib/rank-over-index.js";
 import { evaluate, formatReport } from "../../bench/lib/relevance.js";
 import type { JudgedQuery, RelevanceReport } from "../../bench/lib/relevance.js";
-import { loadLiveMcpQueries, loadLiveMcpTools, loadMetaToolQueries, loadMetaToolTools, loadSealQueries, loadSealTools, sharedDataDir } from "../../bench/lib/shared-data.js";
+import {
+  loadLiveMcpQueries,
+  loadLiveMcpTools,
+  loadMetaToolQueries,
+  loadMetaToolTools,
+  loadSealQueries,
+  loadSealTools,
+  sharedDataDir,
+} from "../../bench/lib/shared-data.js";
 import { fts5Backend } from "../../src/search/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/minisearch-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
@@ -59,45 +67,53 @@ describe.skipIf(dataDir === undefined)("relevance on Seal-Tools dev", () => {
   });
 
   for (const factory of [fts5Backend, minisearchBackend] as SearchBackendFactory[]) {
-    it(`${factory.kind}: beats plain BM25 and stays above its floors`, async () => {
-      const index = await ToolIndex.build(() => factory.create(), docs);
-      try {
-        const report = evaluate(queries, rankIds(indexScope(index), 10));
-        console.log(formatReport(factory.kind, report));
-        const floor = FLOORS[factory.kind]!;
-        expect(report.recallAt5).toBeGreaterThanOrEqual(floor.recallAt5);
-        expect(report.recallAt10).toBeGreaterThanOrEqual(floor.recallAt10);
-        expect(report.mrr).toBeGreaterThanOrEqual(floor.mrr);
-        expect(report.top1).toBeGreaterThanOrEqual(floor.top1);
-        // The default must beat plain BM25 (which indexes parameter names too: 0.936 top-1 here).
-        if (factory === fts5Backend) {
-          expect(report.recallAt5).toBeGreaterThan(baseline.recallAt5);
-          expect(report.top1).toBeGreaterThan(baseline.top1);
+    it(
+      `${factory.kind}: beats plain BM25 and stays above its floors`,
+      async () => {
+        const index = await ToolIndex.build(() => factory.create(), docs);
+        try {
+          const report = evaluate(queries, rankIds(indexScope(index), 10));
+          console.log(formatReport(factory.kind, report));
+          const floor = FLOORS[factory.kind]!;
+          expect(report.recallAt5).toBeGreaterThanOrEqual(floor.recallAt5);
+          expect(report.recallAt10).toBeGreaterThanOrEqual(floor.recallAt10);
+          expect(report.mrr).toBeGreaterThanOrEqual(floor.mrr);
+          expect(report.top1).toBeGreaterThanOrEqual(floor.top1);
+          // The default must beat plain BM25 (which indexes parameter names too: 0.936 top-1 here).
+          if (factory === fts5Backend) {
+            expect(report.recallAt5).toBeGreaterThan(baseline.recallAt5);
+            expect(report.top1).toBeGreaterThan(baseline.top1);
+          }
+        } finally {
+          index.close();
         }
-      } finally {
-        index.close();
-      }
-    }, SLOW);
+      },
+      SLOW,
+    );
   }
 });
 
 describe.skipIf(dataDir === undefined)("relevance on Seal-Tools dev's multi-step requests", () => {
-  it("fts5: clause fusion finds more of each task's tools than one ranked list", async () => {
-    const index = await ToolIndex.build(() => fts5Backend.create(), loadSealTools(dataDir!));
-    try {
-      const multi = loadSealQueries(dataDir!, "dev").filter((q) => q.relevant.length > 1);
-      const fused = evaluate(multi, rankIds(indexScope(index), 10));
-      const single = evaluate(multi, rankIds(indexScope(index, { intents: { clauses: false } }), 10));
-      console.log(formatReport("fts5, clause fusion", fused));
-      console.log(formatReport("fts5, one list", single));
-      expect(multi.length).toBe(500);
-      expect(fused.recallAt5).toBeGreaterThanOrEqual(MULTI_STEP_FLOOR.recallAt5);
-      expect(fused.recallAt10).toBeGreaterThanOrEqual(MULTI_STEP_FLOOR.recallAt10);
-      expect(fused.recallAt5).toBeGreaterThanOrEqual(single.recallAt5 + MULTI_STEP_FLOOR.gainAt5);
-    } finally {
-      index.close();
-    }
-  }, SLOW);
+  it(
+    "fts5: clause fusion finds more of each task's tools than one ranked list",
+    async () => {
+      const index = await ToolIndex.build(() => fts5Backend.create(), loadSealTools(dataDir!));
+      try {
+        const multi = loadSealQueries(dataDir!, "dev").filter((q) => q.relevant.length > 1);
+        const fused = evaluate(multi, rankIds(indexScope(index), 10));
+        const single = evaluate(multi, rankIds(indexScope(index, { intents: { clauses: false } }), 10));
+        console.log(formatReport("fts5, clause fusion", fused));
+        console.log(formatReport("fts5, one list", single));
+        expect(multi.length).toBe(500);
+        expect(fused.recallAt5).toBeGreaterThanOrEqual(MULTI_STEP_FLOOR.recallAt5);
+        expect(fused.recallAt10).toBeGreaterThanOrEqual(MULTI_STEP_FLOOR.recallAt10);
+        expect(fused.recallAt5).toBeGreaterThanOrEqual(single.recallAt5 + MULTI_STEP_FLOOR.gainAt5);
+      } finally {
+        index.close();
+      }
+    },
+    SLOW,
+  );
 });
 
 /**
@@ -107,24 +123,28 @@ describe.skipIf(dataDir === undefined)("relevance on Seal-Tools dev's multi-step
 const LIVE_FLOORS = { all: { top1: 0.85, top5: 0.97 }, heldOut: { top1: 0.85, top5: 0.95 } };
 
 describe.skipIf(dataDir === undefined)("relevance on LiveMCPBench written requests", () => {
-  it("fts5: finds the tool people ask for, also on the held-out requests", async () => {
-    const index = await ToolIndex.build(() => fts5Backend.create(), loadLiveMcpTools(dataDir!));
-    try {
-      const rank = rankIds(indexScope(index), 10);
-      const run = (queries: JudgedQuery[]) => evaluate(queries, rank);
-      const all = run(loadLiveMcpQueries(dataDir!, "all"));
-      const heldOut = run(loadLiveMcpQueries(dataDir!, "held-out"));
-      console.log(formatReport("fts5, all 80", all));
-      console.log(formatReport("fts5, 20 held out", heldOut));
-      expect(all.queries).toBe(80);
-      expect(all.top1).toBeGreaterThanOrEqual(LIVE_FLOORS.all.top1);
-      expect(all.top5).toBeGreaterThanOrEqual(LIVE_FLOORS.all.top5);
-      expect(heldOut.top1).toBeGreaterThanOrEqual(LIVE_FLOORS.heldOut.top1);
-      expect(heldOut.top5).toBeGreaterThanOrEqual(LIVE_FLOORS.heldOut.top5);
-    } finally {
-      index.close();
-    }
-  }, SLOW);
+  it(
+    "fts5: finds the tool people ask for, also on the held-out requests",
+    async () => {
+      const index = await ToolIndex.build(() => fts5Backend.create(), loadLiveMcpTools(dataDir!));
+      try {
+        const rank = rankIds(indexScope(index), 10);
+        const run = (queries: JudgedQuery[]) => evaluate(queries, rank);
+        const all = run(loadLiveMcpQueries(dataDir!, "all"));
+        const heldOut = run(loadLiveMcpQueries(dataDir!, "held-out"));
+        console.log(formatReport("fts5, all 80", all));
+        console.log(formatReport("fts5, 20 held out", heldOut));
+        expect(all.queries).toBe(80);
+        expect(all.top1).toBeGreaterThanOrEqual(LIVE_FLOORS.all.top1);
+        expect(all.top5).toBeGreaterThanOrEqual(LIVE_FLOORS.all.top5);
+        expect(heldOut.top1).toBeGreaterThanOrEqual(LIVE_FLOORS.heldOut.top1);
+        expect(heldOut.top5).toBeGreaterThanOrEqual(LIVE_FLOORS.heldOut.top5);
+      } finally {
+        index.close();
+      }
+    },
+    SLOW,
+  );
 });
 
 /**
@@ -134,23 +154,27 @@ describe.skipIf(dataDir === undefined)("relevance on LiveMCPBench written reques
 const METATOOL_FLOOR = { top1: 0.44, top5: 0.65 };
 
 describe.skipIf(dataDir === undefined)("relevance on MetaTool validate", () => {
-  it("fts5: beats plain BM25 on requests worded unlike the descriptions", async () => {
-    const docs = loadMetaToolTools(dataDir!);
-    const queries = loadMetaToolQueries(dataDir!, "validate");
-    const index = await ToolIndex.build(() => fts5Backend.create(), docs);
-    try {
-      const bm25 = plainBm25(docs);
-      const base = evaluate(queries, (q) => bm25.search(q, 10));
-      const ours = evaluate(queries, rankIds(indexScope(index), 10));
-      console.log(formatReport("plain BM25, validate", base));
-      console.log(formatReport("fts5, validate", ours));
-      expect(docs.length).toBe(199);
-      expect(queries.length).toBe(4214);
-      expect(ours.top1).toBeGreaterThanOrEqual(METATOOL_FLOOR.top1);
-      expect(ours.top5).toBeGreaterThanOrEqual(METATOOL_FLOOR.top5);
-      expect(ours.top1).toBeGreaterThan(base.top1);
-    } finally {
-      index.close();
-    }
-  }, SLOW);
+  it(
+    "fts5: beats plain BM25 on requests worded unlike the descriptions",
+    async () => {
+      const docs = loadMetaToolTools(dataDir!);
+      const queries = loadMetaToolQueries(dataDir!, "validate");
+      const index = await ToolIndex.build(() => fts5Backend.create(), docs);
+      try {
+        const bm25 = plainBm25(docs);
+        const base = evaluate(queries, (q) => bm25.search(q, 10));
+        const ours = evaluate(queries, rankIds(indexScope(index), 10));
+        console.log(formatReport("plain BM25, validate", base));
+        console.log(formatReport("fts5, validate", ours));
+        expect(docs.length).toBe(199);
+        expect(queries.length).toBe(4214);
+        expect(ours.top1).toBeGreaterThanOrEqual(METATOOL_FLOOR.top1);
+        expect(ours.top5).toBeGreaterThanOrEqual(METATOOL_FLOOR.top5);
+        expect(ours.top1).toBeGreaterThan(base.top1);
+      } finally {
+        index.close();
+      }
+    },
+    SLOW,
+  );
 });

@@ -28,7 +28,11 @@ afterEach(async () => {
 });
 
 const META = { docs: 1, docsDigest: "d" };
-const snapshotFile = (dir: string): string => path.join(dir, readdirSync(dir).find((f) => f.endsWith(".tsidx"))!);
+const snapshotFile = (dir: string): string =>
+  path.join(
+    dir,
+    readdirSync(dir).find((f) => f.endsWith(".tsidx"))!,
+  );
 const ids = (c: ToolIndexCache, q: string) => c.get(CATALOG, "fts5").then((i) => i.search(q, { limit: 5 }).map((h) => h.id));
 
 describe("index snapshots", () => {
@@ -54,7 +58,11 @@ describe("index snapshots", () => {
     ],
     ["a truncated file", (b: Buffer) => b.subarray(0, b.length - 10), /payload bytes|checksum/],
     ["garbage", () => Buffer.from("not a snapshot at all"), /not a toolsearch index snapshot/],
-    ["another analyzer", (b: Buffer) => Buffer.from(b.toString("latin1").replace(/"signature":"[0-9a-f]+"/, '"signature":"0000000000000000"'), "latin1"), /another analyzer/],
+    [
+      "another analyzer",
+      (b: Buffer) => Buffer.from(b.toString("latin1").replace(/"signature":"[0-9a-f]+"/, '"signature":"0000000000000000"'), "latin1"),
+      /another analyzer/,
+    ],
     ["another format", (b: Buffer) => Buffer.from(b.toString("latin1").replace('"format":2', '"format":9'), "latin1"), /format 9/],
     ["an older format (1, no docs digest)", (b: Buffer) => Buffer.from(b.toString("latin1").replace('"format":2', '"format":1'), "latin1"), /format 1, not 2/],
   ] as const)("%s is rejected, deleted and rebuilt, never trusted", async (_name, damage, reason) => {
@@ -131,7 +139,15 @@ describe("snapshot keys (indexCacheKey: an HMAC-SHA256 over the whole file)", ()
     expect(keyed.lastBuild?.reason).toMatch(/no MAC/);
     // The MAC covers the header too: one more doc claimed is caught before anything else.
     const file = snapshotFile(dir);
-    writeFileSync(file, Buffer.from(readFileSync(file).toString("latin1").replace(`"docs":${CATALOG.length}`, `"docs":${CATALOG.length + 1}`), "latin1"));
+    writeFileSync(
+      file,
+      Buffer.from(
+        readFileSync(file)
+          .toString("latin1")
+          .replace(`"docs":${CATALOG.length}`, `"docs":${CATALOG.length + 1}`),
+        "latin1",
+      ),
+    );
     const next = cache(dir, { key: KEY_A });
     await ids(next, "send an email");
     expect(next.lastBuild?.reason).toMatch(/MAC mismatch/);

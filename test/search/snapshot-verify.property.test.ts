@@ -57,7 +57,10 @@ describe.each([
     const bytes = await snapshotOf(CATALOG);
     (await factory.load!(bytes, { docs: CATALOG })).close?.();
     const changed = CATALOG.map((d, i) => (i === 4 ? { ...d, description: `${d.description} and delete it` } : d));
-    await expect(factory.load!(bytes, { docs: changed })).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringMatching(/core:read_file|doc 4/) });
+    await expect(factory.load!(bytes, { docs: changed })).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      message: expect.stringMatching(/core:read_file|doc 4/),
+    });
     // Bounds only (an authenticated snapshot): a changed description is not seen, a missing doc is.
     (await factory.load!(bytes, { docs: changed, postings: false })).close?.();
     await expect(factory.load!(bytes, { docs: CATALOG.slice(1), postings: false })).rejects.toMatchObject({ code: "CONFIG_INVALID" });

@@ -52,11 +52,7 @@ describe("thesaurus", () => {
       // not a synonym: compound parts are indexed (analyze.ts compoundParts).
       if (analyzeText(synonym).includes(stem(typed))) continue;
       checked++;
-      const b = await index([
-        tool("alpha_tool", `${typed} helper`),
-        tool("beta_tool", `${synonym} helper`),
-        tool(`${synonym}_gamma`, "helper"),
-      ]);
+      const b = await index([tool("alpha_tool", `${typed} helper`), tool("beta_tool", `${synonym} helper`), tool(`${synonym}_gamma`, "helper")]);
       const ids = b.search(typed, { limit: 5 }).map((h) => h.id);
       const exact = ids.indexOf("plugin:t:alpha_tool");
       const sameField = ids.indexOf("plugin:t:beta_tool");

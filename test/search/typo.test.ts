@@ -38,7 +38,11 @@ describe("TypoIndex", () => {
 });
 
 describe("typo correction in search", () => {
-  const docs = [tool("get_weather_forecast", "Weather forecast for a city"), tool("parse_json", "Parse a JSON text"), tool("get_transcript", "Transcript of a video")];
+  const docs = [
+    tool("get_weather_forecast", "Weather forecast for a city"),
+    tool("parse_json", "Parse a JSON text"),
+    tool("get_transcript", "Transcript of a video"),
+  ];
 
   it("knows English words (WordNet), as the analyzer stems them", () => {
     expect(isEnglishWord("paris")).toBe(true);

@@ -33,12 +33,22 @@ interface Answer {
 function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Answer> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: target.hostname, port: target.port, path: target.pathname, method, headers: { ...headers, ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}) }, agent: false }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} }));
-    });
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method,
+        headers: { ...headers, ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}) },
+        agent: false,
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} }));
+      },
+    );
     req.once("error", reject);
     req.end(body);
   });
@@ -106,15 +116,28 @@ describe("serve without gateway.auth: a web page cannot drive it", () => {
       { "sec-fetch-site": "cross-site" },
     ];
     for (const headers of refusals) {
-      for (const [method, route] of [["GET", "/healthz"], ["POST", "/v1/runs"]] as const) {
-        const answer = await send(`${gateway.url}${route}`, method, { ...JSON_TYPE, ...headers }, method === "POST" ? JSON.stringify({ sessionId: "rebound", input: "record a visit" }) : undefined);
+      for (const [method, route] of [
+        ["GET", "/healthz"],
+        ["POST", "/v1/runs"],
+      ] as const) {
+        const answer = await send(
+          `${gateway.url}${route}`,
+          method,
+          { ...JSON_TYPE, ...headers },
+          method === "POST" ? JSON.stringify({ sessionId: "rebound", input: "record a visit" }) : undefined,
+        );
         expect(answer.status, `${method} ${route} ${JSON.stringify(headers)}`).toBe(403);
         expect(codeOf(answer)).toBe("FORBIDDEN");
       }
     }
     expect(messageOf(await send(`${gateway.url}/healthz`, "GET", { host: "evil.example" }))).toContain('Host header "evil.example" is not a loopback name');
     // Loopback names and local pages pass.
-    const passes: Array<Record<string, string>> = [{ host: "localhost" }, { host: "[::1]:1" }, { origin: "http://127.0.0.1:3000", "sec-fetch-site": "same-site" }, { "sec-fetch-site": "none" }];
+    const passes: Array<Record<string, string>> = [
+      { host: "localhost" },
+      { host: "[::1]:1" },
+      { origin: "http://127.0.0.1:3000", "sec-fetch-site": "same-site" },
+      { "sec-fetch-site": "none" },
+    ];
     for (const headers of passes) {
       expect((await send(`${gateway.url}/healthz`, "GET", headers)).status, JSON.stringify(headers)).toBe(200);
     }
@@ -136,7 +159,12 @@ describe("serve without gateway.auth: a web page cannot drive it", () => {
 describe("serve with gateway.trustLoopbackIdentity: true", () => {
   it("honours owner: true from the body", async () => {
     const gateway = await serve({ gateway: { trustLoopbackIdentity: true } });
-    const answer = await send(`${gateway.url}/v1/runs`, "POST", JSON_TYPE, JSON.stringify({ sessionId: "owner", input: "reset the staff password", owner: true }));
+    const answer = await send(
+      `${gateway.url}/v1/runs`,
+      "POST",
+      JSON_TYPE,
+      JSON.stringify({ sessionId: "owner", input: "reset the staff password", owner: true }),
+    );
     expect(answer.status).toBe(200);
     expect((answer.json.toolCalls as Array<{ name: string }>).map((c) => c.name)).toEqual(["reset_staff_password"]);
     expect(gateway.ran("reset")).toBe(true);
@@ -162,7 +190,12 @@ describe("mcp --http without gateway.auth: the same guard", () => {
   const ACCEPT = { accept: "application/json, text/event-stream" };
 
   it("a foreign Host or Origin is 403 FORBIDDEN with serve's message, /healthz included", async () => {
-    const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "page", version: "1" } } });
+    const init = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "page", version: "1" } },
+    });
     const refusals: Array<Record<string, string>> = [{ host: "evil.example" }, { origin: "https://evil.example" }, { "sec-fetch-site": "cross-site" }];
     for (const headers of refusals) {
       const answer = await send(url, "POST", { ...JSON_TYPE, ...ACCEPT, ...headers }, init);
@@ -177,7 +210,12 @@ describe("mcp --http without gateway.auth: the same guard", () => {
   it("a text/plain tools/call in a live session is 415 and the tool does not run; the SDK client's own call does", async () => {
     const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
     const call = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "record_visit", arguments: {} } });
-    const answer = await send(url, "POST", { ...ACCEPT, "content-type": "text/plain", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18", origin: "http://localhost:5173" }, call);
+    const answer = await send(
+      url,
+      "POST",
+      { ...ACCEPT, "content-type": "text/plain", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18", origin: "http://localhost:5173" },
+      call,
+    );
     expect(answer.status).toBe(415);
     expect(codeOf(answer)).toBe("UNSUPPORTED_MEDIA_TYPE");
     expect(existsSync(path.join(marks, "visit"))).toBe(false);

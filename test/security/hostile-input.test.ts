@@ -50,7 +50,9 @@ describe("hostile input on the shared parent", () => {
       const longId = `plugin:acme:${"geo_get_weather_".repeat(25_000)}`;
       const described = (await run.describe(longId).catch((error: unknown) => error)) as Error & { code: string };
       const called = await run.call(longId, {});
-      const viaTool = JSON.parse(await run.handleToolCall({ name: "tool_describe", arguments: JSON.stringify({ id: longId }) })) as { error: { code: string; message: string } };
+      const viaTool = JSON.parse(await run.handleToolCall({ name: "tool_describe", arguments: JSON.stringify({ id: longId }) })) as {
+        error: { code: string; message: string };
+      };
       const longName = JSON.parse(await run.handleToolCall({ name: "x".repeat(400_000), arguments: "{}" })) as { error: { code: string; message: string } };
       // Over MAX_SUGGESTIBLE_CHARS the suggester is not run at all (what bounds the work): no "Did you mean", the id clipped.
       expect(longId.length).toBeGreaterThan(MAX_SUGGESTIBLE_CHARS);
@@ -123,7 +125,10 @@ describe("hostile input on the shared parent", () => {
       const tool = clientTool("huge", { type: "object", properties });
       // Refused by the pattern cap, before ajv compiles anything: the message names the limit that applied.
       const value = await engine.prepareRun({ sessionId: "s", clientTools: [tool] }).catch((error: unknown) => error);
-      expect(value).toMatchObject({ code: "CONFIG_INVALID", message: 'Tool "client:huge" has an inputSchema over the limits for untrusted schemas: it has more than 64 patterns' });
+      expect(value).toMatchObject({
+        code: "CONFIG_INVALID",
+        message: 'Tool "client:huge" has an inputSchema over the limits for untrusted schemas: it has more than 64 patterns',
+      });
     } finally {
       await engine.close();
     }
@@ -153,7 +158,10 @@ describe("hostile input on the shared parent", () => {
     const engine = await engineWith();
     const runOnce = async (i: number) => {
       const properties = { [`field_${i}`]: { type: "string", pattern: `^v${i}-[a-z]+$` }, [`count_${i}`]: { type: "integer", minimum: i } };
-      const run = await engine.prepareRun({ sessionId: `s${i}`, clientTools: [clientTool(`tool_${i}`, { type: "object", properties, required: [`field_${i}`] })] });
+      const run = await engine.prepareRun({
+        sessionId: `s${i}`,
+        clientTools: [clientTool(`tool_${i}`, { type: "object", properties, required: [`field_${i}`] })],
+      });
       expect(await run.call(`client:tool_${i}`, { [`field_${i}`]: `v${i}-ok` })).toMatchObject({ ok: true });
       await run.end();
     };
@@ -188,7 +196,9 @@ describe("hostile input on the shared parent", () => {
         const beforeCut = await openclaw.tools.search(".".repeat(${MAX_QUERY_CHARS - 10}) + " weather forecast");
         const pastCut = await openclaw.tools.search(".".repeat(${MAX_QUERY_CHARS}) + " weather forecast");
         return { codes: [...new Set(codes)], answered: batch.length, overBatch, beforeCut: beforeCut.length, pastCut: pastCut.length };`;
-      const value = JSON.parse(await run.handleToolCall({ name: "tool_search_code", arguments: JSON.stringify({ code }) })) as { value?: { beforeCut?: number } };
+      const value = JSON.parse(await run.handleToolCall({ name: "tool_search_code", arguments: JSON.stringify({ code }) })) as {
+        value?: { beforeCut?: number };
+      };
       // What bounds a body's searches: at most MAX_BATCH_QUERIES a batch (one more is refused), each query cut at MAX_QUERY_CHARS
       // (words past the cut are not searched for).
       expect(value).toMatchObject({ ok: true, value: { codes: ["TOOL_NOT_FOUND"], answered: MAX_BATCH_QUERIES, overBatch: "INVALID_ARGS", pastCut: 0 } });

@@ -93,9 +93,17 @@ async function expectRejected(dir: string, reason: RegExp, key?: string): Promis
 describe("planted snapshots (row 2: SQL in the file)", () => {
   const RECURSIVE = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT 'bm25f_ids' AS key, x AS value FROM c";
   it.each([
-    ["tool_meta a recursive view", `DROP TABLE tool_meta; CREATE VIEW tool_meta(key, value) AS ${RECURSIVE};`, /schema is not the engine's own \(it holds view "tool_meta"\)/],
+    [
+      "tool_meta a recursive view",
+      `DROP TABLE tool_meta; CREATE VIEW tool_meta(key, value) AS ${RECURSIVE};`,
+      /schema is not the engine's own \(it holds view "tool_meta"\)/,
+    ],
     ["a trigger on tool_meta", "CREATE TRIGGER t AFTER INSERT ON tool_meta BEGIN DELETE FROM tool_meta; END;", /trigger "t"/],
-    ["tool_meta another module's virtual table", "DROP TABLE tool_meta; CREATE VIRTUAL TABLE tool_meta USING fts5(key, value);", /schema is not the engine's own/],
+    [
+      "tool_meta another module's virtual table",
+      "DROP TABLE tool_meta; CREATE VIRTUAL TABLE tool_meta USING fts5(key, value);",
+      /schema is not the engine's own/,
+    ],
     ["an extra view beside the engine's tables", `CREATE VIEW spin AS ${RECURSIVE};`, /view "spin"/],
     // The layout before issue 23 (an FTS5 table and an id map beside the postings), under a header forged to pass.
     [
@@ -236,7 +244,10 @@ describe("planted snapshots (minisearch)", () => {
     );
     const { cache: next, warnings: reported } = cache(dir);
     expect(await first(next)).toBe("core:read_file");
-    expect(next.lastBuild).toMatchObject({ via: "thread", reason: expect.stringMatching(/another length than its analysis|another number of terms|postings that are not its own/) });
+    expect(next.lastBuild).toMatchObject({
+      via: "thread",
+      reason: expect.stringMatching(/another length than its analysis|another number of terms|postings that are not its own/),
+    });
     expect(reported).toHaveLength(1);
   });
 

@@ -234,6 +234,6 @@ describe("escapes from the body's realm", () => {
       console.log("still", r.id);
       return r.id;`;
     expect(await run(poison)).toMatchObject({ ok: true, value: "core:weather", logs: [{ level: "log", message: "still core:weather" }] });
-    expect(await run('return typeof JSON.stringify({ a: 1 });')).toMatchObject({ ok: true, value: "string" });
+    expect(await run("return typeof JSON.stringify({ a: 1 });")).toMatchObject({ ok: true, value: "string" });
   });
 });

@@ -22,7 +22,9 @@ describe("tools.toolSearch", () => {
 
   it("rejects wrong types and unknown keys, naming path, value and what is allowed", () => {
     expect(() => resolveToolSearchConfig("yes")).toThrow(/tools\.toolSearch: must be true, false or an object/);
-    expect(() => resolveToolSearchConfig({ mode: "fast" })).toThrow(/tools\.toolSearch\.mode: must be one of "direct", "code", "tools", "directory"; got "fast"/);
+    expect(() => resolveToolSearchConfig({ mode: "fast" })).toThrow(
+      /tools\.toolSearch\.mode: must be one of "direct", "code", "tools", "directory"; got "fast"/,
+    );
     expect(() => resolveToolSearchConfig({ codeTimeoutMs: "10s" })).toThrow(/tools\.toolSearch\.codeTimeoutMs: must be integer; got "10s"/);
     expect(() => resolveToolSearchConfig({ directory: { maxchars: 1 } })).toThrow(/tools\.toolSearch\.directory: unknown option "maxchars"/);
     try {
@@ -56,10 +58,14 @@ describe("tools.toolSearch.indexCacheKey / indexCacheKeyEnv", () => {
     const short = messageOf(() => resolveToolSearchConfig({ indexCacheKey: "tooShortSecret" }));
     expect(short).toMatch(/indexCacheKey/);
     expect(short).not.toContain("tooShortSecret");
-    expect(messageOf(() => resolveToolSearchConfig({ indexCacheKey: KEY, indexCacheKeyEnv: "K" }))).toMatch(/at most one of "indexCacheKey" or "indexCacheKeyEnv"/);
-    expect(messageOf(() => resolveGatewayConfig({ tools: { toolSearch: { indexCacheKeyEnv: "SNAP_KEY" } } }, "/srv", {}))).toMatch(/indexCacheKeyEnv: the environment variable SNAP_KEY is not set/);
+    expect(messageOf(() => resolveToolSearchConfig({ indexCacheKey: KEY, indexCacheKeyEnv: "K" }))).toMatch(
+      /at most one of "indexCacheKey" or "indexCacheKeyEnv"/,
+    );
+    expect(messageOf(() => resolveGatewayConfig({ tools: { toolSearch: { indexCacheKeyEnv: "SNAP_KEY" } } }, "/srv", {}))).toMatch(
+      /indexCacheKeyEnv: the environment variable SNAP_KEY is not set/,
+    );
     const weak = messageOf(() => resolveGatewayConfig({ tools: { toolSearch: { indexCacheKeyEnv: "SNAP_KEY" } } }, "/srv", { SNAP_KEY: "weak" }));
     expect(weak).toMatch(/SNAP_KEY holds 4 characters; a key needs at least 16/);
-    expect(weak).not.toContain("weak\"");
+    expect(weak).not.toContain('weak"');
   });
 });

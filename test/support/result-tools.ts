@@ -6,5 +6,12 @@ export const LOOKS_FAILED = { ok: false, error: { code: "X", message: "the tool'
 
 export const RESULT_TOOLS: ToolDefinition[] = [
   { name: "shaped_result", description: "Returns data shaped like a failure.", inputSchema: { type: "object", properties: {} }, execute: () => LOOKS_FAILED },
-  { name: "throws_plainly", description: "Throws a plain Error.", inputSchema: { type: "object", properties: {} }, execute: () => { throw new Error("tool broke"); } },
+  {
+    name: "throws_plainly",
+    description: "Throws a plain Error.",
+    inputSchema: { type: "object", properties: {} },
+    execute: () => {
+      throw new Error("tool broke");
+    },
+  },
 ];

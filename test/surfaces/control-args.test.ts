@@ -18,22 +18,31 @@ describe("tool_call arguments", () => {
   it("takes `arguments` as another name for `args`, so the tool runs with what was sent", async () => {
     const recorder = { ran: [] as string[] };
     const run = await toolsRun(recorder);
-    const answer = parse(await run.handleToolCall({ name: "tool_call", arguments: JSON.stringify({ id: "core:get_weather_forecast", arguments: { city: "Oslo", days: 2 } }) }));
+    const answer = parse(
+      await run.handleToolCall({ name: "tool_call", arguments: JSON.stringify({ id: "core:get_weather_forecast", arguments: { city: "Oslo", days: 2 } }) }),
+    );
     expect(answer).toMatchObject({ ok: true, id: "core:get_weather_forecast", result: { city: "Oslo", forecast: "sunny", days: 2 } });
     expect(recorder.ran).toEqual(["get_weather_forecast"]);
   });
 
   it("refuses `args` and `arguments` together, and names the key", async () => {
     const run = await toolsRun();
-    const answer = parse(await run.handleToolCall({ name: "tool_call", arguments: JSON.stringify({ id: "core:get_weather_forecast", args: { city: "A" }, arguments: { city: "B" } }) }));
+    const answer = parse(
+      await run.handleToolCall({
+        name: "tool_call",
+        arguments: JSON.stringify({ id: "core:get_weather_forecast", args: { city: "A" }, arguments: { city: "B" } }),
+      }),
+    );
     expect(answer).toMatchObject({ ok: false, error: { code: "INVALID_ARGS" } });
-    expect(JSON.stringify(answer)).toContain('not both');
+    expect(JSON.stringify(answer)).toContain("not both");
   });
 
   it("refuses an unknown key with INVALID_ARGS naming it and the key that was meant; the tool does not run", async () => {
     const recorder = { ran: [] as string[] };
     const run = await toolsRun(recorder);
-    const answer = parse(await run.handleToolCall({ name: "tool_call", arguments: JSON.stringify({ id: "core:get_weather_forecast", params: { city: "Oslo" } }) }));
+    const answer = parse(
+      await run.handleToolCall({ name: "tool_call", arguments: JSON.stringify({ id: "core:get_weather_forecast", params: { city: "Oslo" } }) }),
+    );
     expect(answer).toMatchObject({ ok: false, error: { code: "INVALID_ARGS" } });
     const message = (answer.error as { message: string }).message;
     expect(message).toContain('"params"');

@@ -17,7 +17,10 @@ const parse = (text: string) => JSON.parse(text) as Record<string, unknown>;
 describe.skipIf(dataDir === undefined)("directory over 4,076 Seal-Tools tools", () => {
   it("stays within maxChars, counts what it left out, and never changes with the prompt", async () => {
     const defs = sealToolDefinitions(dataDir!);
-    engine = await createToolSearch({ toolSearch: { mode: "directory", directory: { maxChars: 6000, descriptionChars: 80 } }, sources: [pluginTools("seal", defs)] });
+    engine = await createToolSearch({
+      toolSearch: { mode: "directory", directory: { maxChars: 6000, descriptionChars: 80 } },
+      sources: [pluginTools("seal", defs)],
+    });
     const a = await engine.prepareRun({ sessionId: "a", prompt: "What is the water quality of the lake?" });
     const b = await engine.prepareRun({ sessionId: "b", prompt: "Book a hotel room in New York" });
     const directory = a.instructions.slice(a.instructions.indexOf("Tool directory"));
@@ -58,9 +61,15 @@ describe("directory mode", () => {
     expect(parse(await run.handleToolCall({ name: "create_issue", arguments: '{"repo":"a/b","title":"t"}' }))).toEqual({ number: 42, title: "t" });
     expect(await run.handleToolCall({ name: "ask_user", arguments: "{}" })).toBe("blue");
     // policy: a denied tool is not found by its exact name either, and its execute never runs
-    expect(parse(await run.handleToolCall({ name: "list_pull_requests", arguments: '{"repo":"a/b"}' }))).toMatchObject({ ok: false, error: { code: "TOOL_NOT_FOUND" } });
+    expect(parse(await run.handleToolCall({ name: "list_pull_requests", arguments: '{"repo":"a/b"}' }))).toMatchObject({
+      ok: false,
+      error: { code: "TOOL_NOT_FOUND" },
+    });
     // hooks apply to hidden-name calls
-    expect(parse(await run.handleToolCall({ name: "send_email", arguments: '{"to":"x","subject":"y"}' }))).toMatchObject({ ok: false, error: { code: "HOOK_BLOCKED" } });
+    expect(parse(await run.handleToolCall({ name: "send_email", arguments: '{"to":"x","subject":"y"}' }))).toMatchObject({
+      ok: false,
+      error: { code: "HOOK_BLOCKED" },
+    });
     expect(blocked).toEqual(["core:send_email"]);
     expect(recorder.ran).toEqual(["create_issue"]);
     expect(run.telemetry().calls.map((c) => c.via)).toEqual(["hidden_name", "direct", "hidden_name"]);
@@ -68,7 +77,10 @@ describe("directory mode", () => {
 
   it("an exact name shared by two visible tools is ambiguous, not guessed", async () => {
     const def = (name: string) => ({ name, description: `${name} things`, inputSchema: { type: "object" }, execute: () => name });
-    engine = await createToolSearch({ toolSearch: { mode: "directory", directory: { likelySchemas: 0 } }, sources: [coreTools([def("search")]), pluginTools("web", [def("search")])] });
+    engine = await createToolSearch({
+      toolSearch: { mode: "directory", directory: { likelySchemas: 0 } },
+      sources: [coreTools([def("search")]), pluginTools("web", [def("search")])],
+    });
     const run = await engine.prepareRun({ sessionId: "s" });
     expect(parse(await run.handleToolCall({ name: "search", arguments: "{}" }))).toMatchObject({ ok: false, error: { code: "AMBIGUOUS_TOOL_NAME" } });
   });
@@ -76,7 +88,10 @@ describe("directory mode", () => {
   it("rejects a client tool whose name collides with a visible catalog tool, but not with a hidden one", async () => {
     engine = await createToolSearch({ toolSearch: { mode: "directory" }, sources: [coreTools(weatherTools())], policy: { deny: ["core:send_email"] } });
     const clash = { name: "get_weather_forecast", description: "client weather", inputSchema: { type: "object" }, execute: () => null };
-    await expect(engine.prepareRun({ sessionId: "s", clientTools: [clash] })).rejects.toMatchObject({ code: "NAME_COLLISION", message: expect.stringContaining("core:get_weather_forecast") });
+    await expect(engine.prepareRun({ sessionId: "s", clientTools: [clash] })).rejects.toMatchObject({
+      code: "NAME_COLLISION",
+      message: expect.stringContaining("core:get_weather_forecast"),
+    });
     const hiddenClash = { ...clash, name: "send_email" };
     await expect(engine.prepareRun({ sessionId: "s", clientTools: [hiddenClash] })).resolves.toBeDefined();
   });

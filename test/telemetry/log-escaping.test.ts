@@ -33,7 +33,10 @@ describe("control characters from a caller", () => {
   it("mcp --http --verbose: a tool name with a newline stays on its own line, escaped", { timeout: 60_000 }, async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-escape-"));
     mkdirSync(path.join(dir, "plugins"));
-    writeFileSync(path.join(dir, "plugins", "acme.mjs"), 'export default { id: "acme", tools: [{ name: "echo_text", description: "Echo the text.", inputSchema: { type: "object", properties: {} }, execute: () => "echo" }] };\n');
+    writeFileSync(
+      path.join(dir, "plugins", "acme.mjs"),
+      'export default { id: "acme", tools: [{ name: "echo_text", description: "Echo the text.", inputSchema: { type: "object", properties: {} }, execute: () => "echo" }] };\n',
+    );
     const configFile = writeJson(path.join(dir, "toolsearch.config.json5"), { tools: { toolSearch: { mode: "direct" } }, plugins: ["./plugins"] });
     const server: ServerProcess = await startCli(["mcp", "--config", configFile, "--http", "0", "--verbose"]);
     cleanups.push(() => server.stop());
@@ -49,7 +52,9 @@ describe("control characters from a caller", () => {
     const lines = server.stderr().split("\n");
     expect(lines.some((line) => line.includes("mcp tools/call echo_text ok"))).toBe(true);
     expect(lines.filter((line) => line.startsWith("GET /admin"))).toEqual([]);
-    expect(lines.filter((line) => line.includes("tools/call nope"))).toEqual([expect.stringContaining("mcp tools/call nope\\nGET /admin 200 1ms session=forged\\r\\u001b[2K\\u202e error")]);
+    expect(lines.filter((line) => line.includes("tools/call nope"))).toEqual([
+      expect.stringContaining("mcp tools/call nope\\nGET /admin 200 1ms session=forged\\r\\u001b[2K\\u202e error"),
+    ]);
     expect(server.stderr()).not.toMatch(/[\r\u001b\u202e]/);
   });
 
@@ -62,7 +67,10 @@ describe("control characters from a caller", () => {
     const outcome = await run.call(NAME, {});
     await run.end();
     expect(outcome).toMatchObject({ ok: false, error: { code: "TOOL_NOT_FOUND" } });
-    const names = exporter.getFinishedSpans().map((span) => span.name).filter((name) => name.startsWith("execute_tool"));
+    const names = exporter
+      .getFinishedSpans()
+      .map((span) => span.name)
+      .filter((name) => name.startsWith("execute_tool"));
     expect(names).toEqual(["execute_tool nope\\nGET /admin 200 1ms session=forged\\r\\u001b[2K\\u202e"]);
   });
 });

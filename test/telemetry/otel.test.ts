@@ -101,7 +101,11 @@ describe("OpenTelemetry spans", () => {
       expect(code!.attributes).toMatchObject({ "toolsearch.outcome": "ok", "toolsearch.code.bridge_calls": 3, "gen_ai.tool.call.id": "call_42" });
       expect(code!.attributes["toolsearch.code.duration_ms"]).toBeGreaterThan(0);
       const [search] = named("toolsearch.search");
-      expect(search!.attributes).toMatchObject({ "toolsearch.search.queries": 1, "toolsearch.search.query_length": "weather forecast for a city".length, "toolsearch.via": "bridge" });
+      expect(search!.attributes).toMatchObject({
+        "toolsearch.search.queries": 1,
+        "toolsearch.search.query_length": "weather forecast for a city".length,
+        "toolsearch.via": "bridge",
+      });
       expect(search!.attributes["toolsearch.search.hits"]).toBeGreaterThan(0);
       expect(search!.attributes).not.toHaveProperty("toolsearch.search.query");
       const [weather] = named("execute_tool get_weather_forecast");
@@ -119,7 +123,12 @@ describe("OpenTelemetry spans", () => {
 
     it("a denied call's span carries its code", () => {
       const [denied] = named("execute_tool create_issue");
-      expect(denied!.attributes).toMatchObject({ "toolsearch.outcome": "APPROVAL_DENIED", "error.type": "APPROVAL_DENIED", "toolsearch.tool.id": "plugin:github:create_issue", "toolsearch.source": "plugin" });
+      expect(denied!.attributes).toMatchObject({
+        "toolsearch.outcome": "APPROVAL_DENIED",
+        "error.type": "APPROVAL_DENIED",
+        "toolsearch.tool.id": "plugin:github:create_issue",
+        "toolsearch.source": "plugin",
+      });
       expect(denied!.status).toMatchObject({ code: 2, message: "APPROVAL_DENIED" });
     });
 
@@ -148,7 +157,11 @@ describe("OpenTelemetry spans", () => {
         await run.search(["weather forecast", "open a pull request"]);
         await run.end();
         const search = exporter.getFinishedSpans().find((s) => s.name === "toolsearch.search")!;
-        expect(search.attributes).toMatchObject({ "toolsearch.search.query": "weather forecast\nopen a pull request", "toolsearch.search.queries": 2, "toolsearch.via": "api" });
+        expect(search.attributes).toMatchObject({
+          "toolsearch.search.query": "weather forecast\nopen a pull request",
+          "toolsearch.search.queries": 2,
+          "toolsearch.via": "api",
+        });
       } finally {
         await recording.close();
       }

@@ -29,7 +29,10 @@ afterAll(async () => {
 
 /** One turn through a gateway whose config has this `sessionLog`; the log's lines and mode after. */
 async function turnWith(sessionLog: unknown, file: string): Promise<{ text: string; search: Record<string, unknown>; mode: number }> {
-  const config = resolveGatewayConfig({ tools: { toolSearch: { mode: "tools" } }, provider: { baseURL: provider.url, timeoutMs: 10_000 }, gateway: { port: 0 }, sessionLog }, path.dirname(file));
+  const config = resolveGatewayConfig(
+    { tools: { toolSearch: { mode: "tools" } }, provider: { baseURL: provider.url, timeoutMs: 10_000 }, gateway: { port: 0 }, sessionLog },
+    path.dirname(file),
+  );
   const gateway = await startGateway(config, { sources: [pluginTools("acme", catalog)] });
   try {
     const answer = await postJson(`${gateway.url}/v1/runs`, { sessionId: "private", input: INPUT });
@@ -38,7 +41,10 @@ async function turnWith(sessionLog: unknown, file: string): Promise<{ text: stri
     await gateway.close();
   }
   const text = readFileSync(file, "utf8");
-  const events = text.trim().split("\n").map((line) => JSON.parse(line) as SessionEvent);
+  const events = text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as SessionEvent);
   const search = events.find((e) => e.type === "search") as unknown as Record<string, unknown>;
   expect(search).toBeDefined();
   return { text, search, mode: statSync(file).mode & 0o777 };
@@ -80,6 +86,8 @@ describe("the JSONL session log", () => {
   });
 
   it("a config sessionLog object with an unknown key is a config error", () => {
-    expect(() => resolveGatewayConfig({ sessionLog: { file: "x.jsonl", queries: true } }, process.cwd())).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+    expect(() => resolveGatewayConfig({ sessionLog: { file: "x.jsonl", queries: true } }, process.cwd())).toThrow(
+      expect.objectContaining({ code: "CONFIG_INVALID" }),
+    );
   });
 });

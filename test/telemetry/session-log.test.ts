@@ -16,7 +16,11 @@ afterEach(async () => {
 });
 
 const tmp = () => mkdtempSync(path.join(tmpdir(), "toolsearch-log-"));
-const readEvents = (file: string) => readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line) as SessionEvent);
+const readEvents = (file: string) =>
+  readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as SessionEvent);
 
 describe("session log", () => {
   it("answers: schemas up front, searches and describes, the final tool and its source", async () => {

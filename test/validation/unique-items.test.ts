@@ -9,7 +9,7 @@ const linear = createToolAjv().compile({ type: "array", uniqueItems: true });
 
 function seeded(seed: number): () => number {
   let s = seed;
-  return () => ((s = (s * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  return () => (s = (s * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
 }
 
 function randomValue(rand: () => number, depth = 0): unknown {
@@ -33,7 +33,12 @@ describe("linear uniqueItems", () => {
   it("treats objects with the same members in another key order as equal", () => {
     expect(canonical({ b: 1, a: [2, { d: 1, c: 2 }] })).toBe(canonical({ a: [2, { c: 2, d: 1 }], b: 1 }));
     expect(firstDuplicate([{ a: 1, b: 2 }, { c: 3 }, { b: 2, a: 1 }])).toEqual([0, 2]);
-    expect(linear([{ a: 1, b: 2 }, { b: 2, a: 1 }])).toBe(false);
+    expect(
+      linear([
+        { a: 1, b: 2 },
+        { b: 2, a: 1 },
+      ]),
+    ).toBe(false);
     expect(linear.errors?.[0]?.message).toBe("must NOT have duplicate items (items ## 1 and 0 are identical)");
   });
 

@@ -128,17 +128,29 @@ export function scoreRow(row: i32, scale: f64, wordCount: i32): i32 {
   const inName = bestInNameAt;
   const wordTouched = wordTouchedAt;
   const k = k1;
-  const fw0 = w0, fb0 = b0, fa0 = a0, fc0 = 1 - b0;
-  const fw1 = w1, fb1 = b1, fa1 = a1, fc1 = 1 - b1;
-  const fw2 = w2, fb2 = b2, fa2 = a2, fc2 = 1 - b2;
-  const fw3 = w3, fb3 = b3, fa3 = a3, fc3 = 1 - b3;
-  const rowAt = startAt + (<usize>row << 2);
+  const fw0 = w0,
+    fb0 = b0,
+    fa0 = a0,
+    fc0 = 1 - b0;
+  const fw1 = w1,
+    fb1 = b1,
+    fa1 = a1,
+    fc1 = 1 - b1;
+  const fw2 = w2,
+    fb2 = b2,
+    fa2 = a2,
+    fc2 = 1 - b2;
+  const fw3 = w3,
+    fb3 = b3,
+    fa3 = a3,
+    fc3 = 1 - b3;
+  const rowAt = startAt + ((<usize>row) << 2);
   const end = load<i32>(rowAt, 4);
   for (let i = load<i32>(rowAt); i < end; i += 2) {
-    const pairAt = data + (<usize>i << 2);
+    const pairAt = data + ((<usize>i) << 2);
     const doc = load<i32>(pairAt);
     const tfs = load<i32>(pairAt, 4);
-    const lenAt = lengths + (<usize>doc << 4);
+    const lenAt = lengths + ((<usize>doc) << 4);
     // Fields in ascending order, a zero frequency skipped: the order JS added them in.
     let tf: f64 = 0;
     const n0 = tfs & TF_MAX;
@@ -150,11 +162,11 @@ export function scoreRow(row: i32, scale: f64, wordCount: i32): i32 {
     const n3 = (tfs >>> (3 * TF_BITS)) & TF_MAX;
     if (n3 != 0) tf += fieldTf(fw3, fc3, fb3, fa3, n3, load<i32>(lenAt, 12));
     const s = (scale * tf) / (k + tf);
-    const bestOf = bests + (<usize>doc << 3);
+    const bestOf = bests + ((<usize>doc) << 3);
     const best = load<f64>(bestOf);
     if (s > best) {
       if (best == 0) {
-        store<i32>(wordTouched + (<usize>wordCount << 2), doc);
+        store<i32>(wordTouched + ((<usize>wordCount) << 2), doc);
         wordCount++;
       }
       store<f64>(bestOf, s);
@@ -171,12 +183,12 @@ export function scoreRow(row: i32, scale: f64, wordCount: i32): i32 {
  */
 export function endWord(wordCount: i32, count: i32): i32 {
   for (let i = 0; i < wordCount; i++) {
-    const doc = load<i32>(wordTouchedAt + (<usize>i << 2));
-    const scoreOf = scoresAt + (<usize>doc << 3);
-    const bestOf = bestAt + (<usize>doc << 3);
+    const doc = load<i32>(wordTouchedAt + ((<usize>i) << 2));
+    const scoreOf = scoresAt + ((<usize>doc) << 3);
+    const bestOf = bestAt + ((<usize>doc) << 3);
     const score = load<f64>(scoreOf);
     if (score == 0) {
-      store<i32>(touchedAt + (<usize>count << 2), doc);
+      store<i32>(touchedAt + ((<usize>count) << 2), doc);
       count++;
     }
     store<f64>(scoreOf, score + load<f64>(bestOf));
@@ -193,14 +205,14 @@ export function endWord(wordCount: i32, count: i32): i32 {
  */
 export function accumulate(count: i32, wholeCount: i32): i32 {
   for (let i = 0; i < count; i++) {
-    const doc = load<i32>(touchedAt + (<usize>i << 2));
-    const wholeOf = wholeAt + (<usize>doc << 3);
+    const doc = load<i32>(touchedAt + ((<usize>i) << 2));
+    const wholeOf = wholeAt + ((<usize>doc) << 3);
     const whole = load<f64>(wholeOf);
     if (whole == 0) {
-      store<i32>(wholeTouchedAt + (<usize>wholeCount << 2), doc);
+      store<i32>(wholeTouchedAt + ((<usize>wholeCount) << 2), doc);
       wholeCount++;
     }
-    store<f64>(wholeOf, whole + load<f64>(scoresAt + (<usize>doc << 3)));
+    store<f64>(wholeOf, whole + load<f64>(scoresAt + ((<usize>doc) << 3)));
     store<u8>(wholeMatchedAt + <usize>doc, load<u8>(wholeMatchedAt + <usize>doc) + load<u8>(matchedAt + <usize>doc));
     store<u8>(wholeInNameAt + <usize>doc, load<u8>(wholeInNameAt + <usize>doc) + load<u8>(inNameAt + <usize>doc));
   }

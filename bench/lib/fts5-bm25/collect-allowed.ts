@@ -6,12 +6,7 @@
  */
 import type { BackendHit } from "../../../src/search/types.js";
 
-export function collectAllowed(
-  limit: number,
-  size: number,
-  allowed: ReadonlySet<string> | undefined,
-  topN: (n: number) => BackendHit[],
-): BackendHit[] {
+export function collectAllowed(limit: number, size: number, allowed: ReadonlySet<string> | undefined, topN: (n: number) => BackendHit[]): BackendHit[] {
   if (allowed === undefined) return topN(limit);
   if (allowed.size === 0) return [];
   // First guess: enough to expect `limit` allowed hits if allowed tools match as often as others.

@@ -49,12 +49,7 @@ function isSynonymKey(term: string): boolean {
   return term.startsWith("syn__");
 }
 
-export function planQuery(
-  terms: readonly string[],
-  stats: (term: string) => TermStats,
-  docCount = 0,
-  commonTermDocs = COMMON_TERM_DOCS,
-): QueryPlan {
+export function planQuery(terms: readonly string[], stats: (term: string) => TermStats, docCount = 0, commonTermDocs = COMMON_TERM_DOCS): QueryPlan {
   const namedLimit = Math.max(commonTermDocs, Math.floor(docCount * NAMED_SHARE));
   const unique = [...new Set(terms)];
   const full = unique.map(quoteFtsTerm).join(" OR ");

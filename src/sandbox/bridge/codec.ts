@@ -25,7 +25,10 @@ export function decodeFrameBody(body: Uint8Array): unknown {
 
 /** CODE_LIMIT: a run that sends or asks for a frame over maxFrameBytes ends with it (sandbox-child.ts). */
 export class FrameTooLargeError extends CodeError {
-  constructor(readonly bytes: number, readonly limit: number) {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
     super("CODE_LIMIT", `a frame of ${bytes} bytes exceeds the ${limit}-byte frame limit`);
   }
 }

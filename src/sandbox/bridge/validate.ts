@@ -3,15 +3,7 @@
  * accepted only if it has exactly the fields its type allows, each of the right type, and the
  * current protocol version. Anything else is a protocol breach and the child is killed.
  */
-import {
-  PROTOCOL_VERSION,
-  type BridgeFrame,
-  type ChildFrame,
-  type LogFrame,
-  type ProbeFacts,
-  type ReadyFrame,
-  type ResultFrame,
-} from "./protocol.js";
+import { PROTOCOL_VERSION, type BridgeFrame, type ChildFrame, type LogFrame, type ProbeFacts, type ReadyFrame, type ResultFrame } from "./protocol.js";
 
 type Check = { ok: true; frame: ChildFrame } | { ok: false; reason: string };
 

@@ -126,25 +126,85 @@ export function createChildCodec(): ChildCodec {
       if (b >= 0xe0) return b - 0x100;
       let v: number;
       switch (b) {
-        case 0xc0: return null;
-        case 0xc2: return false;
-        case 0xc3: return true;
-        case 0xcc: need(1); return buf[pos++];
-        case 0xcd: need(2); v = buf.readUInt16BE(pos); pos += 2; return v;
-        case 0xce: need(4); v = buf.readUInt32BE(pos); pos += 4; return v;
-        case 0xd0: need(1); v = buf.readInt8(pos); pos += 1; return v;
-        case 0xd1: need(2); v = buf.readInt16BE(pos); pos += 2; return v;
-        case 0xd2: need(4); v = buf.readInt32BE(pos); pos += 4; return v;
-        case 0xca: need(4); v = buf.readFloatBE(pos); pos += 4; return v;
-        case 0xcb: need(8); v = buf.readDoubleBE(pos); pos += 8; return v;
-        case 0xd9: need(1); return str(buf[pos++]!);
-        case 0xda: need(2); v = buf.readUInt16BE(pos); pos += 2; return str(v);
-        case 0xdb: need(4); v = buf.readUInt32BE(pos); pos += 4; return str(v);
-        case 0xdc: need(2); v = buf.readUInt16BE(pos); pos += 2; return list(v);
-        case 0xdd: need(4); v = buf.readUInt32BE(pos); pos += 4; return list(v);
-        case 0xde: need(2); v = buf.readUInt16BE(pos); pos += 2; return map(v);
-        case 0xdf: need(4); v = buf.readUInt32BE(pos); pos += 4; return map(v);
-        default: throw new TypeError("unsupported msgpack type 0x" + b.toString(16));
+        case 0xc0:
+          return null;
+        case 0xc2:
+          return false;
+        case 0xc3:
+          return true;
+        case 0xcc:
+          need(1);
+          return buf[pos++];
+        case 0xcd:
+          need(2);
+          v = buf.readUInt16BE(pos);
+          pos += 2;
+          return v;
+        case 0xce:
+          need(4);
+          v = buf.readUInt32BE(pos);
+          pos += 4;
+          return v;
+        case 0xd0:
+          need(1);
+          v = buf.readInt8(pos);
+          pos += 1;
+          return v;
+        case 0xd1:
+          need(2);
+          v = buf.readInt16BE(pos);
+          pos += 2;
+          return v;
+        case 0xd2:
+          need(4);
+          v = buf.readInt32BE(pos);
+          pos += 4;
+          return v;
+        case 0xca:
+          need(4);
+          v = buf.readFloatBE(pos);
+          pos += 4;
+          return v;
+        case 0xcb:
+          need(8);
+          v = buf.readDoubleBE(pos);
+          pos += 8;
+          return v;
+        case 0xd9:
+          need(1);
+          return str(buf[pos++]!);
+        case 0xda:
+          need(2);
+          v = buf.readUInt16BE(pos);
+          pos += 2;
+          return str(v);
+        case 0xdb:
+          need(4);
+          v = buf.readUInt32BE(pos);
+          pos += 4;
+          return str(v);
+        case 0xdc:
+          need(2);
+          v = buf.readUInt16BE(pos);
+          pos += 2;
+          return list(v);
+        case 0xdd:
+          need(4);
+          v = buf.readUInt32BE(pos);
+          pos += 4;
+          return list(v);
+        case 0xde:
+          need(2);
+          v = buf.readUInt16BE(pos);
+          pos += 2;
+          return map(v);
+        case 0xdf:
+          need(4);
+          v = buf.readUInt32BE(pos);
+          pos += 4;
+          return map(v);
+        default:
+          throw new TypeError("unsupported msgpack type 0x" + b.toString(16));
       }
     }
     const value = read();

@@ -112,7 +112,9 @@ export function childMain(require: Require, codec: ChildCodec, realmSource: stri
       const body = codec.encode({ v: V, type: "bridge", id: a, op: s1, args: s2 });
       if (state === WARMING) return 0;
       if (body.length + 4 > limits.frameBytes) {
-        return limit(`An openclaw.tools call's arguments take ${body.length} bytes, over the ${limits.frameBytes}-byte frame limit (maxFrameBytes). Pass less.`);
+        return limit(
+          `An openclaw.tools call's arguments take ${body.length} bytes, over the ${limits.frameBytes}-byte frame limit (maxFrameBytes). Pass less.`,
+        );
       }
       writeOut(withLength(body));
       return 0;

@@ -82,7 +82,11 @@ export function launchPlans(options: ResolvedPoolOptions, permissionFlag: string
 
   const plans: LaunchPlan[] = [];
   const add = (useSetpriv: boolean, useUnshare: boolean, usePrlimit: boolean) => {
-    const prefix = [...(useSetpriv ? [setpriv!, "--pdeathsig", "KILL"] : []), ...(usePrlimit ? prlimitArgs(prlimit!) : []), ...(useUnshare ? unshareArgs(unshare!) : [])];
+    const prefix = [
+      ...(useSetpriv ? [setpriv!, "--pdeathsig", "KILL"] : []),
+      ...(usePrlimit ? prlimitArgs(prlimit!) : []),
+      ...(useUnshare ? unshareArgs(unshare!) : []),
+    ];
     const command = prefix.length > 0 ? prefix[0]! : process.execPath;
     plans.push({
       command,

@@ -82,14 +82,21 @@ export function resolvePoolOptions(options: PoolOptions | undefined): ResolvedPo
  * slot less than the pool has, so that a tenant whose bodies run long cannot hold every slot:
  * another tenant's body finds the slot kept free instead of waiting for one of those to end.
  */
-function tenantShares(o: Partial<ResolvedPoolOptions> & { maxQueue: number }, maxConcurrent: number): Pick<ResolvedPoolOptions, "maxQueuePerTenant" | "maxRunningPerTenant"> {
+function tenantShares(
+  o: Partial<ResolvedPoolOptions> & { maxQueue: number },
+  maxConcurrent: number,
+): Pick<ResolvedPoolOptions, "maxQueuePerTenant" | "maxRunningPerTenant"> {
   const maxQueuePerTenant = o.maxQueuePerTenant ?? Math.ceil(o.maxQueue / 4);
   const maxRunningPerTenant = o.maxRunningPerTenant ?? Math.max(1, maxConcurrent - 1);
   if (maxQueuePerTenant > o.maxQueue) {
-    throw new ConfigInvalidError(`pool.maxQueuePerTenant (${maxQueuePerTenant}) must be at most maxQueue (${o.maxQueue}): it is one tenant's share of that queue.`);
+    throw new ConfigInvalidError(
+      `pool.maxQueuePerTenant (${maxQueuePerTenant}) must be at most maxQueue (${o.maxQueue}): it is one tenant's share of that queue.`,
+    );
   }
   if (maxRunningPerTenant > maxConcurrent) {
-    throw new ConfigInvalidError(`pool.maxRunningPerTenant (${maxRunningPerTenant}) must be at most maxConcurrent (${maxConcurrent}): it is one tenant's share of those slots.`);
+    throw new ConfigInvalidError(
+      `pool.maxRunningPerTenant (${maxRunningPerTenant}) must be at most maxConcurrent (${maxConcurrent}): it is one tenant's share of those slots.`,
+    );
   }
   return { maxQueuePerTenant, maxRunningPerTenant };
 }

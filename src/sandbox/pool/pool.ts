@@ -277,7 +277,9 @@ class Pool implements SandboxPool {
     }
     const tenantName = options.tenant;
     if (tenantName !== undefined && (typeof tenantName !== "string" || tenantName.length === 0)) {
-      throw new ConfigInvalidError(`pool.run: options.tenant must be a non-empty string when given; got ${typeof tenantName === "string" ? "an empty string" : typeof tenantName}.`);
+      throw new ConfigInvalidError(
+        `pool.run: options.tenant must be a non-empty string when given; got ${typeof tenantName === "string" ? "an empty string" : typeof tenantName}.`,
+      );
     }
     if (this.closing) return failure("SANDBOX_UNAVAILABLE", "The code pool is closed.");
     if (!this.reportValue.available) return failure("SANDBOX_UNAVAILABLE", `The code sandbox is unavailable: ${this.reportValue.reason ?? "unknown reason"}.`);

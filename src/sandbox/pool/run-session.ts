@@ -23,7 +23,10 @@ export interface SessionIo {
   kill(): void;
 }
 
-type BridgeArgs = { op: "search"; query: string | string[]; options: { limit?: number } | undefined } | { op: "describe"; id: string } | { op: "call"; id: string; args: unknown };
+type BridgeArgs =
+  | { op: "search"; query: string | string[]; options: { limit?: number } | undefined }
+  | { op: "describe"; id: string }
+  | { op: "call"; id: string; args: unknown };
 
 /** What each bridge function takes; more is refused, not dropped. */
 const BRIDGE_SIGNATURES: Record<BridgeFrame["op"], readonly string[]> = { search: ["query", "options"], describe: ["id"], call: ["id", "args"] };
@@ -170,7 +173,12 @@ export class RunSession {
     }
     const bytes = Buffer.byteLength(frame.value);
     if (bytes > this.limits.maxResultBytes) {
-      this.fail("CODE_LIMIT", `The return value is ${bytes} bytes of JSON, over the ${this.limits.maxResultBytes}-byte limit (maxResultBytes). Return less.`, undefined, true);
+      this.fail(
+        "CODE_LIMIT",
+        `The return value is ${bytes} bytes of JSON, over the ${this.limits.maxResultBytes}-byte limit (maxResultBytes). Return less.`,
+        undefined,
+        true,
+      );
       return;
     }
     let value: unknown;
@@ -248,7 +256,10 @@ export class RunSession {
         : { v: PROTOCOL_VERSION, type: "bridge-result", id, ok: false, error: { code: error.code, message: error.message } },
     );
     if (bytes.length > this.limits.maxFrameBytes) {
-      this.fail("CODE_LIMIT", `A tool result of ${bytes.length} bytes exceeds the ${this.limits.maxFrameBytes}-byte frame limit (maxFrameBytes). Ask for less.`);
+      this.fail(
+        "CODE_LIMIT",
+        `A tool result of ${bytes.length} bytes exceeds the ${this.limits.maxFrameBytes}-byte frame limit (maxFrameBytes). Ask for less.`,
+      );
       return;
     }
     this.io.write(bytes);

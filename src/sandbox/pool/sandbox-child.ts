@@ -102,14 +102,7 @@ export class SandboxChild {
     // The pool hands bodies to ready children only: anything else is a bug of the pool.
     if (this.stateValue !== ChildState.Ready) throw new InternalError(`sandbox child is ${this.stateValue}, not ready`);
     this.stateValue = ChildState.Running;
-    this.session = new RunSession(
-      { write: (bytes) => this.handle.write(bytes), kill: () => this.kill() },
-      bridge,
-      code,
-      timeoutMs,
-      signal,
-      this.spec.options,
-    );
+    this.session = new RunSession({ write: (bytes) => this.handle.write(bytes), kill: () => this.kill() }, bridge, code, timeoutMs, signal, this.spec.options);
     return this.session.result;
   }
 

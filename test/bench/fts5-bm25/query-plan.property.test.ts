@@ -12,7 +12,7 @@ import { FTS5_COLUMNS, FTS5_SCHEMA_SQL, FTS5_TABLE } from "../../../bench/lib/ft
 import { loadSqlite } from "../../../src/search/sqlite-loader.js";
 import { planQuery, type TermStats } from "../../../bench/lib/fts5-bm25/query-plan.js";
 
-const WORDS = ["get", "list", "issue", "stock", "price", "weather", "create_issue", "a\"b"];
+const WORDS = ["get", "list", "issue", "stock", "price", "weather", "create_issue", 'a"b'];
 const SYN = ["syn__1", "syn__2"];
 type Doc = Record<(typeof FTS5_COLUMNS)[number], string[]>;
 
@@ -38,12 +38,19 @@ afterAll(() => db?.close());
 
 function load(docs: readonly Doc[]): void {
   db.exec(`DELETE FROM ${FTS5_TABLE}`);
-  docs.forEach((d, i) => db.exec({ sql: `INSERT INTO ${FTS5_TABLE}(rowid, ${FTS5_COLUMNS.join(", ")}) VALUES (?, ?, ?, ?, ?, ?)`, bind: [i + 1, ...FTS5_COLUMNS.map((c) => d[c].join(" "))] }));
+  docs.forEach((d, i) =>
+    db.exec({
+      sql: `INSERT INTO ${FTS5_TABLE}(rowid, ${FTS5_COLUMNS.join(", ")}) VALUES (?, ?, ?, ?, ?, ?)`,
+      bind: [i + 1, ...FTS5_COLUMNS.map((c) => d[c].join(" "))],
+    }),
+  );
 }
 
 /** Rowids (0-based doc indexes) matching `expression`, best first, at most `n` (all when undefined). */
 function top(expression: string, n = -1): number[] {
-  return db.selectArrays(`SELECT rowid FROM ${FTS5_TABLE} WHERE ${FTS5_TABLE} MATCH ? ORDER BY rank, rowid LIMIT ?`, [expression, n]).map((row) => Number(row[0]) - 1);
+  return db
+    .selectArrays(`SELECT rowid FROM ${FTS5_TABLE} WHERE ${FTS5_TABLE} MATCH ? ORDER BY rank, rowid LIMIT ?`, [expression, n])
+    .map((row) => Number(row[0]) - 1);
 }
 
 describe("planQuery on random catalogs (property, SQLite FTS5)", () => {
