@@ -25,7 +25,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { startCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js";
 import type { LaunchPlan } from "../../src/sandbox/pool/launch.js";
-import type { BridgeHandler } from "../../src/sandbox/types.js";
+import { BODY, bridge } from "./fixture.js";
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
@@ -37,22 +37,7 @@ const ROUNDS = arg("--rounds", 3);
 /** MiB this process allocates and touches before the last row, to show the fork's cost grow with the parent's RSS (0: skip). */
 const BALLAST_MIB = process.argv.includes("--ballast") ? arg("--ballast", 500) : 0;
 
-const BODY = `
-const hits = await openclaw.tools.search("weather");
-const tool = await openclaw.tools.describe(hits[0].id);
-return await openclaw.tools.call(tool.id, { city: "Paris" });`;
 const CALLS_30 = 'for (let i = 0; i < 30; i++) await openclaw.tools.describe("core:weather"); return 1;';
-const bridge: BridgeHandler = {
-  async search() {
-    return [{ id: "core:weather", description: "Current weather for a city" }];
-  },
-  async describe(id) {
-    return { id, description: "Current weather for a city", inputSchema: { type: "object" } };
-  },
-  async call(_id, args) {
-    return { tempC: 21, args };
-  },
-};
 
 const cpuUs = () => {
   const u = process.cpuUsage();

@@ -37,8 +37,9 @@ import type { LaunchPlan } from "../../src/sandbox/pool/launch.js";
 import { startCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js";
 import { resolvePoolOptions } from "../../src/sandbox/pool/options.js";
 import { SandboxChild } from "../../src/sandbox/pool/sandbox-child.js";
-import type { BridgeHandler } from "../../src/sandbox/types.js";
 import { percentile } from "../harness/stats.js";
+import { quickjsReference } from "./quickjs-reference.js";
+import { BODY, bridge, BODY_RESULT } from "./fixture.js";
 
 const QUICK = process.argv.includes("--quick");
 function sizes(): number[] {
@@ -60,28 +61,6 @@ const N = QUICK
   ? { spawn: 8, warm: 48, perCall: 16, bodies: 8, rounds: 6, latencyBlocks: 4 }
   : { spawn: 20, warm: 80, perCall: 20, bodies: 12, rounds: 6, latencyBlocks: 4 };
 const CLK_TCK = 100;
-
-const BODY = `
-const hits = await openclaw.tools.search("weather");
-const tool = await openclaw.tools.describe(hits[0].id);
-return await openclaw.tools.call(tool.id, { city: "Paris" });`;
-
-const TOOLS = [
-  { id: "core:weather", description: "Current weather for a city", inputSchema: { type: "object" } },
-  { id: "core:news", description: "Headlines", inputSchema: { type: "object" } },
-];
-const bridge: BridgeHandler = {
-  async search(query) {
-    const q = String(query);
-    return TOOLS.filter((t) => t.description.toLowerCase().includes(q)).map((t) => ({ id: t.id, description: t.description }));
-  },
-  async describe(id) {
-    return TOOLS.find((t) => t.id === id);
-  },
-  async call(_id, args) {
-    return { tempC: 21, args };
-  },
-};
 
 /** CPU seconds of all reaped descendants (cutime + cstime). */
 function childrenCpuMs(): number {
@@ -168,98 +147,6 @@ async function readyChildMemory(): Promise<ReadyMemory | undefined> {
   } finally {
     await pool.close();
   }
-}
-
-interface InProcessReference {
-  name: string;
-  version: string;
-  /** One body after another, a fresh context each. */
-  warmP50Ms: number;
-  /** Bodies per second, two at a time (one event loop: they take turns). */
-  perSecond: number;
-  /** This process's CPU per body (it is all in this process). */
-  cpuMsPerBody: number;
-  n: number;
-}
-
-/**
- * The in-process sandbox a user might pick instead: quickjs-emscripten (a devDependency of the
- * bench, never imported by src/), a fresh context per body, the same body and bridge. Undefined
- * when it is not installed (npm ci installs it).
- */
-async function quickjsReference(samples: number): Promise<InProcessReference | undefined> {
-  let mod: typeof import("quickjs-emscripten");
-  try {
-    mod = await import("quickjs-emscripten");
-  } catch {
-    return undefined;
-  }
-  const QuickJS = await mod.getQuickJS();
-  const version = (JSON.parse(readFileSync(join(process.cwd(), "node_modules", "quickjs-emscripten", "package.json"), "utf8")) as { version: string }).version;
-  const call = { signal: new AbortController().signal };
-  const PRELUDE = `const openclaw = { tools: {
-    search: async (...a) => JSON.parse(await __host("search", JSON.stringify(a))),
-    describe: async (...a) => JSON.parse(await __host("describe", JSON.stringify(a))),
-    call: async (...a) => JSON.parse(await __host("call", JSON.stringify(a))),
-  } };`;
-  const runOne = async (): Promise<unknown> => {
-    const vm = QuickJS.newContext();
-    try {
-      const host = vm.newFunction("__host", (opHandle, argsHandle) => {
-        const op = vm.getString(opHandle);
-        const args = JSON.parse(vm.getString(argsHandle)) as unknown[];
-        const deferred = vm.newPromise();
-        const answer =
-          op === "search"
-            ? bridge.search(String(args[0]), undefined, call)
-            : op === "describe"
-              ? bridge.describe(String(args[0]), call)
-              : bridge.call(String(args[0]), args[1], call);
-        void Promise.resolve(answer).then((value) => {
-          const text = vm.newString(JSON.stringify(value));
-          deferred.resolve(text);
-          text.dispose();
-          vm.runtime.executePendingJobs();
-        });
-        return deferred.handle;
-      });
-      vm.setProp(vm.global, "__host", host);
-      host.dispose();
-      const promise = vm.unwrapResult(vm.evalCode(`${PRELUDE}\n(async () => {${BODY}\n})()`));
-      const settled = vm.resolvePromise(promise);
-      promise.dispose();
-      vm.runtime.executePendingJobs();
-      const result = vm.unwrapResult(await settled);
-      const value: unknown = vm.dump(result);
-      result.dispose();
-      return value;
-    } finally {
-      vm.dispose();
-    }
-  };
-  const first = await runOne();
-  if (JSON.stringify(first) !== JSON.stringify({ tempC: 21, args: { city: "Paris" } })) throw new Error(`quickjs reference returned ${JSON.stringify(first)}`);
-  for (let i = 0; i < 20; i++) await runOne();
-  const ms: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    const t0 = performance.now();
-    await runOne();
-    ms.push(performance.now() - t0);
-  }
-  const total = samples * 4;
-  const cpu0 = process.cpuUsage();
-  const wall = await loops(2, total, async () => {
-    await runOne();
-  });
-  const cpu = process.cpuUsage(cpu0);
-  return {
-    name: "quickjs-emscripten",
-    version,
-    warmP50Ms: percentile(ms, 50),
-    perSecond: (total * 1000) / wall,
-    cpuMsPerBody: (cpu.user + cpu.system) / 1000 / total,
-    n: samples,
-  };
 }
 
 async function loops(concurrency: number, total: number, task: () => Promise<void>): Promise<number> {
@@ -513,7 +400,7 @@ async function main(): Promise<void> {
   await probePool.close();
   const { warm, perCall, blockRatios } = await latencies();
   const memory = await readyChildMemory();
-  const reference = await quickjsReference(N.warm);
+  const reference = await quickjsReference(BODY, bridge, BODY_RESULT, N.warm);
   const rates = [];
   for (const size of SIZES) rates.push(await throughput(size));
 
