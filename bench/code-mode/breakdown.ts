@@ -26,16 +26,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { startCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js";
 import type { LaunchPlan } from "../../src/sandbox/pool/launch.js";
 import { BODY, bridge } from "./fixture.js";
+import { positiveIntArg } from "../harness/args.js";
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  const n = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
-const N = arg("--n", 40);
-const ROUNDS = arg("--rounds", 3);
+const N = positiveIntArg("--n", 40);
+const ROUNDS = positiveIntArg("--rounds", 3);
 /** MiB this process allocates and touches before the last row, to show the fork's cost grow with the parent's RSS (0: skip). */
-const BALLAST_MIB = process.argv.includes("--ballast") ? arg("--ballast", 500) : 0;
+const BALLAST_MIB = process.argv.includes("--ballast") ? positiveIntArg("--ballast", 500) : 0;
 
 const CALLS_30 = 'for (let i = 0; i < 30; i++) await openclaw.tools.describe("core:weather"); return 1;';
 

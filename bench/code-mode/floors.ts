@@ -26,15 +26,11 @@ import { percentile } from "../harness/stats.js";
 import { BODY, BODY_RESULT, bridge } from "./fixture.js";
 import { quickjsReference } from "./quickjs-reference.js";
 import { ladder, type LadderStep } from "./launch-ladder.js";
+import { positiveIntArg } from "../harness/args.js";
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  const n = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  return Number.isInteger(n) && n > 0 ? n : fallback;
-}
-const N = arg("--n", 40);
-const ROUNDS = arg("--rounds", 5);
-const TRIPS = arg("--trips", 200);
+const N = positiveIntArg("--n", 40);
+const ROUNDS = positiveIntArg("--rounds", 5);
+const TRIPS = positiveIntArg("--trips", 200);
 const CLK_TCK = 100;
 /** Round trips a search → describe → call body takes: run → result, and three bridge calls. */
 const TRIPS_PER_BODY = 4;
