@@ -27,6 +27,7 @@ import { startCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js"
 import type { LaunchPlan } from "../../src/sandbox/pool/launch.js";
 import { BODY, bridge } from "./fixture.js";
 import { positiveIntArg } from "../harness/args.js";
+import { concurrently } from "./measure.js";
 
 const N = positiveIntArg("--n", 40);
 const ROUNDS = positiveIntArg("--rounds", 3);
@@ -39,18 +40,6 @@ const cpuUs = () => {
   const u = process.cpuUsage();
   return u.user + u.system;
 };
-
-async function twoAtATime(total: number, task: () => Promise<void>): Promise<void> {
-  let started = 0;
-  await Promise.all(
-    [0, 1].map(async () => {
-      while (started < total) {
-        started += 1;
-        await task();
-      }
-    }),
-  );
-}
 
 const spawnAndWait = (command: string, args: string[], stdio: "ignore" | "pipe") => () =>
   new Promise<void>((resolve, reject) => {
@@ -87,7 +76,7 @@ async function main(): Promise<void> {
   const perItem = (task: () => Promise<void>, before?: () => Promise<void>) => async () => {
     if (before) await before();
     const c0 = cpuUs();
-    await twoAtATime(N, task);
+    await concurrently(2, N, task);
     return (cpuUs() - c0) / N;
   };
   rows.push(["spawn /bin/true, stdio ignored", perItem(spawnAndWait("/bin/true", [], "ignore"))]);
@@ -145,7 +134,7 @@ async function main(): Promise<void> {
   // Wake-ups per body on the spawner's pipe: each write wakes the spawner, each read is one of this process's.
   await pool.whenReady(2);
   const io0 = pool.spawnerIo();
-  await twoAtATime(N, runBody(pool, BODY));
+  await concurrently(2, N, runBody(pool, BODY));
   await pool.whenReady(2);
   const io1 = pool.spawnerIo();
   const pipe = { writes: (io1.writes - io0.writes) / N, reads: (io1.reads - io0.reads) / N };

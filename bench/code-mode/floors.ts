@@ -18,7 +18,6 @@
  *    it, the in-process reference (quickjs-emscripten) measured in the same run.
  */
 import { spawn, type ChildProcessByStdio } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { availableParallelism, loadavg } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import { startCodePool } from "../../src/sandbox/pool/pool.js";
@@ -27,21 +26,15 @@ import { BODY, BODY_RESULT, bridge } from "./fixture.js";
 import { quickjsReference } from "./quickjs-reference.js";
 import { ladder, type LadderStep } from "./launch-ladder.js";
 import { positiveIntArg } from "../harness/args.js";
+import { concurrently, reapedChildrenCpuMs } from "./measure.js";
 
 const N = positiveIntArg("--n", 40);
 const ROUNDS = positiveIntArg("--rounds", 5);
 const TRIPS = positiveIntArg("--trips", 200);
-const CLK_TCK = 100;
 /** Round trips a search → describe → call body takes: run → result, and three bridge calls. */
 const TRIPS_PER_BODY = 4;
 /** How long bench/code-mode's warm rows let a ready child sit before a body. */
 const IDLE_MS = 20;
-
-/** CPU ms of every reaped child of this process so far (cutime + cstime). */
-function reapedCpuMs(): number {
-  const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
-  return ((Number(fields[13]) + Number(fields[14])) / CLK_TCK) * 1000;
-}
 
 function startAndWait(step: LadderStep): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -53,18 +46,9 @@ function startAndWait(step: LadderStep): Promise<void> {
 
 /** Wall ms and reaped CPU ms for `n` starts, `concurrency` at a time. */
 async function starts(step: LadderStep, n: number, concurrency: number): Promise<{ wallMs: number; cpuMs: number }> {
-  let started = 0;
-  const cpu0 = reapedCpuMs();
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (started < n) {
-        started += 1;
-        await startAndWait(step);
-      }
-    }),
-  );
-  return { wallMs: performance.now() - t0, cpuMs: reapedCpuMs() - cpu0 };
+  const cpu0 = reapedChildrenCpuMs();
+  const wallMs = await concurrently(concurrency, n, () => startAndWait(step));
+  return { wallMs, cpuMs: reapedChildrenCpuMs() - cpu0 };
 }
 
 /** The sandbox child's way with its pipes: blocking reads of fd 0, blocking writes to fd 1. */

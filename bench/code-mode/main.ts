@@ -40,6 +40,7 @@ import { SandboxChild } from "../../src/sandbox/pool/sandbox-child.js";
 import { percentile } from "../harness/stats.js";
 import { quickjsReference } from "./quickjs-reference.js";
 import { BODY, bridge, BODY_RESULT } from "./fixture.js";
+import { CLK_TCK, concurrently, reapedChildrenCpuMs } from "./measure.js";
 
 const QUICK = process.argv.includes("--quick");
 function sizes(): number[] {
@@ -60,14 +61,6 @@ const SIZES = sizes();
 const N = QUICK
   ? { spawn: 8, warm: 48, perCall: 16, bodies: 8, rounds: 6, latencyBlocks: 4 }
   : { spawn: 20, warm: 80, perCall: 20, bodies: 12, rounds: 6, latencyBlocks: 4 };
-const CLK_TCK = 100;
-
-/** CPU seconds of all reaped descendants (cutime + cstime). */
-function childrenCpuMs(): number {
-  const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
-  // Fields after "comm)": state is index 0, so cutime (field 16) and cstime (17) are 13 and 14.
-  return ((Number(fields[13]) + Number(fields[14])) / CLK_TCK) * 1000;
-}
 
 /** CPU ms of a live process: its own (utime+stime) and its reaped children's (cutime+cstime); undefined once gone. */
 function procCpuMs(pid: number | undefined): { self: number; reaped: number } | undefined {
@@ -82,7 +75,7 @@ function procCpuMs(pid: number | undefined): { self: number; reaped: number } | 
 
 /** CPU of the children that ran bodies, wherever they were reaped: by this process, or by the pool's spawner. */
 function bodyChildrenCpuMs(pool: SandboxPool): number {
-  return childrenCpuMs() + pool.spawnerPids().reduce((sum, pid) => sum + (procCpuMs(pid)?.reaped ?? 0), 0);
+  return reapedChildrenCpuMs() + pool.spawnerPids().reduce((sum, pid) => sum + (procCpuMs(pid)?.reaped ?? 0), 0);
 }
 
 /** The spawners' own CPU (utime+stime), all of them. */
@@ -149,20 +142,6 @@ async function readyChildMemory(): Promise<ReadyMemory | undefined> {
   }
 }
 
-async function loops(concurrency: number, total: number, task: () => Promise<void>): Promise<number> {
-  let started = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (started < total) {
-        started += 1;
-        await task();
-      }
-    }),
-  );
-  return performance.now() - t0;
-}
-
 /** The launch floor: the pool's own launch plan (wrappers and node flags), running `-e 0`. */
 let floorPlan: LaunchPlan | undefined;
 function floorSpawn(): Promise<void> {
@@ -204,7 +183,7 @@ async function startups(pool: SandboxPool): Promise<Record<"bare" | "mini" | "ms
   try {
     for (let i = 0; i < N.spawn; i++) {
       for (const kind of ["bare", "mini", "msgpackr"] as const) {
-        const cpu0 = childrenCpuMs();
+        const cpu0 = reapedChildrenCpuMs();
         const t0 = performance.now();
         if (kind === "bare") {
           await bareSpawn();
@@ -216,7 +195,7 @@ async function startups(pool: SandboxPool): Promise<Record<"bare" | "mini" | "ms
           child.kill();
           await child.closed;
         }
-        out[kind].cpu += childrenCpuMs() - cpu0;
+        out[kind].cpu += reapedChildrenCpuMs() - cpu0;
       }
     }
   } finally {
@@ -317,10 +296,10 @@ async function throughput(size: number): Promise<{
       ["bare", bareSpawn],
       ["floor", floorSpawn],
     ] as const) {
-      const cpu0 = childrenCpuMs();
-      ms[mode] = await loops(size, N.bodies, task);
+      const cpu0 = reapedChildrenCpuMs();
+      ms[mode] = await concurrently(size, N.bodies, task);
       sums[mode].ms += ms[mode];
-      sums[mode].cpu += childrenCpuMs() - cpu0;
+      sums[mode].cpu += reapedChildrenCpuMs() - cpu0;
     }
     for (const mode of ["pool", "noPrefork"] as const) {
       const pool = await startCodePool({ prefork: mode === "pool" ? size : 0, maxConcurrent: size, maxQueue: 10_000 });
@@ -328,7 +307,7 @@ async function throughput(size: number): Promise<{
       const cpu0 = bodyChildrenCpuMs(pool);
       const spawner0 = spawnersCpuMs(pool);
       const parent0 = process.cpuUsage();
-      ms[mode] = await loops(size, N.bodies, runBodies(pool));
+      ms[mode] = await concurrently(size, N.bodies, runBodies(pool));
       let parentUs = 0;
       if (mode === "pool") {
         const used = process.cpuUsage(parent0);

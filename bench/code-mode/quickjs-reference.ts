@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BridgeHandler } from "../../src/sandbox/types.js";
 import { percentile } from "../harness/stats.js";
+import { concurrently } from "./measure.js";
 
 export interface InProcessReference {
   name: string;
@@ -86,7 +87,7 @@ export async function quickjsReference(body: string, bridge: BridgeHandler, expe
   }
   const total = samples * 4;
   const cpu0 = process.cpuUsage();
-  const wall = await twoAtATime(total, runOne);
+  const wall = await concurrently(2, total, runOne);
   const cpu = process.cpuUsage(cpu0);
   return {
     name: "quickjs-emscripten",
@@ -96,19 +97,4 @@ export async function quickjsReference(body: string, bridge: BridgeHandler, expe
     cpuMsPerBody: (cpu.user + cpu.system) / 1000 / total,
     n: samples,
   };
-}
-
-/** Wall ms to run `total` tasks two at a time (one event loop: they take turns). */
-async function twoAtATime(total: number, task: () => Promise<unknown>): Promise<number> {
-  let started = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    [0, 1].map(async () => {
-      while (started < total) {
-        started += 1;
-        await task();
-      }
-    }),
-  );
-  return performance.now() - t0;
 }
