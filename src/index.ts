@@ -40,8 +40,9 @@ export type {
 } from "./dispatch/types.js";
 export type { LearningControl } from "./engine/engine.js";
 export type { LearningConfig, LearningObject, LearningScope, ResolvedLearningOptions } from "./learning/options.js";
-export { memoryLearningStore, type LearningStore, type LearnedExport } from "./learning/store.js";
-export { sqliteLearningStore, type SqliteLearningStoreOptions } from "./learning/sqlite-store.js";
+export { memoryLearningStore, type LearningStore, type LearnedExport, type CompactionKeep, type CompactionReport } from "./learning/store.js";
+export { journalLearningStore, type JournalStoreOptions } from "./learning/journal-store.js";
+export type { TermMode } from "./learning/term-keys.js";
 export type { LearnedRow } from "./learning/model.js";
 export type { LearningStats } from "./learning/learner.js";
 export type { ProviderTool } from "./surfaces/provider-tool.js";

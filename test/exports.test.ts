@@ -45,7 +45,7 @@ describe("public exports", () => {
         "minisearchBackend",
         "pluginTools",
         "resolveToolSearchConfig",
-        "sqliteLearningStore",
+        "journalLearningStore",
       ].sort(),
     );
   });

@@ -4,7 +4,7 @@
  * is never left half-written or invalid. (Comments are not preserved: json5 has no
  * comment-keeping writer.)
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import JSON5 from "json5";
 import { ConfigInvalidError } from "../errors.js";
@@ -12,6 +12,7 @@ import { validateGatewaySections } from "./server-config.js";
 import { parsePolicy } from "../policy/policy-schema.js";
 import type { JsonObject } from "./dot-path.js";
 import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
+import { writeFileAtomicSync } from "../state/atomic-write.js";
 
 export const DEFAULT_CONFIG_FILE = "toolsearch.config.json5";
 
@@ -70,7 +71,5 @@ export function validateConfig(config: unknown, where = "config"): asserts confi
 export function writeConfigFile(file: string, config: JsonObject): void {
   validateConfig(config, file);
   mkdirSync(dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.${Date.now()}.tmp`;
-  writeFileSync(temporary, `${JSON5.stringify(config, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temporary, file);
+  writeFileAtomicSync(file, `${JSON5.stringify(config, null, 2)}\n`);
 }

@@ -28,19 +28,24 @@ import { RunRecorder } from "../telemetry/run-recorder.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
 import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type CreateToolSearchOptions } from "./options.js";
 import { newRunId, ToolSearchRun } from "./run.js";
-import { Learner, RunLearning, type LearningStats } from "../learning/learner.js";
-import type { IdFilter } from "../learning/model.js";
+import { Learner, RunLearning, type LearnedCatalog, type LearningStats } from "../learning/learner.js";
 import { memoryLearningStore, type LearnedExport } from "../learning/store.js";
-import { sqliteLearningStore } from "../learning/sqlite-store.js";
+import { JournalStore } from "../learning/journal-store.js";
 
 /** `engine.learning`: what learning from use holds, for operators (never for a model). */
 export interface LearningControl {
-  /** Every learned row (scopes, tool ids, terms, counts, contributor hashes): for a replica or a backup. */
-  export(): LearnedExport;
-  /** Merges an export; rows of tools not in the catalog and malformed rows are dropped. Returns the rows taken. */
-  import(data: LearnedExport): number;
+  /** Every learned row (scopes, tool ids, terms as the store keeps them, counts, contributor hashes): for a replica or a backup. */
+  export(): Promise<LearnedExport>;
+  /**
+   * Merges an export, all or nothing: a value that is not an export, or holds more rows than
+   * `maxRecords`, is refused (INVALID_ARGS) and nothing is taken; malformed rows and rows of tools
+   * not in the catalog are dropped. Returns the rows taken; they are written at the next flush.
+   */
+  import(data: LearnedExport): Promise<number>;
   /** Writes what was learned to the store now (it is also written every `flushMs` and at close). */
   flush(): Promise<void>;
+  /** Resolves once what the store held at start is merged in (it loads in the background; runs meanwhile rank with what is in). */
+  ready(): Promise<void>;
   stats(): LearningStats;
 }
 
@@ -69,38 +74,46 @@ export class ToolSearchEngine {
     catalog.onChange(() => this.admittedCache.clear());
     const learning = options.settings.learning;
     if (learning.enabled) {
-      const dir = options.indexCache?.dir;
-      const store = options.learningStore ?? (dir !== undefined ? sqliteLearningStore({ dir }) : memoryLearningStore());
-      this.learner = new Learner(learning, store);
-      catalog.onChange(() => this.learner?.retain(this.learnedIds()));
+      const { dir, key } = options.indexCache ?? {};
+      const store =
+        options.learningStore ?? (dir !== undefined ? new JournalStore({ dir, learning, ...(key !== undefined ? { key } : {}) }) : memoryLearningStore());
+      this.learner = new Learner(learning, store, Date.now, { recordTerms: learning.recordTerms, ...(key !== undefined ? { key } : {}) });
+      catalog.onChange(() => this.learner?.retain(this.learnedCatalog()));
     }
   }
 
   /**
-   * The ids learning keeps: the catalog's, and any of a source that is down now (its tools are
-   * not listed while it is, and a restart must not forget them).
+   * What learning keeps: the catalog's ids, and any of a source that is down now (its tools are
+   * not listed while it is, and a restart must not forget them); the tenants that exist, when known.
    */
-  private learnedIds(): IdFilter {
+  private learnedCatalog(): LearnedCatalog {
     const ids = new Set(this.catalog.all().map((e) => e.id));
-    const down = this.catalog
+    const downPrefixes = this.catalog
       .sourceStatus()
       .filter((s) => !s.ok)
       .map((s) => `${s.source}:${s.toolset}:`);
-    return down.length === 0 ? ids : { has: (id: string) => ids.has(id) || down.some((p) => id.startsWith(p)) };
+    return { ids, downPrefixes, ...(this.options.tenants !== undefined ? { tenants: new Set(this.options.tenants) } : {}) };
   }
 
-  /** Learning from use, when it is on (`toolSearch.learning`): export, import, flush, stats. */
+  /** Learning from use, when it is on (`toolSearch.learning`): export, import, flush, ready, stats. */
   get learning(): LearningControl | undefined {
     const learner = this.learner;
     if (learner === undefined) return undefined;
-    return { export: () => learner.export(), import: (data) => learner.import(data), flush: () => learner.flush(), stats: () => learner.stats() };
+    return {
+      export: () => learner.export(),
+      import: (data) => learner.import(data),
+      flush: () => learner.flush(),
+      ready: () => learner.ready(),
+      stats: () => learner.stats(),
+    };
   }
 
   /** @internal */
   async start(): Promise<void> {
     await this.catalog.start();
     this.reportDownSources();
-    await this.learner?.start(this.learnedIds());
+    // Loads in the background: a full store must not hold the start (nor, sliced, the event loop).
+    this.learner?.start(this.learnedCatalog());
     const warmups: Promise<unknown>[] = [this.indexes.get(this.catalog.docs(), this.options.backend)];
     loadEnglishWords(); // typo and compound guards: decoded here, not during a first query
     if (SURFACES[this.options.settings.mode].sandboxFallback !== undefined) warmups.push(this.codePool());

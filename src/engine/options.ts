@@ -67,11 +67,17 @@ export interface CreateToolSearchOptions {
    */
   onSourceDown?: (status: SourceStatus) => void;
   /**
-   * Where learning from use (`toolSearch.learning`) keeps what it learned. Default: a SQLite
-   * file `learned.sqlite` in the index cache folder when there is one, else memory only. A
-   * fleet can plug its own (LearningStore: load, update).
+   * Where learning from use (`toolSearch.learning`) keeps what it learned. Default: the journal
+   * `learned.journal` in the index cache folder when there is one, else memory only. A fleet can
+   * plug its own (LearningStore: append, read).
    */
   learningStore?: LearningStore;
+  /**
+   * The tenants that exist (`RunContext.tenant` values: a gateway's token tenants). When given,
+   * learned rows of any other tenant (a token that was revoked) are dropped at load, import and
+   * compaction. Default: any tenant is kept.
+   */
+  tenants?: readonly string[];
 }
 
 /**
@@ -111,6 +117,7 @@ export interface ResolvedOptions {
   indexCache?: IndexSnapshotOptions;
   onSourceDown?: (status: SourceStatus) => void;
   learningStore?: LearningStore;
+  tenants?: readonly string[];
 }
 
 const limit = (maximum: number, fallback: number) => int(1, maximum, fallback);
@@ -160,7 +167,8 @@ const optionsSchema = {
     tracing: { type: "object", additionalProperties: false, default: {}, properties: { recordQueryText: { type: "boolean", default: false } } },
     indexCache: indexSnapshotSchema,
     onSourceDown: { function: true, description: "a function (status) => void" },
-    learningStore: { ...object(["load", "update"], "a LearningStore ({ kind, load, update })"), required: ["kind"], properties: { kind: { type: "string" } } },
+    learningStore: { ...object(["append", "read"], "a LearningStore ({ kind, append, read })"), required: ["kind"], properties: { kind: { type: "string" } } },
+    tenants: { type: "array", maxItems: 100_000, items: { type: "string", minLength: 1, maxLength: 256 } },
   },
 };
 type Checked = Omit<CreateToolSearchOptions, "limits" | "tracing"> & {
@@ -211,6 +219,7 @@ export function resolveOptions(options: CreateToolSearchOptions | undefined): Re
     indexCache,
     onSourceDown,
     learningStore,
+    tenants,
   } = checkOptions(options ?? {}, "createToolSearch");
   // The pool options are checked here even when no run uses code mode yet, so a typo fails at start.
   resolvePoolOptions(pool);
@@ -228,6 +237,7 @@ export function resolveOptions(options: CreateToolSearchOptions | undefined): Re
     ...(sessionLog !== undefined ? { sessionLog } : {}),
     ...(onSourceDown !== undefined ? { onSourceDown } : {}),
     ...(learningStore !== undefined ? { learningStore } : {}),
+    ...(tenants !== undefined ? { tenants } : {}),
     callTimeoutMs,
     schemaLimits: { maxBytes: l.schemaBytes, maxNodes: l.schemaNodes, maxDepth: l.schemaDepth, maxPatterns: l.schemaPatterns },
     argsLimits: { maxBytes: l.argsBytes, maxDepth: l.argsDepth },

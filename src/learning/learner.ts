@@ -1,7 +1,8 @@
 /**
  * Learning from use: the engine's one Learner holds the model (model.ts), takes observations
- * from runs (RunLearning, below), writes them to its store every `flushMs` and when the engine
- * closes, and answers each run's learned scores.
+ * from runs (RunLearning, below), writes the records that changed to its store every `flushMs`
+ * and when the engine closes (and reads what other processes wrote), and answers each run's
+ * learned scores. Request words are kept as keyed hashes unless `recordTerms` (term-keys.ts).
  *
  * Attribution (what a run teaches). A gateway sees the model search, maybe search again with
  * other words, then call. When a call of a catalog tool succeeds, the run's latest search
@@ -22,13 +23,16 @@
  * One contributor teaches at most `maxToolsPerSession` tools.
  */
 import { createHash } from "node:crypto";
+import { setImmediate as yieldToLoop } from "node:timers/promises";
+import { InvalidArgsError } from "../errors.js";
 import { agentScopeKey, tenantOfScope, tokenScopeKey } from "./scope-keys.js";
 import { SessionCaps } from "./session-caps.js";
-import { PendingObservations } from "./pending.js";
-import { LearnedModel, SHARED_SCOPE, type IdFilter, type LearnedRow, type Observation, type TermWeight } from "./model.js";
+import { LearnedModel, SHARED_SCOPE, type LearnedRow, type Observation, type TermWeight } from "./model.js";
 import type { ResolvedLearningOptions } from "./options.js";
 import { checkedRows, type LearnedExport, type LearningStore } from "./store.js";
 import { learnedTerms } from "./terms.js";
+import { idFilter, keepsRow } from "./retention.js";
+import { termKeyer, type TermMode } from "./term-keys.js";
 import { DEFAULT_FUSE, fuseLearned, type FusedHit } from "./fuse.js";
 import type { BackendHit, CorpusStats } from "../search/types.js";
 
@@ -36,8 +40,12 @@ import type { BackendHit, CorpusStats } from "../search/types.js";
 const MAX_REPHRASINGS = 2;
 /** Searches a run remembers while it waits for a call. */
 const MAX_PENDING_SEARCHES = 8;
-/** Observations held between two writes; past it the oldest of the tenant holding the most are dropped (pending.ts). */
-const MAX_PENDING_OBSERVATIONS = 50_000;
+/**
+ * Rows handled between two yields to the event loop (merging a batch read from the store,
+ * taking changed records for it, importing, exporting): each slice is a few milliseconds, so
+ * neither a store at its bounds nor an import of 400,000 rows holds the loop every session shares.
+ */
+const SLICE_ROWS = 2_000;
 
 /** Who a run is, as learning sees it. */
 export interface LearningSubject {
@@ -51,42 +59,71 @@ export interface LearningStats {
   active: number;
   tools: number;
   scopes: number;
+  /** Records changed here that the store does not hold yet. */
   pending: number;
   store: string;
+  /** Whether what the store held at start is merged in yet (it loads in the background). */
+  loaded: boolean;
+  /** Whether request words are kept in clear (`learning.recordTerms`), or as keyed hashes. */
+  recordTerms: boolean;
+}
+
+/** What learning keeps (retention.ts): the catalog's tool ids, the prefixes of sources that are down, the tenants that exist. */
+export interface LearnedCatalog {
+  ids: ReadonlySet<string>;
+  downPrefixes: readonly string[];
+  /** RunContext.tenant values that exist (a gateway's token tenants); undefined: any. */
+  tenants?: ReadonlySet<string>;
 }
 
 export class Learner {
   #model: LearnedModel;
   readonly options: ResolvedLearningOptions;
   readonly #store: LearningStore;
-  readonly #pending = new PendingObservations(MAX_PENDING_OBSERVATIONS);
-  #imports: LearnedRow[] = [];
-  /** Rows were dropped (a tool left the catalog): the store must be rewritten even with nothing new. */
-  #dirty = false;
-  #catalogIds: IdFilter | undefined;
+  readonly #terms: TermMode;
+  readonly #keyOf: (term: string) => string;
+  #catalog: LearnedCatalog = { ids: new Set(), downPrefixes: [] };
+  #keeps: (row: LearnedRow) => boolean = () => true;
+  /** Rows were dropped here (a tool left the catalog): the store should be compacted to drop them too. */
+  #dropped = false;
   /** contributor → tools it taught (the per-session cap), bounded per tenant. */
   readonly #taught: SessionCaps;
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
+  #nextFlush: Promise<void> | undefined;
+  #compacting: Promise<void> | undefined;
+  #loaded: Promise<void> | undefined;
+  #isLoaded = false;
   #closed = false;
   /** The clock: injectable so that the decay can be tested without waiting. */
   readonly now: () => number;
 
-  constructor(options: ResolvedLearningOptions, store: LearningStore, now: () => number = Date.now) {
+  constructor(options: ResolvedLearningOptions, store: LearningStore, now: () => number = Date.now, terms: TermMode = { recordTerms: options.recordTerms }) {
     this.options = options;
     this.#store = store;
     this.#model = new LearnedModel(options);
     this.#taught = new SessionCaps(options.maxTrackedSessions);
+    this.#terms = terms;
+    this.#keyOf = termKeyer(terms);
     this.now = now;
   }
 
-  /** Reads the store (a restart, a new worker) and starts the periodic writes. */
-  async start(catalogIds: IdFilter): Promise<void> {
-    this.#catalogIds = catalogIds;
-    this.#model.merge(await this.#store.load());
-    if (this.#model.retainTools(catalogIds) > 0) this.#dirty = true;
+  /**
+   * Starts reading the store (a restart, a new worker) in the background and the periodic
+   * writes. Runs rank with what is merged so far; `ready()` resolves once the store's rows are in.
+   */
+  start(catalog: LearnedCatalog): void {
+    this.#setCatalog(catalog);
+    this.#loaded = this.flush().finally(() => {
+      this.#isLoaded = true;
+    });
     this.#timer = setInterval(() => void this.flush(), this.options.flushMs);
     this.#timer.unref();
+  }
+
+  /** Resolves once what the store held at start is merged in. */
+  ready(): Promise<void> {
+    return this.#loaded ?? Promise.resolve();
   }
 
   scopeOf(subject: LearningSubject): string {
@@ -113,23 +150,24 @@ export class Learner {
     const terms = learnedTerms(request, this.options.maxTermsPerRequest);
     if (terms.length === 0) return false;
     tools.add(tool);
-    const observation: Observation = { scope, tool, terms, contributor, at: this.now() };
-    if (!this.#model.observe(observation)) return true;
-    this.#pending.push(observation);
+    const observation: Observation = { scope, tool, terms: terms.map(this.#keyOf), contributor, at: this.now() };
+    this.#model.observe(observation);
     return true;
   }
 
   /** Learned scores of allowed tools for a request in a scope (empty when nothing learned applies). */
   scores(scope: string, request: string, allowed: ReadonlySet<string>, catalog?: CorpusStats): Map<string, number> {
     if (this.options.weight === 0) return new Map();
-    const scores = this.#model.score(
-      scope,
-      learnedTerms(request, this.options.maxTermsPerRequest),
-      allowed,
-      this.now(),
-      undefined,
-      catalog ? catalogTermWeight(catalog) : undefined,
-    );
+    const terms = learnedTerms(request, this.options.maxTermsPerRequest);
+    const keys = terms.map(this.#keyOf);
+    // The catalog weighs the words themselves; the model holds their keys.
+    let weight: TermWeight | undefined;
+    if (catalog !== undefined) {
+      const ofTerm = catalogTermWeight(catalog);
+      const byKey = new Map(keys.map((key, i) => [key, ofTerm(terms[i]!)]));
+      weight = (key) => byKey.get(key) ?? 1;
+    }
+    const scores = this.#model.score(scope, keys, allowed, this.now(), undefined, weight);
     // Tools the request earns no trust for are left out: an empty map ranks exactly as without learning.
     for (const [tool, s] of scores) if (!(s > 0)) scores.delete(tool);
     return scores;
@@ -139,79 +177,140 @@ export class Learner {
     return fuseLearned(ranked, learned, limit, { ...DEFAULT_FUSE, weight: this.options.weight }, keepFirst);
   }
 
-  /** The catalog changed: what was learned about tools that left it is dropped (here and, at the next write, in the store). */
-  retain(catalogIds: IdFilter): void {
-    this.#catalogIds = catalogIds;
-    if (this.#model.retainTools(catalogIds) > 0) this.#dirty = true;
+  /** The catalog changed: what was learned about tools that left it is dropped (here and, at the next compaction, in the store). */
+  retain(catalog: LearnedCatalog): void {
+    this.#setCatalog(catalog);
+    if (this.#model.retainTools(idFilter(catalog.ids, catalog.downPrefixes)) > 0) this.#dropped = true;
   }
 
-  /** Every row (for a replica or a backup). Holds contributor hashes, never session ids or raw requests. */
-  export(): LearnedExport {
-    return { format: 1, rows: [...this.#model.rows()] };
+  #setCatalog(catalog: LearnedCatalog): void {
+    this.#catalog = catalog;
+    this.#keeps = keepsRow({ tools: idFilter(catalog.ids, catalog.downPrefixes), ...(catalog.tenants ? { tenants: catalog.tenants } : {}) });
   }
 
-  /** Merges an export (rows checked one by one; malformed ones are dropped); returns the rows taken. */
-  import(data: unknown): number {
-    const rows = checkedRows(
-      typeof data === "object" && data !== null && (data as { format?: unknown }).format === 1 ? (data as { rows?: unknown }).rows : undefined,
-    );
-    const catalogIds = this.#catalogIds;
-    const kept = catalogIds === undefined ? rows : rows.filter((r) => catalogIds.has(r.tool));
-    this.#model.merge(kept);
-    this.#imports.push(...kept);
-    return kept.length;
-  }
-
-  stats(): LearningStats {
-    return { ...this.#model.size(), pending: this.#pending.size + this.#imports.length, store: this.#store.kind };
+  /** Every row (for a replica or a backup), gathered a slice at a time. Holds contributor hashes, never session ids; terms as the store keeps them. */
+  async export(): Promise<LearnedExport> {
+    const rows: LearnedRow[] = [];
+    for (const row of this.#model.rows()) {
+      rows.push(row);
+      if (rows.length % SLICE_ROWS === 0) await yieldToLoop();
+    }
+    return { format: 1, rows };
   }
 
   /**
-   * Writes what this process learned since the last write into the store, merged with what other
-   * processes wrote meanwhile, and takes the merged rows as its model: workers converge.
+   * Merges an export, all or nothing: the whole value is checked first (a value that is not an
+   * export, or holds more rows than `maxRecords`, is refused with INVALID_ARGS and nothing is
+   * taken); malformed rows and rows of tools not in the catalog are dropped. Merged a slice at a
+   * time, and written to the store at the next flush. Returns the rows taken.
+   */
+  async import(data: unknown): Promise<number> {
+    const rows = typeof data === "object" && data !== null && (data as { format?: unknown }).format === 1 ? (data as { rows?: unknown }).rows : undefined;
+    if (!Array.isArray(rows)) throw new InvalidArgsError("learning.import: expected an export, { format: 1, rows: [...] }");
+    if (rows.length > this.options.maxRecords)
+      throw new InvalidArgsError(`learning.import: ${rows.length} rows, over maxRecords (${this.options.maxRecords}); nothing was imported`);
+    const kept: LearnedRow[] = [];
+    const now = this.now();
+    for (let start = 0; start < rows.length; start += SLICE_ROWS) {
+      for (const row of checkedRows(rows.slice(start, start + SLICE_ROWS) as unknown[], now)) if (this.#keeps(row)) kept.push(this.#keyed(row));
+      await yieldToLoop();
+    }
+    for (let start = 0; start < kept.length; start += SLICE_ROWS) {
+      this.#model.merge(kept.slice(start, start + SLICE_ROWS), true);
+      await yieldToLoop();
+    }
+    return kept.length;
+  }
+
+  /** A row with its term as this learner keeps it (a row in clear from an older store is hashed when terms are hashed). */
+  #keyed(row: LearnedRow): LearnedRow {
+    const term = this.#keyOf(row.term);
+    return term === row.term ? row : { ...row, term };
+  }
+
+  stats(): LearningStats {
+    return { ...this.#model.size(), pending: this.#model.dirtyCount, store: this.#store.kind, loaded: this.#isLoaded, recordTerms: this.#terms.recordTerms };
+  }
+
+  /**
+   * Writes the records that changed here since the last write to the store, then merges what
+   * other processes wrote meanwhile (workers converge). Only changed records are written and only
+   * new rows read, a slice at a time: a flush costs what changed, never the whole store.
    */
   flush(): Promise<void> {
-    this.#flushing ??= this.#flush().finally(() => {
+    // One at a time; a flush asked for while one runs runs after it (what changed meanwhile is in it), once for all who asked.
+    if (this.#flushing !== undefined) {
+      this.#nextFlush ??= this.#flushing.then(() => {
+        this.#nextFlush = undefined;
+        return this.flush();
+      });
+      return this.#nextFlush;
+    }
+    this.#flushing = this.#flush().finally(() => {
       this.#flushing = undefined;
     });
     return this.#flushing;
   }
 
   async #flush(): Promise<void> {
-    if (this.#pending.size === 0 && this.#imports.length === 0 && !this.#dirty) {
-      // Nothing to write: read what other processes wrote (workers converge without writing).
-      const rows = await this.#store.load().catch((): readonly LearnedRow[] => []);
-      this.#model.merge(rows);
-      if (this.#catalogIds !== undefined) this.#model.retainTools(this.#catalogIds);
-      return;
+    await this.#write();
+    await this.#read();
+    if (!this.#closed && (this.#dropped || this.#store.wantsCompaction?.() === true)) this.#compact();
+  }
+
+  async #write(): Promise<void> {
+    if (this.#model.dirtyCount === 0) return;
+    const rows: LearnedRow[] = [];
+    const putBacks: Array<() => void> = [];
+    while (this.#model.dirtyCount > 0) {
+      const taken = this.#model.takeDirty(SLICE_ROWS);
+      for (const row of taken.rows) rows.push(row);
+      putBacks.push(taken.putBack);
+      await yieldToLoop();
     }
-    const pending = this.#pending.drain();
-    const imports = this.#imports;
-    this.#imports = [];
-    this.#dirty = false;
-    let merged: LearnedModel | undefined;
-    const ok = await this.#store
-      .update((current) => {
-        merged = new LearnedModel(this.options);
-        merged.merge(current);
-        merged.merge(imports);
-        for (const o of pending) merged.observe(o);
-        if (this.#catalogIds !== undefined) merged.retainTools(this.#catalogIds);
-        return [...merged.rows()];
-      })
-      .catch(() => false);
-    if (!ok || merged === undefined) {
-      // Kept for the next write; what came in meanwhile goes after.
-      this.#pending.restore(pending);
-      this.#imports = [...imports, ...this.#imports];
-      this.#dirty = true;
-      return;
+    const ok = await this.#store.append(rows).catch(() => false);
+    // Kept for the next write.
+    if (!ok) for (const putBack of putBacks) putBack();
+  }
+
+  async #read(): Promise<void> {
+    try {
+      for await (const batch of this.#store.read()) {
+        const kept: LearnedRow[] = [];
+        const changed: LearnedRow[] = [];
+        for (const row of batch) {
+          if (!this.#keeps(row)) {
+            // A tool that left the catalog, a tenant that no longer exists: gone from the store at the next compaction.
+            this.#dropped = true;
+            continue;
+          }
+          const keyed = this.#keyed(row);
+          // A row in clear, now hashed: written back hashed, so the store holds no words at the next compaction.
+          (keyed === row ? kept : changed).push(keyed);
+        }
+        this.#model.merge(kept);
+        if (changed.length > 0) this.#model.merge(changed, true);
+        await yieldToLoop();
+      }
+    } catch {
+      // A store that cannot be read now is read again at the next flush; what it failed to give is not lost.
     }
-    // Observations made while the store was written are not in `merged` yet: applied again (a repeat changes nothing).
-    for (const o of this.#pending) merged.observe(o);
-    merged.merge(this.#imports);
-    if (this.#catalogIds !== undefined) merged.retainTools(this.#catalogIds);
-    this.#model = merged;
+  }
+
+  /** Compacts the store in the background (its own worker thread), one at a time. */
+  #compact(): void {
+    if (this.#compacting !== undefined || this.#store.compact === undefined) return;
+    this.#dropped = false;
+    const { ids, downPrefixes, tenants } = this.#catalog;
+    this.#compacting = this.#store
+      .compact({ tools: [...ids], toolPrefixes: downPrefixes, ...(tenants ? { tenants: [...tenants] } : {}), terms: this.#terms })
+      .then(
+        () => {},
+        () => {},
+      )
+      .finally(() => {
+        this.#compacting = undefined;
+      });
   }
 
   async close(): Promise<void> {
@@ -219,6 +318,7 @@ export class Learner {
     this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
     await this.flush().catch(() => {});
+    await this.#compacting;
     await this.#store.close?.();
   }
 }

@@ -136,8 +136,17 @@ export interface LearnedScoreParams {
  */
 export const LEARNED_BM25: LearnedScoreParams = { k1: 5, b: 0.5, coverPower: 1.5, evidenceHalf: 15 };
 
+/** Where a changed record sits, so that its row can be written (Learner.flush). */
+interface DirtyPlace {
+  scope: string;
+  tool: string;
+  term: string;
+}
+
 export class LearnedModel {
   readonly #scopes = new Map<string, ScopeModel>();
+  /** Records changed here (taught, imported) since they were last taken for the store, in change order. */
+  readonly #dirty = new Map<PairRecord, DirtyPlace>();
   /** Per owning tenant (scope-keys.ts): the scopes and records it holds. */
   readonly #tenants = new Map<string, { scopes: number; records: number }>();
   /** Records held in all. */
@@ -177,6 +186,7 @@ export class LearnedModel {
       record.count = this.#decayed(record, o.at) + 1;
       record.at = Math.max(record.at, o.at);
       scope.summaries.delete(term);
+      this.#dirty.set(record, { scope: o.scope, tool: o.tool, term });
       changed = true;
     }
     if (changed) scope.version++;
@@ -267,12 +277,40 @@ export class LearnedModel {
     }
   }
 
+  /** Records changed since they were last taken (what the store does not hold yet). */
+  get dirtyCount(): number {
+    return this.#dirty.size;
+  }
+
+  /**
+   * Up to `max` changed records as rows, oldest change first, no longer counted as changed. A
+   * record that changes again later is taken again. `putBack` marks them changed again (the
+   * store refused them).
+   */
+  takeDirty(max: number): { rows: LearnedRow[]; putBack: () => void } {
+    const rows: LearnedRow[] = [];
+    const taken: Array<[PairRecord, DirtyPlace]> = [];
+    for (const [record, place] of this.#dirty) {
+      if (rows.length >= max) break;
+      taken.push([record, place]);
+      rows.push({ ...place, count: record.count, sessions: record.sessions, at: record.at, seen: [...record.seen] });
+    }
+    for (const [record] of taken) this.#dirty.delete(record);
+    return {
+      rows,
+      putBack: () => {
+        for (const [record, place] of taken) if (!this.#dirty.has(record)) this.#dirty.set(record, place);
+      },
+    };
+  }
+
   /**
    * Merges rows from elsewhere (a store written by another worker, a replica's export): a pair
    * known on both sides keeps the union of its recent contributors and gains what the other
    * side's new contributors gave, so that merging the same rows twice changes nothing.
+   * `changed`: the rows are new to the store too (an import), so they are written at the next flush.
    */
-  merge(rows: Iterable<LearnedRow>): void {
+  merge(rows: Iterable<LearnedRow>, changed = false): void {
     for (const row of rows) {
       const scope = this.#scopes.get(row.scope) ?? this.#openScope(row.scope);
       scope.version++;
@@ -283,6 +321,7 @@ export class LearnedModel {
         if (bag.size >= this.#options.maxTermsPerTool) this.#evictWeakest(scope, row.tool, bag, row.at);
         const record = { count: row.count, sessions: Math.min(MAX_SESSIONS, row.sessions), at: row.at, seen: row.seen.slice(-this.#options.seenPerPair) };
         this.#addRecord(scope, row.tool, bag, row.term, record);
+        if (changed) this.#dirty.set(record, { scope: row.scope, tool: row.tool, term: row.term });
         this.#keepShares(scope, row.tool);
         continue;
       }
@@ -296,10 +335,12 @@ export class LearnedModel {
       mine.sessions = Math.min(MAX_SESSIONS, Math.max(mine.sessions + fresh, row.sessions));
       mine.seen = [...new Set([...mine.seen, ...row.seen])].slice(-this.#options.seenPerPair);
       scope.summaries.delete(row.term);
+      if (changed) this.#dirty.set(mine, { scope: row.scope, tool: row.tool, term: row.term });
     }
   }
 
   clear(): void {
+    this.#dirty.clear();
     this.#scopes.clear();
     this.#tenants.clear();
     this.#records = 0;
@@ -416,6 +457,8 @@ export class LearnedModel {
       }
     }
     if (worst === undefined) return;
+    const record = bag.get(worst);
+    if (record !== undefined) this.#dirty.delete(record);
     bag.delete(worst);
     scope.summaries.delete(worst);
     this.#counted(scope, -1);
@@ -427,7 +470,8 @@ export class LearnedModel {
   #dropTool(scope: ScopeModel, tool: string): void {
     scope.version++;
     this.#counted(scope, -(scope.tools.get(tool)?.size ?? 0));
-    for (const term of scope.tools.get(tool)?.keys() ?? []) {
+    for (const [term, record] of scope.tools.get(tool) ?? []) {
+      this.#dirty.delete(record);
       scope.summaries.delete(term);
       const tools = scope.byTerm.get(term);
       tools?.delete(tool);
@@ -524,7 +568,10 @@ export class LearnedModel {
     const scope = this.#scopes.get(key);
     if (scope === undefined) return;
     let records = 0;
-    for (const bag of scope.tools.values()) records += bag.size;
+    for (const bag of scope.tools.values()) {
+      records += bag.size;
+      for (const record of bag.values()) this.#dirty.delete(record);
+    }
     this.#counted(scope, -records);
     this.#scopes.delete(key);
     const share = this.#tenants.get(scope.tenant);

@@ -38,6 +38,11 @@ export interface LearningObject {
   maxRecordsPerTenant?: number;
   /** Learned records held in all (default 400,000): past it, those of the tenant holding the most go first. */
   maxRecords?: number;
+  /**
+   * Keep request words in clear in the model, its store and exports (default false: each word is
+   * kept as a keyed hash, term-keys.ts), for operators who want to read what was learned.
+   */
+  recordTerms?: boolean;
 }
 
 export type LearningConfig = boolean | LearningObject;
@@ -57,6 +62,7 @@ export interface ResolvedLearningOptions {
   maxScopesPerTenant: number;
   maxRecordsPerTenant: number;
   maxRecords: number;
+  recordTerms: boolean;
   /** Recent contributors remembered per pair (dedupe); at least minSessions. */
   seenPerPair: number;
   /** Sessions whose contributions are remembered (the per-session cap). */
@@ -86,6 +92,7 @@ export const DEFAULT_LEARNING: Omit<ResolvedLearningOptions, "enabled"> = {
   maxScopesPerTenant: 64,
   maxRecordsPerTenant: 100_000,
   maxRecords: 400_000,
+  recordTerms: false,
   seenPerPair: 8,
   maxTrackedSessions: 10_000,
 };
@@ -95,7 +102,7 @@ const learningObjectSchema = {
   type: "object",
   additionalProperties: false,
   description:
-    "true, false or an object { enabled, minSessions, scope, maxTermsPerTool, maxToolsPerSession, maxTermsPerRequest, halfLifeDays, weight, flushMs, maxScopesPerTenant, maxRecordsPerTenant, maxRecords }",
+    "true, false or an object { enabled, minSessions, scope, maxTermsPerTool, maxToolsPerSession, maxTermsPerRequest, halfLifeDays, weight, flushMs, maxScopesPerTenant, maxRecordsPerTenant, maxRecords, recordTerms }",
   properties: {
     enabled: { type: "boolean" },
     minSessions: int(1, 100),
@@ -109,6 +116,7 @@ const learningObjectSchema = {
     maxScopesPerTenant: int(1, 100_000),
     maxRecordsPerTenant: int(1_000, 100_000_000),
     maxRecords: int(1_000, 100_000_000),
+    recordTerms: { type: "boolean" },
   },
 };
 

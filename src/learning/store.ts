@@ -1,31 +1,67 @@
 /**
- * Where learned rows live between processes. A store is small on purpose, so that a fleet can
- * plug its own (Redis: a hash per scope, `update` under WATCH/MULTI): `load` reads every row,
- * `update` hands the rows it holds now to `merge` and writes what `merge` returns, atomically
- * with respect to every other writer of the same store (a lock, a transaction). The learner
- * merges its own observations into what others wrote, so several processes (`serve --workers`,
- * replicas sharing a folder) never lose each other's learning.
+ * Where learned rows live between processes: small, async and batch-shaped, so that a fleet can
+ * plug its own (Redis: a stream per deployment, `append` as XADD, `read` as XREAD from the last id).
+ *
+ * - `append(rows)` adds the current state of records that changed. Merging a row is idempotent
+ *   (model.ts merge), so a row appended twice, or the same record appended by two processes,
+ *   changes nothing: no store needs a read-modify-write or a transaction.
+ * - `read()` gives what others appended since this store's last read (everything, the first
+ *   time), a batch at a time, so the caller can merge a batch and give the event loop back
+ *   before the next. An idle read costs one check.
+ * - `compact(keep)`, when the store can, rewrites what it holds without superseded rows and
+ *   without what `keep` refuses (tools that left the catalog, tenants that no longer exist),
+ *   away from the caller's event loop.
  */
 import type { LearnedRow } from "./model.js";
+import { checkedRow } from "./journal-format.js";
+import type { TermMode } from "./term-keys.js";
+
+/** What a compaction keeps: tool ids (and the prefixes of sources that are down), and tenants. */
+export interface CompactionKeep {
+  tools: readonly string[];
+  /** Ids starting with one of these are kept too (`mcp:<server>:` of a server that is down). */
+  toolPrefixes: readonly string[];
+  /** When set, scopes of any other tenant go (scope-keys.ts); runs without a tenant and the shared scope always stay. */
+  tenants?: readonly string[];
+  /** How terms are kept: with hashing on, rows still in clear (an older store) are hashed. */
+  terms: TermMode;
+}
+
+export interface CompactionReport {
+  rowsRead: number;
+  rowsKept: number;
+  bytesBefore: number;
+  bytesAfter: number;
+  ms: number;
+}
 
 export interface LearningStore {
   readonly kind: string;
-  load(): Promise<readonly LearnedRow[]>;
-  /** Replaces the rows with `merge(current rows)`; false when it could not (the caller keeps its changes and retries later). */
-  update(merge: (current: readonly LearnedRow[]) => LearnedRow[]): Promise<boolean>;
+  /** Adds rows; false when it could not (the caller keeps them for the next try). */
+  append(rows: readonly LearnedRow[]): Promise<boolean>;
+  /** What others appended since the last read (all rows the first time), in batches. */
+  read(): AsyncIterable<readonly LearnedRow[]>;
+  /** Whether a compaction would pay (the store holds far more than its live rows). */
+  wantsCompaction?(): boolean;
+  compact?(keep: CompactionKeep): Promise<CompactionReport | undefined>;
   close?(): Promise<void>;
 }
 
-/** A store in this process's memory: what the engine uses when learning is on and no folder or store is given. */
-export function memoryLearningStore(): LearningStore {
-  let rows: LearnedRow[] = [];
+/**
+ * A store in this process's memory: what the engine uses when learning is on and no folder or
+ * store is given. Nothing else writes it, so a read has nothing new; it keeps what was appended
+ * so that a test or a caller can look at it.
+ */
+export function memoryLearningStore(): LearningStore & { rows(): readonly LearnedRow[] } {
+  const rows: LearnedRow[] = [];
   return {
     kind: "memory",
-    load: async () => rows,
-    update: async (merge) => {
-      rows = merge(rows);
+    append: async (more) => {
+      for (const row of more) rows.push(row);
       return true;
     },
+    read: async function* () {},
+    rows: () => rows,
   };
 }
 
@@ -35,22 +71,14 @@ export interface LearnedExport {
   rows: LearnedRow[];
 }
 
-const MAX_ROW_TEXT = 1_024;
-
-/** Rows from outside (a file, an import) checked field by field: anything malformed is dropped, never trusted. */
-export function checkedRows(rows: unknown): LearnedRow[] {
-  if (!Array.isArray(rows)) return [];
+/** Rows from outside (an import) checked field by field: anything malformed is dropped, never trusted; dates after `now` become `now`. */
+export function checkedRows(rows: readonly unknown[], now: number): LearnedRow[] {
   const out: LearnedRow[] = [];
-  for (const r of rows as unknown[]) {
+  for (const r of rows) {
     if (typeof r !== "object" || r === null) continue;
     const { scope, tool, term, count, sessions, at, seen } = r as Record<string, unknown>;
-    const text = (v: unknown): v is string => typeof v === "string" && v.length > 0 && v.length <= MAX_ROW_TEXT;
-    if (!text(scope) || !text(tool) || !text(term)) continue;
-    if (typeof count !== "number" || !Number.isFinite(count) || count < 0 || count > 1e9) continue;
-    if (!Number.isSafeInteger(sessions) || (sessions as number) < 0) continue;
-    if (typeof at !== "number" || !Number.isFinite(at) || at < 0) continue;
-    const hashes = Array.isArray(seen) ? seen.filter((s): s is string => typeof s === "string" && s.length <= 64).slice(-64) : [];
-    out.push({ scope, tool, term, count, sessions: Math.min(255, sessions as number), at, seen: hashes });
+    const row = checkedRow(scope, tool, term, count, sessions, at, seen, now);
+    if (row !== undefined) out.push(row);
   }
   return out;
 }

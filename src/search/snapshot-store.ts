@@ -25,14 +25,17 @@
  * builds while the others wait for its snapshot, up to `lockWaitMs`, and a lock whose holder is
  * gone is broken at once.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { constants, mkdirSync } from "node:fs";
-import { link, open, readdir, readFile, rename, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { open, readdir, stat, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { compileOptions, int } from "../validation/ajv.js";
 import { analyzerSignature } from "./analyzer-signature.js";
-import { fileDistrust, folderDistrust, holderState, parseHolder, thisHolder, type LockHolder } from "./cache-folder.js";
+import { errnoCode, fileDistrust, folderDistrust, READ_FLAGS } from "../state/folder-trust.js";
+import { acquireLock } from "../state/file-lock.js";
+import { writeFileAtomic } from "../state/atomic-write.js";
 import { errorMessage } from "../errors.js";
+import { printable } from "../text/printable.js";
 
 /** The shortest index cache key taken (an HMAC key that can be guessed is no key). */
 export const MIN_SNAPSHOT_KEY_LENGTH = 16;
@@ -44,10 +47,6 @@ const MAC_BYTES = 32;
 const SUFFIX = ".tsidx";
 /** Temp files older than this are a crashed writer's: removed when the folder is pruned. */
 const STALE_TEMP_MS = 10 * 60_000;
-/** A lock that names no holder and is older than this is torn or planted (a writer fills its lock at once): broken. */
-const UNNAMED_LOCK_MS = 2_000;
-/** O_NOFOLLOW where the platform has it: a snapshot that is a symbolic link is never followed. */
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
 
 export interface IndexSnapshotOptions {
   /** The folder (created if missing, mode 0700); shared by every worker and replica of one catalog. Not used when others can write it. */
@@ -134,18 +133,8 @@ export type SnapshotWarn = (message: string) => void;
 
 const defaultWarn: SnapshotWarn = (message) => process.emitWarning(`toolsearch: ${message}`, { code: "TOOLSEARCH_INDEX_CACHE" });
 
-/**
- * A reason fit for a log line: a planted file's names can reach SQLite's messages, so control
- * characters are escaped (no forged lines) and the text is clipped.
- */
-export function printable(text: string): string {
-  const escaped = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  return escaped.length > 500 ? `${escaped.slice(0, 500)}…` : escaped;
-}
-
 const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex");
 const safe = (s: string): string => s.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 128);
-const codeOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
 export class SnapshotStore {
   readonly options: ResolvedSnapshotOptions;
@@ -180,7 +169,7 @@ export class SnapshotStore {
     const dir = this.options.dir;
     const why = await stat(dir).then(
       (info) => folderDistrust(dir, info),
-      (error: unknown) => `${dir} cannot be read (${codeOf(error) ?? String(error)})`,
+      (error: unknown) => `${dir} cannot be read (${errnoCode(error) ?? String(error)})`,
     );
     if (why !== undefined && !this.#reported.has(why)) {
       this.#reported.add(why);
@@ -196,9 +185,9 @@ export class SnapshotStore {
     try {
       handle = await open(file, READ_FLAGS);
     } catch (error) {
-      if (codeOf(error) === "ENOENT") return { ok: false, reason: "no snapshot" };
+      if (errnoCode(error) === "ENOENT") return { ok: false, reason: "no snapshot" };
       // ELOOP: a symbolic link (O_NOFOLLOW).
-      return this.#reject(file, codeOf(error) === "ELOOP" ? "a symbolic link" : `unreadable (${codeOf(error) ?? String(error)})`);
+      return this.#reject(file, errnoCode(error) === "ELOOP" ? "a symbolic link" : `unreadable (${errnoCode(error) ?? String(error)})`);
     }
     let bytes: Buffer;
     try {
@@ -260,13 +249,9 @@ export class SnapshotStore {
     length.writeUInt32LE(json.length);
     const signed = Buffer.concat([MAGIC, length, json, payload]);
     const file = this.file(kind, fingerprint);
-    const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
     try {
-      // 0600: a group- or world-writable snapshot could be changed in place by whoever may write it.
-      await writeFile(temp, this.#key === undefined ? signed : Buffer.concat([signed, this.#mac(signed)]), { flag: "wx", mode: 0o600 });
-      await rename(temp, file);
+      await writeFileAtomic(file, this.#key === undefined ? [signed] : [signed, this.#mac(signed)]);
     } catch (error) {
-      await unlink(temp).catch(() => {});
       // Not fatal: the index is built and in use; the next process builds again.
       return { ok: false, reason: `could not write ${file}: ${errorMessage(error)}` };
     }
@@ -289,77 +274,20 @@ export class SnapshotStore {
    * another host, whose holder this host cannot see, when it is older than lockWaitMs.
    */
   async lock(kind: string, fingerprint: string): Promise<{ build: boolean; release: () => Promise<void> }> {
-    const lockFile = `${this.file(kind, fingerprint)}.lock`;
-    const me = await thisHolder();
-    const release = async (): Promise<void> => {
-      // Only our own lock: had it been broken and taken by another, deleting it would let a third in.
-      const holder = await readFile(lockFile, "utf8").then(parseHolder, () => undefined);
-      if (holder !== undefined && sameHolder(holder, me)) await unlink(lockFile).catch(() => {});
-    };
-    const noop = async (): Promise<void> => {};
-    const deadline = Date.now() + this.options.lockWaitMs;
-    for (;;) {
-      const taken = await createLock(lockFile, me);
-      if (taken === "taken") return { build: true, release };
-      if (taken === "failed") return { build: true, release: noop };
-      const stale = await this.#staleLock(lockFile);
-      if (stale === "foreign") return { build: true, release: noop };
-      if (stale !== undefined) {
-        this.#warn(`index cache lock ${lockFile} broken: ${stale}`);
-        // A lock that cannot be removed is not waited on either.
-        if (
-          !(await unlink(lockFile).then(
-            () => true,
-            (error: unknown) => codeOf(error) === "ENOENT",
-          ))
-        )
-          return { build: true, release: noop };
-        continue;
-      }
-      if (
-        await stat(this.file(kind, fingerprint)).then(
+    const snapshot = this.file(kind, fingerprint);
+    const lock = await acquireLock(`${snapshot}.lock`, {
+      waitMs: this.options.lockWaitMs,
+      staleMs: this.options.lockWaitMs,
+      warn: (message) => this.#warn(`index cache ${message}`),
+      stopWaiting: () =>
+        stat(snapshot).then(
           () => true,
           () => false,
-        )
-      )
-        return { build: false, release: noop };
-      if (Date.now() >= deadline) return { build: true, release: noop };
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  /** Why a held lock is to be broken now, "foreign" when it is not ours to break or wait on, or undefined (wait). */
-  async #staleLock(lockFile: string): Promise<string | "foreign" | undefined> {
-    let handle: FileHandle;
-    try {
-      handle = await open(lockFile, READ_FLAGS);
-    } catch (error) {
-      // Gone meanwhile: the next round takes it. Anything else (a symbolic link) is no lock of ours.
-      return codeOf(error) === "ENOENT" ? undefined : `unreadable (${codeOf(error) ?? String(error)})`;
-    }
-    let text: string;
-    let age: number;
-    try {
-      const info = await handle.stat();
-      const foreign = fileDistrust(info);
-      if (foreign !== undefined) {
-        this.#warn(`index cache lock ${lockFile} ignored: ${foreign}`);
-        return "foreign";
-      }
-      age = Date.now() - info.mtimeMs;
-      // A holder is a few dozen bytes: a bigger lock names none.
-      const buffer = Buffer.alloc(1_024);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      text = buffer.subarray(0, bytesRead).toString("utf8");
-    } finally {
-      await handle.close();
-    }
-    const holder = parseHolder(text);
-    if (holder === undefined) return age > UNNAMED_LOCK_MS ? "it names no holder" : undefined;
-    const { state, why } = await holderState(holder);
-    if (state === "gone") return why;
-    if (state === "unknown" && age > this.options.lockWaitMs) return `${why}, older than lockWaitMs (${this.options.lockWaitMs} ms)`;
-    return undefined;
+        ),
+    });
+    if (lock.taken) return { build: true, release: lock.release };
+    // Another process's snapshot appeared: load it. Any other refusal: build without the lock.
+    return { build: lock.why !== "stopped", release: async () => {} };
   }
 
   /** Keeps the `keep` newest snapshots; removes stale temp files. */
@@ -385,41 +313,6 @@ export class SnapshotStore {
     await unlink(file).catch(() => {});
     this.#warn(`index snapshot ${file} deleted: ${reason}`);
     return { ok: false, reason: `snapshot rejected: ${reason}` };
-  }
-}
-
-function sameHolder(a: LockHolder, b: LockHolder): boolean {
-  return a.pid === b.pid && a.host === b.host && a.start === b.start;
-}
-
-/**
- * Creates the lock with its holder already in it: written to a temp file, then hard-linked to
- * the lock's name (link fails when the name exists), so no reader ever sees an empty lock. Where
- * the file system has no hard links, an exclusive create then a write.
- */
-async function createLock(lockFile: string, me: LockHolder): Promise<"taken" | "held" | "failed"> {
-  const text = JSON.stringify(me);
-  const temp = `${lockFile}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  try {
-    await writeFile(temp, text, { flag: "wx", mode: 0o600 });
-  } catch {
-    return "failed";
-  }
-  try {
-    await link(temp, lockFile);
-    return "taken";
-  } catch (error) {
-    if (codeOf(error) === "EEXIST") return "held";
-  } finally {
-    await unlink(temp).catch(() => {});
-  }
-  try {
-    const handle = await open(lockFile, "wx", 0o600);
-    await handle.writeFile(text);
-    await handle.close();
-    return "taken";
-  } catch (error) {
-    return codeOf(error) === "EEXIST" ? "held" : "failed";
   }
 }
 

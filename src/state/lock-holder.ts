@@ -1,39 +1,10 @@
 /**
- * What the snapshot folder (snapshot-store.ts) trusts about the file system, and nothing more:
- * - the folder itself only when no one else can write in it: owned by this user (or root) and
- *   not group- or world-writable, unless sticky (like /tmp: others may add files but not replace
- *   ours). A folder that fails is not used at all: the index is built in memory.
- * - a file in it only when it is a regular file (not a link) owned by this user, so that in a
- *   sticky folder another user's planted file is never read as ours.
- * - a lock only while its holder lives: the lock names its holder (pid, the process's start
- *   time, host and boot), so that a lock whose process is gone, or whose pid now belongs to
- *   another process, is broken at once instead of being waited on.
- * On Windows (no uids, no POSIX modes) the ownership and mode rules do not apply.
+ * Who holds a lock (file-lock.ts), and whether that process still runs: the lock names its
+ * holder (pid, the process's start time, host and boot), so that a lock whose process is gone,
+ * or whose pid now belongs to another process, is broken at once instead of being waited on.
  */
 import { readFile } from "node:fs/promises";
-import type { Stats } from "node:fs";
 import { hostname } from "node:os";
-
-const uid = (): number | undefined => (typeof process.getuid === "function" ? process.getuid() : undefined);
-
-/** Why others could write this folder (so that nothing in it can be trusted), or undefined. */
-export function folderDistrust(dir: string, info: Stats): string | undefined {
-  if (!info.isDirectory()) return `${dir} is not a folder`;
-  const me = uid();
-  if (me === undefined) return undefined;
-  if (info.uid !== me && info.uid !== 0) return `${dir} is owned by uid ${info.uid}, not this process's uid ${me}`;
-  const sticky = (info.mode & 0o1000) !== 0;
-  if ((info.mode & 0o022) !== 0 && !sticky) return `${dir} is writable by others (mode ${(info.mode & 0o7777).toString(8).padStart(4, "0")}, no sticky bit)`;
-  return undefined;
-}
-
-/** Why a file in the folder is not ours to read, or undefined (checked on the open handle's stat). */
-export function fileDistrust(info: Stats): string | undefined {
-  if (!info.isFile()) return "not a regular file";
-  const me = uid();
-  if (me !== undefined && info.uid !== me) return `owned by uid ${info.uid}, not ${me}`;
-  return undefined;
-}
 
 /** Who holds a lock: enough to tell, on this host, whether that process still runs. */
 export interface LockHolder {
@@ -101,11 +72,12 @@ export function parseHolder(text: string): LockHolder | undefined {
 /**
  * Whether a lock's holder still runs: "gone" when it provably does not (no such pid on this
  * host, another boot, or the pid now belongs to a process started at another time), "alive"
- * when it runs, "unknown" when this host cannot tell (another host's lock).
+ * when it runs, "unknown" when this host cannot tell: another host's lock, or a bare-pid lock
+ * (an older toolsearch's) whose pid runs — with no start time, that pid may be any process now,
+ * so the lock is not trusted to be live forever (file-lock.ts breaks it once it is old).
  */
 export async function holderState(holder: LockHolder): Promise<{ state: "alive" | "gone" | "unknown"; why: string }> {
   const me = await thisHolder();
-  // A bare-pid lock (older toolsearch) names no host: taken to be this one's, as it was then.
   if (holder.host !== "" && holder.host !== me.host) return { state: "unknown", why: `held by pid ${holder.pid} on host ${holder.host}` };
   if (holder.boot !== undefined && me.boot !== undefined && holder.boot !== me.boot)
     return { state: "gone", why: `pid ${holder.pid} ran before this host's last boot` };
@@ -121,5 +93,11 @@ export async function holderState(holder: LockHolder): Promise<{ state: "alive" 
   if (holder.start !== undefined && now !== undefined && now.start !== holder.start) {
     return { state: "gone", why: `pid ${holder.pid} now belongs to another process (started at tick ${now.start}, not ${holder.start})` };
   }
+  if (holder.host === "" && holder.start === undefined) return { state: "unknown", why: `a bare-pid lock naming pid ${holder.pid}, which runs` };
   return { state: "alive", why: `held by pid ${holder.pid}` };
+}
+
+/** The same process (a pid alone is not: it is reused). */
+export function sameHolder(a: LockHolder, b: LockHolder): boolean {
+  return a.pid === b.pid && a.host === b.host && a.start === b.start;
 }
