@@ -5,7 +5,10 @@
  *   file   = MAGIC (8) | header length (uint32 LE) | header JSON | [header MAC (32)] | frame*
  *   frame  = FRAME_MARK (4) | payload length (uint32 LE) | CRC-32 of writer+payload (uint32 LE)
  *            | writer (8) | payload | [MAC of writer+payload (32)] | payload length (uint32 LE) | END_MARK (4)
- *   payload = msgpack [scopes[], tools[], rows[]], a row = [scopeIndex, toolIndex, term, count, sessions, at, seen[]]
+ *   payload = msgpack [scopes[], tools[], contributors[], rows[]],
+ *             a row = [scopeIndex, toolIndex, term, count, sessions, at, contributorIndex[]]
+ * (each scope, tool and contributor hash once per frame: a session's hash sits in every record it
+ * taught, so this keeps both the file and, decoded, the heap small)
  *
  * A frame is the whole state of each record it names after a change: merging one is idempotent
  * (model.ts merge), so a frame read twice, or a record written by two processes, changes nothing.
@@ -137,6 +140,7 @@ export function encodeFrames(rows: readonly LearnedRow[], writer: Buffer, key: B
 function encodePayload(rows: readonly LearnedRow[], start: number, end: number): Buffer {
   const scopes = new Map<string, number>();
   const tools = new Map<string, number>();
+  const contributors = new Map<string, number>();
   const index = (map: Map<string, number>, value: string): number => {
     let i = map.get(value);
     if (i === undefined) map.set(value, (i = map.size));
@@ -145,9 +149,9 @@ function encodePayload(rows: readonly LearnedRow[], start: number, end: number):
   const packed: unknown[] = [];
   for (let i = start; i < end; i++) {
     const r = rows[i]!;
-    packed.push([index(scopes, r.scope), index(tools, r.tool), r.term, r.count, r.sessions, r.at, r.seen]);
+    packed.push([index(scopes, r.scope), index(tools, r.tool), r.term, r.count, r.sessions, r.at, r.seen.map((h) => index(contributors, h))]);
   }
-  return packr.pack([[...scopes.keys()], [...tools.keys()], packed]);
+  return packr.pack([[...scopes.keys()], [...tools.keys()], [...contributors.keys()], packed]);
 }
 
 function frame(payload: Buffer, writer: Buffer, key: Buffer | undefined): Buffer {
@@ -232,16 +236,16 @@ export function decodeRows(payload: Buffer, now: number): LearnedRow[] {
   } catch {
     return [];
   }
-  if (!Array.isArray(value) || value.length !== 3) return [];
-  const [scopes, tools, rows] = value as unknown[];
-  if (!Array.isArray(scopes) || !Array.isArray(tools) || !Array.isArray(rows)) return [];
+  if (!Array.isArray(value) || value.length !== 4) return [];
+  const [scopes, tools, contributors, rows] = value as unknown[][];
+  if (!Array.isArray(scopes) || !Array.isArray(tools) || !Array.isArray(contributors) || !Array.isArray(rows)) return [];
   const out: LearnedRow[] = [];
-  for (const r of rows as unknown[]) {
+  const entry = (list: unknown[], i: unknown): unknown => (typeof i === "number" ? list[i] : undefined);
+  for (const r of rows) {
     if (!Array.isArray(r) || r.length !== 7) continue;
     const [s, t, term, count, sessions, at, seen] = r as unknown[];
-    const scope = typeof s === "number" ? (scopes as unknown[])[s] : undefined;
-    const tool = typeof t === "number" ? (tools as unknown[])[t] : undefined;
-    const row = checkedRow(scope, tool, term, count, sessions, at, seen, now);
+    const hashes = Array.isArray(seen) ? seen.slice(-MAX_SEEN).map((i) => entry(contributors, i)) : undefined;
+    const row = checkedRow(entry(scopes, s), entry(tools, t), term, count, sessions, at, hashes, now);
     if (row !== undefined) out.push(row);
   }
   return out;
