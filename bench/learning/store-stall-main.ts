@@ -9,7 +9,9 @@ const sizes = at === -1 ? [100_000, 400_000] : process.argv[at + 1]!.split(",").
 const rows = [await measureStore(0)];
 for (const size of sizes) rows.push(await measureStore(size));
 const cell = (f: { ms: number; loopMaxMs: number }) => `${f.ms} ms (loop max ${f.loopMaxMs})`;
-console.log("| records (loaded) | journal MiB | start | load until ready | search during load | flush (records) | idle flush | compaction (worker) | import 100,000 |");
+console.log(
+  "| records (loaded) | journal MiB | start | load until ready | search during load | flush (records) | idle flush | compaction (worker) | import 100,000 |",
+);
 console.log("|---:|---:|---|---|---:|---|---|---|---|");
 for (const r of rows) {
   console.log(

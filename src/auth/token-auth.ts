@@ -3,7 +3,7 @@
  * holder is (agentId, owner) and what it may ask for (channels, modes); a run's identity comes
  * from the token, and a request body may only narrow it, never widen it.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { ConfigInvalidError, HttpError } from "../errors.js";
@@ -21,6 +21,12 @@ export interface TokenIdentity {
   channels?: string[];
   /** The modes a run may ask for. */
   modes?: ToolSearchMode[];
+  /**
+   * The tenant this token's runs belong to (RunContext.tenant): what learning and the fair shares
+   * are keyed by. Tokens that name the same tenant share them (a token rotated under the same
+   * name keeps its tenant's learning). Default: a name derived from the token itself (tokenTenant).
+   */
+  tenant?: string;
 }
 
 /** One resolved token (a `tokenEnv` already read from the environment). */
@@ -71,10 +77,23 @@ interface HashedToken {
 
 const sha256 = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest();
 
-/** Each matched identity's label, `token:<index in gateway.auth.tokens>`: a stable name for fair shares that never holds the secret. */
+/** An explicit tenant name: the config schema holds the same rule; ":" is left out, so no name is ever a derived one. */
+export const TENANT_NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
+
+/** Each matched identity's tenant (tenantOfToken): a stable name for fair shares and learning that never holds the secret. */
 const tokenLabels = new WeakMap<TokenIdentity, string>();
 
-/** The tenant key of a token's runs (RunContext.tenant): its label, so every session of one token shares one share. */
+/**
+ * A token's tenant: its explicit `tenant`, else `token:` and 16 characters of a keyed hash of the
+ * token. Never its position in the list: reordering, adding or revoking tokens moves nobody's
+ * learning or shares to another token, and a new token never inherits a revoked one's.
+ */
+export function tenantOfToken(entry: AuthToken): string {
+  if (entry.tenant !== undefined) return entry.tenant;
+  return `token:${createHmac("sha256", "toolsearch tenant").update(entry.token, "utf8").digest("base64url").slice(0, 16)}`;
+}
+
+/** The tenant of a token's runs (RunContext.tenant), so every session of one token shares one share. */
 export function tokenTenant(identity: TokenIdentity): string {
   return tokenLabels.get(identity) ?? "token:unknown";
 }
@@ -89,8 +108,9 @@ export class TokenTable {
 
   constructor(tokens: readonly AuthToken[]) {
     checkAuthTokens(tokens);
-    this.entries = tokens.map(({ token, ...identity }, i) => {
-      tokenLabels.set(identity, `token:${i}`);
+    this.entries = tokens.map((entry) => {
+      const { token, ...identity } = entry;
+      tokenLabels.set(identity, tenantOfToken(entry));
       return { digest: sha256(token), identity };
     });
   }

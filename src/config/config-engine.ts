@@ -10,6 +10,7 @@ import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-sessio
 import type { GatewayConfig } from "./server-config.js";
 import { loadPluginFolder } from "./plugin-loader.js";
 import { withServerLearning } from "../settings/tool-search-config.js";
+import { tenantOfToken } from "../auth/token-auth.js";
 
 export interface EngineExtras {
   /** Extra catalog sources (tests, embedded defaults), before the config's own. */
@@ -37,6 +38,8 @@ export async function engineFromConfig(config: GatewayConfig, extras: EngineExtr
       sources: [...(extras.sources ?? []), ...plugins, ...mcp],
       ...(sessionLog ? { sessionLog } : {}),
       ...(extras.pool ? { pool: extras.pool } : {}),
+      // The tenants that exist: what a revoked token's runs taught is dropped (without auth, no run has a tenant).
+      tenants: (config.gateway.auth?.tokens ?? []).map(tenantOfToken),
     });
     return { engine, mcpSources: mcp, ...(sessionLog ? { sessionLog } : {}) };
   } catch (error) {

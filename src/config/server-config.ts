@@ -12,7 +12,7 @@ import { ConfigInvalidError } from "../errors.js";
 import type { McpServerConfig } from "../mcp/options.js";
 import type { PolicyConfig } from "../policy/types.js";
 import { PROVIDER_APIS, type ProviderApi } from "../wire/wire-types.js";
-import { checkAuthTokens, MIN_TOKEN_LENGTH, type AuthSettings, type AuthToken, type TokenIdentity } from "../auth/token-auth.js";
+import { checkAuthTokens, MIN_TOKEN_LENGTH, TENANT_NAME_PATTERN, type AuthSettings, type AuthToken, type TokenIdentity } from "../auth/token-auth.js";
 
 export interface ProviderSettings {
   /** Which API the provider speaks: OpenAI Chat Completions (default), OpenAI Responses, or Anthropic Messages. */
@@ -133,6 +133,7 @@ const authSchema = {
           owner: { type: "boolean" },
           channels: { type: "array", minItems: 1, uniqueItems: true, items: text },
           modes: { type: "array", minItems: 1, uniqueItems: true, items: { enum: TOOL_SEARCH_MODES } },
+          tenant: { type: "string", pattern: TENANT_NAME_PATTERN },
         },
       },
     },
