@@ -6,6 +6,7 @@
  * without a trace runs the same code and never builds one.
  */
 import type { FusedHit } from "../learning/fuse.js";
+import type { LearnedEvidence } from "../learning/learner.js";
 import type { IntentObserver } from "../search/intents.js";
 import { EXACT_SCORE } from "../search/tool-index.js";
 import type { BackendHit, ScoreDetail } from "../search/types.js";
@@ -74,12 +75,12 @@ export class RankTrace {
     this.#weak = true;
   }
 
-  /** The steps that placed each hit, in the order of `hits` (the ranking's final list). */
-  detail(hits: readonly FusedHit[]): ExplainDetail[] {
-    return hits.map((hit, i) => ({ steps: this.#steps(hit, i + 1) }));
+  /** The steps that placed each hit, in the order of `hits` (the ranking's final list); `evidence` says what a learned rank rests on. */
+  detail(hits: readonly FusedHit[], evidence?: (id: string) => LearnedEvidence | undefined): ExplainDetail[] {
+    return hits.map((hit, i) => ({ steps: this.#steps(hit, i + 1, evidence) }));
   }
 
-  #steps(hit: FusedHit, rank: number): RankStep[] {
+  #steps(hit: FusedHit, rank: number, evidence?: (id: string) => LearnedEvidence | undefined): RankStep[] {
     if (this.#weak) return [{ step: "weak", label: "weak partial match: no tool matched the request's words" }];
     if (this.#query.trim().toLowerCase().startsWith("select:")) return [{ step: "select", label: "named by the select: list" }];
     const steps: RankStep[] = [];
@@ -96,7 +97,17 @@ export class RankTrace {
     if (hit.learned) {
       const textRank = this.#textRanks.get(hit.id);
       const was = textRank === undefined ? "not ranked by text" : `text alone ranked it ${textRank}`;
-      steps.push({ step: "learned", label: `learned: moved up to ${rank} by learning from use (${was})`, rank, textRank });
+      const { sessions = 0, words } = evidence?.(hit.id) ?? {};
+      // The words only where the operator keeps them (learning.recordTerms); otherwise how many sessions taught it.
+      const from = `learned from ${sessions} session${sessions === 1 ? "" : "s"}${words !== undefined && words.length > 0 ? `: ${words.map((w) => JSON.stringify(w)).join(", ")}` : ""}`;
+      steps.push({
+        step: "learned",
+        label: `learned: moved up to ${rank} by learning from use (${was}; ${from})`,
+        rank,
+        textRank,
+        sessions,
+        ...(words !== undefined ? { words } : {}),
+      });
     }
     return steps;
   }

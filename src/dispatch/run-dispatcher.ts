@@ -129,7 +129,8 @@ export class RunDispatcher {
     const n = Math.max(1, Math.min(limit, this.limits.maxSearchLimit));
     const trace = detail ? new RankTrace(q) : undefined;
     const ranked = rankRequest(q, n, this.scope, trace);
-    const details = trace?.detail(ranked);
+    const learning = this.scope.learning;
+    const details = trace?.detail(ranked, learning === undefined ? undefined : (id) => learning.evidence(q, id));
     return ranked.flatMap((hit, i) => {
       const entry = this.scope.catalog.get(hit.id);
       if (entry === undefined) return [];

@@ -53,7 +53,7 @@ export type RankStep =
   | { step: "sibling"; label: string; of: string }
   | { step: "expansion"; label: string; word: string; term: string; via: "typo" | "thesaurus" | "expansion" }
   | { step: "client"; label: string }
-  | { step: "learned"; label: string; rank: number; textRank: number | undefined }
+  | { step: "learned"; label: string; rank: number; textRank: number | undefined; sessions: number; words?: string[] }
   | { step: "weak"; label: string };
 
 /**

@@ -68,6 +68,13 @@ export interface LearningStats {
   recordTerms: boolean;
 }
 
+/** What a learned rank rests on (Learner.evidence). */
+export interface LearnedEvidence {
+  sessions: number;
+  /** The learned words it matched: only with `recordTerms`. */
+  words?: string[];
+}
+
 /** What learning keeps (retention.ts): the catalog's tool ids, the prefixes of sources that are down, the tenants that exist. */
 export interface LearnedCatalog {
   ids: ReadonlySet<string>;
@@ -171,6 +178,16 @@ export class Learner {
     // Tools the request earns no trust for are left out: an empty map ranks exactly as without learning.
     for (const [tool, s] of scores) if (!(s > 0)) scores.delete(tool);
     return scores;
+  }
+
+  /**
+   * What a tool's learned rank rests on, for explain: how many sessions (the most behind one
+   * matched word) and, only where the operator keeps words (`recordTerms`), which words.
+   */
+  evidence(scope: string, request: string, tool: string): LearnedEvidence {
+    const terms = learnedTerms(request, this.options.maxTermsPerRequest);
+    const found = this.#model.evidence(scope, terms.map(this.#keyOf), tool);
+    return { sessions: found.sessions, ...(this.#terms.recordTerms ? { words: found.terms } : {}) };
   }
 
   fuse(ranked: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number, keepFirst = false): FusedHit[] {
@@ -353,6 +370,10 @@ export class RunLearning {
   /** `catalog`: the catalog index's statistics, so a word common in its text weighs little (catalogTermWeight). */
   scores(request: string, allowed: ReadonlySet<string>, catalog?: CorpusStats): Map<string, number> {
     return this.#learner.scores(this.#scope, request, allowed, catalog);
+  }
+
+  evidence(request: string, tool: string): LearnedEvidence {
+    return this.#learner.evidence(this.#scope, request, tool);
   }
 
   /** `keepFirst`: the catalog's first hit stays first (fuse.ts, spellsName). */

@@ -255,6 +255,23 @@ export class LearnedModel {
     return out;
   }
 
+  /**
+   * What a tool's learned score rests on for these terms, for an operator's explain: the most
+   * distinct contributors behind one of its matched active records, and the matched terms.
+   */
+  evidence(scopeKey: string, terms: readonly string[], tool: string): { sessions: number; terms: string[] } {
+    const bag = this.#scopes.get(scopeKey)?.tools.get(tool);
+    const matched: string[] = [];
+    let sessions = 0;
+    for (const term of new Set(terms)) {
+      const record = bag?.get(term);
+      if (record === undefined || !this.#active(record)) continue;
+      matched.push(term);
+      sessions = Math.max(sessions, record.sessions);
+    }
+    return { sessions, terms: matched };
+  }
+
   /** Drops every record of a tool that is not in `ids` (the catalog changed). */
   retainTools(ids: IdFilter): number {
     let dropped = 0;

@@ -161,27 +161,32 @@ describe("run.explain detail", () => {
     await expect(r.explain("weather", { details: true } as never)).rejects.toMatchObject({ code: "INVALID_ARGS" });
   });
 
-  it("a hit learning moved up says so, with where text alone ranked it", async () => {
-    const request = "zorblat the quarterly ledger";
-    engine = await createToolSearch({
-      toolSearch: { mode: "tools", learning: { enabled: true, minSessions: 2 } },
-      sources: [coreTools([def("send_invoice", "Create and email an invoice to a customer."), def("get_forecast", "Weather forecast for a city.")])],
-    });
-    for (const sessionId of ["a", "b"]) {
-      const r = await engine.prepareRun({ sessionId, agentId: "main" });
-      await r.search(request);
-      expect((await r.search("send invoice")).map((h) => h.id)).toContain("core:send_invoice");
-      expect((await r.call("core:send_invoice", {})).ok).toBe(true);
-      await r.end();
-    }
-    const r = await engine.prepareRun({ sessionId: "probe", agentId: "main" });
-    const [top] = await r.explain(request, { detail: true });
-    expect(top).toMatchObject({ id: "core:send_invoice", learned: true });
-    expect(stepOf(top, "learned")).toEqual({
-      step: "learned",
-      label: "learned: moved up to 1 by learning from use (not ranked by text)",
-      rank: 1,
-      textRank: undefined,
-    });
-  });
+  it.each([
+    [false, "learned: moved up to 1 by learning from use (not ranked by text; learned from 2 sessions)", {}],
+    [
+      true,
+      'learned: moved up to 1 by learning from use (not ranked by text; learned from 2 sessions: "zorblat", "quarterly", "ledger")',
+      { words: ["zorblat", "quarterly", "ledger"] },
+    ],
+  ])(
+    "a hit learning moved up says so, with where text alone ranked it and how many sessions taught it (words only with recordTerms: %s)",
+    async (recordTerms, label, words) => {
+      const request = "zorblat the quarterly ledger";
+      engine = await createToolSearch({
+        toolSearch: { mode: "tools", learning: { enabled: true, minSessions: 2, recordTerms } },
+        sources: [coreTools([def("send_invoice", "Create and email an invoice to a customer."), def("get_forecast", "Weather forecast for a city.")])],
+      });
+      for (const sessionId of ["a", "b"]) {
+        const r = await engine.prepareRun({ sessionId, agentId: "main" });
+        await r.search(request);
+        expect((await r.search("send invoice")).map((h) => h.id)).toContain("core:send_invoice");
+        expect((await r.call("core:send_invoice", {})).ok).toBe(true);
+        await r.end();
+      }
+      const r = await engine.prepareRun({ sessionId: "probe", agentId: "main" });
+      const [top] = await r.explain(request, { detail: true });
+      expect(top).toMatchObject({ id: "core:send_invoice", learned: true });
+      expect(stepOf(top, "learned")).toEqual({ step: "learned", label, rank: 1, textRank: undefined, sessions: 2, ...words });
+    },
+  );
 });
