@@ -112,12 +112,13 @@ export class ToolSearchEngine {
   async start(): Promise<void> {
     await this.catalog.start();
     this.reportDownSources();
-    // Loads in the background: a full store must not hold the start (nor, sliced, the event loop).
-    this.learner?.start(this.learnedCatalog());
     const warmups: Promise<unknown>[] = [this.indexes.get(this.catalog.docs(), this.options.backend)];
     loadEnglishWords(); // typo and compound guards: decoded here, not during a first query
     if (SURFACES[this.options.settings.mode].sandboxFallback !== undefined) warmups.push(this.codePool());
     await Promise.all(warmups);
+    // Then the learned store, in the background: a full store must neither hold the start nor
+    // compete with it, and its slices leave the event loop to the runs.
+    this.learner?.start(this.learnedCatalog());
   }
 
   /** A throwing callback is the caller's bug, not a reason to refuse the engine: it goes to the error channel. */

@@ -291,8 +291,11 @@ export class Learner {
   }
 
   async #read(): Promise<void> {
+    // Closing: what others wrote is theirs to keep; only this process's changes still need writing.
+    if (this.#closed) return;
     try {
       for await (const batch of this.#store.read()) {
+        if (this.#closed) break;
         const kept: LearnedRow[] = [];
         const changed: LearnedRow[] = [];
         for (const row of batch) {
