@@ -184,8 +184,8 @@ export interface FrameScan {
 
 /**
  * The whole frames in `bytes` from `start`. An incomplete frame at the end stops the scan (the
- * rest may still be being written, or arrive in the next read); a frame that is not one (a bad
- * mark, length or checksum) is skipped up to the next FRAME_MARK.
+ * rest may still be being written, or arrive in the next read); bytes that are not a frame (a bad
+ * mark, length or checksum) are skipped up to the next FRAME_MARK, and stop the scan where none follows.
  */
 export function scanFrames(bytes: Buffer, start: number, key: Buffer | undefined): FrameScan {
   const frames: RawFrame[] = [];
@@ -207,11 +207,12 @@ export function scanFrames(bytes: Buffer, start: number, key: Buffer | undefined
       bytes.readUInt32LE(tailAt) === length &&
       bytes.compare(END_MARK, 0, 4, tailAt + 4, tailAt + 8) === 0;
     if (!sound) {
+      // No mark further on: the rest is left unread (a dead writer's torn end, which the next
+      // appender cuts at this very offset; anything appended after it ends up past a mark).
       const next = bytes.indexOf(FRAME_MARK, at + 1);
-      // No mark further on: the rest may be the start of a frame still being written.
-      const resume = next === -1 ? Math.max(at + 1, bytes.length - FRAME_MARK.length + 1) : next;
-      skipped += resume - at;
-      at = resume;
+      if (next === -1) break;
+      skipped += next - at;
+      at = next;
       continue;
     }
     if (key !== undefined && !timingSafeEqual(mac(key, writer, payload), bytes.subarray(tailAt - MAC_BYTES, tailAt))) forged++;

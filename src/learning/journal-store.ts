@@ -128,7 +128,8 @@ export class JournalStore implements LearningStore {
     try {
       const handle = await this.#openForAppend();
       try {
-        await handle.writev(frames);
+        // writeFile writes a whole buffer (a short write is continued); O_APPEND puts each at the end.
+        for (const frame of frames) await handle.writeFile(frame);
       } finally {
         await handle.close();
       }
