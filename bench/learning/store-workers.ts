@@ -37,7 +37,15 @@ function rows(records: number): LearnedRow[] {
   for (let i = 0; i < records; i++) {
     const scope = `agent:a${i % 2}`;
     const k = Math.floor(i / 2);
-    out.push({ scope, tool: `plugin:store:tool_${Math.floor(k / perTool) % TOOLS}`, term: `#t${k % perTool}`.padEnd(17, "q"), count: 3, sessions: 4, at: Date.now(), seen });
+    out.push({
+      scope,
+      tool: `plugin:store:tool_${Math.floor(k / perTool) % TOOLS}`,
+      term: `#t${k % perTool}`.padEnd(17, "q"),
+      count: 3,
+      sessions: 4,
+      at: Date.now(),
+      seen,
+    });
   }
   return out;
 }
@@ -90,7 +98,7 @@ export async function measureServeWorkers(records: number, seconds = 10): Promis
     const listenMs = performance.now() - started;
     const latencies: number[] = [];
     let errors = 0;
-    for (const until = performance.now() + seconds * 1_000; performance.now() < until; ) {
+    for (const until = performance.now() + seconds * 1_000; performance.now() < until;) {
       const ms = await get(port);
       if (ms === undefined) errors++;
       else latencies.push(ms);
