@@ -1,0 +1,48 @@
+/**
+ * A Server-Sent Events answer: the status and headers once, then frames as they are written.
+ * What the client has not read is bounded: a client that stops reading while more than
+ * `maxUnreadBytes` wait in the socket's buffer is disconnected (its `close` then ends whatever
+ * was writing to it), instead of the gateway holding every frame for it.
+ */
+import type { ServerResponse } from "node:http";
+
+export class SseResponse {
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly maxUnreadBytes: number,
+  ) {}
+
+  /** 200 and the event-stream headers, sent now: the client's SDK returns its stream on them. */
+  open(headers: Record<string, string> = {}): void {
+    this.res.writeHead(200, {
+      ...headers,
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      connection: "keep-alive",
+      // Proxies such as nginx buffer a response unless told not to; deltas must arrive as they happen.
+      "x-accel-buffering": "no",
+    });
+    this.res.flushHeaders();
+  }
+
+  /** Frames as one write; dropped once the client is gone. */
+  write(frames: string): void {
+    if (frames === "" || this.gone()) return;
+    this.res.write(frames);
+    if (this.res.writableLength > this.maxUnreadBytes) this.res.destroy();
+  }
+
+  /** A comment line, which SSE clients skip: it says what happens meanwhile and keeps idle proxies from cutting the stream. */
+  comment(text: string): void {
+    this.write(`: ${text.replace(/[\r\n]+/g, " ")}\n\n`);
+  }
+
+  end(frames = ""): void {
+    if (this.gone()) return;
+    this.res.end(frames);
+  }
+
+  private gone(): boolean {
+    return this.res.writableEnded || this.res.destroyed;
+  }
+}
