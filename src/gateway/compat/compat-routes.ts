@@ -54,6 +54,12 @@ const TURN_ROUTES: ReadonlyMap<string, CompatApi> = new Map([
   ["/v1/messages", messagesApi],
 ]);
 const MODELS = "/v1/models";
+/** Paths under these are the APIs' other endpoints (count_tokens, retrieve a response…): a 404 in that API's shape. */
+const API_PREFIXES: ReadonlyArray<[string, CompatApi["family"]]> = [
+  ["/v1/chat/", "openai"],
+  ["/v1/responses/", "openai"],
+  ["/v1/messages/", "anthropic"],
+];
 
 export const COMPAT_ROUTE_NAMES = "POST /v1/chat/completions, POST /v1/responses, POST /v1/messages, GET /v1/models";
 
@@ -155,8 +161,9 @@ export function compatRoutes(context: CompatRoutesContext): CompatRoutes {
       const path = new URL(req.url ?? "/", "http://localhost").pathname;
       const api = TURN_ROUTES.get(path);
       const models = path === MODELS || path.startsWith(`${MODELS}/`);
-      if (!api && !models) return false;
-      const family = api?.family ?? (req.headers["anthropic-version"] !== undefined ? "anthropic" : "openai");
+      const other = API_PREFIXES.find(([prefix]) => path.startsWith(prefix))?.[1];
+      if (!api && !models && !other) return false;
+      const family = api?.family ?? other ?? (req.headers["anthropic-version"] !== undefined ? "anthropic" : "openai");
       try {
         // Before anything, as for every route: a rebound page must not even learn that this port answers.
         guard.admit(req);
@@ -165,7 +172,7 @@ export function compatRoutes(context: CompatRoutesContext): CompatRoutes {
         if (identity === undefined) throw unauthorized(req.headers.authorization ?? (req.headers["x-api-key"] as string | undefined), "gateway");
         if (api && req.method === "POST") await serveTurn(api, await guard.readJson(req, config.gateway.maxBodyBytes, "BAD_REQUEST"), identity, res);
         else if (models && req.method === "GET") listModels(res, path, identity, family);
-        else throw new HttpError("NOT_FOUND", `No route ${req.method} ${path}; use ${api ? "POST" : "GET"} ${api ? path : MODELS}.`);
+        else throw new HttpError("NOT_FOUND", `No route ${req.method} ${path}; this gateway serves ${COMPAT_ROUTE_NAMES}.`);
       } catch (error) {
         sendError(res, family, error);
       }

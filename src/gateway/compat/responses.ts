@@ -2,8 +2,10 @@
  * `POST /v1/responses`, as OpenAI's Responses API used statelessly: `input` (a string, or
  * message, function_call and function_call_output items) and `instructions` are the turn,
  * function `tools` its client tools. Nothing is stored, so `previous_response_id` and
- * `conversation` are refused: the client sends the whole conversation each time (reasoning
- * items it sends back are skipped). Text content only.
+ * `conversation` are refused: the client sends the whole conversation each time. Reasoning
+ * items and item references it sends back are skipped: they name what a provider stored (the
+ * AI SDK refers to an earlier answer's text that way by default), which here is nothing. Text
+ * content only.
  */
 import { randomUUID } from "node:crypto";
 import { responseOf } from "../../wire/reply.js";
@@ -39,9 +41,10 @@ const item = {
   type: "object",
   properties: {
     type: {
-      description: '"message", "function_call", "function_call_output" or "reasoning" (the items a stateless conversation holds)',
-      anyOf: ["message", "function_call", "function_call_output", "reasoning"].map((type) => ({ const: type })),
+      description: '"message", "function_call", "function_call_output", "reasoning" or "item_reference" (the items a stateless conversation holds)',
+      anyOf: ["message", "function_call", "function_call_output", "reasoning", "item_reference"].map((type) => ({ const: type })),
     },
+    id: { type: "string" },
     role: { enum: ["user", "assistant", "system", "developer"] },
     content: parts('"input_text" or "output_text"'),
     call_id: id,
@@ -54,6 +57,7 @@ const item = {
     { if: typed("function_call_output"), then: { required: ["call_id", "output"] } },
     { if: { type: "object", not: { required: ["type"] } }, then: { required: ["role", "content"] } },
     { if: typed("message"), then: { required: ["role", "content"] } },
+    { if: typed("item_reference"), then: { required: ["id"] } },
   ],
 };
 

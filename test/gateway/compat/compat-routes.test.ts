@@ -101,6 +101,15 @@ describe("errors come in each API's own shape and status", () => {
     expect(image).toMatchObject({ status: 400, message: expect.stringContaining("only text content is supported") });
     const stored = await rejection(client.responses.create({ model: "scripted", input: "hi", previous_response_id: "resp_1" }));
     expect(stored).toMatchObject({ status: 400, message: expect.stringContaining("keeps no responses") });
+    // An item reference names what a provider stored: skipped here, where nothing is.
+    const referenced = await client.responses.create({
+      model: "scripted",
+      input: [
+        { type: "item_reference", id: "msg_1" },
+        { role: "user", content: "zzqx vvkw" },
+      ],
+    });
+    expect(referenced.output_text).toBe("I have no tool for that.");
   });
 
   it("OpenAI's body shape on the wire: { error: { message, type, param, code } }", async () => {
@@ -119,8 +128,11 @@ describe("errors come in each API's own shape and status", () => {
     const wrongMethod = await fetch(`${gateway.url}/v1/chat/completions`);
     expect({ status: wrongMethod.status, json: await wrongMethod.json() }).toMatchObject({
       status: 404,
-      json: { error: { code: "NOT_FOUND", message: expect.stringContaining("use POST /v1/chat/completions") } },
+      json: { error: { code: "NOT_FOUND", message: expect.stringContaining("POST /v1/chat/completions") } },
     });
+    // Another endpoint of an API (here Anthropic's token count) is a 404 in that API's shape.
+    const countTokens = await post(`${gateway.url}/v1/messages/count_tokens`, JSON.stringify({ model: "scripted", messages: user("hi") }));
+    expect(countTokens).toMatchObject({ status: 404, json: { type: "error", error: { type: "not_found_error", code: "NOT_FOUND" } } });
   });
 
   it("Anthropic: the SDK's NotFoundError and BadRequestError, in { type: 'error', error: { type, message } }", async () => {
@@ -152,6 +164,19 @@ describe("errors come in each API's own shape and status", () => {
     expect((anthropic as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: "request_too_large" } });
     const after = await openaiFor(gateway).chat.completions.create({ model: "scripted", messages: user("zzqx vvkw") });
     expect(after.choices[0]!.message.content).toBe("I have no tool for that.");
+  });
+
+  it("a call to a request's tool ends the turn there: it goes back to the client, and the provider is asked once", async () => {
+    const mark = provider.received();
+    const ask = { name: "ask_user", description: "Ask the user a question.", parameters: { type: "object", properties: { question: { type: "string" } } } };
+    const completion = await openaiFor(gateway).chat.completions.create({
+      model: "scripted",
+      messages: user("Ask the user a question"),
+      tools: [{ type: "function", function: ask }],
+    });
+    expect(completion.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(completion.choices[0]!.message.tool_calls).toEqual([{ id: expect.any(String), type: "function", function: { name: "ask_user", arguments: "{}" } }]);
+    expect(provider.received() - mark).toBe(1);
   });
 
   it("/v1/runs is unchanged, and an unknown route names the compatible ones", async () => {
