@@ -73,6 +73,11 @@ export const ERROR_CODES = {
       "the body asks for more than the token allows; without auth: `owner: true` unless `gateway.trustLoopbackIdentity`, or a Host, Origin or Sec-Fetch-Site that is not loopback's",
   },
   NOT_FOUND: { class: "HttpError", status: 404, meaning: "no such route" },
+  MODEL_NOT_FOUND: {
+    class: "HttpError",
+    status: 404,
+    meaning: "the OpenAI- and Anthropic-compatible routes: a `model` that `provider.models` does not list for this caller (`GET /v1/models` lists them)",
+  },
   SESSION_NOT_FOUND: { class: "HttpError", status: 404, meaning: "`mcp --http`: an unknown session, or another token's" },
   BODY_TOO_LARGE: { class: "HttpError", status: 413, meaning: "a body over `gateway.maxBodyBytes`" },
   UNSUPPORTED_MEDIA_TYPE: { class: "HttpError", status: 415, meaning: "a POST whose Content-Type is not `application/json`, refused before its body is read" },

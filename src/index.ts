@@ -54,6 +54,7 @@ export {
   type AgentTurnInput,
   type AgentTurnResult,
   type AgentToolCall,
+  type TokenUsage,
 } from "./agent/agent-turn.js";
 export type { ProviderApi } from "./wire/wire-types.js";
 export { TOOL_FORMATS, type ToolFormat, type FormatTools, type OpenAIChatTool, type OpenAIResponsesTool, type AnthropicTool } from "./surfaces/formats.js";

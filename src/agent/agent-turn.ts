@@ -16,6 +16,12 @@
  * that covers its whole answer, headers and body (`timeoutMs`), and the turn has one of its own
  * (`turnTimeoutMs`). A provider answering every trip with 32 calls of a 1 MiB tool, or sending
  * headers and then one byte a second, costs a bounded turn, not the process.
+ *
+ * With `onText` each provider request streams, and the model's text reaches the caller as it
+ * arrives (the gateway's OpenAI- and Anthropic-compatible routes stream it on); the answer is
+ * the same either way. With `onToolCall` the caller may take calls over: a response any of whose
+ * calls it took ends the turn once its calls are answered (`handed_off`), unasked again, so that
+ * the caller can hand those calls to its own client (client tools on the compatible routes).
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
@@ -83,6 +89,13 @@ export interface AgentTurnInput {
   maxTurnResultBytes?: number;
   /** The largest provider request, as the JSON sent (default 16 MiB): a larger one is not sent, and the turn fails with TURN_BUDGET. */
   maxRequestBytes?: number;
+  /** Each piece of the model's text as it arrives: provider requests stream when this is given. */
+  onText?: (delta: string) => void;
+  /**
+   * Told of each tool call once it is answered. `true` takes the call over: once the response's
+   * calls are all answered the turn ends with status "handed_off" instead of asking the provider again.
+   */
+  onToolCall?: (call: AgentToolCall) => boolean | void;
 }
 
 export interface AgentToolCall {
@@ -96,18 +109,27 @@ export interface AgentToolCall {
 }
 
 export interface AgentTurnResult {
-  status: "answered" | "max_turns";
-  /** The model's final text; null when the turn was cut. */
+  /** `handed_off`: `onToolCall` took calls of the last response over. */
+  status: "answered" | "max_turns" | "handed_off";
+  /** The model's final text (with `handed_off`, its text beside the calls taken over); null when the turn was cut. */
   answer: string | null;
   toolCalls: AgentToolCall[];
   roundTrips: number;
+  /** Tokens the provider reported, summed over the turn's requests (0 where it reported none). */
+  usage: TokenUsage;
   /** The run's telemetry when the turn ended. */
   telemetry: RunTelemetry;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
 }
 
 interface ModelReply {
   text: string | null;
   calls: Array<{ id: string; name: string; arguments: string | Record<string, unknown> }>;
+  usage: TokenUsage;
 }
 
 /** One API's request shape and conversation bookkeeping. */
@@ -124,13 +146,17 @@ interface RequestOptions {
   maxRetries: number;
 }
 
+/** Where a streamed request's text goes; absent, the request does not stream. */
+type TextSink = ((delta: string) => void) | undefined;
+
 export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
   const { run, provider, messages, timeoutMs, turnTimeoutMs } = checkInput(input);
   const maxTurns = input.maxTurns ?? DEFAULT_MAX_TURNS;
   const maxRequestBytes = input.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   const budget = new ResultBudget(input.maxTurnResultBytes ?? DEFAULT_MAX_TURN_RESULT_BYTES);
-  const conversation = conversationFor(provider, run, messages);
+  const conversation = conversationFor(provider, run, messages, input.onText);
   const where = providerWhere(provider);
+  const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   // Aborted by the caller (with its reason) or at the turn's deadline; every request and call listens to it.
   const turn = deadline(
     input.signal,
@@ -143,27 +169,33 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
       turn.signal.throwIfAborted();
       checkRequestSize(conversation.requestBytes(), maxRequestBytes, where);
       const reply = await requestWithDeadline(conversation, where, turn.signal, timeoutMs);
-      if (reply.calls.length === 0) return { status: "answered", answer: reply.text ?? "", toolCalls, roundTrips: trip, telemetry: run.telemetry() };
+      usage.inputTokens += reply.usage.inputTokens;
+      usage.outputTokens += reply.usage.outputTokens;
+      if (reply.calls.length === 0) return { status: "answered", answer: reply.text ?? "", toolCalls, roundTrips: trip, usage, telemetry: run.telemetry() };
       const contents: string[] = [];
+      let handedOff = false;
       for (const [i, call] of reply.calls.entries()) {
         turn.signal.throwIfAborted();
         const runs = i < MAX_CALLS_PER_RESPONSE && !budget.spent();
         const content = runs ? budget.keep((await run.answerToolCall(call, turn.signal)).text) : unrunAnswer(i, budget);
         contents.push(content);
-        toolCalls.push({
+        const answered = {
           id: call.id,
           name: call.name,
           arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments),
           content,
-        });
+        };
+        toolCalls.push(answered);
+        if (input.onToolCall?.(answered) === true) handedOff = true;
         // A synchronous tool's call settles in microtasks: without a turn of the loop between
         // calls, one response's 32 calls (each serializing up to a 1 MiB result) would hold the
         // process's loop, every other session's, for all 32 at once.
         if (runs) await nextTurnOfLoop();
       }
+      if (handedOff) return { status: "handed_off", answer: reply.text, toolCalls, roundTrips: trip, usage, telemetry: run.telemetry() };
       await conversation.answer(reply, contents);
     }
-    return { status: "max_turns", answer: null, toolCalls, roundTrips: maxTurns, telemetry: run.telemetry() };
+    return { status: "max_turns", answer: null, toolCalls, roundTrips: maxTurns, usage, telemetry: run.telemetry() };
   } finally {
     turn.release();
   }
@@ -293,6 +325,9 @@ function checkInput(input: AgentTurnInput): AgentTurnInput {
     throw new ConfigInvalidError("runAgentTurn: provider.model must be a non-empty string.");
   if (typeof provider.client !== "object" || provider.client === null)
     throw new ConfigInvalidError("runAgentTurn: provider.client must be the API's client (openai or @anthropic-ai/sdk).");
+  for (const name of ["onText", "onToolCall"] as const) {
+    if (input[name] !== undefined && typeof input[name] !== "function") throw new ConfigInvalidError(`runAgentTurn: ${name} must be a function when given.`);
+  }
   if (!Array.isArray(messages) || messages.length === 0) throw new ConfigInvalidError("runAgentTurn: messages must be a non-empty list.");
   if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > MAX_TURNS)) {
     throw new ConfigInvalidError(`runAgentTurn: maxTurns must be an integer from 1 to ${MAX_TURNS}; got ${String(maxTurns)}`);
@@ -361,15 +396,21 @@ async function jsonSizes(values: readonly unknown[]): Promise<number[]> {
   return sizes;
 }
 
-function conversationFor(provider: AgentProvider, run: ToolSearchRun, messages: readonly AgentMessage[]): ApiConversation {
+function conversationFor(provider: AgentProvider, run: ToolSearchRun, messages: readonly AgentMessage[], onText: TextSink): ApiConversation {
+  const where = providerWhere(provider);
   switch (provider.api) {
     case "chat":
-      return chatConversation(provider.client, provider.model, run, messages, providerWhere(provider));
+      return chatConversation(provider.client, provider.model, run, messages, where, onText);
     case "responses":
-      return responsesConversation(provider.client, provider.model, run, messages, providerWhere(provider));
+      return responsesConversation(provider.client, provider.model, run, messages, where, onText);
     case "anthropic":
-      return anthropicConversation(provider.client, provider.model, provider.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS, run, messages, providerWhere(provider));
+      return anthropicConversation(provider.client, provider.model, provider.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS, run, messages, where, onText);
   }
+}
+
+/** A count the provider reported, or 0: a provider that reports no usage is not a failed answer. */
+function tokens(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : 0;
 }
 
 async function ask<T>(api: string, send: () => Promise<T>, signal: AbortSignal): Promise<T> {
@@ -386,7 +427,14 @@ function systemText(run: ToolSearchRun, messages: readonly AgentMessage[]): stri
   return [run.instructions, ...messages.filter((m) => m.role === "system").map((m) => m.content)].filter((t) => t.length > 0).join("\n\n");
 }
 
-function chatConversation(client: OpenAI, model: string, run: ToolSearchRun, messages: readonly AgentMessage[], where: string): ApiConversation {
+function chatConversation(
+  client: OpenAI,
+  model: string,
+  run: ToolSearchRun,
+  messages: readonly AgentMessage[],
+  where: string,
+  onText: TextSink,
+): ApiConversation {
   const tools = run.toolsFor("openai-chat");
   const conversation = new RequestBody<ChatMessage>(
     [...(run.instructions ? [{ role: "system" as const, content: run.instructions }] : []), ...messages],
@@ -400,13 +448,18 @@ function chatConversation(client: OpenAI, model: string, run: ToolSearchRun, mes
     requestBytes: () => conversation.requestBytes(),
     async request(options) {
       const body = conversation.body() as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
-      const completion = await ask(where, () => client.chat.completions.create(body, options), options.signal);
+      const completion = await ask(
+        where,
+        () => (onText ? streamedChat(client, body, options, onText) : client.chat.completions.create(body, options)),
+        options.signal,
+      );
       const message = (completion as Partial<typeof completion>).choices?.[0]?.message;
       if (!message) throw new ProviderFailedError(`The model provider failed (${where}): its answer has no choices[0].message (not a chat completion).`);
       const calls = (message.tool_calls ?? []).flatMap((c) =>
         c.type === "function" ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
       );
-      return { text: message.content ?? null, calls };
+      const usage = (completion as Partial<typeof completion>).usage;
+      return { text: message.content ?? null, calls, usage: { inputTokens: tokens(usage?.prompt_tokens), outputTokens: tokens(usage?.completion_tokens) } };
     },
     async answer(reply, contents) {
       conversation.push({
@@ -419,6 +472,18 @@ function chatConversation(client: OpenAI, model: string, run: ToolSearchRun, mes
       results.forEach((m, i) => conversation.push(m, sizes[i]));
     },
   };
+}
+
+/** A streamed chat completion, accumulated by the client into the completion a plain request returns; its text goes to `onText` as it arrives. */
+function streamedChat(
+  client: OpenAI,
+  body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+  options: RequestOptions,
+  onText: (delta: string) => void,
+): Promise<OpenAI.Chat.ChatCompletion> {
+  const stream = client.chat.completions.stream({ ...body, stream: true, stream_options: { include_usage: true } }, options);
+  stream.on("content.delta", ({ delta }) => onText(delta));
+  return stream.finalChatCompletion();
 }
 
 /** Chat messages as Responses input items; system messages go to `instructions`. */
@@ -434,7 +499,14 @@ export function toResponsesInput(messages: readonly AgentMessage[]): ResponsesIn
   });
 }
 
-function responsesConversation(client: OpenAI, model: string, run: ToolSearchRun, messages: readonly AgentMessage[], where: string): ApiConversation {
+function responsesConversation(
+  client: OpenAI,
+  model: string,
+  run: ToolSearchRun,
+  messages: readonly AgentMessage[],
+  where: string,
+  onText: TextSink,
+): ApiConversation {
   const tools = run.toolsFor("openai-responses");
   const instructions = systemText(run, messages);
   const input = new RequestBody(toResponsesInput(messages), (items) => ({
@@ -448,13 +520,18 @@ function responsesConversation(client: OpenAI, model: string, run: ToolSearchRun
     requestBytes: () => input.requestBytes(),
     async request(options) {
       const body = input.body() as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming;
-      const response = await ask(where, () => client.responses.create(body, options), options.signal);
+      const response = await ask(
+        where,
+        () => (onText ? streamedResponse(client, body, options, onText) : client.responses.create(body, options)),
+        options.signal,
+      );
       const output = (response as { output?: unknown }).output;
       if (!Array.isArray(output)) throw new ProviderFailedError(`The model provider failed (${where}): its answer has no output list (not a response).`);
       const items = output as ResponsesOutputItem[];
       const calls = items.flatMap((item) => (item.type === "function_call" ? [{ id: item.call_id, name: item.name, arguments: item.arguments }] : []));
       const text = items.flatMap((item) => (item.type === "message" ? item.content.filter((c) => c.type === "output_text").map((c) => c.text) : [])).join("");
-      return { text: text.length > 0 ? text : null, calls };
+      const usage = (response as Partial<typeof response>).usage;
+      return { text: text.length > 0 ? text : null, calls, usage: { inputTokens: tokens(usage?.input_tokens), outputTokens: tokens(usage?.output_tokens) } };
     },
     async answer(reply, contents) {
       if (reply.text) input.push({ role: "assistant", content: reply.text });
@@ -464,6 +541,18 @@ function responsesConversation(client: OpenAI, model: string, run: ToolSearchRun
       outputs.forEach((item, i) => input.push(item, sizes[i]));
     },
   };
+}
+
+/** A streamed response, accumulated by the client into the response a plain request returns; its text goes to `onText` as it arrives. */
+function streamedResponse(
+  client: OpenAI,
+  body: OpenAI.Responses.ResponseCreateParamsNonStreaming,
+  options: RequestOptions,
+  onText: (delta: string) => void,
+): Promise<OpenAI.Responses.Response> {
+  const stream = client.responses.stream({ ...body, stream: true }, options);
+  stream.on("response.output_text.delta", ({ delta }) => onText(delta));
+  return stream.finalResponse();
 }
 
 /** Chat messages as Anthropic messages: tool calls as tool_use blocks, tool results as tool_result blocks in a user message. */
@@ -502,6 +591,7 @@ function anthropicConversation(
   run: ToolSearchRun,
   messages: readonly AgentMessage[],
   where: string,
+  onText: TextSink,
 ): ApiConversation {
   const tools = run.toolsFor("anthropic");
   const system = systemText(run, messages);
@@ -517,7 +607,7 @@ function anthropicConversation(
     requestBytes: () => conversation.requestBytes(),
     async request(options) {
       const body = conversation.body() as unknown as Anthropic.MessageCreateParamsNonStreaming;
-      const message = await ask(where, () => client.messages.create(body, options), options.signal);
+      const message = await ask(where, () => (onText ? streamedMessage(client, body, options, onText) : client.messages.create(body, options)), options.signal);
       const content = (message as { content?: unknown }).content;
       if (!Array.isArray(content)) throw new ProviderFailedError(`The model provider failed (${where}): its answer has no content list (not a message).`);
       lastContent = content as AnthropicContentBlock[];
@@ -525,7 +615,8 @@ function anthropicConversation(
         b.type === "tool_use" ? [{ id: b.id, name: b.name, arguments: (b.input ?? {}) as Record<string, unknown> }] : [],
       );
       const text = lastContent.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
-      return { text: text.length > 0 ? text : null, calls };
+      const usage = (message as Partial<typeof message>).usage;
+      return { text: text.length > 0 ? text : null, calls, usage: { inputTokens: tokens(usage?.input_tokens), outputTokens: tokens(usage?.output_tokens) } };
     },
     async answer(reply, contents) {
       // The assistant message goes back as it came (text and tool_use blocks), then one user message of results.
@@ -537,4 +628,16 @@ function anthropicConversation(
       conversation.push({ role: "user", content: blocks }, bytes);
     },
   };
+}
+
+/** A streamed message, accumulated by the client into the message a plain request returns; its text goes to `onText` as it arrives. */
+function streamedMessage(
+  client: Anthropic,
+  body: Anthropic.MessageCreateParamsNonStreaming,
+  options: RequestOptions,
+  onText: (delta: string) => void,
+): Promise<Anthropic.Message> {
+  const stream = client.messages.stream(body, options);
+  stream.on("text", (delta) => onText(delta));
+  return stream.finalMessage();
 }

@@ -26,7 +26,9 @@ import { UsageError, type CommandIo } from "./usage.js";
 
 export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [--host HOST] [--workers N|auto] [--verbose]
 
-  Starts the HTTP gateway: POST /v1/runs runs one agent turn, GET /healthz reports status.
+  Starts the HTTP gateway: POST /v1/runs runs one agent turn, GET /healthz reports status;
+  POST /v1/chat/completions, /v1/responses and /v1/messages serve OpenAI's and Anthropic's
+  clients (streaming included), GET /v1/models lists provider.models.
   Provider, catalog (plugins, mcpServers), policy and tools.toolSearch come from the JSON5
   config (default ./toolsearch.config.json5); provider.api picks the API ("chat", "responses",
   "anthropic"); OPENAI_BASE_URL, OPENAI_API_KEY (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY for
@@ -46,7 +48,8 @@ export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [
 export const MOCK_PROVIDER_USAGE = `Usage: toolsearch mock-provider [--port N] [--host HOST]
 
   Starts the scripted provider: POST /v1/chat/completions (OpenAI Chat Completions),
-  /v1/responses (OpenAI Responses) and /v1/messages (Anthropic Messages), planned the same way.
+  /v1/responses (OpenAI Responses) and /v1/messages (Anthropic Messages), planned the same way;
+  with "stream": true it answers with Server-Sent Events in that API's format.
   It keeps the last 200 request bodies (16 MiB at most, oldest dropped first):
   GET /debug/requests.
   Prints "listening <url>" on stdout once ready.`;

@@ -6,7 +6,7 @@
 import path from "node:path";
 import { compileOptions } from "../validation/ajv.js";
 import type { JsonObject } from "./dot-path.js";
-import { resolveIndexCacheKey, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchObject } from "../settings/tool-search-config.js";
+import { resolveIndexCacheKey, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchObject } from "../settings/tool-search-config.js";
 import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURNS, DEFAULT_MAX_TURN_RESULT_BYTES } from "../agent/agent-turn.js";
 import { ConfigInvalidError } from "../errors.js";
 import type { McpServerConfig } from "../mcp/options.js";
@@ -29,6 +29,19 @@ export interface ProviderSettings {
   maxResponseBytes: number;
   /** A provider request whose JSON would be over this many bytes is not sent: the turn fails (TURN_BUDGET) (default 16 MiB). */
   maxRequestBytes: number;
+  /**
+   * The `model` names the OpenAI- and Anthropic-compatible routes take (`GET /v1/models` lists
+   * them), each mapped to the provider's model and, optionally, the mode its turns run in.
+   * Default: one alias, `model` itself.
+   */
+  models: ModelAlias[];
+}
+
+/** One `provider.models` entry: the name a client sends, what it runs as. */
+export interface ModelAlias {
+  id: string;
+  model: string;
+  mode?: ToolSearchMode;
 }
 
 export interface GatewaySettings {
@@ -180,6 +193,23 @@ const sectionsSchema = {
         maxTokens: { type: "integer", minimum: 1, maximum: 1_000_000 },
         maxResponseBytes: { type: "integer", minimum: 1024, maximum: 1024 * 1024 * 1024 },
         maxRequestBytes: { type: "integer", minimum: 1024, maximum: 1024 * 1024 * 1024 },
+        models: {
+          type: "object",
+          minProperties: 1,
+          maxProperties: 256,
+          propertyNames: { minLength: 1, maxLength: 256 },
+          additionalProperties: {
+            anyOf: [
+              { type: "string", minLength: 1 },
+              {
+                type: "object",
+                additionalProperties: false,
+                required: ["model"],
+                properties: { model: { type: "string", minLength: 1 }, mode: { enum: TOOL_SEARCH_MODES } },
+              },
+            ],
+          },
+        },
       },
     },
     gateway: {
@@ -323,20 +353,29 @@ function resolveAuth(entries: readonly AuthTokenEntry[], env: NodeJS.ProcessEnv)
   return { tokens };
 }
 
-function providerSettings(provider: Partial<ProviderSettings>, env: NodeJS.ProcessEnv): ProviderSettings {
+type ModelEntries = Record<string, string | Omit<ModelAlias, "id">>;
+
+function providerSettings(provider: Partial<Omit<ProviderSettings, "models">> & { models?: ModelEntries }, env: NodeJS.ProcessEnv): ProviderSettings {
   const api = provider.api ?? "chat";
   const anthropic = api === "anthropic";
+  const model = provider.model ?? env.TOOLSEARCH_MODEL ?? "scripted";
   return {
     api,
     baseURL:
       provider.baseURL ?? (anthropic ? env.ANTHROPIC_BASE_URL : env.OPENAI_BASE_URL) ?? (anthropic ? "http://127.0.0.1:8787" : "http://127.0.0.1:8787/v1"),
     apiKey: provider.apiKey ?? (anthropic ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY) ?? "not-needed-for-local",
-    model: provider.model ?? env.TOOLSEARCH_MODEL ?? "scripted",
+    model,
+    models: provider.models ? modelAliases(provider.models) : [{ id: model, model }],
     timeoutMs: provider.timeoutMs ?? 60_000,
     maxResponseBytes: provider.maxResponseBytes ?? 16 * 1024 * 1024,
     maxRequestBytes: provider.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
     ...(provider.maxTokens !== undefined ? { maxTokens: provider.maxTokens } : {}),
   };
+}
+
+/** `provider.models` in the order written; `"alias": "model"` is `{ model }`. */
+function modelAliases(entries: ModelEntries): ModelAlias[] {
+  return Object.entries(entries).map(([id, entry]) => (typeof entry === "string" ? { id, model: entry } : { id, ...entry }));
 }
 
 export interface GatewayOverrides {
@@ -361,7 +400,7 @@ export function resolveGatewayConfig(
       `mcp.maxSessionsPerTenant (${mcp.maxSessionsPerTenant}) is above mcp.maxSessions (${maxSessions}); a tenant's share cannot be more than the whole`,
     );
   }
-  const provider = (config.provider ?? {}) as Partial<ProviderSettings>;
+  const provider = (config.provider ?? {}) as Parameters<typeof providerSettings>[0];
   const gateway = (config.gateway ?? {}) as Partial<Omit<GatewaySettings, "auth" | "workers">> & { workers?: Partial<WorkerSupervisionSettings> };
   const sessionLog = sessionLogSettings(config.sessionLog, configDir);
   const auth = resolveAuth(authEntries(config), env);

@@ -14,6 +14,10 @@
  * GET /healthz discloses no more than the caller may see: without a token, that the process
  * answers; with one, only the sources whose tools its policy admits (an owner token also sees
  * which are down); never a source's error text, which goes to the operator's stderr.
+ *
+ * Beside /v1/runs it serves OpenAI's and Anthropic's own APIs (compat/compat-routes.ts:
+ * /v1/chat/completions, /v1/responses, /v1/messages, /v1/models), so that their clients point
+ * at it by changing their base URL and API key.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -50,6 +54,7 @@ import { listenOn } from "../http/listen.js";
 import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
 import type { GatewayConfig } from "../config/server-config.js";
 import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
+import { COMPAT_ROUTE_NAMES, compatRoutes } from "./compat/compat-routes.js";
 
 export interface Gateway {
   readonly url: string;
@@ -97,6 +102,17 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
   const write = extras.log;
   const log = write ? (line: string) => write(escapeControl(line)) : undefined;
   const guard = new RequestGuard({ bindHost: config.gateway.host, authenticated: tokens !== undefined });
+  // The OpenAI- and Anthropic-compatible routes (compat/): answered in those APIs' own shapes, errors included.
+  const compat = compatRoutes({
+    engine,
+    provider,
+    config,
+    tokens,
+    guard,
+    budgets: turnBudgets(config),
+    trustLoopbackIdentity: config.gateway.trustLoopbackIdentity,
+    logged: log !== undefined,
+  });
   const server = createServer((req, res) => {
     if (log) {
       const started = performance.now();
@@ -121,6 +137,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (await compat.serve(req, res)) return;
     // Before anything, /healthz included: a rebound page must not even learn that this port answers.
     guard.admit(req);
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
@@ -139,7 +156,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
       if (log && typeof session === "string") res.setHeader("x-toolsearch-session", encodeURIComponent(session.slice(0, 64)));
       return sendJson(res, status, body);
     }
-    throw new HttpError("NOT_FOUND", `No route ${req.method} ${path}; use POST /v1/runs or GET /healthz.`);
+    throw new HttpError("NOT_FOUND", `No route ${req.method} ${path}; use POST /v1/runs, GET /healthz, ${COMPAT_ROUTE_NAMES}.`);
   }
 
   /**

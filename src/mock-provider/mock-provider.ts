@@ -1,10 +1,11 @@
 /**
  * A scripted provider: a real HTTP server speaking OpenAI Chat Completions
  * (`POST /v1/chat/completions`), OpenAI Responses (`POST /v1/responses`) and Anthropic Messages
- * (`POST /v1/messages`), non-streaming, whose "model" is the planner: each request is read as
- * the same conversation (see wire.ts) and planned the same way, whatever the API. It records
- * the request bodies it gets, with the API each came in; `GET /debug/requests` returns them,
- * `DELETE /debug/requests` clears them.
+ * (`POST /v1/messages`), whose "model" is the planner: each request is read as the same
+ * conversation (src/wire/to-chat.ts) and planned the same way, whatever the API. With
+ * `stream: true` it answers with Server-Sent Events in that API's streaming format (chat honours
+ * `stream_options.include_usage`). It records the request bodies it gets, with the API each came
+ * in; `GET /debug/requests` returns them, `DELETE /debug/requests` clears them.
  *
  * The record is bounded, because `toolsearch mock-provider` may run for days and a direct-mode
  * request over a large catalog is megabytes: it keeps the last 200 requests and at most 16 MiB
@@ -19,7 +20,8 @@ import type { ChatRequest } from "../wire/chat-types.js";
 import { readBody, sendJson } from "../http/json-http.js";
 import { listenOn } from "../http/listen.js";
 import { plan } from "./planner.js";
-import { anthropicReply, anthropicToChat, chatReply, responsesReply, responsesToChat } from "./wire.js";
+import { replyOf, streamedFrames, streamWriter, wholeReply } from "./wire.js";
+import { anthropicToChat, responsesToChat } from "../wire/to-chat.js";
 import type { AnthropicRequest, ProviderApi, ResponsesRequest } from "../wire/wire-types.js";
 import { ConfigInvalidError } from "../errors.js";
 
@@ -37,6 +39,8 @@ export interface MockProvider {
   received(): number;
   /** The requests received after `mark`; throws RecordDroppedError when some of them were already dropped. */
   requestsSince(mark: number): RecordedRequest[];
+  /** Streamed answers whose client went away before the last frame. */
+  streamsAbandoned(): number;
   close(): Promise<void>;
 }
 
@@ -47,6 +51,11 @@ export interface MockProviderOptions {
   maxRecorded?: number;
   /** Recorded body bytes kept at most, all requests together (default 16 MiB). */
   maxRecordedBytes?: number;
+  /**
+   * A streamed answer sends this many writes (the opening frames are the first) and then nothing
+   * until its client goes away: a model that stalls mid-answer, for tests of cancellation.
+   */
+  stallStreamsAfter?: number;
 }
 
 /** A caller asked for requests the bounded record no longer holds: CONFIG_INVALID, a mark (or a bound) to fix. */
@@ -114,6 +123,7 @@ function apiOf(pathname: string): ProviderApi | undefined {
 export async function startMockProvider(options: MockProviderOptions = {}): Promise<MockProvider> {
   const recorded = new RequestRecord(options.maxRecorded ?? DEFAULT_MAX_RECORDED, options.maxRecordedBytes ?? DEFAULT_MAX_RECORDED_BYTES);
   let counter = 0;
+  let abandoned = 0;
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => sendJson(res, 500, { error: { message: String(error) } }));
   });
@@ -146,16 +156,25 @@ export async function startMockProvider(options: MockProviderOptions = {}): Prom
     }
     recorded.add({ bytes: raw.length, api, body } as RecordedRequest);
     counter += 1;
-    const next = plan(chat);
     const model = typeof chat.model === "string" ? chat.model : "scripted";
-    const usage = { input: Math.ceil(raw.length / 4), output: 20 };
-    const reply =
-      api === "chat"
-        ? chatReply(next, counter, model, usage)
-        : api === "responses"
-          ? responsesReply(next, counter, model, usage)
-          : anthropicReply(next, counter, model, usage);
-    sendJson(res, 200, reply);
+    const reply = replyOf(api, plan(chat), counter, model, { inputTokens: Math.ceil(raw.length / 4), outputTokens: 20 });
+    if ((body as { stream?: unknown }).stream !== true) return sendJson(res, 200, wholeReply(api, reply));
+    const includeUsage = (body as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true;
+    await stream(res, streamedFrames(streamWriter(api, reply, includeUsage), reply));
+  }
+
+  async function stream(res: ServerResponse, frames: readonly string[]): Promise<void> {
+    res.once("close", () => {
+      if (!res.writableFinished) abandoned += 1;
+    });
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const sent = options.stallStreamsAfter ?? frames.length;
+    for (const frame of frames.slice(0, sent)) {
+      res.write(frame);
+      // A turn of the loop between writes: the client reads deltas one by one, as a model sends them.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (sent >= frames.length) res.end();
   }
 
   await listenOn(server, options.port ?? 0, options.host ?? "127.0.0.1");
@@ -166,6 +185,7 @@ export async function startMockProvider(options: MockProviderOptions = {}): Prom
     requests: () => recorded.all(),
     received: () => recorded.received(),
     requestsSince: (mark) => recorded.since(mark),
+    streamsAbandoned: () => abandoned,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,158 +1,44 @@
 /**
- * The scripted provider's translations: a Responses or Messages request read as the Chat
- * Completions conversation the planner plans over, and a plan written back as each API's
- * answer. The planner therefore plans the same way whatever the API.
+ * The scripted provider's answers: a plan written as the reply each API answers with, whole or
+ * streamed (src/wire writes both). A streamed answer's text goes out a word at a time and a
+ * call's arguments in two pieces, so that clients accumulate deltas as they would a model's.
  */
-import type { ChatMessage, ChatRequest, ChatToolCall } from "../wire/chat-types.js";
 import type { Plan } from "./planner.js";
-import type { AnthropicContentBlock, AnthropicRequest, AnthropicResponse, ResponsesRequest, ResponsesResponse } from "../wire/wire-types.js";
-import type { ProviderTool } from "../surfaces/provider-tool.js";
-import { ProviderFailedError } from "../errors.js";
+import type { ProviderApi } from "../wire/wire-types.js";
+import { anthropicMessageOf, chatCompletionOf, responseOf, type Reply, type ReplyUsage } from "../wire/reply.js";
+import type { ReplyStreamWriter } from "../wire/reply-stream.js";
+import { ChatStreamWriter } from "../wire/chat-stream.js";
+import { ResponsesStreamWriter } from "../wire/responses-stream.js";
+import { AnthropicStreamWriter } from "../wire/anthropic-stream.js";
 
-interface Usage {
-  input: number;
-  output: number;
+/** The reply a plan is, with the ids each API gives its answers and calls. */
+export function replyOf(api: ProviderApi, next: Plan, n: number, model: string, usage: ReplyUsage): Reply {
+  const ids = { chat: [`chatcmpl-${n}`, `call_${n}`], responses: [`resp_${n}`, `call_${n}`], anthropic: [`msg_${n}`, `toolu_${n}`] }[api];
+  const head = { id: ids[0]!, model, created: Math.floor(Date.now() / 1000), usage };
+  if ("answer" in next) return { ...head, text: next.answer, calls: [] };
+  return { ...head, text: null, calls: [{ id: ids[1]!, name: next.toolCall.name, arguments: JSON.stringify(next.toolCall.arguments) }] };
 }
 
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((part) => (typeof part === "object" && part !== null && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : ""))
-    .join("");
+export function wholeReply(api: ProviderApi, reply: Reply): unknown {
+  if (api === "chat") return chatCompletionOf(reply);
+  return api === "responses" ? responseOf(reply) : anthropicMessageOf(reply);
 }
 
-function list(value: unknown, what: string): unknown[] {
-  if (value === undefined) return [];
-  // The provider cannot read the request: it answers 400 with this (mock-provider.ts), which the caller hears as PROVIDER_FAILED.
-  if (!Array.isArray(value)) throw new ProviderFailedError(`${what} must be a list`);
-  return value;
+export function streamWriter(api: ProviderApi, reply: Reply, includeUsage: boolean): ReplyStreamWriter {
+  if (api === "chat") return new ChatStreamWriter(reply, includeUsage);
+  return api === "responses" ? new ResponsesStreamWriter(reply) : new AnthropicStreamWriter(reply);
 }
 
-function tool(name: unknown, description: unknown, parameters: unknown): ProviderTool {
-  if (typeof name !== "string") throw new ProviderFailedError("a tool needs a name");
-  return {
-    type: "function",
-    function: {
-      name,
-      description: typeof description === "string" ? description : "",
-      parameters: (parameters ?? {}) as ProviderTool["function"]["parameters"],
-    },
-  };
+/** The reply as the frames a streamed answer sends, in order: one item per write. */
+export function streamedFrames(writer: ReplyStreamWriter, reply: Reply): string[] {
+  const frames = [writer.open()];
+  if (reply.text !== null) for (const word of reply.text.match(/\S+\s*|\s+/g) ?? []) frames.push(writer.text(word));
+  for (const call of reply.calls) frames.push(writer.toolCall(call, halves(call.arguments)));
+  frames.push(writer.close(reply.usage));
+  return frames;
 }
 
-/** Consecutive calls become one assistant message, as Chat Completions has them. */
-function pushCall(messages: ChatMessage[], call: ChatToolCall, text: string | null = null): void {
-  const last = messages.at(-1);
-  if (last?.role === "assistant" && last.tool_calls && text === null) last.tool_calls.push(call);
-  else messages.push({ role: "assistant", content: text, tool_calls: [call] });
-}
-
-export function responsesToChat(body: ResponsesRequest): ChatRequest {
-  const messages: ChatMessage[] = [];
-  if (typeof body.instructions === "string" && body.instructions) messages.push({ role: "system", content: body.instructions });
-  const input = typeof body.input === "string" ? [{ role: "user" as const, content: body.input }] : list(body.input, "input");
-  for (const raw of input) {
-    const item = raw as Record<string, unknown>;
-    if (item.type === "function_call") {
-      pushCall(messages, { id: String(item.call_id), type: "function", function: { name: String(item.name), arguments: String(item.arguments ?? "") } });
-    } else if (item.type === "function_call_output") {
-      messages.push({ role: "tool", tool_call_id: String(item.call_id), content: textOf(item.output) });
-    } else if (item.role === "user" || item.role === "assistant" || item.role === "system" || item.role === "developer") {
-      const content = textOf(item.content);
-      if (item.role === "assistant") messages.push({ role: "assistant", content });
-      else messages.push({ role: item.role === "user" ? "user" : "system", content });
-    }
-  }
-  const tools = list(body.tools, "tools").map((t) => {
-    const { name, description, parameters } = t as Record<string, unknown>;
-    return tool(name, description, parameters);
-  });
-  return { model: body.model, messages, tools };
-}
-
-export function anthropicToChat(body: AnthropicRequest): ChatRequest {
-  const messages: ChatMessage[] = [];
-  const system = textOf(body.system);
-  if (system) messages.push({ role: "system", content: system });
-  for (const raw of list(body.messages, "messages")) {
-    const message = raw as { role?: unknown; content?: unknown };
-    const blocks: AnthropicContentBlock[] =
-      typeof message.content === "string" ? [{ type: "text", text: message.content }] : (list(message.content, "content") as AnthropicContentBlock[]);
-    if (message.role === "assistant") {
-      const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("") || null;
-      const calls = blocks.flatMap((b) =>
-        b.type === "tool_use" ? [{ id: b.id, type: "function" as const, function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }] : [],
-      );
-      messages.push(calls.length > 0 ? { role: "assistant", content: text, tool_calls: calls } : { role: "assistant", content: text });
-    } else if (message.role === "user") {
-      for (const b of blocks) if (b.type === "tool_result") messages.push({ role: "tool", tool_call_id: b.tool_use_id, content: textOf(b.content) });
-      const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("");
-      if (text) messages.push({ role: "user", content: text });
-    }
-  }
-  const tools = list(body.tools, "tools").map((t) => {
-    const { name, description, input_schema } = t as Record<string, unknown>;
-    return tool(name, description, input_schema);
-  });
-  return { model: body.model, messages, tools };
-}
-
-export function chatReply(next: Plan, n: number, model: string, usage: Usage): unknown {
-  const message =
-    "answer" in next
-      ? { role: "assistant", content: next.answer }
-      : {
-          role: "assistant",
-          content: null,
-          tool_calls: [{ id: `call_${n}`, type: "function", function: { name: next.toolCall.name, arguments: JSON.stringify(next.toolCall.arguments) } }],
-        };
-  return {
-    id: `chatcmpl-${n}`,
-    object: "chat.completion",
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [{ index: 0, message, finish_reason: "answer" in next ? "stop" : "tool_calls" }],
-    usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
-  };
-}
-
-export function responsesReply(next: Plan, n: number, model: string, usage: Usage): ResponsesResponse {
-  return {
-    id: `resp_${n}`,
-    object: "response",
-    created_at: Math.floor(Date.now() / 1000),
-    model,
-    status: "completed",
-    output:
-      "answer" in next
-        ? [{ type: "message", id: `msg_${n}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: next.answer, annotations: [] }] }]
-        : [
-            {
-              type: "function_call",
-              id: `fc_${n}`,
-              call_id: `call_${n}`,
-              name: next.toolCall.name,
-              arguments: JSON.stringify(next.toolCall.arguments),
-              status: "completed",
-            },
-          ],
-    usage: { input_tokens: usage.input, output_tokens: usage.output, total_tokens: usage.input + usage.output },
-  };
-}
-
-export function anthropicReply(next: Plan, n: number, model: string, usage: Usage): AnthropicResponse {
-  return {
-    id: `msg_${n}`,
-    type: "message",
-    role: "assistant",
-    model,
-    content:
-      "answer" in next
-        ? [{ type: "text", text: next.answer }]
-        : [{ type: "tool_use", id: `toolu_${n}`, name: next.toolCall.name, input: next.toolCall.arguments }],
-    stop_reason: "answer" in next ? "end_turn" : "tool_use",
-    stop_sequence: null,
-    usage: { input_tokens: usage.input, output_tokens: usage.output },
-  };
+function halves(text: string): string[] {
+  const middle = Math.ceil(text.length / 2);
+  return text.length < 2 ? [text] : [text.slice(0, middle), text.slice(middle)];
 }

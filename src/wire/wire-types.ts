@@ -1,6 +1,6 @@
 /**
- * The subsets of the OpenAI Responses API and the Anthropic Messages API that the agent loop
- * and the scripted provider exchange (non-streaming, function tools only).
+ * The subsets of the OpenAI Responses API and the Anthropic Messages API that the agent loop,
+ * the scripted provider and the gateway's compatible routes exchange (function tools only).
  */
 import type { AnthropicTool, OpenAIResponsesTool } from "../surfaces/formats.js";
 
@@ -29,9 +29,17 @@ export interface ResponsesResponse {
   object: "response";
   created_at: number;
   model: string;
-  status: "completed";
+  status: "completed" | "in_progress" | "failed";
+  error?: { code: string; message: string } | null;
+  incomplete_details?: null;
   output: ResponsesOutputItem[];
-  usage?: { input_tokens: number; output_tokens: number; total_tokens: number };
+  usage?: {
+    input_tokens: number;
+    output_tokens: number;
+    total_tokens: number;
+    input_tokens_details?: { cached_tokens: number };
+    output_tokens_details?: { reasoning_tokens: number };
+  } | null;
 }
 
 export type AnthropicContentBlock =

@@ -1,0 +1,122 @@
+/**
+ * `POST /v1/messages`, as Anthropic's Messages API: `system` and `messages` (text, tool_use and
+ * tool_result blocks; thinking blocks sent back are skipped) are the turn, `tools` (custom tools
+ * with an `input_schema`) its client tools. Text content only; server tools (web search, code
+ * execution) and tool choices other than "auto" are refused. `max_tokens` is accepted; the
+ * gateway's provider.maxTokens applies.
+ */
+import { randomUUID } from "node:crypto";
+import { AnthropicStreamWriter } from "../../wire/anthropic-stream.js";
+import { anthropicMessageOf } from "../../wire/reply.js";
+import { anthropicToChat } from "../../wire/to-chat.js";
+import type { AnthropicRequest } from "../../wire/wire-types.js";
+import { bodyChecker, clientToolSpec, LIMITS, modelName, TOOL_CHOICE_WHY, type CompatApi, type CompatRequest } from "./compat-api.js";
+
+interface MessagesBody {
+  model: string;
+  system?: AnthropicRequest["system"];
+  messages: AnthropicRequest["messages"];
+  tools?: Array<{ name: string; description?: string; input_schema: Record<string, unknown> }>;
+  stream?: boolean;
+}
+
+const text = { type: "string" };
+const textBlocks = {
+  type: "array",
+  maxItems: LIMITS.parts,
+  items: { type: "object", required: ["type", "text"], properties: { type: { const: "text" }, text } },
+};
+const typed = (type: string) => ({ type: "object", required: ["type"], properties: { type: { const: type } } });
+const id = { type: "string", minLength: 1, maxLength: LIMITS.id };
+
+const block = {
+  type: "object",
+  required: ["type"],
+  properties: {
+    type: {
+      description: '"text", "tool_use", "tool_result" (or thinking blocks sent back); images and documents are not supported',
+      anyOf: ["text", "tool_use", "tool_result", "thinking", "redacted_thinking"].map((type) => ({ const: type })),
+    },
+    text,
+    id,
+    name: id,
+    input: { type: "object" },
+    tool_use_id: id,
+    content: { description: 'a string, or a list of { type: "text", text } blocks', anyOf: [{ type: "string" }, textBlocks] },
+    is_error: { type: "boolean" },
+  },
+  allOf: [
+    { if: typed("text"), then: { required: ["text"] } },
+    { if: typed("tool_use"), then: { required: ["id", "name", "input"] } },
+    { if: typed("tool_result"), then: { required: ["tool_use_id"] } },
+  ],
+};
+
+const check = bodyChecker<MessagesBody>({
+  type: "object",
+  required: ["model", "messages"],
+  properties: {
+    model: modelName,
+    max_tokens: { type: "integer", minimum: 1 },
+    system: { description: 'a string, or a list of { type: "text", text } blocks', anyOf: [{ type: "string" }, textBlocks] },
+    messages: {
+      type: "array",
+      minItems: 1,
+      maxItems: LIMITS.messages,
+      items: {
+        type: "object",
+        required: ["role", "content"],
+        properties: {
+          role: { enum: ["user", "assistant"] },
+          content: {
+            description: "a string, or a list of content blocks",
+            anyOf: [{ type: "string" }, { type: "array", maxItems: LIMITS.parts, items: block }],
+          },
+        },
+      },
+    },
+    tools: {
+      type: "array",
+      maxItems: LIMITS.tools,
+      items: {
+        type: "object",
+        required: ["name", "input_schema"],
+        properties: {
+          type: { const: "custom", description: '"custom" or absent (server tools such as web search are not served by the gateway)' },
+          name: { type: "string", minLength: 1, maxLength: LIMITS.name },
+          description: { type: "string", maxLength: LIMITS.description },
+          input_schema: { type: "object" },
+        },
+      },
+    },
+    tool_choice: {
+      type: "object",
+      required: ["type"],
+      properties: { type: { const: "auto", description: `"auto": ${TOOL_CHOICE_WHY}` } },
+    },
+    stream: { type: "boolean" },
+  },
+});
+
+export const messagesApi: CompatApi = {
+  family: "anthropic",
+  parse(raw): CompatRequest {
+    const body = check(raw);
+    const { messages } = anthropicToChat({
+      model: body.model,
+      max_tokens: 1,
+      messages: body.messages,
+      ...(body.system !== undefined ? { system: body.system } : {}),
+    });
+    return {
+      model: body.model,
+      messages,
+      tools: (body.tools ?? []).map((t) => clientToolSpec(t.name, t.description, t.input_schema)),
+      stream: body.stream === true,
+      includeUsage: true,
+    };
+  },
+  newId: () => `msg_${randomUUID().replace(/-/g, "")}`,
+  whole: (reply) => ({ ...anthropicMessageOf(reply) }),
+  writer: (head) => new AnthropicStreamWriter(head),
+};
