@@ -239,8 +239,8 @@ export function resolveOptions(options: CreateToolSearchOptions | undefined): Re
 export interface RunContext {
   sessionId: string;
   /**
-   * Whose run this is, for fair shares of what runs share (the code pool's queue and slots):
-   * a token's label in the gateway and the MCP face; default: the sessionId.
+   * Whose run this is, for fair shares of what runs share (the code pool's queue and slots, an
+   * MCP server's call slots): a token's label in the gateway and the MCP face; default: the sessionId.
    */
   tenant?: string;
   agentId?: string;
