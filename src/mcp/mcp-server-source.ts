@@ -69,7 +69,10 @@ export interface McpSourceStatus {
   lastListError?: string;
   /** stdio with stderr "capture": the child's last stderr lines. */
   stderr?: string;
-  /** Tries that failed in a row (starts that failed, connections that did not last). */
+  /**
+   * Failures in a row, which set the delay before the next try: starts that failed, and
+   * connections that ended before lasting `retryMaxDelayMs` (one that lasted longer starts the count afresh).
+   */
   failures: number;
   /** While a try is scheduled: how long until it. */
   retryInMs?: number;
