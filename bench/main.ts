@@ -44,6 +44,8 @@ import { runLearningBench } from "./learning/learning-bench.js";
 import { stallPlan } from "./stall/plan.js";
 import { runStallBench, stallProblems } from "./stall/stall-bench.js";
 import { flagValue } from "./harness/args.js";
+import { upstreamPlan } from "./upstream/plan.js";
+import { runUpstreamBench, upstreamProblems } from "./upstream/upstream-bench.js";
 
 export interface BenchArgs {
   quick: boolean;
@@ -134,6 +136,7 @@ export function plan(quick: boolean) {
         // of 10 turns (one each) for ten.
         gateway: { tools: 1_000, sessions: [1, 10], turns: (s: number) => (s === 1 ? 4 : 10), warmUpRequests: 3, rounds: (s: number) => (s === 1 ? 16 : 8) },
         stall: stallPlan(true),
+        upstream: upstreamPlan(true),
       }
     : {
         payloadSizes: [10, 100, 1_000, 10_000],
@@ -141,6 +144,7 @@ export function plan(quick: boolean) {
         metaToolStride: 1,
         gateway: { tools: 1_000, sessions: [1, 10, 100], turns: (s: number) => (s === 1 ? 10 : s === 10 ? 50 : 100), warmUpRequests: 12, rounds: 3 },
         stall: stallPlan(false),
+        upstream: upstreamPlan(false),
       };
 }
 
@@ -266,6 +270,18 @@ export async function runBench(args: BenchArgs, root: string, log: Progress, arg
       () => runStallBench({ ...p.stall, log: log.scope("stall") }),
       (r) => {
         const problems = stallProblems(r);
+        return problems.length > 0 ? problems.join("; ") : undefined;
+      },
+    );
+  }
+
+  if (wanted.has("upstream")) {
+    suites.upstream = await suite(
+      "upstream",
+      log,
+      () => runUpstreamBench({ ...p.upstream, log: log.scope("upstream") }),
+      (r) => {
+        const problems = upstreamProblems(r);
         return problems.length > 0 ? problems.join("; ") : undefined;
       },
     );

@@ -23,7 +23,16 @@ export const ERROR_CODES = {
       "a bad option, config or API value (`createToolSearch`, `prepareRun`, `createCodePool` and `pool.run`, `runAgentTurn`, `run.toolsFor`, a command-line flag), a duplicate tool id, or a missing `${VAR}`; the CLI exits 2",
   },
   TOOL_NOT_FOUND: { class: "ToolNotFoundError", meaning: "no such tool in this run, hidden by policy included; up to three suggestions" },
-  TOOL_UNAVAILABLE: { class: "ToolUnavailableError", meaning: "the tool's MCP server is down, closed or went away; the message says why" },
+  TOOL_UNAVAILABLE: {
+    class: "ToolUnavailableError",
+    meaning:
+      "the tool's MCP server is down, still connecting, closed or went away, or its calls keep timing out (its circuit breaker is open); the message says why and when it is tried again",
+  },
+  TOOL_BUSY: {
+    class: "ToolBusyError",
+    meaning:
+      "the tool's MCP server has `maxConcurrentCalls` calls in flight and this tenant already has `maxQueuedCallsPerTenant` calls waiting for it; the call was not sent",
+  },
   AMBIGUOUS_TOOL_NAME: { class: "AmbiguousToolNameError", meaning: "directory mode: a bare name matches several tools; call one by id" },
   NAME_COLLISION: { class: "NameCollisionError", status: 400, meaning: "directory mode: a client tool has the name of a visible catalog tool" },
   INVALID_ARGS: {
@@ -149,6 +158,13 @@ export class ToolNotFoundError extends ToolSearchError {
 export class ToolUnavailableError extends ToolSearchError {
   constructor(id: string | undefined, reason: string, options?: Options) {
     super("TOOL_UNAVAILABLE", id === undefined ? reason : `Tool "${id}" is unavailable: ${reason}. Try another tool or try again later.`, options);
+  }
+}
+
+/** An MCP server's calls are all in flight and the caller's queue for it is full: the call was not sent. */
+export class ToolBusyError extends ToolSearchError {
+  constructor(id: string, reason: string) {
+    super("TOOL_BUSY", `Tool "${id}" was not called: ${reason}. Wait for your earlier calls to finish, then try again.`);
   }
 }
 

@@ -17,6 +17,7 @@ export {
   type McpHttpServerConfig,
   type McpServerOptions,
   type McpSourceStatus,
+  type McpSourceEvent,
 } from "./mcp/index.js";
 export type { ToolDefinition, ToolContext, ToolSource, JsonSchema } from "./catalog/types.js";
 
@@ -87,6 +88,7 @@ export {
   ConfigInvalidError,
   ToolNotFoundError,
   ToolUnavailableError,
+  ToolBusyError,
   AmbiguousToolNameError,
   NameCollisionError,
   InvalidArgsError,

@@ -35,6 +35,7 @@ describe("public exports", () => {
         "ToolSearchError",
         "ToolTimeoutError",
         "ToolUnavailableError",
+        "ToolBusyError",
         "coreTools",
         "createCodePool",
         "createToolSearch",

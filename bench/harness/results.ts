@@ -5,6 +5,7 @@ import type { RelevanceResult } from "../relevance/relevance-bench.js";
 import type { CodeModeSuiteResult } from "../suites/code-mode-suite.js";
 import type { SearchSuiteResult } from "../suites/search-suite.js";
 import type { StallResult } from "../stall/stall-bench.js";
+import type { UpstreamResult } from "../upstream/upstream-bench.js";
 import type { MachineInfo } from "./machine.js";
 
 export type SuiteOutcome<T> =
@@ -15,7 +16,7 @@ export type SuiteOutcome<T> =
 
 import type { LearningResult } from "../learning/learning-bench.js";
 
-export const SUITE_NAMES = ["payload", "code-mode", "search", "relevance", "gateway", "stall", "learning"] as const;
+export const SUITE_NAMES = ["payload", "code-mode", "search", "relevance", "gateway", "stall", "learning", "upstream"] as const;
 export type SuiteName = (typeof SUITE_NAMES)[number];
 
 export interface SuiteResults {
@@ -26,6 +27,7 @@ export interface SuiteResults {
   gateway?: SuiteOutcome<GatewayResult>;
   stall?: SuiteOutcome<StallResult>;
   learning?: SuiteOutcome<LearningResult>;
+  upstream?: SuiteOutcome<UpstreamResult>;
 }
 
 export interface BenchResults {

@@ -3,6 +3,7 @@ import type { ToolSearchMode } from "../../src/settings/tool-search-config.js";
 import type { BenchResults, SuiteName, SuiteOutcome } from "../harness/results.js";
 import { resultOf, SUITE_NAMES } from "../harness/results.js";
 import { stallHeadline, stallMarkdown, stallSummaryRows } from "./stall.js";
+import { upstreamHeadline, upstreamMarkdown } from "./upstream.js";
 
 const MODES: readonly ToolSearchMode[] = ["direct", "code", "tools", "directory"];
 
@@ -191,6 +192,8 @@ export function headline(results: BenchResults): string[] {
   }
   const stall = resultOf(results.suites.stall);
   if (stall) lines.push(stallHeadline(stall));
+  const upstream = resultOf(results.suites.upstream);
+  if (upstream) lines.push(upstreamHeadline(upstream));
   const learning = resultOf(results.suites.learning);
   if (learning) {
     const curves = learning.curves.map((c) => `${c.set} ${c.points.map((p) => `${int(p.sessions)}→${f3(p.top1)}`).join(" ")}`);
@@ -477,5 +480,7 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
   }
   const stall = resultOf(results.suites.stall);
   if (stall) out.push(...stallMarkdown(stall, level));
+  const upstream = resultOf(results.suites.upstream);
+  if (upstream) out.push(...upstreamMarkdown(upstream, level));
   return out;
 }

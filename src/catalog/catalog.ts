@@ -28,9 +28,12 @@ export class Catalog {
   private entries: CatalogEntry[] = [];
   private byId = new Map<string, CatalogEntry>();
   private docList: SearchDoc[] | undefined;
-  private readonly statuses = new Map<CatalogSource, SourceStatus>();
+  /** Why a source's start() failed, for sources that do not report their own state (`problem`). */
+  private readonly startErrors = new Map<CatalogSource, string>();
+  /** Tools taken from each source at the last rebuild, and why some were left out. */
+  private readonly built = new Map<CatalogSource, { tools: number; refused?: string }>();
   private readonly listeners = new Set<() => void>();
-  private readonly lastAttempt = new Map<CatalogSource, number>();
+  private started = false;
   /**
    * Entries and search docs already built, by definition object: when one MCP server's list
    * changes, the other sources' tools (10k static ones, say) are neither re-checked nor
@@ -53,39 +56,25 @@ export class Catalog {
   ) {}
 
   /**
-   * Starts every source. A source that fails to start is reported in `sourceStatus()` and
-   * skipped; bad definitions (invalid schema, duplicate id) are configuration errors and throw.
+   * Starts every source, side by side. A source that fails to start is reported in
+   * `sourceStatus()` and skipped; one that starts slowly (an MCP server past its connect timeout)
+   * is waited for no longer than it says and joins when it is ready: its change is heard, and the
+   * catalog rebuilds. Bad definitions (invalid schema, duplicate id) are configuration errors and throw.
    */
   async start(): Promise<void> {
-    await Promise.all(this.sources.map((source) => this.startSource(source)));
+    // Listening first: a source that becomes ready after start() stopped waiting must be heard.
     for (const source of this.sources) source.onChange?.(() => this.rebuildAfterChange());
+    await Promise.all(this.sources.map((source) => this.startSource(source)));
+    this.started = true;
     this.rebuild();
   }
 
   private async startSource(source: CatalogSource): Promise<void> {
-    this.lastAttempt.set(source, Date.now());
     try {
       await source.start?.();
-      this.statuses.set(source, { source: source.source, toolset: source.toolset, ok: true, tools: 0 });
     } catch (error) {
-      const message = errorMessage(error);
-      this.statuses.set(source, { source: source.source, toolset: source.toolset, ok: false, tools: 0, error: message });
+      this.startErrors.set(source, errorMessage(error));
     }
-  }
-
-  /**
-   * Reconnects sources that failed to start or went away (an MCP server that died), at most
-   * once per `retryMs` each, so the next run gets their tools back. Cheap when all are up.
-   */
-  async revive(retryMs = 5_000): Promise<void> {
-    const now = Date.now();
-    const down = this.sources.filter((source) => {
-      const failed = this.statuses.get(source)?.ok === false || source.unavailableReason?.() !== undefined;
-      return failed && now - (this.lastAttempt.get(source) ?? 0) >= retryMs;
-    });
-    if (down.length === 0) return;
-    await Promise.all(down.map((source) => this.startSource(source)));
-    this.rebuildAfterChange();
   }
 
   /**
@@ -94,6 +83,8 @@ export class Catalog {
    * for `rebuildError` and published on "toolsearch:error".
    */
   private rebuildAfterChange(): void {
+    // Before start() has rebuilt once, its own rebuild takes the change in (and throws for bad definitions).
+    if (!this.started) return;
     try {
       this.rebuild();
     } catch (error) {
@@ -106,8 +97,7 @@ export class Catalog {
     const entries: CatalogEntry[] = [];
     const byId = new Map<string, CatalogEntry>();
     for (const source of this.sources) {
-      const status = this.statuses.get(source);
-      if (status && !status.ok) continue;
+      if (!source.problem && this.startErrors.has(source)) continue;
       const defs = source.tools();
       const refused: string[] = [];
       for (const def of defs) {
@@ -117,11 +107,8 @@ export class Catalog {
         byId.set(entry.id, entry);
         entries.push(entry);
       }
-      if (status) {
-        status.tools = defs.length - refused.length;
-        if (refused.length > 0) status.error = `${refused.length} tool(s) left out: ${refused.slice(0, 3).join("; ")}`;
-        else delete status.error;
-      }
+      const tools = defs.length - refused.length;
+      this.built.set(source, refused.length > 0 ? { tools, refused: `${refused.length} tool(s) left out: ${refused.slice(0, 3).join("; ")}` } : { tools });
     }
     this.entries = entries;
     this.byId = byId;
@@ -207,11 +194,19 @@ export class Catalog {
     return this.docList;
   }
 
+  /** Each source's state now, in the order the sources were given (not the order they finished starting). */
   sourceStatus(): SourceStatus[] {
-    // In the order the sources were given, not the order they finished starting.
-    return this.sources.flatMap((source) => {
-      const status = this.statuses.get(source);
-      return status ? [{ ...status }] : [];
+    return this.sources.map((source) => {
+      const problem = source.problem ? source.problem() : (this.startErrors.get(source) ?? source.unavailableReason?.());
+      const built = this.built.get(source);
+      const error = problem ?? built?.refused;
+      return {
+        source: source.source,
+        toolset: source.toolset,
+        ok: problem === undefined,
+        tools: built?.tools ?? 0,
+        ...(error !== undefined ? { error } : {}),
+      };
     });
   }
 

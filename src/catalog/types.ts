@@ -12,6 +12,11 @@ export interface ToolContext {
   sessionId: string;
   agentId?: string;
   runId: string;
+  /**
+   * Whose call this is, for fair shares of what calls share (an MCP server's call slots): the
+   * run's `RunContext.tenant` (a gateway token, an MCP face session's tenant), else its sessionId.
+   */
+  tenant: string;
   /** The caller is the owner (`RunContext.owner`), so owner-only tools are admitted. */
   owner: boolean;
   /** Aborted when the run ends, the call times out, or a code-mode body is killed. */

@@ -8,7 +8,8 @@ import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
 import { parseWorkers } from "./cluster.js";
 import { UsageError } from "./usage.js";
 import { parsePort, startOtlp, untilSignal } from "./server-commands.js";
-import { configNotes, startupSummary, watchSourceFailures } from "./startup-summary.js";
+import { logSourceEvents } from "./source-log.js";
+import { configNotes, startupSummary } from "./startup-summary.js";
 import type { CommandIo } from "./usage.js";
 
 export const MCP_USAGE = `Usage: toolsearch mcp [--config FILE] [--http PORT] [--host HOST] [--workers 1] [--verbose]
@@ -61,7 +62,7 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
   const otlp = await startOtlp(io, "mcp");
   let face;
   try {
-    face = await createMcpFace(config, options.verbose ? { log: io.err } : {});
+    face = await createMcpFace(config, { onSourceEvent: logSourceEvents("mcp", io.err), ...(options.verbose ? { log: io.err } : {}) });
   } catch (error) {
     await otlp?.shutdown();
     throw error;
@@ -69,7 +70,6 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
   let notReading: ClientNotReadingError | undefined;
   try {
     for (const line of await startupSummary(face.engine, "mcp", configNotes(config))) io.err(line);
-    watchSourceFailures(face.engine, "mcp", io.err); // stops with the engine, closed below
     if (port === undefined) {
       // stdout is the protocol: every message of ours goes to stderr.
       const stopped = untilSignal();

@@ -21,7 +21,8 @@ import {
   workerIndex,
   workerPort,
 } from "./cluster.js";
-import { configNotes, startupSummary, watchSourceFailures } from "./startup-summary.js";
+import { logSourceEvents } from "./source-log.js";
+import { configNotes, startupSummary } from "./startup-summary.js";
 import { UsageError, type CommandIo } from "./usage.js";
 
 export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [--host HOST] [--workers N|auto] [--verbose]
@@ -96,10 +97,13 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
   if (!worker) warnIfExposed(config, io);
   const otlp = await startOtlp(io, "serve");
   const slots = worker ? poolSlotsPerWorker(workerCount()) : undefined;
+  // Every worker has its own engine, so its own sources: each says what it sees of them.
+  const err = worker ? (line: string) => io.err(`[worker ${workerIndex()} pid ${process.pid}] ${line}`) : io.err;
   let gateway;
   try {
     gateway = await startGateway(config, {
-      ...(options.verbose ? { log: worker ? (line: string) => io.err(`[worker ${workerIndex()} pid ${process.pid}] ${line}`) : io.err } : {}),
+      onSourceEvent: logSourceEvents("serve", err),
+      ...(options.verbose ? { log: err } : {}),
       ...(slots !== undefined ? { pool: { prefork: Math.min(2, slots), maxConcurrent: slots }, health: async () => ({ cluster: await clusterHealth() }) } : {}),
     });
   } catch (error) {
@@ -112,8 +116,6 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
       ...configNotes(config),
     ]))
       io.err(line);
-  // Every worker has its own engine, so its own sources: each reports what it sees go down.
-  const stopWatching = watchSourceFailures(gateway.engine, "serve", worker ? (line) => io.err(`[worker ${workerIndex()} pid ${process.pid}] ${line}`) : io.err);
   if (worker) {
     announceReady(gateway.url);
     await untilStopped();
@@ -123,7 +125,6 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
     await untilSignal();
     await gateway.close();
   }
-  stopWatching();
   await otlp?.shutdown();
   if (worker) leaveCluster();
   return 0;

@@ -1,8 +1,9 @@
 /**
- * What `serve` and `mcp` print on stderr at start: the catalog by source, the sandbox layers,
- * each MCP server that is down and why, the command's own `extra` lines; and, while they run, each source that goes down (or
- * comes back) later. The "why" ends with an MCP server's last stderr lines: it is the
- * operator's, so it is printed here and never shown to a client (/healthz leaves it out).
+ * What `serve` and `mcp` print on stderr once the engine has started: the catalog by source, the
+ * sandbox layers, each other source that is down and why, the command's own `extra` lines. MCP
+ * servers tell their own state as it happens (source-log.ts): ready, still connecting, down and
+ * why, back. The "why" ends with an MCP server's last stderr lines: it is the operator's, so it
+ * is printed and never shown to a client (/healthz leaves it out).
  */
 import type { SourceStatus } from "../catalog/catalog.js";
 import { escapeControl } from "../text/prompt-text.js";
@@ -18,8 +19,9 @@ export async function startupSummary(engine: ToolSearchEngine, command: string, 
     `toolsearch ${command}: catalog ${size} tool${size === 1 ? "" : "s"}${parts.length > 0 ? ` (${parts.join(", ")})` : " (no sources: add plugins or mcpServers to the config)"}; mode ${engine.settings.mode}`,
   ];
   lines.push(`toolsearch ${command}: ${await sandboxLine(engine)}`);
+  // MCP servers said why already, as it happened (source-log.ts).
   for (const s of sources) {
-    if (s.ok) continue;
+    if (s.ok || s.source === "mcp") continue;
     lines.push(downLine(command, s));
   }
   for (const line of extra) lines.push(`toolsearch ${command}: ${line}`);
@@ -32,29 +34,6 @@ function sourceLabel(s: SourceStatus): string {
 
 function downLine(command: string, s: SourceStatus): string {
   return `toolsearch ${command}: warning: ${sourceLabel(s)} is down: ${escapeControl(reasonOf(s.error ?? "unknown reason"))}`;
-}
-
-/**
- * Prints a line whenever a source is found down with a reason not yet printed (a reconnect
- * that failed, on a later run) and when a down source is back; the state at the call is taken
- * as already reported (the startup summary printed it). Returns a function that stops.
- */
-export function watchSourceFailures(engine: ToolSearchEngine, command: string, write: (line: string) => void): () => void {
-  const key = (s: SourceStatus) => `${s.source}:${s.toolset}`;
-  const reported = new Map<string, string>();
-  for (const s of engine.catalogStatus().sources) if (!s.ok) reported.set(key(s), s.error ?? "");
-  return engine.onCatalogChange(() => {
-    for (const s of engine.catalogStatus().sources) {
-      const before = reported.get(key(s));
-      if (s.ok) {
-        if (before !== undefined) write(`toolsearch ${command}: ${sourceLabel(s)} is back: ${s.tools} tool${s.tools === 1 ? "" : "s"}`);
-        reported.delete(key(s));
-      } else if (before !== (s.error ?? "")) {
-        reported.set(key(s), s.error ?? "");
-        write(downLine(command, s));
-      }
-    }
-  });
 }
 
 async function sandboxLine(engine: ToolSearchEngine): Promise<string> {

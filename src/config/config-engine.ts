@@ -4,7 +4,7 @@
  */
 import type { CatalogSource } from "../catalog/sources.js";
 import { createToolSearch, type ToolSearchEngine } from "../engine/engine.js";
-import { mcpServer, type McpServerSource } from "../mcp/index.js";
+import { mcpServer, type McpServerSource, type McpSourceEvent } from "../mcp/index.js";
 import type { PoolOptions } from "../sandbox/types.js";
 import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
 import type { GatewayConfig } from "./server-config.js";
@@ -16,6 +16,11 @@ export interface EngineExtras {
   /** Extra catalog sources (tests, embedded defaults), before the config's own. */
   sources?: CatalogSource[];
   pool?: PoolOptions;
+  /**
+   * Hears each configured MCP server's tries, failures and breaker changes from before the
+   * engine starts, so that a start-up log says each server's state as it happens.
+   */
+  onSourceEvent?: (source: McpServerSource, event: McpSourceEvent) => void;
 }
 
 export interface ConfiguredEngine {
@@ -28,7 +33,9 @@ export interface ConfiguredEngine {
 
 export async function engineFromConfig(config: GatewayConfig, extras: EngineExtras = {}): Promise<ConfiguredEngine> {
   const plugins = (await Promise.all(config.plugins.map(loadPluginFolder))).flat();
-  const mcp = config.mcpServers.map((server) => mcpServer(server));
+  const mcp = config.mcpServers.map(({ options, ...server }) => mcpServer(server, options));
+  const listen = extras.onSourceEvent;
+  if (listen) for (const source of mcp) source.onEvent((event) => listen(source, event));
   const sessionLog = config.sessionLog ? jsonlSessionLog(config.sessionLog.file, { recordQueries: config.sessionLog.recordQueries }) : undefined;
   try {
     const engine = await createToolSearch({

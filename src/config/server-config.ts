@@ -9,7 +9,7 @@ import type { JsonObject } from "./dot-path.js";
 import { resolveIndexCacheKey, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchObject } from "../settings/tool-search-config.js";
 import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURNS, DEFAULT_MAX_TURN_RESULT_BYTES } from "../agent/agent-turn.js";
 import { ConfigInvalidError } from "../errors.js";
-import type { McpServerConfig } from "../mcp/options.js";
+import { SERVER_ENTRY_OPTIONS, type McpServerConfig, type McpServerOptions } from "../mcp/options.js";
 import type { PolicyConfig } from "../policy/types.js";
 import { PROVIDER_APIS, type ProviderApi } from "../wire/wire-types.js";
 import { checkAuthTokens, MIN_TOKEN_LENGTH, TENANT_NAME_PATTERN, type AuthSettings, type AuthToken, type TokenIdentity } from "../auth/token-auth.js";
@@ -118,13 +118,16 @@ export interface GatewayConfig {
   gateway: GatewaySettings;
   /** Folders of plugin modules, resolved against the config file's folder. */
   plugins: string[];
-  mcpServers: McpServerConfig[];
+  mcpServers: ConfiguredMcpServer[];
   /** A JSONL session log file (`sessionLog: "file"` or `{ file, recordQueries }` in the config). */
   sessionLog?: SessionLogSettings;
   mcp: McpFaceSettings;
   /** What the file holds that is accepted but not used (other MCP hosts' keys), for the start summary. */
   notes?: string[];
 }
+
+/** A server entry of the config file: how to reach it, and the `mcpServer` options it sets (`connectTimeoutMs`, …). */
+export type ConfiguredMcpServer = McpServerConfig & { options?: McpServerOptions };
 
 const text = { type: "string", minLength: 1, maxLength: 256 };
 const authSchema = {
@@ -157,7 +160,6 @@ const authSchema = {
 const IGNORED_HOST_KEYS: Record<string, { schema: Record<string, unknown>; why: string }> = {
   autoApprove: { schema: { type: "array", items: { type: "string" } }, why: "approval is the approve hook's (policy and hooks decide)" },
   alwaysAllow: { schema: { type: "array", items: { type: "string" } }, why: "approval is the approve hook's (policy and hooks decide)" },
-  timeout: { schema: { type: "number", minimum: 0 }, why: "each call has the engine's deadline (callTimeoutMs)" },
   transportType: { schema: { type: "string" }, why: "the transport follows command or url" },
 };
 
@@ -173,8 +175,12 @@ const mcpServerProperties = {
   /** Cline, Roo and Windsurf: a disabled server is not started. */
   disabled: { type: "boolean" },
   // Other hosts' keys, accepted so that their configs move over unchanged, and reported as ignored
-  // (ignoredHostKeys): approval here is the `approve` hook's and the call deadline the engine's.
+  // (ignoredHostKeys): approval here is the `approve` hook's.
   ...Object.fromEntries(Object.entries(IGNORED_HOST_KEYS).map(([key, { schema }]) => [key, schema])),
+  /** Cline, Roo Code, Gemini CLI, Claude Code: a per-request deadline, read as callTimeoutMs (hostTimeoutMs). */
+  timeout: { type: "number", exclusiveMinimum: 0 },
+  // The server's own bounds (mcp/options.ts, where they are described and defaulted).
+  ...SERVER_ENTRY_OPTIONS,
 };
 const SERVER_NAME = "^[A-Za-z0-9._-]{1,64}$";
 
@@ -473,23 +479,49 @@ function withIndexCacheKey(toolSearch: ToolSearchObject, env: NodeJS.ProcessEnv)
   return { ...rest, ...(key !== undefined ? { indexCacheKey: key } : {}) };
 }
 
-type McpServerEntry = Omit<McpServerConfig, "name"> & { name?: string; type?: string; disabled?: boolean } & Record<string, unknown>;
+type McpServerEntry = Omit<McpServerConfig, "name"> & { name?: string; type?: string; disabled?: boolean; timeout?: number } & McpServerOptions &
+  Record<string, unknown>;
+
+/**
+ * The `timeout` other hosts write in a server entry, as milliseconds. Every host that has it
+ * means a deadline per request to the server, so it is read as `callTimeoutMs`; hosts disagree
+ * on the unit. Cline and Roo Code write seconds (their setting goes from 30 s, or 1 s, to one
+ * hour: at most 3,600); Gemini CLI and Claude Code write milliseconds (Gemini's default is
+ * 600,000). So a value up to 3,600 is taken as seconds and a larger one as milliseconds: no
+ * seconds value of those hosts is above 3,600, and a millisecond deadline at or under 3.6 s,
+ * which the other reading would give, is not one anybody sets for a tool call. Past
+ * callTimeoutMs's bound (one hour) it is cut to it.
+ */
+export function hostTimeoutMs(timeout: number): number {
+  const ms = timeout <= MAX_HOST_TIMEOUT_SECONDS ? timeout * 1_000 : timeout;
+  return Math.min(MAX_CALL_TIMEOUT_MS, Math.max(1, Math.round(ms)));
+}
+const MAX_HOST_TIMEOUT_SECONDS = 3_600;
+const MAX_CALL_TIMEOUT_MS = 3_600_000;
 
 /**
  * The array form as it is; the keyed form `{ name: { command, … } }` as an array, in key order.
  * Entries marked `disabled: true` are left out; other hosts' keys are dropped here, after
- * `ignoredHostKeys` has said which.
+ * `ignoredHostKeys` has said which; the server's options (and `timeout`, as callTimeoutMs unless
+ * that is given too) go to `options`.
  */
-function mcpServerList(value: unknown): McpServerConfig[] {
+function mcpServerList(value: unknown): ConfiguredMcpServer[] {
   const seen = new Set<string>();
-  const servers: McpServerConfig[] = [];
+  const servers: ConfiguredMcpServer[] = [];
   for (const [i, entry] of mcpServerEntries(value).entries()) {
-    const { type: _type, disabled, ...server } = entry;
+    const { type: _type, disabled, timeout, ...server } = entry;
     for (const key of Object.keys(IGNORED_HOST_KEYS)) delete server[key];
+    const options: McpServerOptions = {};
+    for (const key of Object.keys(SERVER_ENTRY_OPTIONS) as Array<keyof typeof SERVER_ENTRY_OPTIONS>) {
+      if (server[key] !== undefined) options[key] = server[key];
+      delete server[key];
+    }
+    if (timeout !== undefined && options.callTimeoutMs === undefined) options.callTimeoutMs = hostTimeoutMs(timeout);
     const name = server.name!;
     if (seen.has(name)) throw new ConfigInvalidError(`mcpServers.${i}: a second server named "${name}"; each name must be different`);
     seen.add(name);
-    if (disabled !== true) servers.push(server as unknown as McpServerConfig);
+    const configured = server as unknown as McpServerConfig;
+    if (disabled !== true) servers.push(Object.keys(options).length > 0 ? { ...configured, options } : configured);
   }
   return servers;
 }
@@ -501,13 +533,21 @@ function mcpServerEntries(value: unknown): McpServerEntry[] {
     : Object.entries(value as Record<string, McpServerEntry>).map(([name, server]) => ({ ...server, name }));
 }
 
-/** One line per server entry key that is accepted for compatibility but not used, for the start summary. */
+/** One line per server entry key that is accepted for compatibility but not used, or read another way, for the start summary. */
 export function ignoredHostKeys(raw: JsonObject): string[] {
-  return mcpServerEntries(raw.mcpServers).flatMap((entry) =>
-    Object.keys(IGNORED_HOST_KEYS)
+  return mcpServerEntries(raw.mcpServers).flatMap((entry) => [
+    ...Object.keys(IGNORED_HOST_KEYS)
       .filter((key) => Object.hasOwn(entry, key))
       .map((key) => `mcpServers.${entry.name}.${key} is ignored: ${IGNORED_HOST_KEYS[key]!.why}`),
-  );
+    ...(typeof entry.timeout === "number" ? [timeoutNote(entry)] : []),
+  ]);
+}
+
+function timeoutNote(entry: McpServerEntry): string {
+  const where = `mcpServers.${entry.name}.timeout`;
+  if (entry.callTimeoutMs !== undefined) return `${where} is ignored: callTimeoutMs is given too`;
+  const unit = entry.timeout! <= MAX_HOST_TIMEOUT_SECONDS ? "seconds, as Cline and Roo Code write it" : "milliseconds, as Gemini CLI and Claude Code write it";
+  return `${where} ${entry.timeout} is read as ${unit}: callTimeoutMs ${hostTimeoutMs(entry.timeout!)}`;
 }
 
 /**
@@ -516,7 +556,7 @@ export function ignoredHostKeys(raw: JsonObject): string[] {
  * relative `cwd` is resolved against that folder too), and a `command` written as a relative
  * path (`./bin/server`) is resolved against it. A bare command (`npx`) is looked up on PATH.
  */
-function withConfigFolder(server: McpServerConfig, configDir: string): McpServerConfig {
+function withConfigFolder(server: ConfiguredMcpServer, configDir: string): ConfiguredMcpServer {
   if (!("command" in server)) return server;
   const relativeCommand = server.command.startsWith("./") || server.command.startsWith("../");
   return {

@@ -27,6 +27,8 @@ export interface CallEnvironment {
   sessionId: string;
   agentId?: string;
   runId: string;
+  /** Whose calls these are (RunContext.tenant, else the sessionId): what calls share is shared by it. */
+  tenant: string;
   owner: boolean;
   /** Aborted when the run ends or the code-mode body making the call is killed. */
   signal: AbortSignal;
@@ -150,6 +152,7 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
       sessionId: env.sessionId,
       ...(env.agentId !== undefined ? { agentId: env.agentId } : {}),
       runId: env.runId,
+      tenant: env.tenant,
       owner: env.owner,
       signal: controller.signal,
     };

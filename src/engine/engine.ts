@@ -143,7 +143,7 @@ export class ToolSearchEngine {
   async prepareRun(context: RunContext): Promise<ToolSearchRun> {
     if (this.closed) throw new EngineClosedError();
     const ctx = checkRunContext(context);
-    await this.catalog.revive();
+    // The catalog as it is: a source that is down is tried again in the background, never on a run's time.
     const admitted = this.admitted(ctx);
     const effective = new EffectiveCatalog(admitted, this.catalog.clientEntries(ctx.clientTools).filter(this.policy.admitter(ctx)));
     // The run holds the catalog's index until it ends: a catalog change mid-run does not close it.
@@ -222,6 +222,7 @@ export class ToolSearchEngine {
       sessionId: ctx.sessionId,
       ...(ctx.agentId !== undefined ? { agentId: ctx.agentId } : {}),
       runId,
+      tenant: ctx.tenant ?? ctx.sessionId,
       owner: ctx.owner === true,
       signal,
       timeoutMs: this.options.callTimeoutMs,

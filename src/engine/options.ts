@@ -62,8 +62,9 @@ export interface CreateToolSearchOptions {
   indexCache?: IndexSnapshotOptions;
   /**
    * Called once at start for each source that could not start (an MCP server whose command is
-   * missing, say); its tools are left out and later runs retry it. Without it the only trace is
-   * `engine.catalogStatus()`.
+   * missing, say) or is still starting past its connect timeout; its tools are left out until it
+   * is ready (an MCP server tries again by itself, in the background). Without it the only trace
+   * is `engine.catalogStatus()`.
    */
   onSourceDown?: (status: SourceStatus) => void;
   /**
@@ -249,8 +250,8 @@ export function resolveOptions(options: CreateToolSearchOptions | undefined): Re
 export interface RunContext {
   sessionId: string;
   /**
-   * Whose run this is, for fair shares of what runs share (the code pool's queue and slots):
-   * a token's label in the gateway and the MCP face; default: the sessionId.
+   * Whose run this is, for fair shares of what runs share (the code pool's queue and slots, an
+   * MCP server's call slots): a token's label in the gateway and the MCP face; default: the sessionId.
    */
   tenant?: string;
   agentId?: string;

@@ -59,9 +59,9 @@ export class McpConnection {
     return new McpConnection(createTransport(config, options), options, events, config.name);
   }
 
-  /** Spawn or first request, then initialize; `signal` aborts it (and `close` ends it). */
-  async connect(signal: AbortSignal): Promise<void> {
-    await this.client.connect(this.handle.transport, { signal, timeout: this.options.connectTimeoutMs });
+  /** Spawn or first request, then initialize within `timeout` ms; `signal` aborts it (and `close` ends it). */
+  async connect(signal: AbortSignal, timeout: number): Promise<void> {
+    await this.client.connect(this.handle.transport, { signal, timeout });
   }
 
   get kind(): TransportHandle["kind"] {

@@ -2,7 +2,7 @@
 import { McpServerSource } from "./mcp-server-source.js";
 import type { McpServerConfig, McpServerOptions } from "./options.js";
 
-export { McpServerSource, type McpSourceState, type McpSourceStatus } from "./mcp-server-source.js";
+export { McpServerSource, type McpSourceState, type McpSourceStatus, type McpSourceEvent } from "./mcp-server-source.js";
 export type { McpServerConfig, McpStdioServerConfig, McpHttpServerConfig, McpServerOptions } from "./options.js";
 export { DEFAULT_MCP_OPTIONS } from "./options.js";
 

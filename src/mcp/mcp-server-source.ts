@@ -3,17 +3,29 @@
  *
  * Lifecycle (one state at a time):
  *   idle ──start()──▶ connecting ──▶ ready ──(server exits / stops answering)──▶ gone
- *                        │                                                       │
- *                        └──(down, timeout)──▶ failed ◀──────start() again───────┘
+ *                        │  ▲                                                    │
+ *                        │  └──────────── retry timer (Backoff) ◀────────────────┤
+ *                        └──(down, timeout)──▶ failed ───────────────────────────┘
  *   any ──close()──▶ closed
- * `start()` from failed or gone reconnects (the catalog's `revive` does this on a later run),
- * closing the old client and child first. In every state but ready, `tools()` is empty and
- * `unavailableReason()` says why; calls fail with TOOL_UNAVAILABLE. Listeners hear every
- * change of `tools()` (a server gone, a re-list after `tools/list_changed`, a reconnect).
+ * Once started, the source keeps itself connected: a start that fails and a server that goes
+ * away are tried again in the background after a delay that doubles with each failure in a row
+ * (with jitter, up to `retryMaxDelayMs`). Nothing waits for a reconnect: a run uses the tools
+ * the source has now. `start()` waits at most `connectTimeoutMs`; a first start (which for
+ * `npx -y <server>` may install packages) goes on in the background for up to
+ * `startupTimeoutMs`, and listeners hear when it is ready. A stdio server stopped while
+ * starting, or at close, is stopped gently (stdio-transport.ts).
+ *
+ * In every state but ready, `tools()` is empty and `unavailableReason()` says why; calls fail
+ * with TOOL_UNAVAILABLE. In ready, calls share `maxConcurrentCalls` slots fairly by tenant
+ * (call-slots.ts), and a server whose calls keep timing out has its circuit breaker opened
+ * (circuit-breaker.ts): its calls then fail at once until a probe is answered. Listeners hear
+ * every change of `tools()` (a server gone, a re-list after `tools/list_changed`, a (re)connect);
+ * `onEvent` listeners hear every try, failure and breaker change (for the operator's log).
  *
  * Messages: `unavailableReason()` reaches the model (inside TOOL_UNAVAILABLE), so it is short and
- * names neither the command's arguments nor the URL's query; the error `start()` throws is for
- * the operator (the catalog's source status) and carries the child's last stderr lines.
+ * names neither the command's arguments nor the URL's query; `problem()`, the error `start()`
+ * throws and the events are for the operator (the catalog's source status, stderr) and carry
+ * the child's last stderr lines.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { onAbort } from "../abort-listeners.js";
@@ -21,7 +33,10 @@ import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolContext, ToolDefinition } from "../catalog/types.js";
 import { stripControl, truncate } from "../text/prompt-text.js";
 import { ToolFailedError, ToolTimeoutError, ToolUnavailableError } from "../errors.js";
+import { Backoff } from "./backoff.js";
 import { interpretCallResult } from "./call-result.js";
+import { CallSlots } from "./call-slots.js";
+import { CircuitBreaker } from "./circuit-breaker.js";
 import { McpConnection, type ConnectionEvents, type ToolListing } from "./connection.js";
 import { describeError, isConnectionError, isTimeoutError } from "./errors.js";
 import { mapTool } from "./map-tool.js";
@@ -43,20 +58,54 @@ export interface McpSourceStatus {
   name: string;
   transport: "stdio" | "http";
   state: McpSourceState;
-  /** Why the source is not serving, when it is not. */
+  /** Why the source is not serving, when it is not (its circuit breaker open included). */
   reason?: string;
   tools: number;
   /** The server offered more than `maxTools` tools; the rest were left out. */
   truncated: boolean;
-  /** stdio: the child's pid while it runs. */
+  /** stdio: the child's pid while it runs (connecting included). */
   pid?: number;
   /** The last failed re-list after `tools/list_changed` (the previous list was kept). */
   lastListError?: string;
   /** stdio with stderr "capture": the child's last stderr lines. */
   stderr?: string;
+  /**
+   * Failures in a row, which set the delay before the next try: starts that failed, and
+   * connections that ended before lasting `retryMaxDelayMs` (one that lasted longer starts the count afresh).
+   */
+  failures: number;
+  /** While a try is scheduled: how long until it. */
+  retryInMs?: number;
+  /** "open": calls fail at once (they kept timing out) until a probe is answered. */
+  breaker: "closed" | "open";
+  /** Calls sent to the server now, and calls waiting for one of its `maxConcurrentCalls` slots. */
+  calls: { running: number; queued: number };
 }
 
+/**
+ * What happens to a source, for the operator's log. `reason` is the operator's message (it may
+ * end with the server's stderr); each try is one `connecting` and then one `ready` or `failed`,
+ * and the delays between tries grow, so a server that stays down logs less and less often.
+ */
+export type McpSourceEvent =
+  /**
+   * A try starts: `attempt` counts the tries since the server was last up (1: the first start, or
+   * the first try after it went away); `first`: the source's very first start.
+   */
+  | { kind: "connecting"; attempt: number; first: boolean }
+  /** `start()` stopped waiting after `connectTimeoutMs`; the try goes on in the background. */
+  | { kind: "slow"; afterMs: number }
+  /** The server is ready; `first`: for the first time (not a reconnect). */
+  | { kind: "ready"; attempt: number; first: boolean; ms: number; tools: number }
+  | { kind: "failed"; attempt: number; reason: string; retryInMs: number }
+  /** A ready server exited or stopped answering. */
+  | { kind: "gone"; reason: string; retryInMs: number }
+  | { kind: "breaker-open"; reason: string; retryInMs: number }
+  | { kind: "breaker-closed" };
+
 const MAX_SERVER_TEXT = 1_000;
+/** Calls waiting for one server, all tenants together, as a multiple of one tenant's share. */
+const QUEUED_CALLS_PER_SERVER_SHARES = 16;
 
 export class McpServerSource implements CatalogSource {
   readonly source = "mcp" as const;
@@ -65,7 +114,11 @@ export class McpServerSource implements CatalogSource {
   private readonly options: ResolvedMcpOptions;
   private state: McpSourceState = "idle";
   private reason: string | undefined;
+  /** The operator's account of the last failure (a start that failed, a server gone), with stderr. */
+  private failure: string | undefined;
   private connection: McpConnection | undefined;
+  /** The connection a try is making, until it is ready or fails (its pid is in status()). */
+  private connecting: McpConnection | undefined;
   private definitions: readonly ToolDefinition[] = [];
   /** The last listing's definitions by what the server sent for each (see applyListing). */
   private mapped = new Map<string, ToolDefinition>();
@@ -74,8 +127,19 @@ export class McpServerSource implements CatalogSource {
   private lastListError: string | undefined;
   private lastStderr = "";
   private readonly listeners = new Set<() => void>();
-  private starting: Promise<void> | undefined;
+  private readonly eventListeners = new Set<(event: McpSourceEvent) => void>();
+  /** The try in flight, if any (single flight: start() and the retry timer join it). */
+  private attempt: Promise<void> | undefined;
   private startAbort: AbortController | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryAt: number | undefined;
+  private readonly backoff: Backoff;
+  /** Whether the server was ever ready: a first start may take `startupTimeoutMs`, a reconnect `connectTimeoutMs`. */
+  private everReady = false;
+  private everTried = false;
+  private readyAt = 0;
+  private readonly slots: CallSlots;
+  private readonly breaker: CircuitBreaker;
   private health: Promise<boolean> | undefined;
   private relistTimer: NodeJS.Timeout | undefined;
   private relisting = false;
@@ -97,17 +161,37 @@ export class McpServerSource implements CatalogSource {
   constructor(config: McpServerConfig, options?: McpServerOptions) {
     this.config = resolveMcpConfig(config);
     this.toolset = this.config.name;
-    this.options = resolveMcpOptions(options, this.config.name);
+    this.options = resolveMcpOptions(options, this.config);
+    const retry = { minMs: this.options.retryMinDelayMs, maxMs: this.options.retryMaxDelayMs };
+    this.backoff = new Backoff(retry);
+    this.slots = new CallSlots(
+      {
+        maxConcurrent: this.options.maxConcurrentCalls,
+        maxQueuedPerTenant: this.options.maxQueuedCallsPerTenant,
+        maxQueued: this.options.maxQueuedCallsPerTenant * QUEUED_CALLS_PER_SERVER_SHARES,
+      },
+      this.label(),
+    );
+    this.breaker = new CircuitBreaker(this.options.breakerTimeouts, retry, this.label(), {
+      probe: () => this.probe(),
+      opened: (reason, retryInMs) => {
+        this.slots.failWaiting((id) => new ToolUnavailableError(id, reason));
+        this.emit({ kind: "breaker-open", reason, retryInMs });
+      },
+      closed: () => this.emit({ kind: "breaker-closed" }),
+    });
   }
 
-  /** Connects and lists every tool; from failed or gone, reconnects. Throws a clear message when the server is down. */
+  /**
+   * Connects now (from idle, failed or gone; a try in flight is joined) and resolves when the
+   * server is ready. Rejects when the try fails, with a clear message, or when `connectTimeoutMs`
+   * passes first: the try then goes on in the background. Either way the source keeps trying
+   * until close().
+   */
   start(): Promise<void> {
     if (this.state === "closed") return Promise.reject(new ToolUnavailableError(undefined, `${this.label()} is closed; create a new source.`));
     if (this.state === "ready") return Promise.resolve();
-    this.starting ??= this.connect().finally(() => {
-      this.starting = undefined;
-    });
-    return this.starting;
+    return this.waitFor(this.attempt ?? this.tryNow());
   }
 
   tools(): readonly ToolDefinition[] {
@@ -120,12 +204,33 @@ export class McpServerSource implements CatalogSource {
     return () => this.listeners.delete(listener);
   }
 
+  /** Listens for tries, failures and breaker changes (McpSourceEvent); returns a function that stops listening. */
+  onEvent(listener: (event: McpSourceEvent) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
   unavailableReason(): string | undefined {
-    return this.state === "ready" ? undefined : (this.reason ?? `${this.label()} is not connected`);
+    if (this.state === "ready") return this.breaker.openReason();
+    return this.reason ?? `${this.label()} is not connected`;
+  }
+
+  /** Why the source is not serving, for the operator (it may carry the server's stderr); undefined while it serves. */
+  problem(): string | undefined {
+    switch (this.state) {
+      case "ready":
+        return this.breaker.openReason();
+      case "connecting":
+        return this.failure !== undefined
+          ? `${this.failure} (trying again now)`
+          : `${this.label()} (${this.target()}) is still connecting; it keeps starting in the background`;
+      default:
+        return this.failure ?? this.unavailableReason();
+    }
   }
 
   status(): McpSourceStatus {
-    const pid = this.connection?.pid();
+    const pid = (this.connection ?? this.connecting)?.pid();
     const reason = this.unavailableReason();
     return {
       name: this.toolset,
@@ -137,15 +242,22 @@ export class McpServerSource implements CatalogSource {
       ...(pid !== undefined ? { pid } : {}),
       ...(this.lastListError !== undefined ? { lastListError: this.lastListError } : {}),
       ...(this.stderrTail() ? { stderr: this.stderrTail() } : {}),
+      failures: this.backoff.count,
+      ...(this.retryAt !== undefined ? { retryInMs: Math.max(0, this.retryAt - Date.now()) } : {}),
+      breaker: this.state === "ready" && this.breaker.openReason() !== undefined ? "open" : "closed",
+      calls: this.slots.counts(),
     };
   }
 
-  /** Closes the client and ends a stdio child (stdin closed, then SIGTERM, then SIGKILL). Idempotent. */
+  /** Stops trying, fails waiting calls, closes the client and ends a stdio server gently (its process group). Idempotent. */
   async close(): Promise<void> {
     if (this.state !== "closed") {
       this.state = "closed";
       this.reason = `${this.label()} is closed`;
+      this.cancelRetry();
       this.cancelRelist();
+      this.breaker.stop();
+      this.slots.failWaiting((id) => new ToolUnavailableError(id, `${this.label()} is closed`));
       this.startAbort?.abort(new ToolUnavailableError(undefined, `${this.label()} was closed while connecting`));
       this.retire(this.connection);
       this.connection = undefined;
@@ -153,11 +265,88 @@ export class McpServerSource implements CatalogSource {
       this.mapped = new Map();
       this.offered = new Set();
     }
-    await this.starting?.catch(() => {});
+    await this.attempt?.catch(() => {});
     while (this.closing.size > 0) await Promise.allSettled([...this.closing]);
   }
 
-  // ── connecting ─────────────────────────────────────────────────────────────────────────────
+  // ── trying ─────────────────────────────────────────────────────────────────────────────────
+
+  /** Starts a try now (a scheduled one is cancelled); the promise settles when it has. */
+  private tryNow(): Promise<void> {
+    this.cancelRetry();
+    const attempt = this.backoff.count + 1;
+    const first = !this.everTried;
+    const firstReady = !this.everReady;
+    this.everTried = true;
+    const started = Date.now();
+    this.emit({ kind: "connecting", attempt, first });
+    const trying = this.connect().then(
+      () => this.emit({ kind: "ready", attempt, first: firstReady, ms: Date.now() - started, tools: this.definitions.length }),
+      (error: unknown) => {
+        if (this.state !== "closed") this.emit({ kind: "failed", attempt, reason: (error as Error).message, retryInMs: this.scheduleRetry() });
+        throw error;
+      },
+    );
+    const tracked: Promise<void> = trying.finally(() => {
+      if (this.attempt === tracked) this.attempt = undefined;
+    });
+    this.attempt = tracked;
+    // The try's failure is told by events and status; start() callers get it through waitFor.
+    tracked.catch(() => {});
+    return tracked;
+  }
+
+  /** The try's outcome, or a rejection once `connectTimeoutMs` passes first (the try goes on). */
+  private waitFor(attempt: Promise<void>): Promise<void> {
+    const ms = this.options.connectTimeoutMs;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.emit({ kind: "slow", afterMs: ms });
+        reject(
+          new ToolUnavailableError(
+            undefined,
+            `${this.label()} (${this.target()}) is still connecting after ${ms} ms (connectTimeoutMs); it keeps starting in the background for up to ${this.attemptBound()} ms`,
+          ),
+        );
+      }, ms);
+      attempt.then(
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error as Error);
+        },
+      );
+    });
+  }
+
+  /** Schedules the next try after the backoff's delay; returns the delay. */
+  private scheduleRetry(): number {
+    this.cancelRetry();
+    const delay = this.backoff.next();
+    this.retryAt = Date.now() + delay;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.retryAt = undefined;
+      if (this.state === "failed" || this.state === "gone") void this.tryNow();
+    }, delay);
+    // A source left unclosed does not keep the process alive only to try its server again.
+    this.retryTimer.unref();
+    return delay;
+  }
+
+  private cancelRetry(): void {
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.retryAt = undefined;
+  }
+
+  /** A first start may install packages (`startupTimeoutMs`); a server that was up before reconnects within `connectTimeoutMs`. */
+  private attemptBound(): number {
+    return this.everReady ? this.options.connectTimeoutMs : this.options.startupTimeoutMs;
+  }
 
   private async connect(): Promise<void> {
     const previous = this.connection;
@@ -168,19 +357,22 @@ export class McpServerSource implements CatalogSource {
     await Promise.allSettled([...this.closing]);
     this.lastStderr = "";
 
-    const ms = this.options.connectTimeoutMs;
+    const ms = this.attemptBound();
+    const option = this.everReady ? "connectTimeoutMs" : "startupTimeoutMs";
     const abort = new AbortController();
     this.startAbort = abort;
-    const timer = setTimeout(() => abort.abort(new StartTimeout(`did not connect and list its tools within ${ms} ms`)), ms);
+    const timer = setTimeout(() => abort.abort(new StartTimeout(`did not connect and list its tools within ${ms} ms (${option})`)), ms);
     const connection = McpConnection.create(this.config, this.options, this.events);
+    this.connecting = connection;
     let listing: ToolListing;
     try {
       if (this.isClosed()) throw abort.signal.reason;
-      await untilAborted(connection.connect(abort.signal), abort.signal);
+      await untilAborted(connection.connect(abort.signal, ms), abort.signal);
       this.lastListStart = Date.now();
       listing = await untilAborted(connection.listAllTools(abort.signal, ms), abort.signal);
     } catch (error) {
       this.lastStderr = connection.stderrTail() || this.lastStderr;
+      // Stopped gently (a stdio server's whole process group): a start cut short mid-install must not break npm's cache.
       this.retire(connection);
       await Promise.allSettled([...this.closing]);
       const reason = abort.signal.aborted ? abort.signal.reason : error;
@@ -188,19 +380,22 @@ export class McpServerSource implements CatalogSource {
       const detail = reason instanceof StartTimeout ? reason.message : `could not start: ${bounded(describeError(reason))}`;
       this.setUnavailable("failed", `${this.label()} is down (${reason instanceof StartTimeout ? "connect timeout" : "could not connect"})`);
       const stderr = this.stderrTail();
-      throw new ToolUnavailableError(undefined, `${this.label()} (${this.target()}) ${detail}${stderr ? `; its stderr ends: ${stderr}` : ""}`, {
-        cause: reason,
-      });
+      this.failure = `${this.label()} (${this.target()}) ${detail}${stderr ? `; its stderr ends: ${stderr}` : ""}`;
+      throw new ToolUnavailableError(undefined, this.failure, { cause: reason });
     } finally {
       clearTimeout(timer);
       if (this.startAbort === abort) this.startAbort = undefined;
+      if (this.connecting === connection) this.connecting = undefined;
     }
     this.connection = connection;
     this.state = "ready";
     this.reason = undefined;
+    this.failure = undefined;
     this.lastListError = undefined;
+    this.everReady = true;
+    this.readyAt = Date.now();
+    this.breaker.reset();
     this.applyListing(listing);
-    // Listeners hear a reconnect (the first start has none yet: the catalog subscribes after it).
     this.notify();
   }
 
@@ -239,13 +434,36 @@ export class McpServerSource implements CatalogSource {
     return this.health;
   }
 
+  /** The open breaker's probe: true when the server answers a ping (with an error of its own too). */
+  private async probe(): Promise<boolean> {
+    const connection = this.connection;
+    if (!connection || this.state !== "ready") return true;
+    try {
+      await connection.ping(this.options.healthCheckTimeoutMs);
+      return true;
+    } catch (error) {
+      if (isTimeoutError(error)) return false;
+      if (isConnectionError(error)) this.markGone(connection, `${this.label()} stopped answering (${bounded(describeError(error))})`);
+      return true;
+    }
+  }
+
   private markGone(connection: McpConnection, reason: string): void {
     if (connection !== this.connection || this.state !== "ready") return;
     this.connection = undefined;
     this.setUnavailable("gone", reason);
     // Closing rejects whatever is still in flight on it (they become TOOL_UNAVAILABLE) and stops its streams.
     this.retire(connection);
+    this.slots.failWaiting((id) => new ToolUnavailableError(id, reason));
+    this.breaker.reset();
+    // A connection that did not last as long as the longest delay does not count as a success: a
+    // server that exits soon after each start is tried less and less often, not in a loop.
+    if (Date.now() - this.readyAt >= this.options.retryMaxDelayMs) this.backoff.reset();
+    const stderr = this.stderrTail();
+    this.failure = `${reason}${stderr ? `; its stderr ends: ${stderr}` : ""}`;
+    const retryInMs = this.scheduleRetry();
     this.notify();
+    this.emit({ kind: "gone", reason: this.failure, retryInMs });
   }
 
   // ── listing ────────────────────────────────────────────────────────────────────────────────
@@ -359,17 +577,48 @@ export class McpServerSource implements CatalogSource {
 
   // ── calling ────────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * One call: a slot of the server's (shared by tenants, call-slots.ts), then tools/call. The
+   * outcome feeds the circuit breaker: a timeout counts against the server, any answer for it.
+   */
   private async call(originalName: string, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+    this.callable(originalName, ctx);
+    const release = await this.slots.acquire(ctx.tenant, ctx.id, ctx.signal);
+    try {
+      // The server may have gone, or its breaker opened, while the call waited.
+      const connection = this.callable(originalName, ctx);
+      let result;
+      try {
+        result = await connection.callTool(originalName, args, ctx.signal, this.options.callTimeoutMs);
+      } catch (error) {
+        this.recordOutcome(error, ctx);
+        throw await this.callFailure(error, connection, originalName, ctx);
+      }
+      this.breaker.answered();
+      return interpretCallResult(result, `MCP tool "${originalName}" of ${this.label()}`);
+    } finally {
+      release();
+    }
+  }
+
+  /** The live connection when `originalName` can be called now; else TOOL_UNAVAILABLE saying why. */
+  private callable(originalName: string, ctx: ToolContext): McpConnection {
     const connection = this.connection;
     if (this.state !== "ready" || !connection) throw new ToolUnavailableError(ctx.id, this.unavailableReason() ?? `${this.label()} is not connected`);
+    const open = this.breaker.openReason();
+    if (open !== undefined) throw new ToolUnavailableError(ctx.id, open);
     if (!this.offered.has(originalName)) throw new ToolUnavailableError(ctx.id, `${this.label()} no longer offers the tool "${originalName}"`);
-    let result;
-    try {
-      result = await connection.callTool(originalName, args, ctx.signal, this.options.callTimeoutMs);
-    } catch (error) {
-      throw await this.callFailure(error, connection, originalName, ctx);
+    return connection;
+  }
+
+  /** Tells the breaker how a sent call ended: timed out (the SDK's deadline or the engine's), or answered by the server. */
+  private recordOutcome(error: unknown, ctx: ToolContext): void {
+    if (ctx.signal.aborted) {
+      if (ctx.signal.reason instanceof ToolTimeoutError) this.breaker.timedOut();
+      return;
     }
-    return interpretCallResult(result, `MCP tool "${originalName}" of ${this.label()}`);
+    if (isTimeoutError(error)) this.breaker.timedOut();
+    else if (!isConnectionError(error)) this.breaker.answered();
   }
 
   private async callFailure(error: unknown, connection: McpConnection, originalName: string, ctx: ToolContext): Promise<Error> {
@@ -425,6 +674,16 @@ export class McpServerSource implements CatalogSource {
       this.closing.delete(done);
     });
     this.closing.add(done);
+  }
+
+  private emit(event: McpSourceEvent): void {
+    for (const listener of [...this.eventListeners]) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's failure is its own; the others still hear the event.
+      }
+    }
   }
 
   private notify(): void {

@@ -7,9 +7,9 @@
  * arrive, and the request it answers is failed at once by handing the client a JSON-RPC error in
  * its place (`tooLargeAnswer`), so the caller hears "over the limit" now rather than a timeout.
  *
- * - stdio: `BoundedLineBuffer` takes the place of the SDK's `ReadBuffer` in its stdio client
- *   transport. An oversized line is attributed to a request by its top-level `"id"`, read from
- *   the first and last bytes of the line (the SDK writes `{"result":…,"jsonrpc":"2.0","id":7}`,
+ * - stdio: `BoundedLineBuffer` is the reader of the stdio transport (stdio-transport.ts), in the
+ *   place of the SDK's `ReadBuffer`. An oversized line is attributed to a request by its
+ *   top-level `"id"`, read from the first and last bytes of the line (the SDK writes `{"result":…,"jsonrpc":"2.0","id":7}`,
  *   other servers put the id first). A line that cannot be attributed (a notification, a server
  *   request, an id in the middle) is dropped and reported to `onerror`.
  * - Streamable HTTP: `boundedMcpFetch` wraps the fetch the SDK's transport uses. The request ids
@@ -19,7 +19,7 @@
 import { deserializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { McpError, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
-import { InternalError, ToolFailedError } from "../errors.js";
+import { ToolFailedError } from "../errors.js";
 
 /** The JSON-RPC error code of the answer put in place of a dropped one (implementation-defined range). */
 export const MESSAGE_TOO_LARGE_CODE = -32_060;
@@ -172,20 +172,6 @@ export function answeredId(head: string, tail: string): RequestId | undefined {
   if (id === undefined || pairs.has("method")) return undefined;
   const value: unknown = JSON.parse(id);
   return typeof value === "string" || (typeof value === "number" && Number.isInteger(value)) ? value : undefined;
-}
-
-/** Puts a BoundedLineBuffer in the place of the SDK stdio client transport's ReadBuffer. */
-export function boundStdioReads(transport: object, limit: number): void {
-  // StdioClientTransport offers no option to replace its reader, only `maxBufferSize`, which
-  // closes the whole connection (failing every request) and still concatenates quadratically.
-  // The SDK is pinned; a unit test fails if this field ever stops being its reader.
-  const fields = transport as { _readBuffer?: unknown };
-  const current = fields._readBuffer as { append?: unknown; readMessage?: unknown } | undefined;
-  if (typeof current?.append !== "function" || typeof current.readMessage !== "function") {
-    // The SDK is pinned and a unit test holds this: INTERNAL, a fault of this build.
-    throw new InternalError("the SDK's StdioClientTransport no longer has the _readBuffer this code bounds");
-  }
-  fields._readBuffer = new BoundedLineBuffer(limit);
 }
 
 // ── Streamable HTTP ────────────────────────────────────────────────────────────────────────

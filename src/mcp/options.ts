@@ -32,10 +32,39 @@ export interface McpHttpServerConfig {
 export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 
 export interface McpServerOptions {
-  /** Bounds `start()`: spawn or first request, initialize, and listing every page of tools. Default 10,000 ms. */
+  /**
+   * How long `start()` (the engine's start) waits for the server before going on without it; a
+   * server not ready by then keeps starting in the background and its tools join the catalog when
+   * it is. Also bounds each reconnect of a server that was ready before, and a re-list. Default 10,000 ms.
+   */
   connectTimeoutMs?: number;
+  /**
+   * Bounds one whole start of a server that has not been ready yet: spawn (for `npx -y <server>`
+   * on a cold cache, the package install), initialize, and every page of `tools/list`. A start
+   * past it is stopped gently and tried again later. Default 60,000 ms.
+   */
+  startupTimeoutMs?: number;
   /** Per-call timeout sent to the SDK (the engine's own call timeout also applies). Default 60,000 ms. */
   callTimeoutMs?: number;
+  /**
+   * Calls sent to the server at once; more wait in a queue shared fairly by tenants. Default 1 for
+   * stdio, 4 for Streamable HTTP (see DEFAULT_MAX_CONCURRENT_CALLS).
+   */
+  maxConcurrentCalls?: number;
+  /** Calls one tenant may have waiting for a slot; one more fails at once with TOOL_BUSY. Default 64. */
+  maxQueuedCallsPerTenant?: number;
+  /**
+   * Calls in a row that time out before the server's circuit breaker opens: its calls then fail at
+   * once (TOOL_UNAVAILABLE, saying when it is tried again) until a ping answers. 0: never. Default 3.
+   */
+  breakerTimeouts?: number;
+  /**
+   * The first delay before a server that is down is tried again (a reconnect, or a probe of an
+   * open breaker); each failure in a row doubles it, with jitter, up to `retryMaxDelayMs`. Default 1,000 ms.
+   */
+  retryMinDelayMs?: number;
+  /** The longest delay between two tries of a server that is down. Default 60,000 ms. */
+  retryMaxDelayMs?: number;
   /** Descriptions longer than this are cut (after control characters are stripped). Default 2,000. */
   maxDescriptionChars?: number;
   /**
@@ -61,25 +90,56 @@ export interface McpServerOptions {
    * Default 8 MiB.
    */
   maxMessageBytes?: number;
-  /** How long a liveness ping (after a transport error) may take before the server counts as gone. Default 5,000 ms. */
+  /** How long a liveness ping (after a transport error, or probing an open breaker) may take. Default 5,000 ms. */
   healthCheckTimeoutMs?: number;
   /**
    * stdio only: the child's stderr. "capture" (default) keeps the last few KB so that a
    * server that dies is reported with its last words; "inherit" passes it through; "ignore" drops it.
    */
   stderr?: "capture" | "inherit" | "ignore";
-  /** stdio only: after stdin is closed, how long the child gets before SIGTERM, then SIGKILL. Default 1,000 ms. */
+  /** stdio only: after stdin is closed, how long the server gets to exit before its process group gets SIGTERM. Default 1,000 ms. */
   killGraceMs?: number;
+  /**
+   * stdio only: after SIGTERM, how long the process group gets before SIGKILL. npm rolls back a
+   * half-done install on SIGTERM (`npx -y` stopped mid-install), which SIGKILL would cut short,
+   * leaving a broken cache behind. Default 5,000 ms.
+   */
+  termGraceMs?: number;
 }
 
 export type ResolvedMcpOptions = Required<McpServerOptions>;
+
+/**
+ * Calls in flight per server when the options do not say. A stdio server is one process on one
+ * pipe, and most are one event loop (Node) or run their tools one at a time (Python tools written
+ * as plain functions): calls past the first queue inside the child, first come first served,
+ * where no tenant's share can be kept; so one call at a time, the rest waiting here in a queue
+ * that tenants share fairly. A Streamable HTTP server is usually a web server that answers
+ * requests side by side; a few at a time, still bounded so that one tenant's burst waits here.
+ */
+export const DEFAULT_MAX_CONCURRENT_CALLS = { stdio: 1, http: 4 } as const;
+
+/** The options a server entry of the config file may set, with their ranges (server-config.ts takes them from here). */
+export const SERVER_ENTRY_OPTIONS = {
+  connectTimeoutMs: int(1, 600_000),
+  startupTimeoutMs: int(1, 3_600_000),
+  callTimeoutMs: int(1, 3_600_000),
+  maxConcurrentCalls: int(1, 1_000),
+  maxQueuedCallsPerTenant: int(1, 10_000),
+} as const;
 
 const optionsSchema = {
   type: "object",
   additionalProperties: false,
   properties: {
     connectTimeoutMs: int(1, 600_000, 10_000),
+    startupTimeoutMs: int(1, 3_600_000, 60_000),
     callTimeoutMs: int(1, 3_600_000, 60_000),
+    maxConcurrentCalls: int(1, 1_000),
+    maxQueuedCallsPerTenant: int(1, 10_000, 64),
+    breakerTimeouts: int(0, 1_000, 3),
+    retryMinDelayMs: int(1, 3_600_000, 1_000),
+    retryMaxDelayMs: int(1, 86_400_000, 60_000),
     maxDescriptionChars: int(16, 100_000, 2_000),
     maxSchemaBytes: int(256, 10_000_000, 32_768),
     maxTools: int(1, 100_000, 5_000),
@@ -90,10 +150,15 @@ const optionsSchema = {
     healthCheckTimeoutMs: int(1, 600_000, 5_000),
     stderr: { enum: ["capture", "inherit", "ignore"], default: "capture" },
     killGraceMs: int(0, 60_000, 1_000),
+    termGraceMs: int(0, 600_000, 5_000),
   },
 };
-const checkOptions = compileOptions<ResolvedMcpOptions>(optionsSchema);
-export const DEFAULT_MCP_OPTIONS: Readonly<ResolvedMcpOptions> = Object.freeze(checkOptions({}, "mcpServer options"));
+const checkOptions = compileOptions<McpServerOptions & Omit<ResolvedMcpOptions, "maxConcurrentCalls">>(optionsSchema);
+/** The defaults of a stdio server (an HTTP server's maxConcurrentCalls is DEFAULT_MAX_CONCURRENT_CALLS.http). */
+export const DEFAULT_MCP_OPTIONS: Readonly<ResolvedMcpOptions> = Object.freeze({
+  ...checkOptions({}, "mcpServer options"),
+  maxConcurrentCalls: DEFAULT_MAX_CONCURRENT_CALLS.stdio,
+});
 
 /** The config as the source uses it: one of two shapes, checked. */
 export type ResolvedMcpConfig =
@@ -153,6 +218,11 @@ export function resolveMcpConfig(config: unknown): ResolvedMcpConfig {
   return { kind: "http", name: c.name, url, headers: c.headers ?? {} };
 }
 
-export function resolveMcpOptions(options: unknown, name: string): ResolvedMcpOptions {
-  return checkOptions(options ?? {}, `mcpServer "${name}" options`);
+export function resolveMcpOptions(options: unknown, config: ResolvedMcpConfig): ResolvedMcpOptions {
+  const where = `mcpServer "${config.name}" options`;
+  const checked = checkOptions(options ?? {}, where);
+  if (checked.retryMaxDelayMs < checked.retryMinDelayMs) {
+    throw new ConfigInvalidError(`${where}: retryMaxDelayMs (${checked.retryMaxDelayMs}) is below retryMinDelayMs (${checked.retryMinDelayMs})`);
+  }
+  return { ...checked, maxConcurrentCalls: checked.maxConcurrentCalls ?? DEFAULT_MAX_CONCURRENT_CALLS[config.kind] };
 }

@@ -1,13 +1,13 @@
 /**
- * The two transports of the official SDK, behind one small handle: stdio (a child process the
- * source owns and must leave nothing of) and Streamable HTTP.
+ * The two transports, behind one small handle: stdio (a child process the source owns and must
+ * leave nothing of: stdio-transport.ts) and the official SDK's Streamable HTTP.
  */
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { stripControl } from "../text/prompt-text.js";
-import { boundedMcpFetch, boundStdioReads, tooLargeAnswer } from "./message-limit.js";
+import { boundedMcpFetch, tooLargeAnswer } from "./message-limit.js";
 import type { ResolvedMcpConfig, ResolvedMcpOptions } from "./options.js";
+import { ProcessGroupStdioTransport, settledWithin } from "./stdio-transport.js";
 
 /** How much of a child's stderr is kept for the message when it dies. */
 const STDERR_TAIL_CHARS = 4_096;
@@ -23,7 +23,10 @@ export interface TransportHandle {
   stderrTail(): string;
   /** Resolves when the transport has reported close (for stdio: the child is gone). */
   readonly closed: Promise<void>;
-  /** Closes the transport; for stdio: stdin closed, then SIGTERM, then SIGKILL, each after `killGraceMs`. */
+  /**
+   * Closes the transport; for stdio, gently, the server's whole process group: stdin closed, then
+   * SIGTERM after `killGraceMs`, then SIGKILL after `termGraceMs` (stdio-transport.ts).
+   */
   shutdown(): Promise<void>;
 }
 
@@ -32,57 +35,26 @@ export function createTransport(config: ResolvedMcpConfig, options: ResolvedMcpO
 }
 
 function stdioHandle(config: Extract<ResolvedMcpConfig, { kind: "stdio" }>, options: ResolvedMcpOptions): TransportHandle {
-  const transport = new StdioClientTransport({
+  const transport = new ProcessGroupStdioTransport({
     command: config.command,
     args: config.args,
     ...(config.env ? { env: config.env } : {}),
     ...(config.cwd ? { cwd: config.cwd } : {}),
     stderr: options.stderr === "capture" ? "pipe" : options.stderr,
+    maxMessageBytes: options.maxMessageBytes,
   });
-  boundStdioReads(transport, options.maxMessageBytes);
   let tail = "";
   // Read it always when piped: an unread pipe fills and blocks the child.
   transport.stderr?.on("data", (chunk: Buffer | string) => {
     tail = (tail + chunk.toString()).slice(-STDERR_TAIL_CHARS);
   });
-  const { closed, markClosed } = closedSignal();
-  let lastPid: number | undefined;
-  let started = false;
-  const originalStart = transport.start.bind(transport);
-  // The SDK's transport drops its pid when the child closes; remember it for the kill sequence.
-  transport.start = async () => {
-    started = true;
-    try {
-      await originalStart();
-    } catch (error) {
-      markClosed();
-      throw error;
-    }
-    lastPid = transport.pid ?? undefined;
-  };
-  chainOnClose(transport, markClosed);
   return {
     kind: "stdio",
     transport,
-    pid: () => transport.pid ?? lastPid,
+    pid: () => transport.pid,
     stderrTail: () => lastLines(tail),
-    closed,
-    async shutdown() {
-      if (!started) return;
-      const pid = transport.pid ?? lastPid;
-      // The SDK closes stdin and escalates on its own after 2 s each; we escalate sooner.
-      void transport.close().catch(() => {});
-      if (pid === undefined) return;
-      for (const signal of ["SIGTERM", "SIGKILL"] as const) {
-        if (await settledWithin(closed, options.killGraceMs)) return;
-        try {
-          process.kill(pid, signal);
-        } catch {
-          return; // already gone
-        }
-      }
-      await settledWithin(closed, 2_000);
-    },
+    closed: transport.exited,
+    shutdown: () => transport.stop({ killGraceMs: options.killGraceMs, termGraceMs: options.termGraceMs }),
   };
 }
 
@@ -129,25 +101,6 @@ function closedSignal(): { closed: Promise<void>; markClosed: () => void } {
   let markClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   return { closed, markClosed };
-}
-
-/** true if `promise` settled within `ms`. */
-export async function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([
-      promise.then(
-        () => true,
-        () => true,
-      ),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Lines of a crash report that never say why: stack frames, Node's version trailer, braces, the caret under a source line. */

@@ -24,17 +24,66 @@ describe("other MCP hosts' configs", () => {
     expect(config.mcpServers[2]).toMatchObject({ command: "node", cwd: "/srv/mcp" });
   });
 
-  it("Cline: a disabled server is not started; autoApprove, alwaysAllow, timeout and transportType are reported as ignored", () => {
+  it("Cline: a disabled server is not started; timeout (seconds) is the call timeout; autoApprove, alwaysAllow and transportType are reported as ignored", () => {
     const config = resolveGatewayConfig(fixture("cline"), "/cfg", env);
     expect(config.mcpServers.map((s) => s.name)).toEqual(["memory"]);
-    expect(Object.keys(config.mcpServers[0]!).sort()).toEqual(["args", "command", "cwd", "env", "name"]);
+    expect(Object.keys(config.mcpServers[0]!).sort()).toEqual(["args", "command", "cwd", "env", "name", "options"]);
+    expect(config.mcpServers[0]!.options).toEqual({ callTimeoutMs: 60_000 });
     expect(config.notes).toEqual([
       expect.stringMatching(/^mcpServers\.memory\.autoApprove is ignored: approval is the approve hook's/),
       expect.stringMatching(/^mcpServers\.memory\.alwaysAllow is ignored/),
-      expect.stringMatching(/^mcpServers\.memory\.timeout is ignored: each call has the engine's deadline/),
       expect.stringMatching(/^mcpServers\.memory\.transportType is ignored/),
+      "mcpServers.memory.timeout 60 is read as seconds, as Cline and Roo Code write it: callTimeoutMs 60000",
       expect.stringMatching(/^mcpServers\.github\.autoApprove is ignored/),
     ]);
+  });
+
+  it("timeout: up to 3,600 is seconds (Cline, Roo Code), above is milliseconds (Gemini CLI, Claude Code); callTimeoutMs wins over it", () => {
+    const resolve = (entry: Record<string, unknown>) => resolveGatewayConfig({ mcpServers: { s: { command: "node", ...entry } } } as JsonObject, "/cfg", env);
+    expect(resolve({ timeout: 30 }).mcpServers[0]!.options).toEqual({ callTimeoutMs: 30_000 });
+    expect(resolve({ timeout: 3_600 }).mcpServers[0]!.options).toEqual({ callTimeoutMs: 3_600_000 });
+    expect(resolve({ timeout: 600_000 }).mcpServers[0]!.options).toEqual({ callTimeoutMs: 600_000 });
+    expect(resolve({ timeout: 600_000 }).notes).toEqual([
+      "mcpServers.s.timeout 600000 is read as milliseconds, as Gemini CLI and Claude Code write it: callTimeoutMs 600000",
+    ]);
+    expect(resolve({ timeout: 86_400_000 }).mcpServers[0]!.options).toEqual({ callTimeoutMs: 3_600_000 });
+    const both = resolve({ timeout: 30, callTimeoutMs: 5_000 });
+    expect(both.mcpServers[0]!.options).toEqual({ callTimeoutMs: 5_000 });
+    expect(both.notes).toEqual(["mcpServers.s.timeout is ignored: callTimeoutMs is given too"]);
+    expect(() => resolve({ timeout: 0 })).toThrow(/mcpServers\.s\.timeout/);
+  });
+
+  it("each server entry takes its own connectTimeoutMs, startupTimeoutMs, callTimeoutMs, maxConcurrentCalls and maxQueuedCallsPerTenant", () => {
+    const config = resolveGatewayConfig(
+      {
+        mcpServers: [
+          {
+            name: "slow",
+            command: "npx",
+            args: ["-y", "some-server"],
+            connectTimeoutMs: 2_000,
+            startupTimeoutMs: 120_000,
+            callTimeoutMs: 30_000,
+            maxConcurrentCalls: 2,
+            maxQueuedCallsPerTenant: 8,
+          },
+          { name: "plain", url: "https://mcp.example.com/mcp" },
+        ],
+      },
+      "/cfg",
+      env,
+    );
+    expect(config.mcpServers[0]).toEqual({
+      name: "slow",
+      command: "npx",
+      args: ["-y", "some-server"],
+      cwd: "/cfg",
+      options: { connectTimeoutMs: 2_000, startupTimeoutMs: 120_000, callTimeoutMs: 30_000, maxConcurrentCalls: 2, maxQueuedCallsPerTenant: 8 },
+    });
+    expect(config.mcpServers[1]).toEqual({ name: "plain", url: "https://mcp.example.com/mcp" });
+    expect(() => resolveGatewayConfig({ mcpServers: { s: { command: "node", maxConcurrentCalls: 0 } } }, "/cfg", env)).toThrow(
+      /mcpServers\.s\.maxConcurrentCalls/,
+    );
   });
 
   it("a keyed entry with a typo is told about that entry's key first, with the key meant", () => {

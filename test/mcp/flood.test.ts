@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { createToolSearch, type ToolSearchEngine } from "../../src/index.js";
 import type { McpServerSource } from "../../src/mcp/index.js";
-import { answeredId, BoundedLineBuffer, boundedMcpFetch, boundStdioReads, MessageTooLargeError } from "../../src/mcp/message-limit.js";
+import { answeredId, BoundedLineBuffer, boundedMcpFetch, MessageTooLargeError } from "../../src/mcp/message-limit.js";
 import { childPids, closedAfterEach, isRunning, nextChange, textTool, toolContext, waitFor } from "./helpers.js";
 
 const { cleanup, server, source } = closedAfterEach();
@@ -268,10 +268,6 @@ describe("message limit, unit", () => {
     buffer.append(Buffer.alloc(70_000, 0x62));
     buffer.append(Buffer.from("\n"));
     expect(() => buffer.readMessage()).toThrow(MessageTooLargeError);
-  });
-
-  it("boundStdioReads refuses an object that is not the SDK's stdio transport", () => {
-    expect(() => boundStdioReads({}, 65_536)).toThrow(/no longer has the _readBuffer/);
   });
 
   it("boundedMcpFetch: a JSON body announced larger than the limit is refused before it is read; SSE is counted per event", async () => {

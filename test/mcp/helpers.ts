@@ -23,8 +23,8 @@ export function everythingConfig(name = "everything") {
   return { name, command: process.execPath, args: [everythingEntry(), "stdio"] };
 }
 
-export function toolContext(id: string, signal: AbortSignal = new AbortController().signal): ToolContext {
-  return { id, sessionId: "s", runId: "r", owner: false, signal };
+export function toolContext(id: string, signal: AbortSignal = new AbortController().signal, tenant = "s"): ToolContext {
+  return { id, sessionId: "s", runId: "r", tenant, owner: false, signal };
 }
 
 export { childPids, isRunning } from "../support/proc.js";

@@ -118,8 +118,8 @@ describe("mcpServer over Streamable HTTP", () => {
     await expect(s.start()).rejects.toThrow(new RegExp(`MCP server "web" \\(http://127.0.0.1:${http.port}/mcp\\) could not start: .*ECONNREFUSED`));
     expect(s.unavailableReason()).toBe('MCP server "web" is down (could not connect)');
 
-    await http.revive();
     const back = nextChange((l) => s.onChange(l));
+    await http.revive();
     await s.start();
     await back;
     expect(s.tools().map((t) => t.name)).toEqual(["echo", "slow"]);
@@ -142,7 +142,7 @@ describe("mcpServer over Streamable HTTP", () => {
     expect(s.unavailableReason()).toMatch(/is down/);
   });
 
-  it("a server that accepts but never answers is bounded by connectTimeoutMs", async () => {
+  it("a server that accepts but never answers is bounded by startupTimeoutMs", async () => {
     const sockets = new Set<import("node:net").Socket>();
     const hang = createServer(() => {});
     hang.on("connection", (socket) => sockets.add(socket));
@@ -151,9 +151,9 @@ describe("mcpServer over Streamable HTTP", () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => hang.close(resolve));
     });
-    const s = source({ name: "hang", url: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/mcp` }, { connectTimeoutMs: 300 });
-    // The server never answers: only the connect timeout can end start(), and its message says so.
-    await expect(s.start()).rejects.toThrow(/did not connect and list its tools within 300 ms/);
+    const s = source({ name: "hang", url: `http://127.0.0.1:${(hang.address() as AddressInfo).port}/mcp` }, { startupTimeoutMs: 300 });
+    // The server never answers: only the start-up timeout can end the try, and its message says so.
+    await expect(s.start()).rejects.toThrow(/did not connect and list its tools within 300 ms \(startupTimeoutMs\)/);
   });
 
   it("a call that the server answers with a JSON-RPC error is TOOL_FAILED, and the source stays up", async () => {

@@ -111,20 +111,35 @@ describe("mcpServer over stdio (server-everything)", () => {
   });
 
   it("a command that cannot start rejects start() with a clear message, and is unavailable", async () => {
-    const missing = source({ name: "missing", command: "/nonexistent/mcp-server" });
+    // Not tried again within the test: a retry's child would be among childPids() below.
+    const noRetry = { retryMinDelayMs: 600_000, retryMaxDelayMs: 600_000 };
+    const missing = source({ name: "missing", command: "/nonexistent/mcp-server" }, noRetry);
     await expect(missing.start()).rejects.toThrow(/MCP server "missing" \(stdio: mcp-server\) could not start: .*ENOENT/);
     expect(missing.tools()).toEqual([]);
     expect(missing.unavailableReason()).toMatch(/MCP server "missing" is down/);
+    expect(missing.status()).toMatchObject({ state: "failed", failures: 1, retryInMs: expect.any(Number) });
 
-    const crashing = source({ name: "crashing", command: process.execPath, args: ["-e", "console.error('boom: no config'); process.exit(3)"] });
+    const crashing = source({ name: "crashing", command: process.execPath, args: ["-e", "console.error('boom: no config'); process.exit(3)"] }, noRetry);
     await expect(crashing.start()).rejects.toThrow(/MCP server "crashing" \(stdio: node\) could not start: .*its stderr ends: boom: no config/);
 
     const silent = source(
       { name: "silent", command: process.execPath, args: ["-e", "setTimeout(() => {}, 60000)"] },
-      { connectTimeoutMs: 300, killGraceMs: 100 },
+      { startupTimeoutMs: 300, killGraceMs: 100, ...noRetry },
     );
-    // The child sleeps 60 s without a word: only the connect timeout ends start(), and the child is killed.
-    await expect(silent.start()).rejects.toThrow('MCP server "silent" (stdio: node) did not connect and list its tools within 300 ms');
+    // The child sleeps 60 s without a word: only the start-up timeout ends the try, and the child is stopped.
+    await expect(silent.start()).rejects.toThrow('MCP server "silent" (stdio: node) did not connect and list its tools within 300 ms (startupTimeoutMs)');
+    expect(childPids()).toEqual([]);
+  });
+
+  it("start() stops waiting after connectTimeoutMs; the start goes on in the background", async () => {
+    const slow = source({ name: "slow", command: process.execPath, args: ["-e", "setTimeout(() => {}, 60000)"] }, { connectTimeoutMs: 200, killGraceMs: 100 });
+    const events: string[] = [];
+    slow.onEvent((event) => events.push(event.kind));
+    await expect(slow.start()).rejects.toThrow(/MCP server "slow" \(stdio: node\) is still connecting after 200 ms \(connectTimeoutMs\); it keeps starting/);
+    expect(slow.status()).toMatchObject({ state: "connecting", pid: expect.any(Number) });
+    expect(isRunning(slow.status().pid!)).toBe(true);
+    expect(events).toEqual(["connecting", "slow"]);
+    await slow.close();
     expect(childPids()).toEqual([]);
   });
 
