@@ -3,7 +3,7 @@
  * through createToolSearch and engine.prepareRun, an MCP source through mcpServer, a pool through
  * createCodePool; their classes are exported as types only.
  */
-export { createToolSearch, type ToolSearchEngine } from "./engine/engine.js";
+export { createToolSearch, type ToolSearchEngine, type ToolListFilter } from "./engine/engine.js";
 export type { CreateToolSearchOptions, RunContext } from "./engine/options.js";
 export type { SourceStatus } from "./catalog/catalog.js";
 export type { ToolSearchRun, ModelToolCall, ToolCallAnswer } from "./engine/run.js";
@@ -37,6 +37,7 @@ export type {
   ExplainDetail,
   RankStep,
   ListStep,
+  ToolListing,
 } from "./dispatch/types.js";
 export type { LearningControl } from "./engine/engine.js";
 export type { LearningConfig, LearningObject, LearningScope, ResolvedLearningOptions } from "./learning/options.js";

@@ -15,6 +15,8 @@ export interface EngineExtras {
   /** Extra catalog sources (tests, embedded defaults), before the config's own. */
   sources?: CatalogSource[];
   pool?: PoolOptions;
+  /** Told the config's MCP servers before they start (a command's progress line names those still starting). */
+  onMcpSources?: (sources: readonly McpServerSource[]) => void;
 }
 
 export interface ConfiguredEngine {
@@ -28,6 +30,7 @@ export interface ConfiguredEngine {
 export async function engineFromConfig(config: GatewayConfig, extras: EngineExtras = {}): Promise<ConfiguredEngine> {
   const plugins = (await Promise.all(config.plugins.map(loadPluginFolder))).flat();
   const mcp = config.mcpServers.map((server) => mcpServer(server));
+  extras.onMcpSources?.(mcp);
   const sessionLog = config.sessionLog ? jsonlSessionLog(config.sessionLog.file, { recordQueries: config.sessionLog.recordQueries }) : undefined;
   try {
     const engine = await createToolSearch({

@@ -6,7 +6,9 @@
 import { Catalog, type RebuildError, type SourceStatus } from "../catalog/catalog.js";
 import { admittedCatalog, EffectiveCatalog, type AdmittedCatalog } from "../catalog/effective-catalog.js";
 import { toSearchDoc } from "../catalog/search-doc.js";
-import type { CatalogEntry } from "../catalog/types.js";
+import type { CatalogEntry, ToolSource } from "../catalog/types.js";
+import { toListing } from "../dispatch/present.js";
+import type { ToolListing } from "../dispatch/types.js";
 import { createToolAjv } from "../validation/ajv.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { CallEnvironment } from "../dispatch/call-path.js";
@@ -46,6 +48,18 @@ export interface LearningControl {
 
 /** One source in a subject's view of the catalog status: no error text. */
 export type VisibleSourceStatus = Pick<SourceStatus, "source" | "toolset" | "ok" | "tools">;
+
+/** What `engine.listTools` lists: one toolset's tools (or all), a page of them. */
+export interface ToolListFilter {
+  /** Only tools of this kind of source. */
+  source?: ToolSource;
+  /** Only this source's tools: "core", a plugin id or an MCP server name (CatalogSource.toolset). */
+  toolset?: string;
+  /** Tools to skip first (default 0). */
+  offset?: number;
+  /** Tools to list at most (default: all). */
+  limit?: number;
+}
 
 /** Admitted sets are cached per policy subject; this bounds how many subjects are remembered. */
 const MAX_CACHED_SUBJECTS = 512;
@@ -281,6 +295,23 @@ export class ToolSearchEngine {
       return tools > 0 || (!ok && options.includeDown === true) ? [{ source, toolset, ok, tools }] : [];
     });
     return { size: seen.size, sources };
+  }
+
+  /**
+   * The catalog's tools, for operators (`toolsearch tools`, the admin API): without a subject
+   * every tool the catalog holds, policy not applied; with one, exactly the tools its runs may
+   * see. `total` counts the filtered tools; only the page asked for is built.
+   */
+  listTools(subject?: PolicySubject, filter: ToolListFilter = {}): { total: number; tools: ToolListing[] } {
+    const entries = subject === undefined ? this.catalog.all() : this.admitted(subject).entries;
+    const { source, toolset } = filter;
+    const matching =
+      source === undefined && toolset === undefined
+        ? entries
+        : entries.filter((entry) => (source === undefined || entry.source === source) && (toolset === undefined || entry.toolset === toolset));
+    const offset = Math.max(0, filter.offset ?? 0);
+    const page = matching.slice(offset, filter.limit === undefined ? undefined : offset + Math.max(0, filter.limit));
+    return { total: matching.length, tools: page.map((entry) => ({ ...toListing(entry), ownerOnly: this.policy.isOwnerOnly(entry) })) };
   }
 
   /** Ends every open run, kills every sandbox child, closes sources and indexes. Idempotent. */
