@@ -46,14 +46,28 @@ function inToolsMode(toolSearch: ToolSearchConfig | undefined): ToolSearchConfig
 export async function openCatalogEngine(configFile: string | undefined, io: CommandIo, command: string): Promise<ToolSearchEngine> {
   const { file, config: raw } = loadConfig(configFile);
   const config = resolveGatewayConfig(raw, path.dirname(file));
-  let servers: readonly McpServerSource[] = [];
-  const pending = () => servers.filter((s) => s.status().state === "connecting" || s.status().state === "idle").map((s) => s.toolset);
-  const describe = () => {
-    const waiting = pending();
-    return `toolsearch ${command}: ${waiting.length > 0 ? `starting MCP server${waiting.length === 1 ? "" : "s"} ${waiting.join(", ")}` : "building the search index"}`;
-  };
+  const starting = startingProgress(command, "building the search index");
   // A look at the catalog is no session: nothing goes to the session log.
   const { sessionLog: _log, ...unlogged } = config;
-  const opened = engineFromConfig({ ...unlogged, toolSearch: inToolsMode(config.toolSearch) }, { onMcpSources: (sources) => (servers = sources) });
-  return (await withProgress(io, describe, opened)).engine;
+  const opened = engineFromConfig({ ...unlogged, toolSearch: inToolsMode(config.toolSearch) }, { onMcpSources: starting.onMcpSources });
+  return (await withProgress(io, starting.describe, opened)).engine;
+}
+
+/**
+ * What a command's progress line says while its engine starts: the MCP servers still
+ * connecting, by name, else `otherwise` (the index, the sandbox). `onMcpSources` goes to
+ * EngineExtras, which tells it the servers before they start.
+ */
+export function startingProgress(command: string, otherwise: string): { describe: () => string; onMcpSources: (sources: readonly McpServerSource[]) => void } {
+  let servers: readonly McpServerSource[] = [];
+  const pending = () => servers.filter((s) => s.status().state === "connecting" || s.status().state === "idle").map((s) => s.toolset);
+  return {
+    describe() {
+      const waiting = pending();
+      return `toolsearch ${command}: ${waiting.length > 0 ? `starting MCP server${waiting.length === 1 ? "" : "s"} ${waiting.join(", ")}` : otherwise}`;
+    },
+    onMcpSources: (sources) => {
+      servers = sources;
+    },
+  };
 }

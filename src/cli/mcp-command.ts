@@ -8,6 +8,8 @@ import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
 import { parseWorkers } from "./cluster.js";
 import { UsageError } from "./usage.js";
 import { parsePort, startOtlp, untilSignal } from "./server-commands.js";
+import { startingProgress } from "./catalog-engine.js";
+import { withProgress } from "./progress.js";
 import { configNotes, startupSummary, watchSourceFailures } from "./startup-summary.js";
 import type { CommandIo } from "./usage.js";
 
@@ -61,7 +63,12 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
   const otlp = await startOtlp(io, "mcp");
   let face;
   try {
-    face = await createMcpFace(config, options.verbose ? { log: io.err } : {});
+    const starting = startingProgress("mcp", "building the search index and starting the sandbox");
+    face = await withProgress(
+      io,
+      starting.describe,
+      createMcpFace(config, { ...(options.verbose ? { log: io.err } : {}), onMcpSources: starting.onMcpSources }),
+    );
   } catch (error) {
     await otlp?.shutdown();
     throw error;

@@ -21,6 +21,8 @@ import {
   workerIndex,
   workerPort,
 } from "./cluster.js";
+import { startingProgress } from "./catalog-engine.js";
+import { withProgress } from "./progress.js";
 import { configNotes, startupSummary, watchSourceFailures } from "./startup-summary.js";
 import { UsageError, type CommandIo } from "./usage.js";
 
@@ -94,11 +96,15 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
   const otlp = await startOtlp(io, "serve");
   const slots = worker ? poolSlotsPerWorker(workerCount()) : undefined;
   let gateway;
+  const starting = startingProgress("serve", "building the search index and starting the sandbox");
   try {
-    gateway = await startGateway(config, {
+    const started = startGateway(config, {
       ...(options.verbose ? { log: worker ? (line: string) => io.err(`[worker ${workerIndex()} pid ${process.pid}] ${line}`) : io.err } : {}),
       ...(slots !== undefined ? { pool: { prefork: Math.min(2, slots), maxConcurrent: slots }, health: async () => ({ cluster: await clusterHealth() }) } : {}),
+      onMcpSources: starting.onMcpSources,
     });
+    // Workers start together: only the first says what they wait for.
+    gateway = !worker || workerIndex() === 0 ? await withProgress(io, starting.describe, started) : await started;
   } catch (error) {
     await otlp?.shutdown();
     throw error;
