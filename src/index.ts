@@ -44,7 +44,7 @@ export type { LearningConfig, LearningObject, LearningScope, ResolvedLearningOpt
 export { memoryLearningStore, type LearningStore, type LearnedExport } from "./learning/store.js";
 export { sqliteLearningStore, type SqliteLearningStoreOptions } from "./learning/sqlite-store.js";
 export type { LearnedRow } from "./learning/model.js";
-export type { LearningStats } from "./learning/learner.js";
+export type { LearningStats, LearningScopeStats } from "./learning/learner.js";
 export type { ProviderTool } from "./surfaces/provider-tool.js";
 export {
   runAgentTurn,
@@ -78,7 +78,7 @@ export { EVENT_CHANNEL } from "./telemetry/run-recorder.js";
 export { ERROR_CHANNEL, type FailureEvent, type FailureOrigin } from "./error-channel.js";
 export type { TracingOptions } from "./telemetry/otel.js";
 export { jsonlSessionLog, type JsonlSessionLog, type JsonlSessionLogOptions, type SearchLineWithoutText } from "./telemetry/jsonl-session-log.js";
-export type { SandboxReport, PoolOptions, CodePool, CodeResult } from "./sandbox/types.js";
+export type { SandboxReport, PoolOptions, PoolLoad, CodePool, CodeResult } from "./sandbox/types.js";
 export { createCodePool } from "./sandbox/index.js";
 
 export {

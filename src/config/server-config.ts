@@ -54,6 +54,11 @@ export interface GatewaySettings {
    * Ignored with `auth`, where the token says who the caller is.
    */
   trustLoopbackIdentity: boolean;
+  /**
+   * The admin API (`/admin/v1/`) and the web console (`/console`) on `serve` and `mcp --http`
+   * (default true): owner tokens only with `auth`, loopback clients only without.
+   */
+  admin: boolean;
 }
 
 /** `gateway.workers`: restarts, cool-down and heartbeats of `serve --workers` (per slot, not shared). */
@@ -203,6 +208,7 @@ const sectionsSchema = {
           },
         },
         trustLoopbackIdentity: { type: "boolean" },
+        admin: { type: "boolean" },
       },
     },
     plugins: { type: "array", items: { type: "string", minLength: 1 } },
@@ -384,6 +390,7 @@ export function resolveGatewayConfig(
       turnTimeoutMs: gateway.turnTimeoutMs ?? 600_000,
       maxBodyBytes: gateway.maxBodyBytes ?? 1024 * 1024,
       trustLoopbackIdentity: gateway.trustLoopbackIdentity ?? false,
+      admin: gateway.admin ?? true,
       ...(auth ? { auth } : {}),
       workers: workerSupervision(gateway.workers ?? {}),
     },

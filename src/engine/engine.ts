@@ -17,20 +17,21 @@ import { EngineClosedError } from "../errors.js";
 import { Policy } from "../policy/policy.js";
 import type { PolicySubject } from "../policy/types.js";
 import { createSandboxPool } from "../sandbox/index.js";
-import type { CodePool, SandboxReport } from "../sandbox/types.js";
+import type { CodePool, PoolLoad, SandboxReport } from "../sandbox/types.js";
 import { ToolIndexCache, type IndexHold } from "../search/index-cache.js";
 import { bm25fBackend } from "../search/bm25f-backend.js";
 import { loadEnglishWords } from "../search/english-words.js";
 import { ToolIndex } from "../search/tool-index.js";
 import { SURFACES } from "../surfaces/modes.js";
 import { upfrontOf } from "../surfaces/surface.js";
+import { directBytesOf, measureDirectBytes } from "../surfaces/direct-bytes.js";
 import { publishFailure } from "../error-channel.js";
 import { RunTrace } from "../telemetry/otel.js";
 import { RunRecorder } from "../telemetry/run-recorder.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
 import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type CreateToolSearchOptions } from "./options.js";
 import { newRunId, ToolSearchRun } from "./run.js";
-import { Learner, RunLearning, type LearningStats } from "../learning/learner.js";
+import { Learner, RunLearning, type LearningScopeStats, type LearningStats } from "../learning/learner.js";
 import type { IdFilter } from "../learning/model.js";
 import { memoryLearningStore, type LearnedExport } from "../learning/store.js";
 import { sqliteLearningStore } from "../learning/sqlite-store.js";
@@ -44,6 +45,8 @@ export interface LearningControl {
   /** Writes what was learned to the store now (it is also written every `flushMs` and at close). */
   flush(): Promise<void>;
   stats(): LearningStats;
+  /** stats() scope by scope (counts only, never a learned word), for operators. */
+  scopes(): LearningScopeStats[];
 }
 
 /** One source in a subject's view of the catalog status: no error text. */
@@ -107,7 +110,13 @@ export class ToolSearchEngine {
   get learning(): LearningControl | undefined {
     const learner = this.learner;
     if (learner === undefined) return undefined;
-    return { export: () => learner.export(), import: (data) => learner.import(data), flush: () => learner.flush(), stats: () => learner.stats() };
+    return {
+      export: () => learner.export(),
+      import: (data) => learner.import(data),
+      flush: () => learner.flush(),
+      stats: () => learner.stats(),
+      scopes: () => learner.scopeStats(),
+    };
   }
 
   /** @internal */
@@ -117,6 +126,7 @@ export class ToolSearchEngine {
     await this.learner?.start(this.learnedIds());
     const warmups: Promise<unknown>[] = [this.indexes.get(this.catalog.docs(), this.options.backend)];
     loadEnglishWords(); // typo and compound guards: decoded here, not during a first query
+    measureDirectBytes(this.catalog.all()); // what direct mode would send (telemetry's directBytes): measured here, not during a first run
     if (SURFACES[this.options.settings.mode].sandboxFallback !== undefined) warmups.push(this.codePool());
     await Promise.all(warmups);
   }
@@ -167,7 +177,15 @@ export class ToolSearchEngine {
 
     const runId = newRunId();
     const controller = new AbortController();
-    const init = { runId, sessionId: ctx.sessionId, mode, requestedMode, ...(fallbackReason ? { fallbackReason } : {}), bySource: effective.bySource() };
+    const init = {
+      runId,
+      sessionId: ctx.sessionId,
+      ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
+      mode,
+      requestedMode,
+      ...(fallbackReason ? { fallbackReason } : {}),
+      bySource: effective.bySource(),
+    };
     const recorder = new RunRecorder({ ...init, ...(this.options.sessionLog ? { sink: this.options.sessionLog } : {}) });
     const trace = new RunTrace({ ...init, recordQueryText: this.options.tracing.recordQueryText });
     const { settings } = this.options;
@@ -192,7 +210,8 @@ export class ToolSearchEngine {
       trace,
     );
     const surface = SURFACES[mode].build({ dispatcher, settings, recorder, pool, tenant: ctx.tenant ?? ctx.sessionId, prompt: ctx.prompt });
-    const upfront = upfrontOf(surface);
+    const shown = upfrontOf(surface);
+    const upfront = { ...shown, directBytes: mode === "direct" ? shown.toolsBytes : directBytesOf(effective) };
     recorder.setUpfront(upfront, [...surface.upfrontIds]);
     trace.setUpfront(upfront);
     const onEnd = (r: ToolSearchRun) => {
@@ -254,6 +273,17 @@ export class ToolSearchEngine {
   private codePool(): Promise<CodePool> {
     this.pool ??= this.options.codePool ? Promise.resolve(this.options.codePool) : createSandboxPool(this.options.pool);
     return this.pool;
+  }
+
+  /**
+   * The sandbox as it is now, without starting it: its layers and its load (children ready,
+   * bodies running and waiting, by tenant); undefined while no run has needed it yet.
+   */
+  async sandboxState(): Promise<{ report: SandboxReport; load?: PoolLoad } | undefined> {
+    if (this.pool === undefined) return undefined;
+    const pool = await this.pool;
+    const load = pool.load?.();
+    return { report: pool.report(), ...(load !== undefined ? { load } : {}) };
   }
 
   /** Which sandbox layers are active (probed when the pool starts; undefined before code mode was first needed). */

@@ -50,6 +50,7 @@ import { listenOn } from "../http/listen.js";
 import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
 import type { GatewayConfig } from "../config/server-config.js";
 import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
+import { OperatorEndpoints } from "../admin/operator-endpoints.js";
 
 export interface Gateway {
   readonly url: string;
@@ -83,7 +84,9 @@ function checkExposure(config: GatewayConfig): TokenTable | undefined {
 export async function startGateway(config: GatewayConfig, extras: GatewayExtras = {}): Promise<Gateway> {
   // Before anything starts, so a refused config leaves nothing running.
   const tokens = checkExposure(config);
-  const { engine, sessionLog } = await engineFromConfig(config, extras);
+  const operator = new OperatorEndpoints(config, "serve");
+  const { engine, sessionLog, mcpSources } = await engineFromConfig(config, { ...extras, events: operator.events });
+  operator.attach({ engine, mcpSources });
   let provider: AgentProvider;
   try {
     provider = await providerFor(config.provider);
@@ -125,6 +128,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     guard.admit(req);
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     const identity = identityOf(req);
+    if (operator.serves(path)) return operator.handle(req, res, identity, guard);
     if (req.method === "GET" && path === "/healthz") {
       // Unauthenticated: a balancer's probe learns nothing but that this process answers.
       if (identity === undefined) return sendJson(res, 200, { ok: true });

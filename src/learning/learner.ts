@@ -55,6 +55,17 @@ export interface LearningStats {
   store: string;
 }
 
+/** One learning scope's size (`engine.learning.scopes()`): `scope` is its key (agent:<id>, tenant:<t>:agent:<id>, token:<t>, shared). */
+export interface LearningScopeStats {
+  scope: string;
+  /** The tenant whose share its records count against ("" for runs with no tenant, "shared" for the shared scope). */
+  tenant: string;
+  records: number;
+  /** Records past `minSessions`: the ones ranking uses. */
+  active: number;
+  tools: number;
+}
+
 export class Learner {
   #model: LearnedModel;
   readonly options: ResolvedLearningOptions;
@@ -160,6 +171,11 @@ export class Learner {
     this.#model.merge(kept);
     this.#imports.push(...kept);
     return kept.length;
+  }
+
+  /** What each scope holds: records, active records, tools; counts only (what was learned stays in the store). */
+  scopeStats(): LearningScopeStats[] {
+    return this.#model.scopeSizes();
   }
 
   stats(): LearningStats {
