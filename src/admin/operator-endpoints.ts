@@ -1,11 +1,13 @@
 /**
  * What a face (`serve`, `mcp --http`) hands the operator's requests to: the admin API
- * (`/admin/v1/…`), and the console (`/console`). One small hook in each face: it passes
- * `events` to the engine it builds, `attach`es the engine once built, and sends the paths this
- * `serves` to `handle`, after its request guard and with the caller's token identity. Answers
- * are `{ error: { code, message } }` on every face (the MCP face's own errors are JSON-RPC).
+ * (`/admin/v1/…`), the console (`/console`) and the metrics (`/metrics`). One small hook in
+ * each face: it passes `events` to the engine it builds, `attach`es the engine once built,
+ * `observe`s each request (HTTP metrics), sends the paths this `serves` to `handle` after its
+ * request guard and with the caller's token identity, and `close`s it after the engine.
+ * Answers are `{ error: { code, message } }` on every face (the MCP face's own are JSON-RPC).
  *
- * The console's code (static files and their server) is loaded on the first `/console` request.
+ * Loaded only when used: the metrics SDK and its code when `metrics` is on (at start), the
+ * console's files and their server on the first `/console` request.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { GatewayConfig } from "../config/server-config.js";
@@ -18,6 +20,8 @@ import type { SessionLogSink } from "../telemetry/types.js";
 import { admitOperator, OperatorBudget, type FaceIdentity } from "./admin-access.js";
 import { ADMIN_TENANT, adminRoute, type AdminContext } from "./admin-routes.js";
 import { LiveTelemetry } from "./live-telemetry.js";
+import type { MetricsSdk } from "../metrics/metrics-sdk.js";
+import type { OperatorMetrics } from "../metrics/operator-metrics.js";
 
 export type { FaceIdentity } from "./admin-access.js";
 
@@ -28,6 +32,12 @@ export interface OperatorParts {
   sessions?: AdminContext["sessions"] | undefined;
 }
 
+/** The metrics, once loaded (metrics/): what records them and the SDK that exports them. */
+interface LoadedMetrics {
+  recorder: OperatorMetrics;
+  sdk: MetricsSdk;
+}
+
 export class OperatorEndpoints {
   /** Every session event of the face's engine (EngineExtras.events). */
   readonly events: SessionLogSink;
@@ -36,20 +46,51 @@ export class OperatorEndpoints {
   private context: AdminContext | undefined;
   private console: Promise<ConsoleAssets> | undefined;
 
-  constructor(
+  private constructor(
     private readonly config: GatewayConfig,
     private readonly face: "serve" | "mcp",
+    private readonly metrics: LoadedMetrics | undefined,
   ) {
-    this.events = this.telemetry;
+    const telemetry = this.telemetry;
+    const recorder = metrics?.recorder;
+    this.events =
+      recorder === undefined
+        ? telemetry
+        : {
+            write(event) {
+              telemetry.write(event);
+              recorder.write(event);
+            },
+          };
+  }
+
+  /** The endpoints of one face; with `metrics` on, the SDK is loaded first (a missing package is CONFIG_INVALID, before anything starts). */
+  static async start(config: GatewayConfig, face: "serve" | "mcp"): Promise<OperatorEndpoints> {
+    if (!config.metrics.prometheus && !config.metrics.otlp) return new OperatorEndpoints(config, face, undefined);
+    const [{ startMetricsSdk }, { OperatorMetrics }] = await Promise.all([import("../metrics/metrics-sdk.js"), import("../metrics/operator-metrics.js")]);
+    const sdk = await startMetricsSdk(config.metrics);
+    return new OperatorEndpoints(config, face, { sdk, recorder: new OperatorMetrics(sdk.meter, { ignoreTenant: ADMIN_TENANT }) });
+  }
+
+  /** Where OTLP metrics go (an origin), for the start summary; undefined when they do not. */
+  get otlpEndpoint(): string | undefined {
+    return this.metrics?.sdk.otlpEndpoint;
   }
 
   attach(parts: OperatorParts): void {
     const { sessions, ...rest } = parts;
     this.context = { face: this.face, config: this.config, telemetry: this.telemetry, ...rest, ...(sessions !== undefined ? { sessions } : {}) };
+    this.metrics?.recorder.observe({ ...rest, sessions });
   }
 
-  /** Whether `path` is the operator's: the admin API and the console, unless `gateway.admin` is false. */
+  /** HTTP metrics for one request of the face (any path), when metrics are on. */
+  observe(req: IncomingMessage, res: ServerResponse): void {
+    this.metrics?.recorder.observeRequest(req, res);
+  }
+
+  /** Whether `path` is the operator's: the admin API and the console unless `gateway.admin` is false, `/metrics` when `metrics.prometheus` is on. */
   serves(path: string): boolean {
+    if (path === "/metrics") return this.metrics?.sdk.prometheus !== undefined;
     if (!this.config.gateway.admin) return false;
     return path === "/admin" || path.startsWith("/admin/") || path === "/console" || path.startsWith("/console/");
   }
@@ -60,12 +101,22 @@ export class OperatorEndpoints {
     try {
       if (url.pathname === "/console" || url.pathname.startsWith("/console/")) return await this.serveConsole(req, res, url.pathname);
       const caller = admitOperator(req, identity, this.face === "serve" ? "gateway" : "server");
+      const prometheus = this.metrics?.sdk.prometheus;
+      if (url.pathname === "/metrics" && prometheus !== undefined) {
+        if (req.method !== "GET" && req.method !== "HEAD") throw new HttpError("NOT_FOUND", `No route ${req.method} /metrics; scrape it with GET.`);
+        return await this.budget.run(caller, () => prometheus(req, res));
+      }
       const context = this.context;
       if (context === undefined) throw new HttpError("CLOSING", "The server is starting or stopping.");
       await this.budget.run(caller, () => adminRoute(req, res, url.pathname, url.searchParams, context, guard));
     } catch (error) {
       answerError(req, res, error, this.face);
     }
+  }
+
+  /** Pushes what OTLP has not sent and stops the metrics; after the engine is closed, so its last runs are in. */
+  async close(): Promise<void> {
+    await this.metrics?.sdk.shutdown();
   }
 
   private async serveConsole(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {

@@ -10,7 +10,7 @@ import { UsageError } from "./usage.js";
 import { parsePort, startOtlp, untilSignal } from "./server-commands.js";
 import { startingProgress } from "./catalog-engine.js";
 import { withProgress } from "./progress.js";
-import { configNotes, startupSummary, watchSourceFailures } from "./startup-summary.js";
+import { configNotes, operatorLines, startupSummary, watchSourceFailures } from "./startup-summary.js";
 import type { CommandIo } from "./usage.js";
 
 export const MCP_USAGE = `Usage: toolsearch mcp [--config FILE] [--http PORT] [--host HOST] [--workers 1] [--verbose]
@@ -75,7 +75,9 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
   }
   let notReading: ClientNotReadingError | undefined;
   try {
-    for (const line of await startupSummary(face.engine, "mcp", configNotes(config))) io.err(line);
+    // Over HTTP the console's and the metrics' addresses follow once the port is bound; stdio has only OTLP.
+    const stdioLines = port === undefined ? operatorLines(config, undefined) : [];
+    for (const line of await startupSummary(face.engine, "mcp", [...stdioLines, ...configNotes(config)])) io.err(line);
     watchSourceFailures(face.engine, "mcp", io.err); // stops with the engine, closed below
     if (port === undefined) {
       // stdout is the protocol: every message of ours goes to stderr.
@@ -84,6 +86,7 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
       return 0;
     }
     const { url } = await face.listenHttp(config.gateway.host, config.gateway.port);
+    for (const line of operatorLines(config, new URL(url).origin)) io.err(`toolsearch mcp: ${line}`);
     io.out(`listening ${url}`);
     await untilSignal();
     return 0;

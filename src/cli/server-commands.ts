@@ -23,7 +23,7 @@ import {
 } from "./cluster.js";
 import { startingProgress } from "./catalog-engine.js";
 import { withProgress } from "./progress.js";
-import { configNotes, startupSummary, watchSourceFailures } from "./startup-summary.js";
+import { configNotes, operatorLines, startupSummary, watchSourceFailures } from "./startup-summary.js";
 import { UsageError, type CommandIo } from "./usage.js";
 
 export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [--host HOST] [--workers N|auto] [--verbose]
@@ -112,6 +112,7 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
   if (!worker || workerIndex() === 0)
     for (const line of await startupSummary(gateway.engine, "serve", [
       `provider ${config.provider.api} at ${config.provider.baseURL}, model ${config.provider.model}`,
+      ...operatorLines(config, new URL(gateway.url).origin),
       ...configNotes(config),
     ]))
       io.err(line);

@@ -84,8 +84,11 @@ function checkExposure(config: GatewayConfig): TokenTable | undefined {
 export async function startGateway(config: GatewayConfig, extras: GatewayExtras = {}): Promise<Gateway> {
   // Before anything starts, so a refused config leaves nothing running.
   const tokens = checkExposure(config);
-  const operator = new OperatorEndpoints(config, "serve");
-  const { engine, sessionLog, mcpSources } = await engineFromConfig(config, { ...extras, events: operator.events });
+  const operator = await OperatorEndpoints.start(config, "serve");
+  const { engine, sessionLog, mcpSources } = await engineFromConfig(config, { ...extras, events: operator.events }).catch(async (error: unknown) => {
+    await operator.close();
+    throw error;
+  });
   operator.attach({ engine, mcpSources });
   let provider: AgentProvider;
   try {
@@ -93,6 +96,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
   } catch (error) {
     await engine.close();
     await sessionLog?.close();
+    await operator.close();
     throw error;
   }
 
@@ -101,6 +105,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
   const log = write ? (line: string) => write(escapeControl(line)) : undefined;
   const guard = new RequestGuard({ bindHost: config.gateway.host, authenticated: tokens !== undefined });
   const server = createServer((req, res) => {
+    operator.observe(req, res);
     if (log) {
       const started = performance.now();
       res.once("finish", () =>
@@ -209,6 +214,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     // A busy port: what started for this gateway (MCP children, the pool) must not outlive it.
     await engine.close();
     await sessionLog?.close();
+    await operator.close();
     throw error;
   }
   const { port } = server.address() as AddressInfo;
@@ -226,6 +232,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
       });
       await engine.close();
       await sessionLog?.close();
+      await operator.close();
     },
   };
 }

@@ -88,8 +88,11 @@ interface Live {
 /** Builds the engine over the config's plugins and MCP servers; nothing listens yet. */
 export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras = {}): Promise<McpFace> {
   const tokens = config.gateway.auth ? new TokenTable(config.gateway.auth.tokens) : undefined;
-  const operator = new OperatorEndpoints(config, "mcp");
-  const { engine, sessionLog, mcpSources } = await engineFromConfig(config, { ...extras, events: operator.events });
+  const operator = await OperatorEndpoints.start(config, "mcp");
+  const { engine, sessionLog, mcpSources } = await engineFromConfig(config, { ...extras, events: operator.events }).catch(async (error: unknown) => {
+    await operator.close();
+    throw error;
+  });
   // A tool name or a header is the client's text: escaped, so it cannot forge a log line.
   const write = extras.log;
   const log = write ? (line: string) => write(escapeControl(line)) : undefined;
@@ -198,6 +201,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     checkHttpExposure(config, host);
     const guard = new RequestGuard({ bindHost: host, authenticated: tokens !== undefined });
     const server = createServer((req, res) => {
+      operator.observe(req, res);
       const started = performance.now();
       if (log)
         res.once("finish", () =>
@@ -370,6 +374,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       await stopped;
       await engine.close();
       await sessionLog?.close();
+      await operator.close();
     },
   };
 }
