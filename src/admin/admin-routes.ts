@@ -155,7 +155,13 @@ const ROUTES = [
 ];
 
 function index(ctx: AdminContext) {
-  return { face: ctx.face, version: packageVersion(), mode: ctx.engine.settings.mode, routes: ROUTES };
+  // Each token by its label and the identity it carries, never the token itself: the search playground's "as token".
+  const tokens = (ctx.config.gateway.auth?.tokens ?? []).map(({ token: _secret, ...identity }, i) => ({
+    label: `token:${i}`,
+    ...identity,
+    owner: identity.owner === true,
+  }));
+  return { face: ctx.face, version: packageVersion(), mode: ctx.engine.settings.mode, tokens, routes: ROUTES };
 }
 
 function catalog(ctx: AdminContext, query: URLSearchParams) {

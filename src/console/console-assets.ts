@@ -16,8 +16,15 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { HttpError } from "../errors.js";
 
-/** dist/src/console → dist/console. */
-const CONSOLE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../console");
+/**
+ * dist/console of the package this file belongs to: from dist/src/console (the package) two
+ * folders up, from src/console (a clone's sources, as the tests run them) two up and into dist.
+ */
+function consoleDir(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const built = path.resolve(here, "../../console");
+  return path.basename(path.resolve(here, "../..")) === "dist" ? built : path.resolve(here, "../../dist/console");
+}
 
 export const CONSOLE_CSP = [
   "default-src 'none'",
@@ -64,7 +71,7 @@ function filesUnder(dir: string, prefix = ""): Array<[string, string]> {
   });
 }
 
-export function loadConsoleAssets(dir = CONSOLE_DIR): ConsoleAssets {
+export function loadConsoleAssets(dir = consoleDir()): ConsoleAssets {
   const assets = new Map<string, Asset>();
   if (existsSync(path.join(dir, "index.html"))) {
     let total = 0;
