@@ -53,11 +53,13 @@ export function faceConfig(provider: MockProvider | undefined, more: JsonObject 
   );
 }
 
+/** `log` gets the gateway's line per request (`--verbose`: method, path, status). */
 export async function startFaces(
   more: JsonObject = {},
+  log?: (line: string) => void,
 ): Promise<{ provider: MockProvider; gateway: Gateway; face: McpFace; mcpUrl: string; close(): Promise<void> }> {
   const provider = await startMockProvider({ port: 0 });
-  const gateway = await startGateway(faceConfig(provider, more), { sources: [PLUGIN] });
+  const gateway = await startGateway(faceConfig(provider, more), { sources: [PLUGIN], ...(log ? { log } : {}) });
   const face = await createMcpFace(faceConfig(provider, more), { sources: [PLUGIN] });
   const { url } = await face.listenHttp("127.0.0.1", 0);
   return {
