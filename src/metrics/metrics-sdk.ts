@@ -11,6 +11,7 @@
  * OTEL_EXPORTER_OTLP_ENDPOINT (the exporter reads them, and OTEL_EXPORTER_OTLP_HEADERS).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { hostname } from "node:os";
 import type { Meter } from "@opentelemetry/api";
 import type { MetricsSettings } from "../config/server-config.js";
 import { ConfigInvalidError, errorMessage } from "../errors.js";
@@ -84,7 +85,12 @@ export async function startMetricsSdk(settings: MetricsSettings, env: NodeJS.Pro
   }
   const { resourceFromAttributes } = await load<typeof import("@opentelemetry/resources")>("@opentelemetry/resources");
   const provider = new sdk.MeterProvider({
-    resource: resourceFromAttributes({ "service.name": env.OTEL_SERVICE_NAME || "toolsearch", "service.version": packageVersion() }),
+    // One instance per process: `serve --workers` pushes one series per worker, which a collector sums.
+    resource: resourceFromAttributes({
+      "service.name": env.OTEL_SERVICE_NAME || "toolsearch",
+      "service.version": packageVersion(),
+      "service.instance.id": `${hostname()}:${process.pid}`,
+    }),
     readers,
   });
   let stopped: Promise<void> | undefined;
