@@ -229,7 +229,7 @@ function tools(ctx: AdminContext, query: URLSearchParams) {
   const asked = identityFromQuery(query);
   const identity = asked === undefined ? undefined : runIdentity(ctx, asked, undefined);
   const source = textParam(query, "source");
-  if (source !== undefined && !["core", "plugin", "mcp", "client"].includes(source))
+  if (source !== undefined && !["core", "plugin", "mcp"].includes(source))
     throw new HttpError("BAD_REQUEST", `source must be core, plugin or mcp; got ${JSON.stringify(source)}`);
   const toolset = textParam(query, "toolset");
   const offset = intParam(query, "offset", 0, 1_000_000_000, 0);

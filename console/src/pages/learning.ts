@@ -20,14 +20,7 @@ export function LearningPage() {
     </section>`;
   return html`<section>
     <h2>Learning</h2>
-    ${
-      stats
-        ? html`<p class="lead">
-            ${count(stats.records)} records (${count(stats.active)} active) for ${count(stats.tools)} tools in ${count(stats.scopes)} scopes;
-            ${count(stats.pending)} pending; store ${stats.store}.
-          </p>`
-        : null
-    }
+    ${stats ? html`<p class="lead">${summary(stats)}</p>` : null}
     <table class="scopes">
       <thead>
         <tr>
@@ -55,6 +48,11 @@ export function LearningPage() {
     <${Pager} offset=${offset} limit=${50} total=${learning.data.total} go=${setOffset} />
     <${Words} kept=${wordsKept} />
   </section>`;
+}
+
+/** One sentence, built as a string: a formatter may move a template's spaces, never a string's. */
+function summary(stats: NonNullable<LearningAnswer["stats"]>): string {
+  return `${count(stats.records)} records (${count(stats.active)} active) for ${count(stats.tools)} tools in ${count(stats.scopes)} scopes; ${count(stats.pending)} pending; store ${stats.store}.`;
 }
 
 function Words({ kept }: { kept: boolean }) {

@@ -105,14 +105,14 @@ const plural = (n: number, noun: string) => `${count(n)} ${noun}${n === 1 ? "" :
 function Results({ answer }: { answer: SearchAnswer }) {
   const { upfront } = answer;
   const shown = upfront.toolsBytes + upfront.instructionsBytes;
+  // The sentence is built here, not in the template: a formatter may move a template's spaces, never a string's.
+  const intro = `${plural(answer.hits.length, "hit")} in mode `;
+  const middle =
+    `${answer.fallbackReason ? ` (asked ${answer.requestedMode}: ${answer.fallbackReason})` : ""} over ${plural(answer.catalog.size, "visible tool")}. ` +
+    `Up front the model gets ${plural(upfront.declaredTools, "tool")} and ${plural(upfront.schemas, "catalog schema")}: `;
+  const tail = ` against ${bytes(upfront.directBytes)} in direct mode (${saved(shown, upfront.directBytes)} not sent).`;
   return html`<div class="results">
-    <p class="lead">
-      ${plural(answer.hits.length, "hit")} in mode
-      <strong>${answer.mode}</strong>${answer.fallbackReason ? ` (asked ${answer.requestedMode}: ${answer.fallbackReason})` : ""}${" "} over
-      ${plural(answer.catalog.size, "visible tool")}. Up front the model gets ${plural(upfront.declaredTools, "tool")} and${" "}
-      ${plural(upfront.schemas, "catalog schema")}: <strong>${bytes(shown)}</strong> against ${bytes(upfront.directBytes)} in direct mode${" "}
-      (${saved(shown, upfront.directBytes)} not sent).
-    </p>
+    <p class="lead">${intro}<strong>${answer.mode}</strong>${middle}<strong>${bytes(shown)}</strong>${tail}</p>
     <ol class="hits">
       ${answer.hits.map(
         (hit) =>
