@@ -11,7 +11,7 @@ import { join, relative } from "node:path";
 const MAX = 160;
 const EXTENSIONS = /\.(?:ts|mts|cts|js|mjs|cjs)$/;
 const SKIP = new Set(["node_modules", "dist", "coverage", ".cache"]);
-const ROOTS = ["src", "bench", "wasm", "scripts", "examples", "test", "vitest.config.ts"];
+const ROOTS = ["src", "bench", "wasm", "scripts", "examples", "test", "console", "vitest.config.ts"];
 
 /** Lines (0-based) that a string, template or regexp literal touches. */
 export function literalLines(text) {

@@ -106,13 +106,14 @@ export const ERROR_CODES = {
   TOO_MANY_REQUESTS: {
     class: "HttpError",
     status: 429,
-    meaning: "`mcp`: the session has `mcp.maxInFlightPerSession` requests in flight; a batch's excess messages get it as their JSON-RPC error",
+    meaning:
+      "`mcp`: the session has `mcp.maxInFlightPerSession` requests in flight; a batch's excess messages get it as their JSON-RPC error. The admin API and `/metrics` (both faces): the caller has 4 requests in flight, or all callers 16",
   },
   CLIENT_NOT_READING: {
     class: "ClientNotReadingError",
     meaning: "`mcp`: the client left more than `mcp.maxUnreadBytes` of answers unread; its connection is dropped (stdio: the process exits 1)",
   },
-  CLOSING: { class: "HttpError", status: 503, meaning: "`mcp --http`: the server is shutting down" },
+  CLOSING: { class: "HttpError", status: 503, meaning: "`mcp --http`: the server is shutting down; the admin API, while a face starts or stops" },
 } as const satisfies Record<string, CodeRow>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

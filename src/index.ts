@@ -3,7 +3,7 @@
  * through createToolSearch and engine.prepareRun, an MCP source through mcpServer, a pool through
  * createCodePool; their classes are exported as types only.
  */
-export { createToolSearch, type ToolSearchEngine } from "./engine/engine.js";
+export { createToolSearch, type ToolSearchEngine, type ToolListFilter } from "./engine/engine.js";
 export type { CreateToolSearchOptions, RunContext } from "./engine/options.js";
 export type { SourceStatus } from "./catalog/catalog.js";
 export type { ToolSearchRun, ModelToolCall, ToolCallAnswer } from "./engine/run.js";
@@ -38,6 +38,7 @@ export type {
   ExplainDetail,
   RankStep,
   ListStep,
+  ToolListing,
 } from "./dispatch/types.js";
 export type { LearningControl } from "./engine/engine.js";
 export type { LearningConfig, LearningObject, LearningScope, ResolvedLearningOptions } from "./learning/options.js";
@@ -45,7 +46,7 @@ export { memoryLearningStore, type LearningStore, type LearnedExport, type Compa
 export { journalLearningStore, type JournalStoreOptions } from "./learning/journal-store.js";
 export type { TermMode } from "./learning/term-keys.js";
 export type { LearnedRow } from "./learning/model.js";
-export type { LearningStats } from "./learning/learner.js";
+export type { LearningStats, LearningScopeStats } from "./learning/learner.js";
 export type { ProviderTool } from "./surfaces/provider-tool.js";
 export {
   runAgentTurn,
@@ -80,7 +81,7 @@ export { EVENT_CHANNEL } from "./telemetry/run-recorder.js";
 export { ERROR_CHANNEL, type FailureEvent, type FailureOrigin } from "./error-channel.js";
 export type { TracingOptions } from "./telemetry/otel.js";
 export { jsonlSessionLog, type JsonlSessionLog, type JsonlSessionLogOptions, type SearchLineWithoutText } from "./telemetry/jsonl-session-log.js";
-export type { SandboxReport, PoolOptions, CodePool, CodeResult } from "./sandbox/types.js";
+export type { SandboxReport, PoolOptions, PoolLoad, CodePool, CodeResult } from "./sandbox/types.js";
 export { createCodePool } from "./sandbox/index.js";
 
 export {

@@ -4,10 +4,13 @@ import { configPath, loadConfig, readConfigFile, writeConfigFile } from "../conf
 import { ConfigPathError, getPath, parsePath, setPath, unsetPath, type JsonObject } from "../config/dot-path.js";
 import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
 import { ToolSearchError } from "../errors.js";
+import { configInit } from "./config-init.js";
 import { UsageError, type CommandIo } from "./usage.js";
 
-export const CONFIG_USAGE = `Usage: toolsearch config <get [path] | set <path> <value> | unset <path>> [--config FILE]
+export const CONFIG_USAGE = `Usage: toolsearch config <init [--force] | get [path] | set <path> <value> | unset <path>> [--config FILE]
 
+  init                Write a commented starter config (the scripted provider, the MCP memory
+                      server, a sample plugin in ./plugins); --force overwrites existing files.
   get [path]          Print the whole config, or the value at a dotted path.
   set <path> <value>  Set a value; <value> is JSON5 (true, 20, "text", {mode: "tools"}),
                       a bare word is a string. Example: config set tools.toolSearch.mode directory
@@ -36,10 +39,12 @@ export function parseValue(text: string): unknown {
   }
 }
 
-export function configCommand(positionals: readonly string[], configFile: string | undefined, io: CommandIo): number {
+export function configCommand(positionals: readonly string[], configFile: string | undefined, io: CommandIo, force = false): number {
   const [action, path, ...values] = positionals;
   const file = configPath(configFile);
+  if (force && action !== "init") throw new UsageError("--force is for config init", CONFIG_USAGE);
   try {
+    if (action === "init" && path === undefined) return configInit(file, force, io);
     if (action === "get" && values.length === 0) {
       const { config } = loadConfig(configFile);
       const value = path === undefined ? config : getPath(config, parsePath(path));

@@ -5,6 +5,11 @@ import { errorMessage, ToolSearchError } from "../errors.js";
 import { closestWord } from "../validation/closest-word.js";
 import { packageVersion } from "../version.js";
 import { UsageError, type CommandIo } from "./usage.js";
+import type { SearchCommandOptions } from "./search-command.js";
+import type { ToolsOptions } from "./tools-command.js";
+
+/** The identity options of tools and search (catalog-engine.ts IdentityOptions), here so that main loads no command it does not run. */
+const IDENTITY_OPTIONS = { agent: { type: "string" }, profile: { type: "string" }, channel: { type: "string" }, owner: { type: "boolean" } } as const;
 
 const USAGE = `Usage: toolsearch <command> [options]
 
@@ -13,7 +18,9 @@ Commands:
   serve          Start the HTTP gateway (POST /v1/runs).
   mcp            Serve the catalog to an MCP client (stdio, or Streamable HTTP with --http).
   mock-provider  Start the scripted provider (OpenAI Chat, Responses, Anthropic).
-  config         Read or change tools.toolSearch and the rest of the JSON5 config.
+  tools          List the catalog by source: each source's state and tools (as one caller, with --agent...).
+  search         Search the catalog as a run would; --explain says why each hit is where it is.
+  config         Write a starter config (config init), or read and change the JSON5 config.
 
 Run "toolsearch <command> --help" for a command's options; "toolsearch --version" prints the version.`;
 
@@ -55,11 +62,25 @@ const COMMANDS: Record<string, { options: Record<string, { type: "string" | "boo
       return { usage: MOCK_PROVIDER_USAGE, run: (v) => mockProviderCommand(v as { port?: string; host?: string }, io) };
     },
   },
+  tools: {
+    options: { config: { type: "string" }, source: { type: "string" }, json: { type: "boolean" }, ...IDENTITY_OPTIONS },
+    load: async () => {
+      const { TOOLS_USAGE, toolsCommand } = await import("./tools-command.js");
+      return { usage: TOOLS_USAGE, run: (v) => toolsCommand(v as ToolsOptions, io) };
+    },
+  },
+  search: {
+    options: { config: { type: "string" }, explain: { type: "boolean" }, limit: { type: "string" }, json: { type: "boolean" }, ...IDENTITY_OPTIONS },
+    load: async () => {
+      const { SEARCH_USAGE, searchCommand } = await import("./search-command.js");
+      return { usage: SEARCH_USAGE, run: (v, p) => searchCommand(v as SearchCommandOptions, p, io) };
+    },
+  },
   config: {
-    options: { config: { type: "string" } },
+    options: { config: { type: "string" }, force: { type: "boolean" } },
     load: async () => {
       const { CONFIG_USAGE, configCommand } = await import("./config-command.js");
-      return { usage: CONFIG_USAGE, run: (v, p) => configCommand(p, v.config as string | undefined, io) };
+      return { usage: CONFIG_USAGE, run: (v, p) => configCommand(p, v.config as string | undefined, io, v.force === true) };
     },
   },
 };

@@ -9,7 +9,9 @@ import { parseWorkers } from "./cluster.js";
 import { UsageError } from "./usage.js";
 import { parsePort, startOtlp, untilSignal } from "./server-commands.js";
 import { logSourceEvents } from "./source-log.js";
-import { configNotes, startupSummary } from "./startup-summary.js";
+import { startingProgress } from "./catalog-engine.js";
+import { withProgress } from "./progress.js";
+import { configNotes, operatorLines, startupSummary } from "./startup-summary.js";
 import type { CommandIo } from "./usage.js";
 
 export const MCP_USAGE = `Usage: toolsearch mcp [--config FILE] [--http PORT] [--host HOST] [--workers 1] [--verbose]
@@ -62,14 +64,25 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
   const otlp = await startOtlp(io, "mcp");
   let face;
   try {
-    face = await createMcpFace(config, { onSourceEvent: logSourceEvents("mcp", io.err), ...(options.verbose ? { log: io.err } : {}) });
+    const starting = startingProgress("mcp", "building the search index and starting the sandbox");
+    face = await withProgress(
+      io,
+      starting.describe,
+      createMcpFace(config, {
+        onSourceEvent: logSourceEvents("mcp", io.err),
+        ...(options.verbose ? { log: io.err } : {}),
+        onMcpSources: starting.onMcpSources,
+      }),
+    );
   } catch (error) {
     await otlp?.shutdown();
     throw error;
   }
   let notReading: ClientNotReadingError | undefined;
   try {
-    for (const line of await startupSummary(face.engine, "mcp", configNotes(config))) io.err(line);
+    // Over HTTP the console's and the metrics' addresses follow once the port is bound; stdio has only OTLP.
+    const stdioLines = port === undefined ? operatorLines(config, undefined) : [];
+    for (const line of await startupSummary(face.engine, "mcp", [...stdioLines, ...configNotes(config)])) io.err(line);
     if (port === undefined) {
       // stdout is the protocol: every message of ours goes to stderr.
       const stopped = untilSignal();
@@ -77,6 +90,7 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
       return 0;
     }
     const { url } = await face.listenHttp(config.gateway.host, config.gateway.port);
+    for (const line of operatorLines(config, new URL(url).origin)) io.err(`toolsearch mcp: ${line}`);
     io.out(`listening ${url}`);
     await untilSignal();
     return 0;

@@ -22,7 +22,9 @@ import {
   workerPort,
 } from "./cluster.js";
 import { logSourceEvents } from "./source-log.js";
-import { configNotes, startupSummary } from "./startup-summary.js";
+import { startingProgress } from "./catalog-engine.js";
+import { withProgress } from "./progress.js";
+import { configNotes, operatorLines, startupSummary } from "./startup-summary.js";
 import { UsageError, type CommandIo } from "./usage.js";
 
 export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [--host HOST] [--workers N|auto] [--verbose]
@@ -100,12 +102,16 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
   // Every worker has its own engine, so its own sources: each says what it sees of them.
   const err = worker ? (line: string) => io.err(`[worker ${workerIndex()} pid ${process.pid}] ${line}`) : io.err;
   let gateway;
+  const starting = startingProgress("serve", "building the search index and starting the sandbox");
   try {
-    gateway = await startGateway(config, {
+    const started = startGateway(config, {
       onSourceEvent: logSourceEvents("serve", err),
       ...(options.verbose ? { log: err } : {}),
       ...(slots !== undefined ? { pool: { prefork: Math.min(2, slots), maxConcurrent: slots }, health: async () => ({ cluster: await clusterHealth() }) } : {}),
+      onMcpSources: starting.onMcpSources,
     });
+    // Workers start together: only the first says what they wait for.
+    gateway = !worker || workerIndex() === 0 ? await withProgress(io, starting.describe, started) : await started;
   } catch (error) {
     await otlp?.shutdown();
     throw error;
@@ -113,6 +119,7 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
   if (!worker || workerIndex() === 0)
     for (const line of await startupSummary(gateway.engine, "serve", [
       `provider ${config.provider.api} at ${config.provider.baseURL}, model ${config.provider.model}`,
+      ...operatorLines(config, new URL(gateway.url).origin),
       ...configNotes(config),
     ]))
       io.err(line);

@@ -65,3 +65,18 @@ export function reasonOf(message: string): string {
 export function configNotes(config: GatewayConfig): string[] {
   return (config.notes ?? []).map((note) => `note: ${note}`);
 }
+
+/**
+ * Where the operator looks, as start-summary lines: the console and the admin API (unless
+ * gateway.admin is false), `/metrics` and OTLP when metrics are on. `base` is the server's
+ * origin (none for `mcp` over stdio, which serves no HTTP: only OTLP applies there).
+ */
+export function operatorLines(config: GatewayConfig, base: string | undefined): string[] {
+  const lines: string[] = [];
+  if (base !== undefined && config.gateway.admin) {
+    lines.push(`console ${base}/console/, admin API ${base}/admin/v1 (${config.gateway.auth ? "owner tokens" : "loopback clients"} only)`);
+  }
+  if (base !== undefined && config.metrics.prometheus) lines.push(`metrics ${base}/metrics (Prometheus text format)`);
+  if (config.metrics.otlp) lines.push(`metrics over OTLP every ${config.metrics.exportIntervalMs / 1000}s`);
+  return lines;
+}

@@ -17,7 +17,7 @@ import { writeFileAtomicSync } from "../state/atomic-write.js";
 export const DEFAULT_CONFIG_FILE = "toolsearch.config.json5";
 
 /** Top-level sections the project knows; others are typos. */
-const SECTIONS = new Set(["tools", "policy", "provider", "gateway", "plugins", "mcpServers", "sessionLog", "mcp"]);
+const SECTIONS = new Set(["tools", "policy", "provider", "gateway", "plugins", "mcpServers", "sessionLog", "mcp", "metrics"]);
 
 export function configPath(file: string | undefined): string {
   return resolve(file ?? DEFAULT_CONFIG_FILE);

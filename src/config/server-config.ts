@@ -67,6 +67,11 @@ export interface GatewaySettings {
    * Ignored with `auth`, where the token says who the caller is.
    */
   trustLoopbackIdentity: boolean;
+  /**
+   * The admin API (`/admin/v1/`) and the web console (`/console`) on `serve` and `mcp --http`
+   * (default true): owner tokens only with `auth`, loopback clients only without.
+   */
+  admin: boolean;
 }
 
 /** `gateway.workers`: restarts, cool-down and heartbeats of `serve --workers` (per slot, not shared). */
@@ -111,6 +116,19 @@ export interface McpFaceSettings {
   maxUnreadBytes: number;
 }
 
+/**
+ * `metrics`: OpenTelemetry metrics of `serve` and `mcp` (metrics/). Off unless asked for, by
+ * this section or by OTEL_METRICS_EXPORTER ("prometheus", "otlp", a comma list): the SDK and
+ * its exporters are optional peer dependencies, loaded only then.
+ */
+export interface MetricsSettings {
+  /** `GET /metrics` in Prometheus text format, on `serve` and `mcp --http` (same access as the admin API). */
+  prometheus: boolean;
+  /** Pushed over OTLP/HTTP to OTEL_EXPORTER_OTLP_METRICS_ENDPOINT (or OTEL_EXPORTER_OTLP_ENDPOINT) every `exportIntervalMs`. */
+  otlp: boolean;
+  exportIntervalMs: number;
+}
+
 export interface GatewayConfig {
   toolSearch?: ToolSearchConfig;
   policy?: PolicyConfig;
@@ -122,6 +140,7 @@ export interface GatewayConfig {
   /** A JSONL session log file (`sessionLog: "file"` or `{ file, recordQueries }` in the config). */
   sessionLog?: SessionLogSettings;
   mcp: McpFaceSettings;
+  metrics: MetricsSettings;
   /** What the file holds that is accepted but not used (other MCP hosts' keys), for the start summary. */
   notes?: string[];
 }
@@ -240,6 +259,7 @@ const sectionsSchema = {
           },
         },
         trustLoopbackIdentity: { type: "boolean" },
+        admin: { type: "boolean" },
       },
     },
     plugins: { type: "array", items: { type: "string", minLength: 1 } },
@@ -283,6 +303,15 @@ const sectionsSchema = {
         maxSessionsPerTenant: { type: "integer", minimum: 1, maximum: 1_000 },
         maxInFlightPerSession: { type: "integer", minimum: 1, maximum: 1_000 },
         maxUnreadBytes: { type: "integer", minimum: 65_536, maximum: 1_073_741_824 },
+      },
+    },
+    metrics: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        prometheus: { type: "boolean" },
+        otlp: { type: "boolean" },
+        exportIntervalMs: { type: "integer", minimum: 1_000, maximum: 3_600_000 },
       },
     },
     sessionLog: {
@@ -430,6 +459,7 @@ export function resolveGatewayConfig(
       turnTimeoutMs: gateway.turnTimeoutMs ?? 600_000,
       maxBodyBytes: gateway.maxBodyBytes ?? 1024 * 1024,
       trustLoopbackIdentity: gateway.trustLoopbackIdentity ?? false,
+      admin: gateway.admin ?? true,
       ...(auth ? { auth } : {}),
       workers: workerSupervision(gateway.workers ?? {}),
     },
@@ -446,7 +476,19 @@ export function resolveGatewayConfig(
       maxInFlightPerSession: mcp.maxInFlightPerSession ?? 8,
       maxUnreadBytes: mcp.maxUnreadBytes ?? 16 * 1024 * 1024,
     },
+    metrics: metricsSettings((config.metrics ?? {}) as Partial<MetricsSettings>, env),
     notes: ignoredHostKeys(config),
+  };
+}
+
+/** The config's `metrics`, with OTEL_METRICS_EXPORTER turning on what the section leaves unset. */
+function metricsSettings(metrics: Partial<MetricsSettings>, env: NodeJS.ProcessEnv): MetricsSettings {
+  const asked = new Set((env.OTEL_METRICS_EXPORTER ?? "").split(",").map((name) => name.trim().toLowerCase()));
+  const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true";
+  return {
+    prometheus: metrics.prometheus ?? (!disabled && asked.has("prometheus")),
+    otlp: metrics.otlp ?? (!disabled && asked.has("otlp")),
+    exportIntervalMs: metrics.exportIntervalMs ?? 60_000,
   };
 }
 

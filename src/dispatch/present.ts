@@ -2,7 +2,7 @@
 import type { CatalogEntry } from "../catalog/types.js";
 import { bounded, oneLine } from "../text/prompt-text.js";
 import { signatureOf } from "./signature.js";
-import type { SearchHit, ToolDescription } from "./types.js";
+import type { SearchHit, ToolDescription, ToolListing } from "./types.js";
 
 const MAX_SUMMARY_CHARS = 200;
 const MAX_DESCRIPTION_CHARS = 4000;
@@ -20,6 +20,12 @@ export function toHit(entry: CatalogEntry, score: number, weak?: boolean): Searc
     ...(signature !== undefined ? { signature } : {}),
     ...(weak === true ? { weak: true as const } : {}),
   };
+}
+
+/** A catalog tool as operators list it (`toolsearch tools`, the admin API): a hit without a score, and whether it is owner-only. */
+export function toListing(entry: CatalogEntry): ToolListing {
+  const { score: _score, weak: _weak, ...hit } = toHit(entry, 0);
+  return { ...hit, ownerOnly: entry.ownerOnly };
 }
 
 export function toDescription(entry: CatalogEntry): ToolDescription {

@@ -96,7 +96,7 @@ export class RunDispatcher {
           a.hits.filter((h) => h.source !== "client" && h.weak !== true).map((h) => h.id),
         );
     }
-    this.recorder.search({ type: "search", queries, hits, via });
+    this.recorder.search({ type: "search", queries, hits, via, ms: performance.now() - started });
     this.trace.searchSpan(queries, hits.length, via, started, scope);
     return typeof query === "string" ? answers[0]!.hits : answers;
   }

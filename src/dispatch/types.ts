@@ -21,6 +21,12 @@ export interface SearchHit {
   weak?: true;
 }
 
+/** A catalog tool as `engine.listTools` lists it: what a hit shows, without a score. */
+export interface ToolListing extends Omit<SearchHit, "score" | "weak"> {
+  /** Only an owner's runs see it (the definition's `ownerOnly`, or a policy glob). */
+  ownerOnly: boolean;
+}
+
 /** A hit as `run.explain` gives it: whether learning from use ranked it higher than the catalog's text alone. */
 export interface ExplainedHit extends SearchHit {
   learned: boolean;

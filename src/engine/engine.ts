@@ -6,7 +6,9 @@
 import { Catalog, type RebuildError, type SourceStatus } from "../catalog/catalog.js";
 import { admittedCatalog, EffectiveCatalog, type AdmittedCatalog } from "../catalog/effective-catalog.js";
 import { toSearchDoc } from "../catalog/search-doc.js";
-import type { CatalogEntry } from "../catalog/types.js";
+import type { CatalogEntry, ToolSource } from "../catalog/types.js";
+import { toListing } from "../dispatch/present.js";
+import type { ToolListing } from "../dispatch/types.js";
 import { createToolAjv } from "../validation/ajv.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { CallEnvironment } from "../dispatch/call-path.js";
@@ -15,20 +17,21 @@ import { EngineClosedError } from "../errors.js";
 import { Policy } from "../policy/policy.js";
 import type { PolicySubject } from "../policy/types.js";
 import { createSandboxPool } from "../sandbox/index.js";
-import type { CodePool, SandboxReport } from "../sandbox/types.js";
+import type { CodePool, PoolLoad, SandboxReport } from "../sandbox/types.js";
 import { ToolIndexCache, type IndexHold } from "../search/index-cache.js";
 import { bm25fBackend } from "../search/bm25f-backend.js";
 import { loadEnglishWords } from "../search/english-words.js";
 import { ToolIndex } from "../search/tool-index.js";
 import { SURFACES } from "../surfaces/modes.js";
 import { upfrontOf } from "../surfaces/surface.js";
+import { directBytesOf, measureDirectBytes } from "../surfaces/direct-bytes.js";
 import { publishFailure } from "../error-channel.js";
 import { RunTrace } from "../telemetry/otel.js";
 import { RunRecorder } from "../telemetry/run-recorder.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
 import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type CreateToolSearchOptions } from "./options.js";
 import { newRunId, ToolSearchRun } from "./run.js";
-import { Learner, RunLearning, type LearnedCatalog, type LearningStats } from "../learning/learner.js";
+import { Learner, RunLearning, type LearnedCatalog, type LearningScopeStats, type LearningStats } from "../learning/learner.js";
 import { memoryLearningStore, type LearnedExport } from "../learning/store.js";
 import { JournalStore } from "../learning/journal-store.js";
 
@@ -47,10 +50,24 @@ export interface LearningControl {
   /** Resolves once what the store held at start is merged in (it loads in the background; runs meanwhile rank with what is in). */
   ready(): Promise<void>;
   stats(): LearningStats;
+  /** stats() scope by scope (counts only, never a learned word), for operators. */
+  scopes(): LearningScopeStats[];
 }
 
 /** One source in a subject's view of the catalog status: no error text. */
 export type VisibleSourceStatus = Pick<SourceStatus, "source" | "toolset" | "ok" | "tools">;
+
+/** What `engine.listTools` lists: one toolset's tools (or all), a page of them. */
+export interface ToolListFilter {
+  /** Only tools of this kind of source. */
+  source?: ToolSource;
+  /** Only this source's tools: "core", a plugin id or an MCP server name (CatalogSource.toolset). */
+  toolset?: string;
+  /** Tools to skip first (default 0). */
+  offset?: number;
+  /** Tools to list at most (default: all). */
+  limit?: number;
+}
 
 /** Admitted sets are cached per policy subject; this bounds how many subjects are remembered. */
 const MAX_CACHED_SUBJECTS = 512;
@@ -105,6 +122,7 @@ export class ToolSearchEngine {
       flush: () => learner.flush(),
       ready: () => learner.ready(),
       stats: () => learner.stats(),
+      scopes: () => learner.scopeStats(),
     };
   }
 
@@ -114,6 +132,7 @@ export class ToolSearchEngine {
     this.reportDownSources();
     const warmups: Promise<unknown>[] = [this.indexes.get(this.catalog.docs(), this.options.backend)];
     loadEnglishWords(); // typo and compound guards: decoded here, not during a first query
+    measureDirectBytes(this.catalog.all()); // what direct mode would send (telemetry's directBytes): measured here, not during a first run
     if (SURFACES[this.options.settings.mode].sandboxFallback !== undefined) warmups.push(this.codePool());
     await Promise.all(warmups);
     // Then the learned store, in the background: a full store must neither hold the start nor
@@ -167,7 +186,15 @@ export class ToolSearchEngine {
 
     const runId = newRunId();
     const controller = new AbortController();
-    const init = { runId, sessionId: ctx.sessionId, mode, requestedMode, ...(fallbackReason ? { fallbackReason } : {}), bySource: effective.bySource() };
+    const init = {
+      runId,
+      sessionId: ctx.sessionId,
+      ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
+      mode,
+      requestedMode,
+      ...(fallbackReason ? { fallbackReason } : {}),
+      bySource: effective.bySource(),
+    };
     const recorder = new RunRecorder({ ...init, ...(this.options.sessionLog ? { sink: this.options.sessionLog } : {}) });
     const trace = new RunTrace({ ...init, recordQueryText: this.options.tracing.recordQueryText });
     const { settings } = this.options;
@@ -192,7 +219,8 @@ export class ToolSearchEngine {
       trace,
     );
     const surface = SURFACES[mode].build({ dispatcher, settings, recorder, pool, tenant: ctx.tenant ?? ctx.sessionId, prompt: ctx.prompt });
-    const upfront = upfrontOf(surface);
+    const shown = upfrontOf(surface);
+    const upfront = { ...shown, directBytes: mode === "direct" ? shown.toolsBytes : directBytesOf(effective) };
     recorder.setUpfront(upfront, [...surface.upfrontIds]);
     trace.setUpfront(upfront);
     const onEnd = (r: ToolSearchRun) => {
@@ -257,6 +285,17 @@ export class ToolSearchEngine {
     return this.pool;
   }
 
+  /**
+   * The sandbox as it is now, without starting it: its layers and its load (children ready,
+   * bodies running and waiting, by tenant); undefined while no run has needed it yet.
+   */
+  async sandboxState(): Promise<{ report: SandboxReport; load?: PoolLoad } | undefined> {
+    if (this.pool === undefined) return undefined;
+    const pool = await this.pool;
+    const load = pool.load?.();
+    return { report: pool.report(), ...(load !== undefined ? { load } : {}) };
+  }
+
   /** Which sandbox layers are active (probed when the pool starts; undefined before code mode was first needed). */
   async sandboxReport(): Promise<SandboxReport> {
     return (await this.codePool()).report();
@@ -296,6 +335,23 @@ export class ToolSearchEngine {
       return tools > 0 || (!ok && options.includeDown === true) ? [{ source, toolset, ok, tools }] : [];
     });
     return { size: seen.size, sources };
+  }
+
+  /**
+   * The catalog's tools, for operators (`toolsearch tools`, the admin API): without a subject
+   * every tool the catalog holds, policy not applied; with one, exactly the tools its runs may
+   * see. `total` counts the filtered tools; only the page asked for is built.
+   */
+  listTools(subject?: PolicySubject, filter: ToolListFilter = {}): { total: number; tools: ToolListing[] } {
+    const entries = subject === undefined ? this.catalog.all() : this.admitted(subject).entries;
+    const { source, toolset } = filter;
+    const matching =
+      source === undefined && toolset === undefined
+        ? entries
+        : entries.filter((entry) => (source === undefined || entry.source === source) && (toolset === undefined || entry.toolset === toolset));
+    const offset = Math.max(0, filter.offset ?? 0);
+    const page = matching.slice(offset, filter.limit === undefined ? undefined : offset + Math.max(0, filter.limit));
+    return { total: matching.length, tools: page.map((entry) => ({ ...toListing(entry), ownerOnly: this.policy.isOwnerOnly(entry) })) };
   }
 
   /** Ends every open run, kills every sandbox child, closes sources and indexes. Idempotent. */

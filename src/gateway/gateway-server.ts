@@ -55,6 +55,7 @@ import { engineFromConfig, type EngineExtras } from "../config/config-engine.js"
 import type { GatewayConfig } from "../config/server-config.js";
 import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
 import { COMPAT_ROUTE_NAMES, compatRoutes } from "./compat/compat-routes.js";
+import { OperatorEndpoints } from "../admin/operator-endpoints.js";
 
 export interface Gateway {
   readonly url: string;
@@ -88,13 +89,19 @@ function checkExposure(config: GatewayConfig): TokenTable | undefined {
 export async function startGateway(config: GatewayConfig, extras: GatewayExtras = {}): Promise<Gateway> {
   // Before anything starts, so a refused config leaves nothing running.
   const tokens = checkExposure(config);
-  const { engine, sessionLog } = await engineFromConfig(config, extras);
+  const operator = await OperatorEndpoints.start(config, "serve");
+  const { engine, sessionLog, mcpSources } = await engineFromConfig(config, { ...extras, events: operator.events }).catch(async (error: unknown) => {
+    await operator.close();
+    throw error;
+  });
+  operator.attach({ engine, mcpSources });
   let provider: AgentProvider;
   try {
     provider = await providerFor(config.provider);
   } catch (error) {
     await engine.close();
     await sessionLog?.close();
+    await operator.close();
     throw error;
   }
 
@@ -114,6 +121,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     logged: log !== undefined,
   });
   const server = createServer((req, res) => {
+    operator.observe(req, res);
     if (log) {
       const started = performance.now();
       res.once("finish", () =>
@@ -142,6 +150,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     guard.admit(req);
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     const identity = identityOf(req);
+    if (operator.serves(path)) return operator.handle(req, res, identity, guard);
     if (req.method === "GET" && path === "/healthz") {
       // Unauthenticated: a balancer's probe learns nothing but that this process answers.
       if (identity === undefined) return sendJson(res, 200, { ok: true });
@@ -222,6 +231,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     // A busy port: what started for this gateway (MCP children, the pool) must not outlive it.
     await engine.close();
     await sessionLog?.close();
+    await operator.close();
     throw error;
   }
   const { port } = server.address() as AddressInfo;
@@ -239,6 +249,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
       });
       await engine.close();
       await sessionLog?.close();
+      await operator.close();
     },
   };
 }

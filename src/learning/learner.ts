@@ -83,6 +83,17 @@ export interface LearnedCatalog {
   tenants?: ReadonlySet<string>;
 }
 
+/** One learning scope's size (`engine.learning.scopes()`): `scope` is its key (agent:<id>, tenant:<t>:agent:<id>, token:<t>, shared). */
+export interface LearningScopeStats {
+  scope: string;
+  /** The tenant whose share its records count against ("" for runs with no tenant, "shared" for the shared scope). */
+  tenant: string;
+  records: number;
+  /** Records past `minSessions`: the ones ranking uses. */
+  active: number;
+  tools: number;
+}
+
 export class Learner {
   #model: LearnedModel;
   readonly options: ResolvedLearningOptions;
@@ -213,6 +224,11 @@ export class Learner {
       if (rows.length % SLICE_ROWS === 0) await yieldToLoop();
     }
     return { format: 1, rows };
+  }
+
+  /** What each scope holds: records, active records, tools; counts only (what was learned stays in the store). */
+  scopeStats(): LearningScopeStats[] {
+    return this.#model.scopeSizes();
   }
 
   /**

@@ -378,6 +378,19 @@ export class LearnedModel {
     return { records, active, tools, scopes: this.#scopes.size };
   }
 
+  /** size() scope by scope, with the tenant each counts against (scope-keys.ts): counts only, never a term. */
+  scopeSizes(): Array<{ scope: string; tenant: string; records: number; active: number; tools: number }> {
+    return [...this.#scopes].map(([key, scope]) => {
+      let records = 0;
+      let active = 0;
+      for (const bag of scope.tools.values()) {
+        records += bag.size;
+        for (const r of bag.values()) if (this.#active(r)) active++;
+      }
+      return { scope: key, tenant: tenantOfScope(key), records, active, tools: scope.tools.size };
+    });
+  }
+
   #active(r: PairRecord): boolean {
     return r.sessions >= this.#options.minSessions;
   }

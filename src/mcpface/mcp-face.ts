@@ -45,6 +45,7 @@ import { packageVersion } from "../version.js";
 import { guardStdioOutput, HttpAnswerFlow, RequestBudget, requestIds, tooManyRequestsMessage } from "./answer-flow.js";
 import { FaceSession } from "./face-session.js";
 import { admitSession, tenantOf, type TenantKey } from "./tenant-shares.js";
+import { OperatorEndpoints } from "../admin/operator-endpoints.js";
 
 export interface McpFaceExtras extends EngineExtras {
   /** One line per MCP request (`--verbose`). */
@@ -87,7 +88,11 @@ interface Live {
 /** Builds the engine over the config's plugins and MCP servers; nothing listens yet. */
 export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras = {}): Promise<McpFace> {
   const tokens = config.gateway.auth ? new TokenTable(config.gateway.auth.tokens) : undefined;
-  const { engine, sessionLog, mcpSources } = await engineFromConfig(config, extras);
+  const operator = await OperatorEndpoints.start(config, "mcp");
+  const { engine, sessionLog, mcpSources } = await engineFromConfig(config, { ...extras, events: operator.events }).catch(async (error: unknown) => {
+    await operator.close();
+    throw error;
+  });
   // A tool name or a header is the client's text: escaped, so it cannot forge a log line.
   const write = extras.log;
   const log = write ? (line: string) => write(escapeControl(line)) : undefined;
@@ -98,6 +103,8 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
   let http: HttpServer | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   let closed = false;
+
+  operator.attach({ engine, mcpSources, sessions: () => [...live].map((e) => ({ tenant: tenantLabel(e.tenant), inFlight: e.budget.inFlight() })) });
 
   const serverReason = (name: string): string | undefined => mcpSources.find((source) => source.toolset === name)?.unavailableReason();
   const configIdentity = mcpSectionIdentity(config);
@@ -194,6 +201,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     checkHttpExposure(config, host);
     const guard = new RequestGuard({ bindHost: host, authenticated: tokens !== undefined });
     const server = createServer((req, res) => {
+      operator.observe(req, res);
       const started = performance.now();
       if (log)
         res.once("finish", () =>
@@ -236,6 +244,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     // Before anything, /healthz included: without tokens the loopback bind is the only guard, and a page in a browser can reach it.
     guard.admit(req);
     if (req.method === "GET" && path === "/healthz") return sendJson(res, 200, { ok: true });
+    if (operator.serves(path)) return operator.handle(req, res, tokens ? tokens.match(req.headers.authorization) : null, guard);
     if (path !== "/mcp") throw new HttpError("NOT_FOUND", `No route ${req.method} ${path}; the MCP endpoint is /mcp.`);
     const identity = tokens ? tokens.match(req.headers.authorization) : null;
     if (identity === undefined) throw unauthorized(req.headers.authorization, "server");
@@ -365,8 +374,15 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       await stopped;
       await engine.close();
       await sessionLog?.close();
+      await operator.close();
     },
   };
+}
+
+/** A session's tenant as the admin API names it: a token's label, `address:<ip>` without auth, "stdio". */
+function tenantLabel(tenant: TenantKey | undefined): string {
+  if (tenant === undefined) return "stdio";
+  return typeof tenant === "string" ? tenant : tokenTenant(tenant);
 }
 
 function ms(started: number): string {

@@ -69,12 +69,17 @@ export class Policy {
     return parts.join("|");
   }
 
+  /** Whether only an owner's runs may see this tool: its definition says so, or an `ownerOnly` glob names it. */
+  isOwnerOnly(tool: PolicyTool): boolean {
+    return tool.ownerOnly === true || this.ownerOnly(tool.id, tool.name);
+  }
+
   /** A predicate for one subject; compile once per run, apply to every tool. */
   admitter(subject: PolicySubject): (tool: PolicyTool) => boolean {
     const rules = this.rulesFor(subject);
     const owner = subject.owner === true;
     return (tool) => {
-      if (!owner && (tool.ownerOnly === true || this.ownerOnly(tool.id, tool.name))) return false;
+      if (!owner && this.isOwnerOnly(tool)) return false;
       for (const rule of rules) {
         if (rule.deny?.(tool.id, tool.name)) return false;
         if (rule.allow && !rule.allow(tool.id, tool.name)) return false;

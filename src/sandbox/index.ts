@@ -5,7 +5,18 @@
 import { startCodePool, type SandboxPool } from "./pool/pool.js";
 import type { CodePool, PoolOptions, SandboxReport } from "./types.js";
 
-export type { BridgeCallOptions, BridgeHandler, CodePool, CodeResult, CodeRunOptions, CodeRunStats, LogEntry, PoolOptions, SandboxReport } from "./types.js";
+export type {
+  BridgeCallOptions,
+  BridgeHandler,
+  CodePool,
+  CodeResult,
+  CodeRunOptions,
+  CodeRunStats,
+  LogEntry,
+  PoolLoad,
+  PoolOptions,
+  SandboxReport,
+} from "./types.js";
 export type { SandboxPool } from "./pool/pool.js";
 export { findSandboxProcesses, type SandboxProcess } from "./pool/processes.js";
 

@@ -131,5 +131,23 @@ export interface PoolOptions {
 export interface CodePool {
   run(code: string, bridge: BridgeHandler, options: CodeRunOptions): Promise<CodeResult>;
   report(): SandboxReport;
+  /** What the pool holds now: children ready, bodies running and waiting, by tenant (optional: a pool of one's own may leave it out). */
+  load?(): PoolLoad;
   close(): Promise<void>;
 }
+
+/** The pool's occupancy at one moment (`pool.load()`, the admin API and the metrics). */
+export interface PoolLoad {
+  /** Children started and waiting for a body. */
+  ready: number;
+  running: number;
+  queued: number;
+  /** Slots (bodies running at once) and queue places in all. */
+  maxConcurrent: number;
+  maxQueue: number;
+  /** Per tenant with a body running or waiting; `tenant` is undefined for runs that named none. At most `MAX_LOAD_TENANTS`, busiest first. */
+  tenants: Array<{ tenant: string | undefined; running: number; queued: number }>;
+}
+
+/** Tenants a load report lists at most: it is read by operators, and a pool may serve thousands of sessions. */
+export const MAX_LOAD_TENANTS = 256;

@@ -77,8 +77,8 @@ export interface SurfaceMode {
 /** Tool-list sizes as JSON, once per list: direct mode's declaration is shared by runs, so is its size. */
 const toolsBytes = new WeakMap<readonly ProviderTool[], number>();
 
-/** What the model is shown up front, for telemetry. */
-export function upfrontOf(surface: Surface): RunTelemetry["upfront"] {
+/** What the model is shown up front, for telemetry (the engine adds what direct mode would have shown, direct-bytes.ts). */
+export function upfrontOf(surface: Surface): Omit<RunTelemetry["upfront"], "directBytes"> {
   let bytes = toolsBytes.get(surface.tools);
   if (bytes === undefined) toolsBytes.set(surface.tools, (bytes = Buffer.byteLength(JSON.stringify(surface.tools))));
   return {

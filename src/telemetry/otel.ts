@@ -83,6 +83,7 @@ export class RunTrace {
       "toolsearch.upfront.tools_bytes": upfront.toolsBytes,
       "toolsearch.upfront.instructions_bytes": upfront.instructionsBytes,
       "toolsearch.upfront.bytes": upfront.toolsBytes + upfront.instructionsBytes,
+      "toolsearch.upfront.direct_bytes": upfront.directBytes,
     });
   }
 

@@ -25,8 +25,10 @@ export interface RecorderInit extends RunStartInfo {
 export class RunRecorder {
   private readonly data: RunTelemetry;
   private readonly sink: SessionLogSink | undefined;
+  private readonly tenant: string | undefined;
 
   constructor(init: RecorderInit) {
+    this.tenant = init.tenant;
     const size = Object.values(init.bySource).reduce((a, b) => a + b, 0);
     this.sink = init.sink;
     this.data = {
@@ -36,7 +38,7 @@ export class RunRecorder {
       requestedMode: init.requestedMode,
       ...(init.fallbackReason ? { fallbackReason: init.fallbackReason } : {}),
       catalog: { size, bySource: { ...init.bySource } },
-      upfront: { schemas: 0, declaredTools: 0, toolsBytes: 0, instructionsBytes: 0 },
+      upfront: { schemas: 0, declaredTools: 0, toolsBytes: 0, instructionsBytes: 0, directBytes: 0 },
       counts: { search: 0, describe: 0, call: 0, codeRuns: 0 },
       calls: [],
     };
@@ -46,6 +48,7 @@ export class RunRecorder {
     this.data.upfront = upfront;
     this.emit({
       type: "run_start",
+      ...(this.tenant !== undefined ? { tenant: this.tenant } : {}),
       mode: this.data.mode,
       requestedMode: this.data.requestedMode,
       ...(this.data.fallbackReason ? { fallbackReason: this.data.fallbackReason } : {}),

@@ -29,6 +29,11 @@ export interface RunTelemetry {
     /** Byte length of JSON.stringify(run.tools). */
     toolsBytes: number;
     instructionsBytes: number;
+    /**
+     * What direct mode would have declared for this run's catalog (bytes of its tools JSON):
+     * the baseline the bytes above save against. Equal to `toolsBytes` in direct mode.
+     */
+    directBytes: number;
   };
   counts: { search: number; describe: number; call: number; codeRuns: number };
   calls: CallRecord[];
@@ -37,6 +42,7 @@ export interface RunTelemetry {
 /** One line of the session log; `type` says which event. */
 export type SessionEvent =
   | ({ type: "run_start" } & EventBase & {
+        tenant?: string;
         mode: ToolSearchMode;
         requestedMode: ToolSearchMode;
         fallbackReason?: string;
@@ -44,7 +50,7 @@ export type SessionEvent =
         upfront: RunTelemetry["upfront"];
         upfrontToolIds: string[];
       })
-  | ({ type: "search" } & EventBase & { queries: string[]; hits: string[]; via: CallVia })
+  | ({ type: "search" } & EventBase & { queries: string[]; hits: string[]; via: CallVia; ms: number })
   | ({ type: "describe" } & EventBase & { id: string; ok: boolean; code?: ErrorCode; via: CallVia })
   | ({ type: "call" } & EventBase & CallRecord)
   | ({ type: "code_run" } & EventBase & { ok: boolean; code?: string; ms: number; bridgeCalls: number })
@@ -54,6 +60,8 @@ export type SessionEvent =
 export interface RunStartInfo {
   runId: string;
   sessionId: string;
+  /** Whose run it is for fair shares (RunContext.tenant: a token's label), when the caller named one. */
+  tenant?: string;
   mode: ToolSearchMode;
   requestedMode: ToolSearchMode;
   fallbackReason?: string;

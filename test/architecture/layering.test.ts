@@ -3,11 +3,11 @@ import { folderGraph, readImports } from "./import-graph.js";
 
 /**
  * What is built on the engine: the config file and the servers it starts (auth, http, the
- * gateway, the MCP face, the command line, the demo), the agent loop, the mock provider, the AI
- * SDK entry. Every other folder of src/ is part of the library createToolSearch is made of, and
+ * gateway, the MCP face, the operator's admin API, metrics and console, the command line, the demo), the
+ * agent loop, the mock provider, the AI SDK entry. Every other folder of src/ is part of the library createToolSearch is made of, and
  * imports none of these.
  */
-const ABOVE_THE_ENGINE = ["agent", "ai-sdk", "auth", "cli", "config", "demo", "gateway", "http", "mcpface", "mock-provider"];
+const ABOVE_THE_ENGINE = ["admin", "agent", "ai-sdk", "auth", "cli", "config", "console", "demo", "gateway", "http", "mcpface", "metrics", "mock-provider"];
 
 /** The two faces of a config file: neither imports the other (what both need lives below them). */
 const FACES = ["gateway", "mcpface"];

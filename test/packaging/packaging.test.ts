@@ -2,9 +2,11 @@
  * The package as users get it: `npm pack`, installed into a fresh ESM project and a fresh
  * CommonJS project (dependencies from the npm cache, the registry when the cache lacks them),
  * imported / required, searched; the installed bin answers --version and runs the demo
- * without its devDependency MCP servers, saying what it skipped and leaving nothing behind.
+ * without its devDependency MCP servers, saying what it skipped and leaving nothing behind; and
+ * a new user's first minutes: `config init` in an empty project, `serve`, the console's page and
+ * a search that says why its first hit is first.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -59,6 +61,9 @@ beforeAll(() => {
   expect(files).toContain("dist/src/index.d.ts");
   // The search engine: every query is scored by it, and nothing falls back when it is missing.
   expect(files).toContain("dist/wasm/bm25f-core.wasm");
+  // The web console, served from the package itself (no CDN).
+  expect(files).toContain("dist/console/index.html");
+  expect(files.filter((f) => f.startsWith("dist/console/assets/") && f.endsWith(".js"))).toHaveLength(1);
   expect(files.some((f) => f.startsWith("test/") || f.startsWith("src/"))).toBe(false);
 }, 120_000);
 
@@ -150,6 +155,53 @@ describe("the packed package", () => {
       expect(demo.stderr).toContain("skipped the @modelcontextprotocol/server-everything MCP server: not installed");
       expect(demo.stdout).toMatch(/\| 1\s+\| code\s+\| 1\s+\|/);
       expect(readdirSync(demoTmp)).toEqual([]);
+    },
+  );
+
+  it(
+    "a new user: config init in an empty project, serve, the console's page, and a search that says why its first hit is first",
+    { timeout: 300_000 },
+    async () => {
+      const dir = project("new-user", "module", ["@modelcontextprotocol/server-memory"]);
+      const bin = path.join(dir, "node_modules", ".bin", "toolsearch");
+      const init = spawnSync(bin, ["config", "init"], { cwd: dir, encoding: "utf8", timeout: 60_000 });
+      expect(init.status, init.stderr).toBe(0);
+      expect(init.stderr).toContain("starts with node (@modelcontextprotocol/server-memory is installed)");
+      const server = spawn(bin, ["serve", "--port", "0"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          let out = "";
+          let err = "";
+          server.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString()));
+          server.stdout!.on("data", (chunk: Buffer) => {
+            out += chunk.toString();
+            const match = /listening (\S+)/.exec(out);
+            if (match) resolve(match[1]!);
+          });
+          server.once("exit", (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+        });
+        const page = await fetch(`${url}/console/`);
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain('<div id="app"></div>');
+        const catalog = (await (await fetch(`${url}/admin/v1/catalog`)).json()) as { sources: Array<{ toolset: string; ok: boolean; tools: number }> };
+        expect(catalog.sources.map((s) => [s.toolset, s.ok, s.tools])).toEqual([
+          ["sample", true, 3],
+          ["memory", true, 9],
+        ]);
+        const search = await fetch(`${url}/admin/v1/search`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ request: "what is the weather in Paris", limit: 3 }),
+        });
+        const { hits } = (await search.json()) as {
+          hits: Array<{ id: string; detail: { steps: Array<{ step: string; bm25f?: { words: Array<{ word: string }> } }> } }>;
+        };
+        expect(hits[0]!.id).toBe("plugin:sample:get_weather");
+        expect(hits[0]!.detail.steps[0]!.bm25f!.words.map((w) => w.word)).toContain("weather");
+      } finally {
+        server.kill("SIGTERM");
+        await new Promise((resolve) => server.once("exit", resolve));
+      }
     },
   );
 });

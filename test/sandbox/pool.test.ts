@@ -300,6 +300,37 @@ describe("fair shares among tenants", () => {
     }
   });
 
+  it("reports its load: bodies running and waiting, tenant by tenant, busiest first", async () => {
+    const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1, maxQueue: 8 });
+    try {
+      await pool.whenReady(1);
+      expect(pool.load()).toMatchObject({ ready: 1, running: 0, queued: 0, maxConcurrent: 1, maxQueue: 8, tenants: [] });
+      const order: string[] = [];
+      const { body: running, open } = await holdFirstBody(pool, order);
+      const queued = [
+        pool.run(labelled("B0"), orderBridge(order), { ...RUN, tenant: "B" }),
+        pool.run(labelled("B1"), orderBridge(order), { ...RUN, tenant: "B" }),
+        pool.run(labelled("N0"), orderBridge(order), RUN),
+      ];
+      expect(pool.load()).toMatchObject({
+        running: 1,
+        queued: 3,
+        tenants: [
+          { tenant: "B", running: 0, queued: 2 },
+          { tenant: "A", running: 1, queued: 0 },
+          { tenant: undefined, running: 0, queued: 1 },
+        ],
+      });
+      open();
+      await Promise.all([running, ...queued]);
+      // A slot is given back once its child is gone, just after the body's result.
+      await waitFor(() => pool.load().running === 0, 5000, "the last slot to be given back");
+      expect(pool.load()).toMatchObject({ running: 0, queued: 0, tenants: [] });
+    } finally {
+      await pool.close();
+    }
+  });
+
   it("answers POOL_SATURATED to a tenant past its queue share while another still queues", async () => {
     const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1, maxQueue: 8, maxQueuePerTenant: 2 });
     try {

@@ -64,6 +64,11 @@ export class FairQueue<T> {
     return total;
   }
 
+  /** Each tenant with items waiting, and how many. */
+  *sizes(): IterableIterator<[TenantKey, number]> {
+    for (const [tenant, line] of this.lines) yield [tenant, line.length];
+  }
+
   /** Empties the queue, returning every item. */
   drain(): T[] {
     const all = [...this.lines.values()].flat();

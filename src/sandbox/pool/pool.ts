@@ -35,7 +35,16 @@ import { join } from "node:path";
 import { ConfigInvalidError, SandboxUnavailableError } from "../../errors.js";
 import { childSource } from "../child/source.js";
 import { FairQueue, type TenantKey } from "./fair-queue.js";
-import type { BridgeHandler, CodePool, CodeResult, CodeRunOptions, PoolOptions, SandboxReport } from "../types.js";
+import {
+  MAX_LOAD_TENANTS,
+  type BridgeHandler,
+  type CodePool,
+  type CodeResult,
+  type CodeRunOptions,
+  type PoolLoad,
+  type PoolOptions,
+  type SandboxReport,
+} from "../types.js";
 import { guardParentInspector } from "./inspector-guard.js";
 import { detectPermissionFlag, launchPlans, type LaunchPlan } from "./launch.js";
 import { resolvePoolOptions, type ResolvedPoolOptions } from "./options.js";
@@ -71,6 +80,7 @@ interface Waiter {
 
 /** A CodePool with the extras tests and the bench use. */
 export interface SandboxPool extends CodePool {
+  load(): PoolLoad;
   /** Appears in every child's command line (`toolsearch-sandbox:<tag>`); see pool/processes.ts. */
   readonly tag: string;
   /** Live child processes (waiting or running). */
@@ -234,6 +244,18 @@ class Pool implements SandboxPool {
 
   report(): SandboxReport {
     return { ...this.reportValue, layers: { ...this.reportValue.layers } };
+  }
+
+  load(): PoolLoad {
+    const byTenant = new Map<TenantKey, { running: number; queued: number }>();
+    for (const [tenant, running] of this.runningByTenant) byTenant.set(tenant, { running, queued: 0 });
+    for (const [tenant, queued] of this.queue.sizes()) byTenant.set(tenant, { running: byTenant.get(tenant)?.running ?? 0, queued });
+    const tenants = [...byTenant]
+      .map(([tenant, counts]) => ({ tenant: typeof tenant === "string" ? tenant : undefined, ...counts }))
+      .sort((a, b) => b.running + b.queued - (a.running + a.queued))
+      .slice(0, MAX_LOAD_TENANTS);
+    const { maxConcurrent, maxQueue } = this.options;
+    return { ready: this.idle.length, running: this.running.size, queued: this.queue.size, maxConcurrent, maxQueue, tenants };
   }
 
   childPids(): number[] {

@@ -1,0 +1,43 @@
+/**
+ * The words learning from use tied to a tool, for an operator — the one place the admin API
+ * shows learned terms, kept apart from the summary (which is counts only) so that it can answer
+ * "none" on its own terms. Request words are what users typed: a store may keep them only as
+ * keyed hashes, and then there are none to show. They are shown only where the operator opted
+ * to keep them readable (`tools.toolSearch.learning.recordTerms: true`); otherwise, and when
+ * learning is off, the answer is an empty list and why.
+ */
+import type { ToolSearchEngine } from "../engine/engine.js";
+
+/** Words listed for one tool at most, strongest first. */
+export const MAX_LEARNED_WORDS = 50;
+
+export interface LearnedWords {
+  /** Whether this process keeps learned words readable; false: `words` is empty and `why` says so. */
+  kept: boolean;
+  why?: string;
+  words: Array<{ term: string; count: number; sessions: number }>;
+}
+
+/** Whether learned words are kept readable: learning on, and the readable-terms switch set (read without assuming the options carry it). */
+export function wordsKept(engine: ToolSearchEngine): boolean {
+  return engine.learning !== undefined && (engine.settings.learning as { recordTerms?: unknown }).recordTerms === true;
+}
+
+export function learnedWords(engine: ToolSearchEngine, scope: string, tool: string): LearnedWords {
+  const learning = engine.learning;
+  if (learning === undefined) return { kept: false, why: "learning from use is off (tools.toolSearch.learning)", words: [] };
+  if (!wordsKept(engine)) {
+    return {
+      kept: false,
+      why: "learned words are not kept readable; set tools.toolSearch.learning.recordTerms: true to see them here (only counts are shown otherwise)",
+      words: [],
+    };
+  }
+  const words = learning
+    .export()
+    .rows.filter((row) => row.scope === scope && row.tool === tool)
+    .sort((a, b) => b.count - a.count)
+    .slice(0, MAX_LEARNED_WORDS)
+    .map(({ term, count, sessions }) => ({ term, count: Math.round(count * 1000) / 1000, sessions }));
+  return { kept: true, words };
+}
