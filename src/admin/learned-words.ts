@@ -18,9 +18,9 @@ export interface LearnedWords {
   words: Array<{ term: string; count: number; sessions: number }>;
 }
 
-/** Whether learned words are kept readable: learning on, and the readable-terms switch set (read without assuming the options carry it). */
+/** Whether learned words are kept readable: learning on, and `learning.recordTerms` set. */
 export function wordsKept(engine: ToolSearchEngine): boolean {
-  return engine.learning !== undefined && (engine.settings.learning as { recordTerms?: unknown }).recordTerms === true;
+  return engine.learning !== undefined && engine.settings.learning.recordTerms;
 }
 
 export function learnedWords(engine: ToolSearchEngine, scope: string, tool: string): LearnedWords {
@@ -33,11 +33,6 @@ export function learnedWords(engine: ToolSearchEngine, scope: string, tool: stri
       words: [],
     };
   }
-  const words = learning
-    .export()
-    .rows.filter((row) => row.scope === scope && row.tool === tool)
-    .sort((a, b) => b.count - a.count)
-    .slice(0, MAX_LEARNED_WORDS)
-    .map(({ term, count, sessions }) => ({ term, count: Math.round(count * 1000) / 1000, sessions }));
+  const words = learning.words(scope, tool, MAX_LEARNED_WORDS).map(({ term, count, sessions }) => ({ term, count: Math.round(count * 1000) / 1000, sessions }));
   return { kept: true, words };
 }

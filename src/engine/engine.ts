@@ -31,7 +31,7 @@ import { RunRecorder } from "../telemetry/run-recorder.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
 import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type CreateToolSearchOptions } from "./options.js";
 import { newRunId, ToolSearchRun } from "./run.js";
-import { Learner, RunLearning, type LearnedCatalog, type LearningScopeStats, type LearningStats } from "../learning/learner.js";
+import { Learner, RunLearning, type LearnedCatalog, type LearnedWord, type LearningScopeStats, type LearningStats } from "../learning/learner.js";
 import { memoryLearningStore, type LearnedExport } from "../learning/store.js";
 import { JournalStore } from "../learning/journal-store.js";
 
@@ -52,6 +52,8 @@ export interface LearningControl {
   stats(): LearningStats;
   /** stats() scope by scope (counts only, never a learned word), for operators. */
   scopes(): LearningScopeStats[];
+  /** A tool's learned words in a scope, strongest first: only with `learning.recordTerms` (otherwise none: words are kept as keyed hashes). */
+  words(scope: string, tool: string, limit: number): LearnedWord[];
 }
 
 /** One source in a subject's view of the catalog status: no error text. */
@@ -123,6 +125,7 @@ export class ToolSearchEngine {
       ready: () => learner.ready(),
       stats: () => learner.stats(),
       scopes: () => learner.scopeStats(),
+      words: (scope, tool, limit) => learner.words(scope, tool, limit),
     };
   }
 

@@ -68,6 +68,13 @@ export interface LearningStats {
   recordTerms: boolean;
 }
 
+/** One learned word of a tool (Learner.words): its decayed count and how many sessions gave it. */
+export interface LearnedWord {
+  term: string;
+  count: number;
+  sessions: number;
+}
+
 /** What a learned rank rests on (Learner.evidence). */
 export interface LearnedEvidence {
   sessions: number;
@@ -224,6 +231,15 @@ export class Learner {
       if (rows.length % SLICE_ROWS === 0) await yieldToLoop();
     }
     return { format: 1, rows };
+  }
+
+  /**
+   * A tool's learned words in a scope, strongest first — only where the operator keeps them in
+   * clear (`recordTerms`); otherwise none, since what is kept is a keyed hash of each word.
+   */
+  words(scope: string, tool: string, limit: number): LearnedWord[] {
+    if (!this.#terms.recordTerms) return [];
+    return this.#model.toolTerms(scope, tool, limit, this.now());
   }
 
   /** What each scope holds: records, active records, tools; counts only (what was learned stays in the store). */

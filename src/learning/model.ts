@@ -272,6 +272,16 @@ export class LearnedModel {
     return { sessions, terms: matched };
   }
 
+  /** A tool's learned records in a scope, strongest first: for an operator (the words are shown only where they are kept in clear). */
+  toolTerms(scopeKey: string, tool: string, limit: number, now: number): Array<{ term: string; count: number; sessions: number }> {
+    const bag = this.#scopes.get(scopeKey)?.tools.get(tool);
+    if (bag === undefined) return [];
+    return [...bag]
+      .map(([term, r]) => ({ term, count: this.#decayed(r, now), sessions: r.sessions }))
+      .sort((a, b) => b.count - a.count)
+      .slice(0, limit);
+  }
+
   /** Drops every record of a tool that is not in `ids` (the catalog changed). */
   retainTools(ids: IdFilter): number {
     let dropped = 0;
