@@ -12,7 +12,7 @@ import type { ToolSource } from "../catalog/types.js";
 import type { GatewayConfig } from "../config/server-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import { ConfigInvalidError, errorMessage, HttpError } from "../errors.js";
-import { identityFromToken, type TokenIdentity } from "../auth/token-auth.js";
+import { identityFromToken, tenantOfToken, TENANT_NAME_PATTERN, type TokenIdentity } from "../auth/token-auth.js";
 import { sendJson } from "../http/json-http.js";
 import type { RequestGuard } from "../http/request-guard.js";
 import type { McpServerSource } from "../mcp/index.js";
@@ -42,7 +42,7 @@ export interface AdminContext {
   sessions?: () => Array<{ tenant: string; inFlight: number }>;
 }
 
-/** Who to search or list as: a run's identity fields, or `token: "token:<i>"` for what that token's runs see. */
+/** Who to search or list as: a run's identity fields, or `token: <tenant>` (a token's tenant, GET /admin/v1) for what that token's runs see. */
 export interface AdminIdentity {
   agentId?: string;
   profile?: string;
@@ -63,7 +63,13 @@ const text = { type: "string", minLength: 1, maxLength: 256 };
 const identitySchema = {
   type: "object",
   additionalProperties: false,
-  properties: { agentId: text, profile: text, channel: text, owner: { type: "boolean" }, token: { type: "string", pattern: "^token:[0-9]{1,4}$" } },
+  properties: {
+    agentId: text,
+    profile: text,
+    channel: text,
+    owner: { type: "boolean" },
+    token: { type: "string", pattern: `${TENANT_NAME_PATTERN}|^token:[A-Za-z0-9_-]{16}$` },
+  },
 };
 const checkIdentity = compileOptions<AdminIdentity>(identitySchema, { copy: false });
 const checkSearch = compileOptions<SearchBody>(
@@ -155,12 +161,11 @@ const ROUTES = [
 ];
 
 function index(ctx: AdminContext) {
-  // Each token by its label and the identity it carries, never the token itself: the search playground's "as token".
-  const tokens = (ctx.config.gateway.auth?.tokens ?? []).map(({ token: _secret, ...identity }, i) => ({
-    label: `token:${i}`,
-    ...identity,
-    owner: identity.owner === true,
-  }));
+  // Each token by its tenant and the identity it carries, never the token itself: the search playground's "as token".
+  const tokens = (ctx.config.gateway.auth?.tokens ?? []).map((entry) => {
+    const { token: _secret, ...identity } = entry;
+    return { label: tenantOfToken(entry), ...identity, owner: identity.owner === true };
+  });
   return { face: ctx.face, version: packageVersion(), mode: ctx.engine.settings.mode, tokens, routes: ROUTES };
 }
 
@@ -208,11 +213,12 @@ function runIdentity(ctx: AdminContext, asked: AdminIdentity, mode: ToolSearchMo
   let resolved: { agentId?: string; owner?: boolean; channel?: string; mode?: ToolSearchMode } = { ...fields, ...(mode !== undefined ? { mode } : {}) };
   if (token !== undefined) {
     const entries = ctx.config.gateway.auth?.tokens ?? [];
-    const entry = entries[Number(token.slice("token:".length))];
+    // A tenant several tokens share: the first of them stands for it.
+    const entry = entries.find((e) => tenantOfToken(e) === token);
     if (entry === undefined) {
       throw new HttpError(
         "BAD_REQUEST",
-        entries.length === 0 ? "token: this server has no gateway.auth tokens" : `token: no ${token}; the tokens are token:0 to token:${entries.length - 1}`,
+        entries.length === 0 ? "token: this server has no gateway.auth tokens" : `token: no token's tenant is ${token} (GET /admin/v1 lists them)`,
       );
     }
     const { token: _secret, ...identity } = entry;

@@ -17,6 +17,7 @@ import { sendJson } from "../http/json-http.js";
 import type { RequestGuard } from "../http/request-guard.js";
 import type { McpServerSource } from "../mcp/index.js";
 import type { SessionLogSink } from "../telemetry/types.js";
+import { tenantOfToken } from "../auth/token-auth.js";
 import { admitOperator, OperatorBudget, type FaceIdentity } from "./admin-access.js";
 import { ADMIN_TENANT, adminRoute, type AdminContext } from "./admin-routes.js";
 import { LiveTelemetry } from "./live-telemetry.js";
@@ -69,7 +70,10 @@ export class OperatorEndpoints {
     if (!config.metrics.prometheus && !config.metrics.otlp) return new OperatorEndpoints(config, face, undefined);
     const [{ startMetricsSdk }, { OperatorMetrics }] = await Promise.all([import("../metrics/metrics-sdk.js"), import("../metrics/operator-metrics.js")]);
     const sdk = await startMetricsSdk(config.metrics);
-    return new OperatorEndpoints(config, face, { sdk, recorder: new OperatorMetrics(sdk.meter, { ignoreTenant: ADMIN_TENANT }) });
+    return new OperatorEndpoints(config, face, {
+      sdk,
+      recorder: new OperatorMetrics(sdk.meter, { ignoreTenant: ADMIN_TENANT, tenants: new Set((config.gateway.auth?.tokens ?? []).map(tenantOfToken)) }),
+    });
   }
 
   /** Where OTLP metrics go (an origin), for the start summary; undefined when they do not. */

@@ -52,9 +52,9 @@ export interface MetricsState {
   sessions?: (() => ReadonlyArray<{ tenant: string }>) | undefined;
 }
 
-/** A tenant as an attribute: a token's label (bounded by gateway.auth.tokens), else "other". */
-export function tenantAttribute(tenant: string | undefined): string {
-  return tenant !== undefined && /^token:\d{1,4}$/.test(tenant) ? tenant : "other";
+/** A tenant as an attribute: one of the config's token tenants (bounded by gateway.auth.tokens), else "other". */
+export function tenantAttribute(tenant: string | undefined, known: ReadonlySet<string>): string {
+  return tenant !== undefined && known.has(tenant) ? tenant : "other";
 }
 
 export class OperatorMetrics implements SessionLogSink {
@@ -72,11 +72,14 @@ export class OperatorMetrics implements SessionLogSink {
   /** runId → when it started (performance.now) and its mode, for run.duration. */
   private readonly open = new Map<string, { started: number; mode: string }>();
   private readonly ignored = new Set<string>();
+  /** The config's token tenants: the only tenant values an attribute takes. */
+  private readonly tenants: ReadonlySet<string>;
 
   constructor(
     private readonly meter: Meter,
-    private readonly options: { ignoreTenant?: string } = {},
+    private readonly options: { ignoreTenant?: string; tenants?: ReadonlySet<string> } = {},
   ) {
+    this.tenants = options.tenants ?? new Set();
     const histogram = (name: string, description: string, unit: string, buckets: number[]) =>
       meter.createHistogram(name, { description, unit, advice: { explicitBucketBoundaries: buckets } });
     this.requestDuration = histogram("http.server.request.duration", "Duration of HTTP server requests.", "s", REQUEST_BUCKETS);
@@ -203,7 +206,7 @@ export class OperatorMetrics implements SessionLogSink {
           result.observe(bodies, pool.running, { "toolsearch.state": "running" });
           result.observe(bodies, pool.queued, { "toolsearch.state": "queued" });
           result.observe(ready, pool.ready);
-          observeByTenant(result, tenantBodies, pool.tenants);
+          observeByTenant(result, tenantBodies, pool.tenants, this.tenants);
         }
         for (const source of state.engine.catalogStatus().sources) {
           result.observe(catalogTools, source.tools, { "toolsearch.source": source.source, "toolsearch.toolset": source.toolset });
@@ -216,7 +219,10 @@ export class OperatorMetrics implements SessionLogSink {
         }
         if (state.sessions !== undefined) {
           const open = new Map<string, number>();
-          for (const s of state.sessions()) open.set(tenantAttribute(s.tenant), (open.get(tenantAttribute(s.tenant)) ?? 0) + 1);
+          for (const s of state.sessions()) {
+            const key = tenantAttribute(s.tenant, this.tenants);
+            open.set(key, (open.get(key) ?? 0) + 1);
+          }
           for (const [tenant, count] of open) result.observe(sessions, count, { "toolsearch.tenant": tenant });
         }
       },
@@ -226,10 +232,10 @@ export class OperatorMetrics implements SessionLogSink {
 }
 
 /** Bodies per tenant and state, tenants that are not tokens summed as "other". */
-function observeByTenant(result: BatchObservableResult, gauge: ObservableGauge, rows: PoolLoad["tenants"]): void {
+function observeByTenant(result: BatchObservableResult, gauge: ObservableGauge, rows: PoolLoad["tenants"], known: ReadonlySet<string>): void {
   const sums = new Map<string, { running: number; queued: number }>();
   for (const row of rows) {
-    const key = tenantAttribute(row.tenant);
+    const key = tenantAttribute(row.tenant, known);
     const sum = sums.get(key) ?? { running: 0, queued: 0 };
     sums.set(key, { running: sum.running + row.running, queued: sum.queued + row.queued });
   }

@@ -129,7 +129,7 @@ describe("the admin API, on serve and on mcp --http", () => {
       [`${serve}/admin/v1/search`, { body: { request: "x".repeat(1001) } }, "request"],
       [`${serve}/admin/v1/search`, { body: { request: "x", frobnicate: 1 } }, "frobnicate"],
       [`${serve}/admin/v1/search`, { body: { request: "x", limit: 51 } }, "limit"],
-      [`${serve}/admin/v1/search`, { body: { request: "x", identity: { token: "token:0" } } }, "no gateway.auth tokens"],
+      [`${serve}/admin/v1/search`, { body: { request: "x", identity: { token: "support" } } }, "no gateway.auth tokens"],
       [`${serve}/admin/v1/learning/words?scope=shared`, {}, "scope and tool are both needed"],
     ];
     for (const [url, init, says] of cases) {
@@ -156,19 +156,19 @@ describe("the admin API under gateway.auth", () => {
   it("searches as a token's tenant, and counts that token's runs under its label", async () => {
     const asSupport = await call<Json>(`${authed.gateway.url}/admin/v1/search`, {
       token: OWNER,
-      body: { request: "delete relations", identity: { token: "token:1" } },
+      body: { request: "delete relations", identity: { token: "support" } },
     });
     expect(asSupport.status).toBe(200);
-    expect(asSupport.json.identity).toMatchObject({ agentId: "support", owner: false, token: "token:1" });
+    expect(asSupport.json.identity).toMatchObject({ agentId: "support", owner: false, token: "support" });
     expect(asSupport.json.hits.map((h: Json) => h.id)).not.toContain("mcp:memory:delete_relations");
     const widened = await call<Json>(`${authed.gateway.url}/admin/v1/search`, {
       token: OWNER,
-      body: { request: "x", identity: { token: "token:1", owner: true } },
+      body: { request: "x", identity: { token: "support", owner: true } },
     });
     expect(widened.status).toBe(400);
-    expect(widened.json.error.message).toContain("as token:1, owner: this token is not an owner token");
+    expect(widened.json.error.message).toContain("as support, owner: this token is not an owner token");
     await call(`${authed.gateway.url}/v1/runs`, { token: SUPPORT, body: { sessionId: "support-1", input: "What is the weather in Paris?" } });
     const tenants = await call<Json>(`${authed.gateway.url}/admin/v1/tenants`, { token: OWNER });
-    expect(tenants.json.tenants).toContainEqual(expect.objectContaining({ tenant: "token:1", runs: 1 }));
+    expect(tenants.json.tenants).toContainEqual(expect.objectContaining({ tenant: "support", runs: 1 }));
   });
 });

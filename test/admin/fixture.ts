@@ -15,7 +15,7 @@ export const OWNER = "owner-token-0123456789abcdef";
 export const SUPPORT = "support-token-0123456789abcdef";
 export const TOKENS = [
   { token: OWNER, owner: true },
-  { token: SUPPORT, agentId: "support" },
+  { token: SUPPORT, agentId: "support", tenant: "support" },
 ];
 
 const tool = (name: string, description: string, properties: Record<string, unknown> = {}): ToolDefinition => ({

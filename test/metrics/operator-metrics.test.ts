@@ -160,8 +160,11 @@ describe("metrics over OTLP", () => {
 
 describe("attributes a caller cannot mint series with", () => {
   it("names a token's tenant and counts every other tenant as other", () => {
-    expect(tenantAttribute("token:3")).toBe("token:3");
-    for (const tenant of ["session:abc", "address:127.0.0.1", "token:abc", "token:12345", undefined]) expect(tenantAttribute(tenant)).toBe("other");
+    const known = new Set(["support", "token:k1J5Rk0gzQxC2bP4"]);
+    expect(tenantAttribute("support", known)).toBe("support");
+    expect(tenantAttribute("token:k1J5Rk0gzQxC2bP4", known)).toBe("token:k1J5Rk0gzQxC2bP4");
+    for (const tenant of ["session:abc", "address:127.0.0.1", "token:abc", "token:1", "other-tenant", undefined])
+      expect(tenantAttribute(tenant, known)).toBe("other");
   });
 
   it("gives a request a route only when it is one of the faces' fixed routes", () => {
