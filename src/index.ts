@@ -18,7 +18,7 @@ export {
   type McpServerOptions,
   type McpSourceStatus,
 } from "./mcp/index.js";
-export type { ToolDefinition, ToolContext, ToolSource, JsonSchema } from "./catalog/types.js";
+export type { ToolDefinition, ToolAnnotations, ToolContext, ToolSource, JsonSchema } from "./catalog/types.js";
 
 export { resolveToolSearchConfig, DEFAULT_SETTINGS, TOOL_SEARCH_MODES } from "./settings/tool-search-config.js";
 export type { ToolSearchConfig, ToolSearchMode, ToolSearchSettings, DirectorySettings } from "./settings/tool-search-config.js";
@@ -37,6 +37,7 @@ export type {
   ExplainDetail,
   RankStep,
   ListStep,
+  SafetyStep,
 } from "./dispatch/types.js";
 export type { LearningControl } from "./engine/engine.js";
 export type { LearningConfig, LearningObject, LearningScope, ResolvedLearningOptions } from "./learning/options.js";

@@ -7,6 +7,7 @@
  */
 import type { FusedHit } from "../learning/fuse.js";
 import type { IntentObserver } from "../search/intents.js";
+import type { SafetyMove } from "../search/read-safety.js";
 import { EXACT_SCORE } from "../search/tool-index.js";
 import type { BackendHit, ScoreDetail } from "../search/types.js";
 import type { ExplainDetail, ListStep, RankStep } from "./types.js";
@@ -33,6 +34,8 @@ export class RankTrace {
   #fused = new Map<string, { rank: number; score: number }>();
   readonly #siblings = new Map<string, string>();
   #textRanks = new Map<string, number>();
+  /** Destructive hits the safety order moved down for a read request: id → 1-based ranks before and after. */
+  readonly #safety = new Map<string, SafetyMove>();
   #weak = false;
   /** What searchIntents tells (search/intents.ts IntentObserver). */
   readonly intents: IntentObserver;
@@ -69,6 +72,11 @@ export class RankTrace {
     this.#textRanks = new Map(ranked.map((h, i) => [h.id, i + 1]));
   }
 
+  /** The safety order moved a destructive hit down (search/read-safety.ts). An arrow function: rankRequest passes it on as is. */
+  readonly safety = (move: SafetyMove): void => {
+    this.#safety.set(move.id, move);
+  };
+
   /** Nothing ranked: the hits are the weak fallback's. */
   weak(): void {
     this.#weak = true;
@@ -80,7 +88,8 @@ export class RankTrace {
   }
 
   #steps(hit: FusedHit, rank: number): RankStep[] {
-    if (this.#weak) return [{ step: "weak", label: "weak partial match: no tool matched the request's words" }];
+    const safety = this.#safetyStep(hit.id);
+    if (this.#weak) return [{ step: "weak", label: "weak partial match: no tool matched the request's words" }, ...safety];
     if (this.#query.trim().toLowerCase().startsWith("select:")) return [{ step: "select", label: "named by the select: list" }];
     const steps: RankStep[] = [];
     const lists = this.#listSteps(hit.id);
@@ -98,7 +107,15 @@ export class RankTrace {
       const was = textRank === undefined ? "not ranked by text" : `text alone ranked it ${textRank}`;
       steps.push({ step: "learned", label: `learned: moved up to ${rank} by learning from use (${was})`, rank, textRank });
     }
+    steps.push(...safety);
     return steps;
+  }
+
+  #safetyStep(id: string): RankStep[] {
+    const move = this.#safety.get(id);
+    if (move === undefined) return [];
+    const label = `safety: a destructive tool for a request that only asks to read, moved down from ${move.from} to ${move.to}`;
+    return [{ step: "safety", label, from: move.from, to: move.to }];
   }
 
   /** The hit's place in each list ranked that holds it; `exact` when that list put it first as an exact name. */

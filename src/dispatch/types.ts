@@ -54,7 +54,20 @@ export type RankStep =
   | { step: "expansion"; label: string; word: string; term: string; via: "typo" | "thesaurus" | "expansion" }
   | { step: "client"; label: string }
   | { step: "learned"; label: string; rank: number; textRank: number | undefined }
+  | SafetyStep
   | { step: "weak"; label: string };
+
+/**
+ * A destructive tool (search/read-safety.ts) that a request asking only to read ranked high,
+ * moved below the non-destructive tools that match it comparably: its 1-based rank before the
+ * move and after it (in the list ranked at least SAFETY_DEPTH deep, so `to` may be past the limit).
+ */
+export interface SafetyStep {
+  step: "safety";
+  label: string;
+  from: number;
+  to: number;
+}
 
 /**
  * The hit's place in one ranked list: the whole request's, or one clause's (a request of
