@@ -38,6 +38,7 @@ export type {
   RankStep,
   ListStep,
   SafetyStep,
+  GuardStep,
 } from "./dispatch/types.js";
 export type { LearningControl } from "./engine/engine.js";
 export type { LearningConfig, LearningObject, LearningScope, ResolvedLearningOptions } from "./learning/options.js";

@@ -55,6 +55,7 @@ export const SPLITS = [
   "test_in_domain-multi-step",
   "tune",
   "validate",
+  "long-description-servers",
 ] as const;
 export type SplitName = (typeof SPLITS)[number];
 
@@ -74,7 +75,10 @@ export interface SplitResult {
   /** "LiveMCPBench", "Seal-Tools" or "MetaTool". */
   dataset: string;
   split: SplitName;
-  /** "dev": tuned on, in the mean the rule reads; "held-out": the check; "other": a view of the others. */
+  /**
+   * "dev": tuned on, in the mean the rule reads; "held-out": the check; "check": a set of its
+   * own, in the summary but in neither mean; "other": a view of the others.
+   */
   role: SplitRole;
   tools: number;
   /** Queries in the split, and how many were scored (quick runs take every k-th). */
@@ -83,7 +87,7 @@ export interface SplitResult {
   rankers: RankerResult[];
 }
 
-export type SplitRole = "dev" | "held-out" | "other";
+export type SplitRole = "dev" | "held-out" | "check" | "other";
 
 /** Top-1 / hit@5 of each ranker on one split, and the split's role. */
 export interface SummaryRow {
@@ -151,6 +155,8 @@ interface RankerSpec {
   intents?: IntentOptions;
   /** The read-request safety order (RunScope.readSafety; default on). */
   readSafety?: false;
+  /** The catalog guard (RunScope.catalogGuard; default: by the catalog's profile). */
+  catalogGuard?: false | "on";
 }
 
 /** Every ranker of the table: the baseline, both backends, and fts5 with one step off at a time. */
@@ -169,6 +175,8 @@ export const RANKERS: readonly RankerSpec[] = [
   { name: "fts5 −siblings", kind: "ablation", factory: fts5Backend, intents: { siblings: false } },
   { name: "fts5 −both intents", kind: "ablation", factory: fts5Backend, intents: { clauses: false, siblings: false } },
   { name: "fts5 −safety", kind: "ablation", factory: fts5Backend, readSafety: false },
+  { name: "fts5 −guard", kind: "ablation", factory: fts5Backend, catalogGuard: false },
+  { name: "fts5 guard on", kind: "ablation", factory: fts5Backend, catalogGuard: "on" },
 ];
 
 type Ranker = { spec: RankerSpec; search: (q: string) => string[]; close?: () => void };
@@ -188,7 +196,11 @@ async function buildRankers(docs: readonly SearchDoc[], wanted: ReadonlySet<stri
       const shared = built.get(spec.factory);
       const index = shared ?? (await ToolIndex.build(() => spec.factory!.create(), docs));
       built.set(spec.factory, index);
-      const scope = indexScope(index, { ...(spec.intents ? { intents: spec.intents } : {}), ...(spec.readSafety === false ? { readSafety: false } : {}) });
+      const scope = indexScope(index, {
+        ...(spec.intents ? { intents: spec.intents } : {}),
+        ...(spec.readSafety === false ? { readSafety: false } : {}),
+        ...(spec.catalogGuard !== undefined ? { catalogGuard: spec.catalogGuard } : {}),
+      });
       rankers.push({ spec, search: rankIds(scope, 10), ...(shared ? {} : { close: () => index.close() }) });
     }
     if (indexMs && !reused) indexMs[spec.name] = round(performance.now() - t0, 1);
@@ -265,6 +277,11 @@ export async function runRelevanceBench(options: RelevanceOptions): Promise<Rele
       for (const r of rankers) r.close?.();
     }
   }
+  if (options.datasets === undefined || options.datasets.includes("LiveMCPBench")) {
+    const split = await longServersSplit(options.dataDir, wanted);
+    splits.push(split);
+    log(`LiveMCPBench ${split.split} (${split.tools} tools, ${split.sampled} queries)\n${formatTable(split.rankers)}`);
+  }
   const servers = options.datasets === undefined || options.datasets.includes("servers") ? await serverCatalogs() : { catalogs: [], skipped: [] };
   const serverRows: SafetyRow[] = [];
   for (const catalog of servers.catalogs) {
@@ -294,6 +311,67 @@ export async function runRelevanceBench(options: RelevanceOptions): Promise<Rele
     safety,
     ...(servers.skipped.length > 0 ? { safetySkipped: servers.skipped } : {}),
   };
+}
+
+/**
+ * The catalog guard's check: each of LiveMCPBench's servers whose descriptions are long and
+ * specific (ToolIndex.profile: the guard is on) as a catalog of its own, as a user who
+ * configures that one server has it, ranked for the written requests it answers (the right
+ * tools among its own). Every metric is the mean over all those requests, server by server.
+ */
+async function longServersSplit(dataDir: string, wanted: ReadonlySet<string> | undefined): Promise<SplitResult> {
+  const byServer = new Map<string, SearchDoc[]>();
+  for (const doc of loadLiveMcpTools(dataDir)) byServer.set(doc.toolset, [...(byServer.get(doc.toolset) ?? []), doc]);
+  const queries = loadLiveMcpQueries(dataDir, "all");
+  const parts: Array<{ results: RankerResult[]; queries: number }> = [];
+  let tools = 0;
+  for (const docs of byServer.values()) {
+    const ids = new Set(docs.map((d) => d.id));
+    const mine = queries.flatMap((q) => {
+      const relevant = q.relevant.filter((id) => ids.has(id));
+      return relevant.length === 0 ? [] : [{ ...q, relevant }];
+    });
+    if (mine.length === 0) continue;
+    const probe = await ToolIndex.build(() => fts5Backend.create(), docs);
+    const long = probe.profile()?.longAndSpecific === true;
+    probe.close();
+    if (!long) continue;
+    const rankers = await buildRankers(docs, wanted);
+    try {
+      parts.push({ results: scoreSplit(rankers, mine), queries: mine.length });
+      tools += docs.length;
+    } finally {
+      for (const r of rankers) r.close?.();
+    }
+  }
+  const total = parts.reduce((n, p) => n + p.queries, 0);
+  const rankers = (parts[0]?.results ?? []).map((first, i) => {
+    const mean = (metric: keyof Metrics) => round(parts.reduce((s, p) => s + p.results[i]!.metrics[metric] * p.queries, 0) / Math.max(1, total), 4);
+    const metrics: Metrics = {
+      queries: total,
+      recallAt1: mean("recallAt1"),
+      recallAt5: mean("recallAt5"),
+      recallAt10: mean("recallAt10"),
+      mrr: mean("mrr"),
+      ndcgAt10: mean("ndcgAt10"),
+      top1: mean("top1"),
+      top5: mean("top5"),
+      queryMs: mean("queryMs"),
+    };
+    return { ranker: first.ranker, kind: first.kind, metrics, vsBaseline: first.vsBaseline };
+  });
+  const base = rankers.find((r) => r.kind === "baseline")?.metrics;
+  for (const r of rankers) {
+    if (base === undefined) break;
+    r.vsBaseline = {
+      recallAt1: ratio(r.metrics.recallAt1, base.recallAt1, 3),
+      recallAt5: ratio(r.metrics.recallAt5, base.recallAt5, 3),
+      recallAt10: ratio(r.metrics.recallAt10, base.recallAt10, 3),
+      mrr: ratio(r.metrics.mrr, base.mrr, 3),
+      ndcgAt10: ratio(r.metrics.ndcgAt10, base.ndcgAt10, 3),
+    };
+  }
+  return { dataset: "LiveMCPBench", split: "long-description-servers", role: "check", tools, totalQueries: total, sampled: total, rankers };
 }
 
 /** Plain BM25's and fts5's first hits over one catalog's read requests: how many are destructive, and top-1 where judged. */
@@ -341,6 +419,7 @@ const SHORT_NAMES: Record<string, string> = {
   "Seal-Tools test_in_domain": "Seal test",
   "MetaTool tune": "MetaTool tune",
   "MetaTool validate": "MetaTool valid",
+  "LiveMCPBench long-description-servers": "long servers",
 };
 
 /** Top-1 / hit@5 per set and ranker, the means over dev and held-out sets, and where the default is below plain BM25. */
@@ -374,7 +453,8 @@ function topOne(split: SplitResult, ranker: string): number {
 /** The summary as text: one column per set (top-1 / hit@5), then the dev and held-out means; last, the default's top-1 minus plain BM25's per set. */
 export function formatSummary(summary: RelevanceSummary): string {
   const names = [...new Set(summary.rows.flatMap((r) => Object.keys(r.rankers)))];
-  const cols = [...summary.rows.map((r) => `${r.set}${r.role === "held-out" ? "*" : ""}`), "mean dev", "mean held*"];
+  const mark = (role: SplitRole) => (role === "held-out" ? "*" : role === "check" ? "†" : "");
+  const cols = [...summary.rows.map((r) => `${r.set}${mark(r.role)}`), "mean dev", "mean held*"];
   const width = Math.max(...cols.map((c) => c.length), 13);
   const cell = (m: { top1: number; top5: number } | undefined) => (m === undefined ? "-" : `${m.top1.toFixed(3)}/${m.top5.toFixed(3)}`).padStart(width);
   const head = `  ${"top-1/hit@5".padEnd(24)} ${cols.map((c) => c.padStart(width)).join(" ")}`;
@@ -391,7 +471,7 @@ export function formatSummary(summary: RelevanceSummary): string {
     summary.belowBaseline.length === 0
       ? "default above plain BM25 top-1 on every set"
       : `default BELOW plain BM25 top-1 on: ${summary.belowBaseline.join(", ")}`;
-  return ["summary (* held out)", head, ...lines, vs, `  ${below}`].join("\n");
+  return ["summary (* held out; † a check in neither mean)", head, ...lines, vs, `  ${below}`].join("\n");
 }
 
 /** The requests that need several tools. */

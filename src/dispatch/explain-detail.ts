@@ -8,6 +8,7 @@
 import type { FusedHit } from "../learning/fuse.js";
 import type { IntentObserver } from "../search/intents.js";
 import type { SafetyMove } from "../search/read-safety.js";
+import type { GuardMove } from "../search/catalog-guard.js";
 import { EXACT_SCORE } from "../search/tool-index.js";
 import type { BackendHit, ScoreDetail } from "../search/types.js";
 import type { ExplainDetail, ListStep, RankStep } from "./types.js";
@@ -36,6 +37,8 @@ export class RankTrace {
   #textRanks = new Map<string, number>();
   /** Destructive hits the safety order moved down for a read request: id → 1-based ranks before and after. */
   readonly #safety = new Map<string, SafetyMove>();
+  /** Plain field BM25's first hit, moved up by the catalog guard. */
+  #guard: GuardMove | undefined;
   #weak = false;
   /** What searchIntents tells (search/intents.ts IntentObserver). */
   readonly intents: IntentObserver;
@@ -77,6 +80,11 @@ export class RankTrace {
     this.#safety.set(move.id, move);
   };
 
+  /** The catalog guard moved plain field BM25's first hit up (search/catalog-guard.ts). */
+  guard(move: GuardMove): void {
+    this.#guard = move;
+  }
+
   /** Nothing ranked: the hits are the weak fallback's. */
   weak(): void {
     this.#weak = true;
@@ -102,6 +110,12 @@ export class RankTrace {
     if (fused !== undefined) steps.push({ step: "fusion", label: `fusion of the whole request with its clauses: ${fused.rank}`, ...fused });
     const of = this.#siblings.get(hit.id);
     if (of !== undefined) steps.push({ step: "sibling", label: `sibling of ${of}`, of });
+    const guard = this.#guard?.id === hit.id ? this.#guard : undefined;
+    if (guard !== undefined) {
+      const was = guard.from === undefined ? "not ranked" : `ranked ${guard.from}`;
+      const label = `guard: plain field BM25's clear first on a catalog of long, specific descriptions, moved up to ${guard.to} (the engine's signals ${was} it)`;
+      steps.push({ step: "guard", label, from: guard.from, to: guard.to });
+    }
     if (hit.learned) {
       const textRank = this.#textRanks.get(hit.id);
       const was = textRank === undefined ? "not ranked by text" : `text alone ranked it ${textRank}`;

@@ -5,6 +5,8 @@
  *   each index's BM25F with its typo and thesaurus expansions (search/bm25f.ts);
  * - a request of several steps: each clause ranked the same way and fused with the whole
  *   request's list, then linked siblings of the first hits (search/intents.ts);
+ * - on a catalog of long, specific descriptions, the catalog guard: plain field BM25's clear
+ *   first hit is not overridden by the engine's own signals (search/catalog-guard.ts);
  * - learning from use fused with that ranking (learning/fuse.ts), never over an exact name;
  * - nothing matched: the best partial matches, marked weak (search/partial-match.ts);
  * - a request that only asks to read: destructive tools below the non-destructive ones that
@@ -17,6 +19,7 @@ import type { FusedHit } from "../learning/fuse.js";
 import { spellsName } from "../learning/fuse.js";
 import type { RunLearning } from "../learning/learner.js";
 import { FUSION_DEPTH, searchIntents, type IntentOptions } from "../search/intents.js";
+import { guardPlainFirst } from "../search/catalog-guard.js";
 import { isDestructive, isReadRequest, safeOrder } from "../search/read-safety.js";
 import type { ToolIndex, ToolIndexSearchOptions } from "../search/tool-index.js";
 import type { BackendHit, ScoreDetail } from "../search/types.js";
@@ -52,6 +55,11 @@ export interface RunScope<C extends RankCatalog = RankCatalog> {
   intents?: IntentOptions;
   /** false: no read-request safety order (search/read-safety.ts); a run never sets it, the relevance bench's ablation does. */
   readSafety?: false;
+  /**
+   * The catalog guard (search/catalog-guard.ts): on by the catalog's profile (ToolIndex.profile);
+   * false: off, "on": on whatever the profile. A run never sets it; the relevance bench does.
+   */
+  catalogGuard?: false | "on";
 }
 
 /**
@@ -82,7 +90,7 @@ export function rankRequest(query: string, limit: number, scope: RunScope, trace
   // only (so policy is never widened), fused with the catalog's ranking (learning/fuse.ts).
   const learned = learning && !select ? learning.scores(query, catalog.catalogIds, index.backend.corpusStats?.()) : undefined;
   const fusing = learned !== undefined && learned.size > 0;
-  const ranked = searchIntents(
+  const text = searchIntents(
     query,
     fusing ? Math.max(depth, LEARNED_POOL) : depth,
     (q, n) => mergedHits(scope, q, n, trace),
@@ -93,9 +101,11 @@ export function rankRequest(query: string, limit: number, scope: RunScope, trace
   );
   // An exact name or id stays first and alone decides: learning reorders only what text ranked.
   // A request that spells the first hit's whole name keeps it first; learning reorders the rest.
-  const firstName = ranked[0] !== undefined ? catalog.get(ranked[0].id)?.name : undefined;
-  const exact = (fusing || reading) && ranked[0] !== undefined && isExact(query, ranked[0].id, firstName);
-  const spelled = fusing && !exact && firstName !== undefined && spellsName(query, firstName);
+  const firstName = text[0] !== undefined ? catalog.get(text[0].id)?.name : undefined;
+  const exact = text[0] !== undefined && isExact(query, text[0].id, firstName);
+  const ranked = !select && !exact && guarded(scope) ? guardPlain(scope, query, text, trace) : text;
+  const rankedName = ranked === text ? firstName : ranked[0] !== undefined ? catalog.get(ranked[0].id)?.name : undefined;
+  const spelled = fusing && !exact && rankedName !== undefined && spellsName(query, rankedName);
   const fused = fusing && !exact && learning ? learning.fuse(ranked, learned, depth, spelled) : ranked.slice(0, depth).map((h) => ({ ...h, learned: false }));
   trace?.textRanking(ranked);
   // Never empty: nothing ranked (and nothing learned) gives the best partial matches, marked weak.
@@ -104,6 +114,25 @@ export function rankRequest(query: string, limit: number, scope: RunScope, trace
   // A request that names a tool exactly gets that tool first, whatever it does.
   const safe = reading && !exact ? safeOrder(hits, (id) => destructive(scope, id), trace?.safety) : hits;
   return safe.slice(0, limit);
+}
+
+/** Whether the catalog guard is on for this run's catalog: by its profile, unless the scope says otherwise. */
+function guarded(scope: RunScope): boolean {
+  if (scope.catalogGuard !== undefined) return scope.catalogGuard === "on";
+  return scope.index.profile()?.longAndSpecific === true;
+}
+
+/** The catalog guard over the text ranking: plain field BM25's clear first hit of the catalog first (catalog-guard.ts). */
+function guardPlain(scope: RunScope, query: string, ranked: readonly BackendHit[], trace: RankTrace | undefined): BackendHit[] {
+  const plain = scope.index.search(query, { limit: FUSION_DEPTH, allowed: scope.catalog.catalogIds, weak: false, plain: true });
+  const { hits, move } = guardPlainFirst(
+    ranked,
+    plain,
+    (id) => scope.catalog.clientIds.has(id),
+    (hit) => hit,
+  );
+  if (move !== undefined) trace?.guard(move);
+  return hits;
 }
 
 /** Whether a tool of the run (catalog or client) deletes, overwrites or stops something for good (read-safety.ts). */

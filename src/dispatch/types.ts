@@ -54,8 +54,21 @@ export type RankStep =
   | { step: "expansion"; label: string; word: string; term: string; via: "typo" | "thesaurus" | "expansion" }
   | { step: "client"; label: string }
   | { step: "learned"; label: string; rank: number; textRank: number | undefined }
+  | GuardStep
   | SafetyStep
   | { step: "weak"; label: string };
+
+/**
+ * The catalog guard (search/catalog-guard.ts): on a catalog of long, specific descriptions, plain
+ * field BM25's first hit, which the engine's own signals had ranked below hits plain field BM25
+ * scores well under it, moved up: its 1-based rank before (undefined: the ranking did not hold it) and after.
+ */
+export interface GuardStep {
+  step: "guard";
+  label: string;
+  from: number | undefined;
+  to: number;
+}
 
 /**
  * A destructive tool (search/read-safety.ts) that a request asking only to read ranked high,

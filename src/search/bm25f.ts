@@ -305,10 +305,11 @@ export class Bm25fIndex implements CorpusStats {
     const limit = Math.floor(options.limit);
     if (!(limit > 0) || this.#live === 0) return [];
     const stats = options.stats === undefined ? this : combineStats(this, options.stats);
-    const { words, rewritten } = queryWordsOf(query, stats, this.#params.vocabulary ?? true);
+    const plain = options.plain === true;
+    const { words, rewritten } = queryWordsOf(query, stats, !plain && (this.#params.vocabulary ?? true));
     if (words.length === 0) return [];
     const trace = options.explain === undefined ? undefined : new ScoreTrace();
-    const hits = this.#select(this.#score(words, rewritten, stats, 0, trace), limit, options.allowed, this.#state(), trace);
+    const hits = this.#select(this.#score(words, rewritten, stats, 0, trace, plain), limit, options.allowed, this.#state(), trace, plain);
     if (trace !== undefined) options.explain?.([trace.details]);
     return hits;
   }
@@ -358,8 +359,9 @@ export class Bm25fIndex implements CorpusStats {
    * lists. `count`: docs #touched already lists (a second call adding words to the same scores).
    * `trace` (explain mode only) records each word's best variant per doc as it is added.
    * `rewritten`: words a vocabulary rewrite made, scored like expansions (expansionFields only).
+   * `plain`: each word as typed only, no expansion (BackendSearchOptions.plain).
    */
-  #score(words: readonly string[], rewritten: ReadonlySet<string>, stats: CorpusStats, count = 0, trace?: ScoreTrace): number {
+  #score(words: readonly string[], rewritten: ReadonlySet<string>, stats: CorpusStats, count = 0, trace?: ScoreTrace, plain = false): number {
     this.#ensureScratch();
     const { k1, fields } = this.#params;
     const postings = this.#read();
@@ -377,7 +379,7 @@ export class Bm25fIndex implements CorpusStats {
     for (const word of words) {
       let wordCount = 0;
       const typed = !rewritten.has(word);
-      for (const variant of this.#expander(word, stats, budget)) {
+      for (const variant of plain ? [{ term: word, weight: 1 }] : this.#expander(word, stats, budget)) {
         const row = postings.row(variant.term);
         if (row < 0) continue;
         const scale = variant.weight * idfOf(variant, word, stats);
@@ -426,9 +428,17 @@ export class Bm25fIndex implements CorpusStats {
 
   /**
    * Top `limit` of the touched docs (score × coordination × name precision, then insertion
-   * order); resets the scratch state of those docs. With `trace`, the detail of each hit returned.
+   * order; `plain`: the score alone); resets the scratch state of those docs. With `trace`, the
+   * detail of each hit returned.
    */
-  #select(count: number, limit: number, allowed: ReadonlySet<string> | undefined, state: ScoreState = this.#state(), trace?: ScoreTrace): BackendHit[] {
+  #select(
+    count: number,
+    limit: number,
+    allowed: ReadonlySet<string> | undefined,
+    state: ScoreState = this.#state(),
+    trace?: ScoreTrace,
+    plain = false,
+  ): BackendHit[] {
     const { scores, touched, matched, inName } = state;
     const heap = new TopK(limit);
     const coordFactors = this.#coordFactors;
@@ -438,8 +448,8 @@ export class Bm25fIndex implements CorpusStats {
       const doc = touched[i]!;
       const nameTerms = Math.min(lengths[doc * FIELDS]!, MAX_NAME_TERMS);
       const sum = scores[doc]!;
-      const coordination = coordFactors[matched[doc]!]!;
-      const precision = nameFactors[inName[doc]! * (MAX_NAME_TERMS + 1) + nameTerms]!;
+      const coordination = plain ? 1 : coordFactors[matched[doc]!]!;
+      const precision = plain ? 1 : nameFactors[inName[doc]! * (MAX_NAME_TERMS + 1) + nameTerms]!;
       const score = sum * coordination * precision;
       scores[doc] = 0;
       matched[doc] = 0;
