@@ -19,7 +19,7 @@ export {
   type McpSourceStatus,
   type McpSourceEvent,
 } from "./mcp/index.js";
-export type { ToolDefinition, ToolContext, ToolSource, JsonSchema } from "./catalog/types.js";
+export type { ToolDefinition, ToolAnnotations, ToolContext, ToolSource, JsonSchema } from "./catalog/types.js";
 
 export { resolveToolSearchConfig, DEFAULT_SETTINGS, TOOL_SEARCH_MODES } from "./settings/tool-search-config.js";
 export type { ToolSearchConfig, ToolSearchMode, ToolSearchSettings, DirectorySettings } from "./settings/tool-search-config.js";
@@ -39,6 +39,8 @@ export type {
   RankStep,
   ListStep,
   ToolListing,
+  SafetyStep,
+  GuardStep,
 } from "./dispatch/types.js";
 export type { LearningControl } from "./engine/engine.js";
 export type { LearningConfig, LearningObject, LearningScope, ResolvedLearningOptions } from "./learning/options.js";

@@ -162,6 +162,16 @@ export function figuresOf(results: BenchResults): Figure[] {
       }
     }
   }
+  // The read-request safety check: the share of read requests whose first hit is not destructive
+  // (1 is the goal), and top-1 where the requests are judged; gated as relevance scores are.
+  for (const row of relevance?.safety ?? []) {
+    const set = `relevance/read-safety/${row.catalog.replace(/\s+/g, "-")}@${row.requests}`;
+    for (const [ranker, m] of Object.entries(row.rankers)) {
+      const safeFirst = 1 - m.destructiveFirst / Math.max(1, row.requests);
+      add({ name: `${set}/${ranker}/safeFirst`, suite: "relevance", kind: "relevance", unit: "score", value: safeFirst, better: "bigger" });
+      if (row.judged > 0) add({ name: `${set}/${ranker}/top1`, suite: "relevance", kind: "relevance", unit: "score", value: m.top1, better: "bigger" });
+    }
+  }
 
   // Learning: each set's held-out scores after its whole replay (deterministic: a fixed shuffle,
   // the real run API, decay in whole hours of age), gated as relevance scores are.

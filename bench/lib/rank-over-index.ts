@@ -13,6 +13,10 @@ export interface IndexScopeOptions {
   intents?: IntentOptions;
   /** The tools the run may see (default: every doc of the index), as a run's policy filter would. */
   allowed?: ReadonlySet<string>;
+  /** false: no read-request safety order (the relevance bench's ablation; a run always has it). */
+  readSafety?: false;
+  /** The catalog guard off, or on whatever the catalog's profile (RunScope.catalogGuard; default: by the profile). */
+  catalogGuard?: false | "on";
 }
 
 const NO_CLIENT_TOOLS: ReadonlySet<string> = new Set();
@@ -26,7 +30,13 @@ const NO_CLIENT_TOOLS: ReadonlySet<string> = new Set();
 export function indexScope(index: ToolIndex, options: IndexScopeOptions = {}): RunScope {
   const catalogIds = options.allowed ?? new Set([...index.docs()].map((d) => d.id));
   const catalog: RankCatalog = { catalogIds, clientIds: NO_CLIENT_TOOLS, get: (id) => index.get(id, catalogIds) };
-  return { catalog, index, ...(options.intents ? { intents: options.intents } : {}) };
+  return {
+    catalog,
+    index,
+    ...(options.intents ? { intents: options.intents } : {}),
+    ...(options.readSafety === false ? { readSafety: false } : {}),
+    ...(options.catalogGuard !== undefined ? { catalogGuard: options.catalogGuard } : {}),
+  };
 }
 
 /** rankRequest over a bare index, every doc allowed: one call, for a test or a few queries (a bench keeps its indexScope). */

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { boundAnnotations } from "../../src/catalog/annotations.js";
 import type { SearchDoc } from "../../src/search/types.js";
 import type { JudgedQuery } from "./relevance.js";
 
@@ -99,6 +100,8 @@ interface LiveMcpTool {
   name: string;
   description?: string | null;
   inputSchema?: { properties?: Record<string, { description?: unknown }> };
+  /** MCP tool annotations, as the servers listed them (some hints null). */
+  annotations?: unknown;
 }
 
 interface LiveMcpEntry {
@@ -120,7 +123,16 @@ export function loadLiveMcpTools(dataDir: string): SearchDoc[] {
         const params = Object.entries(tool.inputSchema?.properties ?? {})
           .slice(0, 40)
           .map(([name, p]) => ({ name, description: typeof p?.description === "string" ? p.description.slice(0, 300) : "" }));
-        docs.push({ id, name: tool.name, source: "mcp", toolset: server, description: (tool.description ?? "").slice(0, 2000), params });
+        const annotations = boundAnnotations(tool.annotations);
+        docs.push({
+          id,
+          name: tool.name,
+          source: "mcp",
+          toolset: server,
+          description: (tool.description ?? "").slice(0, 2000),
+          params,
+          ...(annotations ? { annotations } : {}),
+        });
       }
     }
   }

@@ -23,6 +23,11 @@
  * tools, so it differs from top-1, the share of queries whose first hit is one of them).
  * Step 2 (client tools ranked with the catalog's statistics) has no switch here: these sets
  * have no client tools; test/engine/client-ranking.test.ts covers it.
+ *
+ * The read-request safety check (read-safety-set.ts) runs beside: requests that only ask to
+ * read over the real memory, filesystem and everything servers and over LiveMCPBench's and
+ * Seal-Tools' catalogs, and how many get a destructive first hit from plain BM25 and from fts5
+ * (goal: none). MetaTool's plugins have no destructive tool, so it has no row.
  */
 import { plainBm25 } from "../lib/baseline-bm25.js";
 import { indexScope, rankIds } from "../lib/rank-over-index.js";
@@ -36,6 +41,8 @@ import type { IntentOptions } from "../../src/search/intents.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
 import type { Progress } from "../harness/progress.js";
+import { isDestructive } from "../../src/search/read-safety.js";
+import { madeReadRequests, ownReadRequests, serverCatalogs, type ReadRequest, type SafetyCatalog } from "./read-safety-set.js";
 import { ratio, round } from "../harness/stats.js";
 
 export const SPLITS = [
@@ -48,6 +55,7 @@ export const SPLITS = [
   "test_in_domain-multi-step",
   "tune",
   "validate",
+  "long-description-servers",
 ] as const;
 export type SplitName = (typeof SPLITS)[number];
 
@@ -67,7 +75,10 @@ export interface SplitResult {
   /** "LiveMCPBench", "Seal-Tools" or "MetaTool". */
   dataset: string;
   split: SplitName;
-  /** "dev": tuned on, in the mean the rule reads; "held-out": the check; "other": a view of the others. */
+  /**
+   * "dev": tuned on, in the mean the rule reads; "held-out": the check; "check": a set of its
+   * own, in the summary but in neither mean; "other": a view of the others.
+   */
   role: SplitRole;
   tools: number;
   /** Queries in the split, and how many were scored (quick runs take every k-th). */
@@ -76,13 +87,15 @@ export interface SplitResult {
   rankers: RankerResult[];
 }
 
-export type SplitRole = "dev" | "held-out" | "other";
+export type SplitRole = "dev" | "held-out" | "check" | "other";
 
 /** Top-1 / hit@5 of each ranker on one split, and the split's role. */
 export interface SummaryRow {
   set: string;
   role: SplitRole;
   rankers: Record<string, { top1: number; top5: number }>;
+  /** The default ranker's top-1 minus plain BM25's on this set (what "at least plain BM25" reads). */
+  vsPlain: number;
 }
 
 export interface RelevanceSummary {
@@ -93,6 +106,17 @@ export interface RelevanceSummary {
   belowBaseline: string[];
 }
 
+/** The read-request safety check over one catalog (read-safety-set.ts). */
+export interface SafetyRow {
+  catalog: string;
+  tools: number;
+  /** Read requests scored, and how many of them have judged answers (written, or a set's own). */
+  requests: number;
+  judged: number;
+  /** Per ranker (plain BM25 and fts5): read requests whose first hit is destructive, and top-1 over the judged ones. */
+  rankers: Record<string, { destructiveFirst: number; top1: number }>;
+}
+
 export interface RelevanceResult {
   dataset: "seal-tools+livemcpbench+metatool";
   /** Seal-Tools tools (the biggest catalog). */
@@ -101,6 +125,9 @@ export interface RelevanceResult {
   indexMs: Record<string, number>;
   splits: SplitResult[];
   summary: RelevanceSummary;
+  /** The read-request safety check, a row per catalog; `safetySkipped`: the servers not installed. */
+  safety: SafetyRow[];
+  safetySkipped?: string[];
 }
 
 export interface RelevanceOptions {
@@ -126,6 +153,10 @@ interface RankerSpec {
   factory?: SearchBackendFactory;
   /** Multi-step handling for rankRequest (RunScope.intents; default: all on). */
   intents?: IntentOptions;
+  /** The read-request safety order (RunScope.readSafety; default on). */
+  readSafety?: false;
+  /** The catalog guard (RunScope.catalogGuard; default: by the catalog's profile). */
+  catalogGuard?: false | "on";
 }
 
 /** Every ranker of the table: the baseline, both backends, and fts5 with one step off at a time. */
@@ -143,6 +174,9 @@ export const RANKERS: readonly RankerSpec[] = [
   { name: "fts5 −clauses", kind: "ablation", factory: fts5Backend, intents: { clauses: false } },
   { name: "fts5 −siblings", kind: "ablation", factory: fts5Backend, intents: { siblings: false } },
   { name: "fts5 −both intents", kind: "ablation", factory: fts5Backend, intents: { clauses: false, siblings: false } },
+  { name: "fts5 −safety", kind: "ablation", factory: fts5Backend, readSafety: false },
+  { name: "fts5 −guard", kind: "ablation", factory: fts5Backend, catalogGuard: false },
+  { name: "fts5 guard on", kind: "ablation", factory: fts5Backend, catalogGuard: "on" },
 ];
 
 type Ranker = { spec: RankerSpec; search: (q: string) => string[]; close?: () => void };
@@ -162,7 +196,11 @@ async function buildRankers(docs: readonly SearchDoc[], wanted: ReadonlySet<stri
       const shared = built.get(spec.factory);
       const index = shared ?? (await ToolIndex.build(() => spec.factory!.create(), docs));
       built.set(spec.factory, index);
-      const scope = indexScope(index, spec.intents ? { intents: spec.intents } : {});
+      const scope = indexScope(index, {
+        ...(spec.intents ? { intents: spec.intents } : {}),
+        ...(spec.readSafety === false ? { readSafety: false } : {}),
+        ...(spec.catalogGuard !== undefined ? { catalogGuard: spec.catalogGuard } : {}),
+      });
       rankers.push({ spec, search: rankIds(scope, 10), ...(shared ? {} : { close: () => index.close() }) });
     }
     if (indexMs && !reused) indexMs[spec.name] = round(performance.now() - t0, 1);
@@ -177,7 +215,15 @@ export async function runRelevanceBench(options: RelevanceOptions): Promise<Rele
   const sealDocs = loadSealTools(options.dataDir);
   const metaStride = options.metaToolStride ?? 1;
   type Split = [SplitName, SplitRole, JudgedQuery[], number];
-  const sets: Array<{ dataset: string; docs: () => SearchDoc[]; splits: () => Split[]; indexMs?: Record<string, number> }> = [
+  const safety: SafetyRow[] = [];
+  const sets: Array<{
+    dataset: string;
+    docs: () => SearchDoc[];
+    splits: () => Split[];
+    /** Read requests for the safety check over this catalog (none: no row). */
+    readRequests?: (docs: readonly SearchDoc[]) => ReadRequest[];
+    indexMs?: Record<string, number>;
+  }> = [
     {
       dataset: "LiveMCPBench",
       docs: () => loadLiveMcpTools(options.dataDir),
@@ -186,6 +232,7 @@ export async function runRelevanceBench(options: RelevanceOptions): Promise<Rele
         ["dev-queries", "dev", loadLiveMcpQueries(options.dataDir, "tune"), 1],
         ["dev-queries-held-out", "held-out", loadLiveMcpQueries(options.dataDir, "held-out"), 1],
       ],
+      readRequests: (docs) => [...ownReadRequests(loadLiveMcpQueries(options.dataDir, "all")), ...madeReadRequests(docs)],
     },
     {
       dataset: "Seal-Tools",
@@ -195,6 +242,12 @@ export async function runRelevanceBench(options: RelevanceOptions): Promise<Rele
         ["test_in_domain", "held-out", loadSealQueries(options.dataDir, "test_in_domain"), options.stride],
         ["dev-multi-step", "other", multiStep(loadSealQueries(options.dataDir, "dev")), options.stride],
         ["test_in_domain-multi-step", "other", multiStep(loadSealQueries(options.dataDir, "test_in_domain")), options.stride],
+      ],
+      readRequests: (docs) => [
+        ...ownReadRequests(
+          [...loadSealQueries(options.dataDir, "dev"), ...loadSealQueries(options.dataDir, "test_in_domain")].filter((_, i) => i % options.stride === 0),
+        ),
+        ...madeReadRequests(docs),
       ],
       indexMs,
     },
@@ -219,10 +272,28 @@ export async function runRelevanceBench(options: RelevanceOptions): Promise<Rele
         splits.push({ dataset: set.dataset, split, role, tools: docs.length, totalQueries: all.length, sampled: queries.length, rankers: result });
         log(`${set.dataset} ${split} (${docs.length} tools, ${queries.length} queries)\n${formatTable(result)}`);
       }
+      if (set.readRequests) safety.push(scoreSafety({ name: set.dataset, docs, requests: set.readRequests(docs) }, rankers));
     } finally {
       for (const r of rankers) r.close?.();
     }
   }
+  if (options.datasets === undefined || options.datasets.includes("LiveMCPBench")) {
+    const split = await longServersSplit(options.dataDir, wanted);
+    splits.push(split);
+    log(`LiveMCPBench ${split.split} (${split.tools} tools, ${split.sampled} queries)\n${formatTable(split.rankers)}`);
+  }
+  const servers = options.datasets === undefined || options.datasets.includes("servers") ? await serverCatalogs() : { catalogs: [], skipped: [] };
+  const serverRows: SafetyRow[] = [];
+  for (const catalog of servers.catalogs) {
+    const rankers = await buildRankers(catalog.docs, wanted);
+    try {
+      serverRows.push(scoreSafety(catalog, rankers));
+    } finally {
+      for (const r of rankers) r.close?.();
+    }
+  }
+  safety.unshift(...serverRows);
+  if (safety.length > 0) log(formatSafety(safety, servers.skipped));
   if (Object.keys(indexMs).length > 0)
     log(
       `index build on Seal-Tools (${sealDocs.length} tools): ${Object.entries(indexMs)
@@ -231,7 +302,113 @@ export async function runRelevanceBench(options: RelevanceOptions): Promise<Rele
     );
   const summary = summarize(splits);
   log(formatSummary(summary));
-  return { dataset: "seal-tools+livemcpbench+metatool", tools: sealDocs.length, indexMs, splits, summary };
+  return {
+    dataset: "seal-tools+livemcpbench+metatool",
+    tools: sealDocs.length,
+    indexMs,
+    splits,
+    summary,
+    safety,
+    ...(servers.skipped.length > 0 ? { safetySkipped: servers.skipped } : {}),
+  };
+}
+
+/**
+ * The catalog guard's check: each of LiveMCPBench's servers whose descriptions are long and
+ * specific (ToolIndex.profile: the guard is on) as a catalog of its own, as a user who
+ * configures that one server has it, ranked for the written requests it answers (the right
+ * tools among its own). Every metric is the mean over all those requests, server by server.
+ */
+async function longServersSplit(dataDir: string, wanted: ReadonlySet<string> | undefined): Promise<SplitResult> {
+  const byServer = new Map<string, SearchDoc[]>();
+  for (const doc of loadLiveMcpTools(dataDir)) byServer.set(doc.toolset, [...(byServer.get(doc.toolset) ?? []), doc]);
+  const queries = loadLiveMcpQueries(dataDir, "all");
+  const parts: Array<{ results: RankerResult[]; queries: number }> = [];
+  let tools = 0;
+  for (const docs of byServer.values()) {
+    const ids = new Set(docs.map((d) => d.id));
+    const mine = queries.flatMap((q) => {
+      const relevant = q.relevant.filter((id) => ids.has(id));
+      return relevant.length === 0 ? [] : [{ ...q, relevant }];
+    });
+    if (mine.length === 0) continue;
+    const probe = await ToolIndex.build(() => fts5Backend.create(), docs);
+    const long = probe.profile()?.longAndSpecific === true;
+    probe.close();
+    if (!long) continue;
+    const rankers = await buildRankers(docs, wanted);
+    try {
+      parts.push({ results: scoreSplit(rankers, mine), queries: mine.length });
+      tools += docs.length;
+    } finally {
+      for (const r of rankers) r.close?.();
+    }
+  }
+  const total = parts.reduce((n, p) => n + p.queries, 0);
+  const rankers = (parts[0]?.results ?? []).map((first, i) => {
+    const mean = (metric: keyof Metrics) => round(parts.reduce((s, p) => s + p.results[i]!.metrics[metric] * p.queries, 0) / Math.max(1, total), 4);
+    const metrics: Metrics = {
+      queries: total,
+      recallAt1: mean("recallAt1"),
+      recallAt5: mean("recallAt5"),
+      recallAt10: mean("recallAt10"),
+      mrr: mean("mrr"),
+      ndcgAt10: mean("ndcgAt10"),
+      top1: mean("top1"),
+      top5: mean("top5"),
+      queryMs: mean("queryMs"),
+    };
+    return { ranker: first.ranker, kind: first.kind, metrics, vsBaseline: first.vsBaseline };
+  });
+  const base = rankers.find((r) => r.kind === "baseline")?.metrics;
+  for (const r of rankers) {
+    if (base === undefined) break;
+    r.vsBaseline = {
+      recallAt1: ratio(r.metrics.recallAt1, base.recallAt1, 3),
+      recallAt5: ratio(r.metrics.recallAt5, base.recallAt5, 3),
+      recallAt10: ratio(r.metrics.recallAt10, base.recallAt10, 3),
+      mrr: ratio(r.metrics.mrr, base.mrr, 3),
+      ndcgAt10: ratio(r.metrics.ndcgAt10, base.ndcgAt10, 3),
+    };
+  }
+  return { dataset: "LiveMCPBench", split: "long-description-servers", role: "check", tools, totalQueries: total, sampled: total, rankers };
+}
+
+/** Plain BM25's and fts5's first hits over one catalog's read requests: how many are destructive, and top-1 where judged. */
+function scoreSafety(catalog: SafetyCatalog, rankers: readonly Ranker[]): SafetyRow {
+  const byId = new Map(catalog.docs.map((d) => [d.id, d]));
+  const judged = catalog.requests.filter((r) => r.relevant !== undefined);
+  const row: SafetyRow = { catalog: catalog.name, tools: catalog.docs.length, requests: catalog.requests.length, judged: judged.length, rankers: {} };
+  for (const ranker of rankers) {
+    let destructiveFirst = 0;
+    let right = 0;
+    for (const request of catalog.requests) {
+      const first = ranker.search(request.query)[0];
+      const doc = first === undefined ? undefined : byId.get(first);
+      if (doc !== undefined && isDestructive(doc)) destructiveFirst++;
+      if (first !== undefined && request.relevant?.includes(first)) right++;
+    }
+    row.rankers[ranker.spec.name] = { destructiveFirst, top1: round(right / Math.max(1, judged.length), 4) };
+  }
+  return row;
+}
+
+/** The safety check as text: per catalog and ranker, destructive first hits of the read requests (goal: 0), and top-1 where judged. */
+export function formatSafety(rows: readonly SafetyRow[], skipped: readonly string[] = []): string {
+  const names = [...new Set(rows.flatMap((r) => Object.keys(r.rankers)))];
+  const head = `  ${"destructive first / top-1".padEnd(26)} ${rows.map((r) => r.catalog.padStart(17)).join(" ")}`;
+  const counts = `  ${"read requests (judged)".padEnd(26)} ${rows.map((r) => `${r.requests} (${r.judged})`.padStart(17)).join(" ")}`;
+  const lines = names.map(
+    (n) =>
+      `  ${n.padEnd(26)} ${rows
+        .map((r) => {
+          const m = r.rankers[n];
+          return (m === undefined ? "-" : `${m.destructiveFirst} / ${r.judged === 0 ? "-" : m.top1.toFixed(3)}`).padStart(17);
+        })
+        .join(" ")}`,
+  );
+  const note = skipped.length > 0 ? [`  not installed, so no row: ${skipped.join(", ")}`] : [];
+  return ["read-request safety (requests that only ask to read; goal: no destructive first hit)", head, counts, ...lines, ...note].join("\n");
 }
 
 /** Column names of the summary. */
@@ -242,6 +419,7 @@ const SHORT_NAMES: Record<string, string> = {
   "Seal-Tools test_in_domain": "Seal test",
   "MetaTool tune": "MetaTool tune",
   "MetaTool validate": "MetaTool valid",
+  "LiveMCPBench long-description-servers": "long servers",
 };
 
 /** Top-1 / hit@5 per set and ranker, the means over dev and held-out sets, and where the default is below plain BM25. */
@@ -252,6 +430,7 @@ export function summarize(splits: readonly SplitResult[]): RelevanceSummary {
       set: SHORT_NAMES[`${s.dataset} ${s.split}`] ?? `${s.dataset} ${s.split}`,
       role: s.role,
       rankers: Object.fromEntries(s.rankers.map((r) => [r.ranker, { top1: r.metrics.top1, top5: r.metrics.top5 }])),
+      vsPlain: round(topOne(s, DEFAULT_RANKER) - topOne(s, BASELINE_NAME), 4),
     }));
   const mean = { dev: {}, "held-out": {} } as RelevanceSummary["mean"];
   for (const role of ["dev", "held-out"] as const) {
@@ -267,21 +446,32 @@ export function summarize(splits: readonly SplitResult[]): RelevanceSummary {
   return { rows, mean, belowBaseline };
 }
 
-/** The summary as text: one column per set (top-1 / hit@5), then the dev and held-out means. */
+function topOne(split: SplitResult, ranker: string): number {
+  return split.rankers.find((r) => r.ranker === ranker)?.metrics.top1 ?? 0;
+}
+
+/** The summary as text: one column per set (top-1 / hit@5), then the dev and held-out means; last, the default's top-1 minus plain BM25's per set. */
 export function formatSummary(summary: RelevanceSummary): string {
   const names = [...new Set(summary.rows.flatMap((r) => Object.keys(r.rankers)))];
-  const cols = [...summary.rows.map((r) => `${r.set}${r.role === "held-out" ? "*" : ""}`), "mean dev", "mean held*"];
+  const mark = (role: SplitRole) => (role === "held-out" ? "*" : role === "check" ? "†" : "");
+  const cols = [...summary.rows.map((r) => `${r.set}${mark(r.role)}`), "mean dev", "mean held*"];
   const width = Math.max(...cols.map((c) => c.length), 13);
   const cell = (m: { top1: number; top5: number } | undefined) => (m === undefined ? "-" : `${m.top1.toFixed(3)}/${m.top5.toFixed(3)}`).padStart(width);
   const head = `  ${"top-1/hit@5".padEnd(24)} ${cols.map((c) => c.padStart(width)).join(" ")}`;
   const lines = names.map(
     (n) => `  ${n.padEnd(24)} ${[...summary.rows.map((r) => r.rankers[n]), summary.mean.dev[n], summary.mean["held-out"][n]].map(cell).join(" ")}`,
   );
+  const mean = (role: SplitRole) => {
+    const group = summary.rows.filter((r) => r.role === role);
+    return group.reduce((a, r) => a + r.vsPlain, 0) / Math.max(1, group.length);
+  };
+  const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(3)}`.padStart(width);
+  const vs = `  ${`${DEFAULT_RANKER} vs plain BM25`.padEnd(24)} ${[...summary.rows.map((r) => r.vsPlain), mean("dev"), mean("held-out")].map(signed).join(" ")}`;
   const below =
     summary.belowBaseline.length === 0
       ? "default above plain BM25 top-1 on every set"
       : `default BELOW plain BM25 top-1 on: ${summary.belowBaseline.join(", ")}`;
-  return ["summary (* held out)", head, ...lines, `  ${below}`].join("\n");
+  return ["summary (* held out; † a check in neither mean)", head, ...lines, vs, `  ${below}`].join("\n");
 }
 
 /** The requests that need several tools. */

@@ -432,6 +432,26 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
         ),
       );
     }
+    const safety = relevance.safety ?? [];
+    if (safety.length > 0) {
+      out.push(
+        "",
+        "Read-request safety: requests that only ask to read (written ones over the real memory, filesystem and everything servers; the sets' own; and ones made from each catalog's destructive tools), and how many get a destructive first hit (goal: none); top-1 over the judged ones:",
+        "",
+      );
+      const names = [...new Set(safety.flatMap((r) => Object.keys(r.rankers)))];
+      out.push(
+        table(
+          ["catalog", "tools", "read requests (judged)", ...names.flatMap((n) => [`${n} destructive first`, `${n} top-1`])],
+          safety.map((r) => [
+            r.catalog,
+            int(r.tools),
+            `${r.requests} (${r.judged})`,
+            ...names.flatMap((n) => [String(r.rankers[n]?.destructiveFirst ?? "–"), r.judged === 0 ? "–" : f3(r.rankers[n]?.top1 ?? 0)]),
+          ]),
+        ),
+      );
+    }
     out.push(...img("relevance-test_in_domain.svg", "relevance per backend on Seal-Tools test_in_domain"));
   }
 

@@ -1,5 +1,5 @@
 /** The compact descriptor of a tool that the search index holds. */
-import type { CatalogEntry, ToolSource } from "./types.js";
+import type { CatalogEntry, ToolAnnotations, ToolSource } from "./types.js";
 
 /** What gets indexed for one tool. Built from the catalog; never contains executable parts. */
 export interface SearchDoc {
@@ -13,6 +13,8 @@ export interface SearchDoc {
   description: string;
   /** Top-level parameter names and descriptions from the input schema (indexed with a lower weight). */
   params: ReadonlyArray<{ name: string; description: string }>;
+  /** The tool's behaviour hints (ToolDefinition.annotations): not indexed; ranking reads whether it is destructive. */
+  annotations?: ToolAnnotations;
 }
 
 /** Untrusted text (MCP descriptions) is bounded before it is indexed. */
@@ -20,7 +22,8 @@ const MAX_DESCRIPTION_CHARS = 2000;
 const MAX_PARAMS = 40;
 const MAX_PARAM_DESCRIPTION_CHARS = 300;
 
-export function toSearchDoc(entry: CatalogEntry): SearchDoc {
+/** A catalog entry's search doc (what it reads of the entry: a bench builds one from a bare definition). */
+export function toSearchDoc(entry: Pick<CatalogEntry, "id" | "name" | "source" | "toolset" | "definition">): SearchDoc {
   return {
     id: entry.id,
     name: entry.name,
@@ -28,6 +31,7 @@ export function toSearchDoc(entry: CatalogEntry): SearchDoc {
     toolset: entry.toolset,
     description: entry.definition.description.slice(0, MAX_DESCRIPTION_CHARS),
     params: topLevelParams(entry.definition.inputSchema),
+    ...(entry.definition.annotations ? { annotations: entry.definition.annotations } : {}),
   };
 }
 

@@ -1,5 +1,8 @@
 /** Tool definitions as callers register them, and the catalog entries the engine derives. */
 import type { ValidateFunction } from "ajv";
+import type { ToolAnnotations } from "./annotations.js";
+
+export type { ToolAnnotations };
 
 export type ToolSource = "core" | "plugin" | "mcp" | "client";
 
@@ -32,6 +35,12 @@ export interface ToolDefinition {
   ownerOnly?: boolean;
   /** Directory mode shows this tool's schema up front whatever the prompt. */
   required?: boolean;
+  /**
+   * Behaviour hints (MCP tool annotations; carried from an MCP server's listing). Ranking keeps a
+   * destructive tool (`destructiveHint: true`, else a destructive verb in its name) from coming
+   * first for a request that only asks to read; `readOnlyHint: true` clears the name's verb.
+   */
+  annotations?: ToolAnnotations;
 }
 
 /** One tool in the catalog, with its derived id and its compiled validator. */

@@ -4,6 +4,7 @@
  */
 import type { Ajv, ValidateFunction } from "ajv";
 import { ConfigInvalidError, errorMessage } from "../errors.js";
+import { checkAnnotations } from "./annotations.js";
 import { schemaOverLimits, unsupportedPattern, type SchemaLimits } from "../validation/schema-limits.js";
 import { schemaKey, type ValidatorCache } from "../validation/validator-cache.js";
 import type { JsonSchema, ToolDefinition } from "./types.js";
@@ -33,6 +34,7 @@ export function checkDefinitionShape(def: unknown, where: string): asserts def i
   }
   if (d.ownerOnly !== undefined && typeof d.ownerOnly !== "boolean") throw new ConfigInvalidError(`${label}: ownerOnly must be a boolean`);
   if (d.required !== undefined && typeof d.required !== "boolean") throw new ConfigInvalidError(`${label}: required must be a boolean`);
+  checkAnnotations(d.annotations, label);
 }
 
 /**

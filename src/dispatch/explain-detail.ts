@@ -8,6 +8,8 @@
 import type { FusedHit } from "../learning/fuse.js";
 import type { LearnedEvidence } from "../learning/learner.js";
 import type { IntentObserver } from "../search/intents.js";
+import type { SafetyMove } from "../search/read-safety.js";
+import type { GuardMove } from "../search/catalog-guard.js";
 import { EXACT_SCORE } from "../search/tool-index.js";
 import type { BackendHit, ScoreDetail } from "../search/types.js";
 import type { ExplainDetail, ListStep, RankStep } from "./types.js";
@@ -34,6 +36,10 @@ export class RankTrace {
   #fused = new Map<string, { rank: number; score: number }>();
   readonly #siblings = new Map<string, string>();
   #textRanks = new Map<string, number>();
+  /** Destructive hits the safety order moved down for a read request: id → 1-based ranks before and after. */
+  readonly #safety = new Map<string, SafetyMove>();
+  /** Plain field BM25's first hit, moved up by the catalog guard. */
+  #guard: GuardMove | undefined;
   #weak = false;
   /** What searchIntents tells (search/intents.ts IntentObserver). */
   readonly intents: IntentObserver;
@@ -70,6 +76,16 @@ export class RankTrace {
     this.#textRanks = new Map(ranked.map((h, i) => [h.id, i + 1]));
   }
 
+  /** The safety order moved a destructive hit down (search/read-safety.ts). An arrow function: rankRequest passes it on as is. */
+  readonly safety = (move: SafetyMove): void => {
+    this.#safety.set(move.id, move);
+  };
+
+  /** The catalog guard moved plain field BM25's first hit up (search/catalog-guard.ts). */
+  guard(move: GuardMove): void {
+    this.#guard = move;
+  }
+
   /** Nothing ranked: the hits are the weak fallback's. */
   weak(): void {
     this.#weak = true;
@@ -81,7 +97,8 @@ export class RankTrace {
   }
 
   #steps(hit: FusedHit, rank: number, evidence?: (id: string) => LearnedEvidence | undefined): RankStep[] {
-    if (this.#weak) return [{ step: "weak", label: "weak partial match: no tool matched the request's words" }];
+    const safety = this.#safetyStep(hit.id);
+    if (this.#weak) return [{ step: "weak", label: "weak partial match: no tool matched the request's words" }, ...safety];
     if (this.#query.trim().toLowerCase().startsWith("select:")) return [{ step: "select", label: "named by the select: list" }];
     const steps: RankStep[] = [];
     const lists = this.#listSteps(hit.id);
@@ -94,6 +111,12 @@ export class RankTrace {
     if (fused !== undefined) steps.push({ step: "fusion", label: `fusion of the whole request with its clauses: ${fused.rank}`, ...fused });
     const of = this.#siblings.get(hit.id);
     if (of !== undefined) steps.push({ step: "sibling", label: `sibling of ${of}`, of });
+    const guard = this.#guard?.id === hit.id ? this.#guard : undefined;
+    if (guard !== undefined) {
+      const was = guard.from === undefined ? "not ranked" : `ranked ${guard.from}`;
+      const label = `guard: plain field BM25's clear first on a catalog of long, specific descriptions, moved up to ${guard.to} (the engine's signals ${was} it)`;
+      steps.push({ step: "guard", label, from: guard.from, to: guard.to });
+    }
     if (hit.learned) {
       const textRank = this.#textRanks.get(hit.id);
       const was = textRank === undefined ? "not ranked by text" : `text alone ranked it ${textRank}`;
@@ -109,7 +132,15 @@ export class RankTrace {
         ...(words !== undefined ? { words } : {}),
       });
     }
+    steps.push(...safety);
     return steps;
+  }
+
+  #safetyStep(id: string): RankStep[] {
+    const move = this.#safety.get(id);
+    if (move === undefined) return [];
+    const label = `safety: a destructive tool for a request that only asks to read, moved down from ${move.from} to ${move.to}`;
+    return [{ step: "safety", label, from: move.from, to: move.to }];
   }
 
   /** The hit's place in each list ranked that holds it; `exact` when that list put it first as an exact name. */

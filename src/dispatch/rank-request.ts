@@ -5,8 +5,12 @@
  *   each index's BM25F with its typo and thesaurus expansions (search/bm25f.ts);
  * - a request of several steps: each clause ranked the same way and fused with the whole
  *   request's list, then linked siblings of the first hits (search/intents.ts);
+ * - on a catalog of long, specific descriptions, the catalog guard: plain field BM25's clear
+ *   first hit is not overridden by the engine's own signals (search/catalog-guard.ts);
  * - learning from use fused with that ranking (learning/fuse.ts), never over an exact name;
- * - nothing matched: the best partial matches, marked weak (search/partial-match.ts).
+ * - nothing matched: the best partial matches, marked weak (search/partial-match.ts);
+ * - a request that only asks to read: destructive tools below the non-destructive ones that
+ *   match it comparably (search/read-safety.ts), whatever the steps before put first.
  * "Why is this tool 3rd?" is this file plus the one a step names. Explain mode (RankTrace,
  * explain-detail.ts) is told what each step made as it runs, on this same path. Benches and
  * tests rank a bare index through it too (bench/lib/rank-over-index.ts): their figures are a run's.
@@ -14,7 +18,9 @@
 import type { FusedHit } from "../learning/fuse.js";
 import { spellsName } from "../learning/fuse.js";
 import type { RunLearning } from "../learning/learner.js";
-import { searchIntents, type IntentOptions } from "../search/intents.js";
+import { FUSION_DEPTH, searchIntents, type IntentOptions } from "../search/intents.js";
+import { guardPlainFirst } from "../search/catalog-guard.js";
+import { isDestructive, isReadRequest, safeOrder } from "../search/read-safety.js";
 import type { ToolIndex, ToolIndexSearchOptions } from "../search/tool-index.js";
 import type { BackendHit, ScoreDetail } from "../search/types.js";
 import type { RankTrace } from "./explain-detail.js";
@@ -47,6 +53,13 @@ export interface RunScope<C extends RankCatalog = RankCatalog> {
    * switched off here; a run never sets it, the relevance bench's ablations do (`{ clauses: false }`).
    */
   intents?: IntentOptions;
+  /** false: no read-request safety order (search/read-safety.ts); a run never sets it, the relevance bench's ablation does. */
+  readSafety?: false;
+  /**
+   * The catalog guard (search/catalog-guard.ts): on by the catalog's profile (ToolIndex.profile);
+   * false: off, "on": on whatever the profile. A run never sets it; the relevance bench does.
+   */
+  catalogGuard?: false | "on";
 }
 
 /**
@@ -58,19 +71,28 @@ export interface RunScope<C extends RankCatalog = RankCatalog> {
 const LEARNED_POOL = 20;
 
 /**
+ * How deep a read request is ranked before the safety order (read-safety.ts) and cut to the
+ * limit: the non-destructive tool a destructive one falls below must be in the list, and the
+ * first k hits must not depend on the limit (as FUSION_DEPTH keeps them for clause fusion).
+ */
+export const SAFETY_DEPTH = FUSION_DEPTH;
+
+/**
  * The run's ranking of one request: `limit` hits, best first, scores relative (1 for an exact
  * match), each saying whether learning moved it up. `trace` (explain mode) hears every step.
  */
 export function rankRequest(query: string, limit: number, scope: RunScope, trace?: RankTrace): FusedHit[] {
   const { catalog, index, learning, intents = {} } = scope;
+  const select = query.trim().toLowerCase().startsWith("select:");
+  const reading = !select && scope.readSafety !== false && isReadRequest(query);
+  const depth = reading ? Math.max(limit, SAFETY_DEPTH) : limit;
   // The one hook of learning into ranking: learned scores of the run's allowed catalog tools
   // only (so policy is never widened), fused with the catalog's ranking (learning/fuse.ts).
-  const learned =
-    learning && !query.trim().toLowerCase().startsWith("select:") ? learning.scores(query, catalog.catalogIds, index.backend.corpusStats?.()) : undefined;
+  const learned = learning && !select ? learning.scores(query, catalog.catalogIds, index.backend.corpusStats?.()) : undefined;
   const fusing = learned !== undefined && learned.size > 0;
-  const ranked = searchIntents(
+  const text = searchIntents(
     query,
-    fusing ? Math.max(limit, LEARNED_POOL) : limit,
+    fusing ? Math.max(depth, LEARNED_POOL) : depth,
     (q, n) => mergedHits(scope, q, n, trace),
     (id) => index.siblings(id, catalog.catalogIds),
     intents,
@@ -79,15 +101,44 @@ export function rankRequest(query: string, limit: number, scope: RunScope, trace
   );
   // An exact name or id stays first and alone decides: learning reorders only what text ranked.
   // A request that spells the first hit's whole name keeps it first; learning reorders the rest.
-  const firstName = ranked[0] !== undefined ? catalog.get(ranked[0].id)?.name : undefined;
-  const exact = fusing && ranked[0] !== undefined && isExact(query, ranked[0].id, firstName);
-  const spelled = fusing && !exact && firstName !== undefined && spellsName(query, firstName);
-  const fused = fusing && !exact && learning ? learning.fuse(ranked, learned, limit, spelled) : ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
+  const firstName = text[0] !== undefined ? catalog.get(text[0].id)?.name : undefined;
+  const exact = text[0] !== undefined && isExact(query, text[0].id, firstName);
+  const ranked = !select && !exact && guarded(scope) ? guardPlain(scope, query, text, trace) : text;
+  const rankedName = ranked === text ? firstName : ranked[0] !== undefined ? catalog.get(ranked[0].id)?.name : undefined;
+  const spelled = fusing && !exact && rankedName !== undefined && spellsName(query, rankedName);
+  const fused = fusing && !exact && learning ? learning.fuse(ranked, learned, depth, spelled) : ranked.slice(0, depth).map((h) => ({ ...h, learned: false }));
   trace?.textRanking(ranked);
-  if (fused.length > 0) return fused;
   // Never empty: nothing ranked (and nothing learned) gives the best partial matches, marked weak.
-  trace?.weak();
-  return weakHits(scope, query, limit).map((h) => ({ ...h, learned: false }));
+  if (fused.length === 0) trace?.weak();
+  const hits = fused.length > 0 ? fused : weakHits(scope, query, depth).map((h) => ({ ...h, learned: false }));
+  // A request that names a tool exactly gets that tool first, whatever it does.
+  const safe = reading && !exact ? safeOrder(hits, (id) => destructive(scope, id), trace?.safety) : hits;
+  return safe.slice(0, limit);
+}
+
+/** Whether the catalog guard is on for this run's catalog: by its profile, unless the scope says otherwise. */
+function guarded(scope: RunScope): boolean {
+  if (scope.catalogGuard !== undefined) return scope.catalogGuard === "on";
+  return scope.index.profile()?.longAndSpecific === true;
+}
+
+/** The catalog guard over the text ranking: plain field BM25's clear first hit of the catalog first (catalog-guard.ts). */
+function guardPlain(scope: RunScope, query: string, ranked: readonly BackendHit[], trace: RankTrace | undefined): BackendHit[] {
+  const plain = scope.index.search(query, { limit: FUSION_DEPTH, allowed: scope.catalog.catalogIds, weak: false, plain: true });
+  const { hits, move } = guardPlainFirst(
+    ranked,
+    plain,
+    (id) => scope.catalog.clientIds.has(id),
+    (hit) => hit,
+  );
+  if (move !== undefined) trace?.guard(move);
+  return hits;
+}
+
+/** Whether a tool of the run (catalog or client) deletes, overwrites or stops something for good (read-safety.ts). */
+function destructive(scope: RunScope, id: string): boolean {
+  const doc = scope.index.get(id) ?? scope.clientIndex?.get(id);
+  return doc !== undefined && isDestructive(doc);
 }
 
 /**

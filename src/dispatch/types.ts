@@ -60,7 +60,33 @@ export type RankStep =
   | { step: "expansion"; label: string; word: string; term: string; via: "typo" | "thesaurus" | "expansion" }
   | { step: "client"; label: string }
   | { step: "learned"; label: string; rank: number; textRank: number | undefined; sessions: number; words?: string[] }
+  | GuardStep
+  | SafetyStep
   | { step: "weak"; label: string };
+
+/**
+ * The catalog guard (search/catalog-guard.ts): on a catalog of long, specific descriptions, plain
+ * field BM25's first hit, which the engine's own signals had ranked below hits plain field BM25
+ * scores well under it, moved up: its 1-based rank before (undefined: the ranking did not hold it) and after.
+ */
+export interface GuardStep {
+  step: "guard";
+  label: string;
+  from: number | undefined;
+  to: number;
+}
+
+/**
+ * A destructive tool (search/read-safety.ts) that a request asking only to read ranked high,
+ * moved below the non-destructive tools that match it comparably: its 1-based rank before the
+ * move and after it (in the list ranked at least SAFETY_DEPTH deep, so `to` may be past the limit).
+ */
+export interface SafetyStep {
+  step: "safety";
+  label: string;
+  from: number;
+  to: number;
+}
 
 /**
  * The hit's place in one ranked list: the whole request's, or one clause's (a request of

@@ -127,14 +127,21 @@ export interface LearnedScoreParams {
  * - BM25 alone lets a few weak pairs lead (Seal-Tools 0.961 → 0.103);
  * - BM25 (k1 20, b 0.3) times the share of the request's information pointing to the tool
  *   (the default before this one): MetaTool 0.728, Seal-Tools 0.961 → 0.950;
- * - BM25 (k1 5, b 0.5) times coverage^1.5 times evidence (half 15), the default: MetaTool 0.762,
+ * - BM25 (k1 5, b 0.5) times coverage^1.5 times evidence (half 15): MetaTool 0.762,
  *   Seal-Tools 0.961 → 0.959. Power 1 with half 10: 0.769 / 0.939; half 30: 0.752 / 0.960.
  *   The share's concentration (a word taught to many tools) is already in BM25's IDF, so the
  *   trust needs only what BM25 lacks: whether the tool's bag covers the request, and on how many
  *   sessions it rests, so a pair that just reached minSessions breaks ties and one taught by
  *   dozens leads.
+ * - The same with k1 20 and b 1, the default: a bag's counts saturate later and its length is
+ *   normalised in full, so a tool taught many requests no longer takes the words of a tool taught
+ *   few (MetaTool's tune replay 0.758 → 0.775, Seal-Tools and LiveMCPBench unchanged). Tried and
+ *   left: k1 40 (0.770), b 0.75 (0.769), power 1 (0.776, but Seal-Tools 0.961 → 0.956); and, in
+ *   code since removed, a factor for the share of a word's taught count a tool holds, adjacent
+ *   word pairs as terms (their records crowd single words out of the bags), a naive Bayes
+ *   posterior in place of BM25: each scored lower on the tune replay.
  */
-export const LEARNED_BM25: LearnedScoreParams = { k1: 5, b: 0.5, coverPower: 1.5, evidenceHalf: 15 };
+export const LEARNED_BM25: LearnedScoreParams = { k1: 20, b: 1, coverPower: 1.5, evidenceHalf: 15 };
 
 /** Where a changed record sits, so that its row can be written (Learner.flush). */
 interface DirtyPlace {

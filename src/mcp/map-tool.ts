@@ -11,9 +11,12 @@
  *   able to stall indexing with a huge schema, nor fail the engine's start with a bad one: the
  *   catalog rejects invalid schemas as configuration errors.) Arguments are still checked by the
  *   server itself;
- * - outputSchema: kept as sent when it fits those bounds, dropped otherwise.
+ * - outputSchema: kept as sent when it fits those bounds, dropped otherwise;
+ * - annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`, `title`):
+ *   the booleans kept, the title cleaned and cut (catalog/annotations.ts boundAnnotations).
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { boundAnnotations } from "../catalog/annotations.js";
 import type { JsonSchema, ToolContext, ToolDefinition } from "../catalog/types.js";
 import { inputSchemaProblem } from "../catalog/validate-definition.js";
 import { createToolAjv } from "../validation/ajv.js";
@@ -53,6 +56,8 @@ export function mapTool(tool: Tool, catalogName: string, limits: MapToolLimits, 
     execute: (args, ctx) => call(originalName, args, ctx),
   };
   if (output?.ok) definition.outputSchema = output.schema;
+  const annotations = boundAnnotations(tool.annotations, tool.title);
+  if (annotations !== undefined) definition.annotations = annotations;
   return definition;
 }
 

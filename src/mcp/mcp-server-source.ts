@@ -744,7 +744,15 @@ function mapListingNow(plan: ListingPlan): MappedListing {
 
 /** Everything mapTool reads from a tool, and the catalog name it gets: equal keys, equal definitions. */
 function listingKey(tool: Tool, catalogName: string): string {
-  return JSON.stringify([catalogName, tool.name, tool.title ?? null, tool.description ?? null, tool.inputSchema, tool.outputSchema ?? null]);
+  return JSON.stringify([
+    catalogName,
+    tool.name,
+    tool.title ?? null,
+    tool.description ?? null,
+    tool.inputSchema,
+    tool.outputSchema ?? null,
+    tool.annotations ?? null,
+  ]);
 }
 
 /** Rejects with the signal's reason as soon as it aborts, whether or not `promise` honours it. */

@@ -47,8 +47,11 @@ export interface ScoreKernels {
   setLayout(...offsets: LayoutOffsets): void;
   /** k1, then weight, b and mean length (floored at EPSILON) of each of the 4 fields. */
   setNorm(...params: NormParams): void;
-  /** One variant's posting row into the word's best-per-doc; returns the word's touched count. */
-  scoreRow(row: number, scale: number, wordCount: number): number;
+  /**
+   * One variant's posting row into the word's best-per-doc, each posting's packed frequencies
+   * ANDed with `mask` first (the fields the variant may score in); returns the word's touched count.
+   */
+  scoreRow(row: number, scale: number, wordCount: number, mask: number): number;
   /** The word's bests into the scores and counts; returns the query's touched count. */
   endWord(wordCount: number, count: number): number;
   /** searchClauses: a clause's scores into the whole request's; returns the whole's touched count. */
@@ -228,8 +231,8 @@ export class Bm25fCore {
     this.#core().setNorm(k1, w(0), b(0), a(0), w(1), b(1), a(1), w(2), b(2), a(2), w(3), b(3), a(3));
   }
 
-  scoreRow(row: number, scale: number, wordCount: number): number {
-    return this.#core().scoreRow(row, scale, wordCount);
+  scoreRow(row: number, scale: number, wordCount: number, mask: number): number {
+    return this.#core().scoreRow(row, scale, wordCount, mask);
   }
 
   endWord(wordCount: number, count: number): number {

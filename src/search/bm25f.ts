@@ -15,7 +15,11 @@
  *
  * Query words may expand (thesaurus, typo correction, see query-expansion.ts): each variant is
  * scored with its own weight and, per doc, only a word's best variant counts, so a word never
- * adds up over its synonyms.
+ * adds up over its synonyms. A variant, and a word only a vocabulary rewrite made
+ * (query-words.ts), scores only in the fields where it means what was typed: the name and the
+ * description (expansionFields). In parameter names and their text "list", "array" and "map"
+ * are types: "list everything in the knowledge graph" once ranked `delete_relations` first
+ * through its parameter's "An array of relations".
  *
  * Cost per query: one pass over the postings of the (at most MAX_QUERY_TERMS) query words and
  * their bounded expansions, then a heap select of k: linear in the postings touched.
@@ -25,7 +29,7 @@ import type { BackendHit, BackendSearchOptions, CorpusStats, FieldName, ScoreDet
 import { expandWord, MAX_QUERY_SYNONYMS, MAX_TYPO_WORDS, type Expander, type Variant } from "./query-expansion.js";
 import { PostingStore } from "./postings.js";
 import { Bm25fCore, wasmKernels, type KernelFactory } from "./bm25f-core.js";
-import { queryWords } from "./query-words.js";
+import { queryWordsOf } from "./query-words.js";
 import { TypoIndex } from "./typo.js";
 import { ConfigInvalidError, InternalError } from "../errors.js";
 
@@ -62,7 +66,16 @@ export interface Bm25fParams {
    * compounds split or joined (query-words.ts). Default on; false for the ablation.
    */
   vocabulary?: boolean;
+  /**
+   * The fields where a word's expansions (thesaurus, typo) and a rewritten word score: where
+   * they mean what was typed. Default EXPANSION_FIELDS (name and description); every field
+   * for the ablation.
+   */
+  expansionFields?: readonly FieldName[];
 }
+
+/** Where expansions mean what was typed: a tool's name and its description, not its toolset's name nor its parameters. */
+export const EXPANSION_FIELDS: readonly FieldName[] = ["name", "description"];
 
 export const DEFAULT_BM25F: Bm25fParams = {
   k1: 1.2,
@@ -75,6 +88,7 @@ export const DEFAULT_BM25F: Bm25fParams = {
   coord: 0.5,
   namePrecision: 0.1,
   vocabulary: true,
+  expansionFields: EXPANSION_FIELDS,
 };
 
 /** Name lengths beyond this share one name-precision factor (a name of 31+ terms is an oddity). */
@@ -83,6 +97,13 @@ const MAX_NAME_TERMS = 31;
 /** Term frequencies are packed 7 bits a field into one Int32 of the postings (4 fields: 28 bits). */
 export const TF_BITS = 7;
 export const TF_MAX = (1 << TF_BITS) - 1;
+/** The packed-frequency mask of every field: a typed word scores wherever it occurs. */
+export const ALL_FIELDS_MASK = (1 << (TF_BITS * FIELDS)) - 1;
+
+/** The packed-frequency mask that keeps only these fields' frequencies (the scoring core ANDs a posting's with it). */
+export function fieldMask(fields: readonly FieldName[]): number {
+  return fields.reduce((mask, name) => mask | (TF_MAX << (TF_BITS * FIELD_NAMES.indexOf(name))), 0);
+}
 
 /** The analysed fields BM25F reads, in FIELD_NAMES order. */
 export type FieldTerms = readonly [readonly string[], readonly string[], readonly string[], readonly string[]];
@@ -130,6 +151,8 @@ export interface Bm25fSnapshot {
 export class Bm25fIndex implements CorpusStats {
   readonly #params: Bm25fParams;
   readonly #expander: Expander;
+  /** fieldMask of the params' expansionFields. */
+  readonly #expansionMask: number;
   /** docIdx → id; undefined once removed (until the next compaction renumbers). */
   #ids: Array<string | undefined> = [];
   readonly #byId = new Map<string, number>();
@@ -162,6 +185,7 @@ export class Bm25fIndex implements CorpusStats {
   constructor(params: Bm25fParams = DEFAULT_BM25F, expander: Expander = expandWord, kernels: KernelFactory = wasmKernels) {
     this.#params = params;
     this.#expander = expander;
+    this.#expansionMask = fieldMask(params.expansionFields ?? EXPANSION_FIELDS);
     this.#postings = new PostingStore(new Bm25fCore(kernels));
     const coord = params.coord ?? 0;
     this.#coordFactors = Float64Array.from({ length: MAX_QUERY_TERMS + 1 }, (_, m) => (coord === 0 ? 1 : Math.pow(m, coord)));
@@ -281,10 +305,11 @@ export class Bm25fIndex implements CorpusStats {
     const limit = Math.floor(options.limit);
     if (!(limit > 0) || this.#live === 0) return [];
     const stats = options.stats === undefined ? this : combineStats(this, options.stats);
-    const words = queryWords(query, stats, this.#params.vocabulary ?? true);
+    const plain = options.plain === true;
+    const { words, rewritten } = queryWordsOf(query, stats, !plain && (this.#params.vocabulary ?? true));
     if (words.length === 0) return [];
     const trace = options.explain === undefined ? undefined : new ScoreTrace();
-    const hits = this.#select(this.#score(words, stats, 0, trace), limit, options.allowed, this.#state(), trace);
+    const hits = this.#select(this.#score(words, rewritten, stats, 0, trace, plain), limit, options.allowed, this.#state(), trace, plain);
     if (trace !== undefined) options.explain?.([trace.details]);
     return hits;
   }
@@ -310,17 +335,17 @@ export class Bm25fIndex implements CorpusStats {
     const wholeTrace = options.explain === undefined ? undefined : new ScoreTrace();
     const clauseTraces: ScoreTrace[] = [];
     for (const clause of clauses) {
-      const words = queryWords(clause, stats, this.#params.vocabulary ?? true);
+      const { words, rewritten } = queryWordsOf(clause, stats, this.#params.vocabulary ?? true);
       const fresh = words.filter((w) => seen.size < MAX_QUERY_TERMS && !seen.has(w) && seen.add(w));
       const trace = wholeTrace === undefined ? undefined : new ScoreTrace();
-      const count = this.#score(fresh, stats, 0, trace);
+      const count = this.#score(fresh, rewritten, stats, 0, trace);
       if (trace !== undefined) {
         wholeTrace?.absorb(trace);
         clauseTraces.push(trace);
       }
       wholeCount = core.accumulate(count, wholeCount);
       const again = words.filter((w) => !fresh.includes(w));
-      lists.push(this.#select(this.#score(again, stats, count, trace), limit, options.allowed, this.#state(), trace));
+      lists.push(this.#select(this.#score(again, rewritten, stats, count, trace), limit, options.allowed, this.#state(), trace));
     }
     const { whole, wholeTouched, wholeMatched, wholeInName } = core.scratch();
     const wholeState = { scores: whole, touched: wholeTouched, matched: wholeMatched, inName: wholeInName };
@@ -333,8 +358,10 @@ export class Bm25fIndex implements CorpusStats {
    * Accumulates each word's best variant per doc into #scores; returns how many docs #touched
    * lists. `count`: docs #touched already lists (a second call adding words to the same scores).
    * `trace` (explain mode only) records each word's best variant per doc as it is added.
+   * `rewritten`: words a vocabulary rewrite made, scored like expansions (expansionFields only).
+   * `plain`: each word as typed only, no expansion (BackendSearchOptions.plain).
    */
-  #score(words: readonly string[], stats: CorpusStats, count = 0, trace?: ScoreTrace): number {
+  #score(words: readonly string[], rewritten: ReadonlySet<string>, stats: CorpusStats, count = 0, trace?: ScoreTrace, plain = false): number {
     this.#ensureScratch();
     const { k1, fields } = this.#params;
     const postings = this.#read();
@@ -351,12 +378,14 @@ export class Bm25fIndex implements CorpusStats {
       trace === undefined ? [] : fields.map((p, f) => ({ weight: p.weight, b: p.b, avg: Math.max(stats.avgLengths[f] ?? 0, Number.EPSILON) }));
     for (const word of words) {
       let wordCount = 0;
-      for (const variant of this.#expander(word, stats, budget)) {
+      const typed = !rewritten.has(word);
+      for (const variant of plain ? [{ term: word, weight: 1 }] : this.#expander(word, stats, budget)) {
         const row = postings.row(variant.term);
         if (row < 0) continue;
         const scale = variant.weight * idfOf(variant, word, stats);
-        wordCount = core.scoreRow(row, scale, wordCount);
-        if (trace !== undefined) this.#traceRow(trace, traced, row, scale, word, variant, norm, k1);
+        const mask = typed && variant.term === word ? ALL_FIELDS_MASK : this.#expansionMask;
+        wordCount = core.scoreRow(row, scale, wordCount, mask);
+        if (trace !== undefined) this.#traceRow(trace, traced, row, scale, mask, word, variant, norm, k1);
       }
       if (trace !== undefined) {
         for (const [doc, best] of traced) trace.commit(doc, best);
@@ -368,12 +397,22 @@ export class Bm25fIndex implements CorpusStats {
   }
 
   /** Explain mode: the row's docs whose score for this variant beats the word's best so far, recorded in `trace`. */
-  #traceRow(trace: ScoreTrace, traced: Map<number, number>, row: number, scale: number, word: string, variant: Variant, norm: NormParams[], k1: number): void {
+  #traceRow(
+    trace: ScoreTrace,
+    traced: Map<number, number>,
+    row: number,
+    scale: number,
+    mask: number,
+    word: string,
+    variant: Variant,
+    norm: NormParams[],
+    k1: number,
+  ): void {
     const { start, data } = this.#postings.core;
     const lengths = this.#lengths;
     for (let i = start[row]!, end = start[row + 1]!; i < end; i += 2) {
       const doc = data[i]!;
-      const tfs = data[i + 1]!;
+      const tfs = data[i + 1]! & mask;
       let tf = 0;
       for (let f = 0, packed = tfs; packed !== 0; f++, packed >>>= TF_BITS) {
         const n = packed & TF_MAX;
@@ -389,9 +428,17 @@ export class Bm25fIndex implements CorpusStats {
 
   /**
    * Top `limit` of the touched docs (score × coordination × name precision, then insertion
-   * order); resets the scratch state of those docs. With `trace`, the detail of each hit returned.
+   * order; `plain`: the score alone); resets the scratch state of those docs. With `trace`, the
+   * detail of each hit returned.
    */
-  #select(count: number, limit: number, allowed: ReadonlySet<string> | undefined, state: ScoreState = this.#state(), trace?: ScoreTrace): BackendHit[] {
+  #select(
+    count: number,
+    limit: number,
+    allowed: ReadonlySet<string> | undefined,
+    state: ScoreState = this.#state(),
+    trace?: ScoreTrace,
+    plain = false,
+  ): BackendHit[] {
     const { scores, touched, matched, inName } = state;
     const heap = new TopK(limit);
     const coordFactors = this.#coordFactors;
@@ -401,8 +448,8 @@ export class Bm25fIndex implements CorpusStats {
       const doc = touched[i]!;
       const nameTerms = Math.min(lengths[doc * FIELDS]!, MAX_NAME_TERMS);
       const sum = scores[doc]!;
-      const coordination = coordFactors[matched[doc]!]!;
-      const precision = nameFactors[inName[doc]! * (MAX_NAME_TERMS + 1) + nameTerms]!;
+      const coordination = plain ? 1 : coordFactors[matched[doc]!]!;
+      const precision = plain ? 1 : nameFactors[inName[doc]! * (MAX_NAME_TERMS + 1) + nameTerms]!;
       const score = sum * coordination * precision;
       scores[doc] = 0;
       matched[doc] = 0;

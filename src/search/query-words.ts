@@ -22,10 +22,28 @@ const MAX_SPLIT = 24;
 const CHUNK = /[\p{L}\p{N}]+(?:[_\-.:/@]+[\p{L}\p{N}]+)*/gu;
 const LETTERS = /^[a-z]+$/;
 
+/** The words of a request to score, and which of them a rewrite made (not typed). */
+export interface QueryWords {
+  words: string[];
+  /**
+   * Words only a rewrite gave (a plural's other number, a compound's parts, a joined pair). Like
+   * a thesaurus word they score only where they mean what was typed: a tool's name and
+   * description (Bm25fParams.expansionFields), never its parameter names.
+   */
+  rewritten: ReadonlySet<string>;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
 /** The analysed words of a request (analyzeQuery), with the catalog-vocabulary rewrites above. */
 export function queryWords(query: string, stats: CorpusStats, rewrite = true): string[] {
+  return queryWordsOf(query, stats, rewrite).words;
+}
+
+/** queryWords, saying which words a rewrite made. */
+export function queryWordsOf(query: string, stats: CorpusStats, rewrite = true): QueryWords {
   const words = analyzeQuery(query).map((t) => t.term);
-  if (!rewrite || stats.docCount === 0) return words;
+  if (!rewrite || stats.docCount === 0) return { words, rewritten: NONE };
   const out: string[] = [];
   const seen = new Set<string>();
   const push = (w: string) => {
@@ -54,7 +72,9 @@ export function queryWords(query: string, stats: CorpusStats, rewrite = true): s
   }
   // A join needs a word the catalog lacks: a request whose words it all has (most) skips the pass.
   if (unknown) for (const joined of joinedPairs(query, stats)) push(joined);
-  return out;
+  if (!unknown) return { words: out, rewritten: NONE };
+  const typed = new Set(words);
+  return { words: out, rewritten: new Set(out.filter((w) => !typed.has(w))) };
 }
 
 /** "vms" → `vm`, "vm" → `vms`: the other number of a non-English word the catalog lacks, if the catalog has it. */

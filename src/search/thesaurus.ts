@@ -95,6 +95,7 @@ export const THESAURUS_GROUPS: ReadonlyArray<readonly string[]> = [
   ["project", "workspace"],
   ["calendar", "event", "meeting", "appointment", "agenda"],
   ["contact", "person", "people", "address"],
+  ["entity", "person", "people", "individual", "organization", "node"],
   ["user", "account", "member", "profile"],
   ["team", "group", "organization", "org"],
   ["comment", "remark", "feedback", "review"],

@@ -19,6 +19,7 @@ import { IndexClosedError } from "../errors.js";
 import { IdSuggester } from "./id-suggester.js";
 import { ownVocabulary, PartialMatcher } from "./partial-match.js";
 import { linkToolset, toolsetKey } from "./siblings.js";
+import { profileCatalog, type CatalogProfile } from "./catalog-profile.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchDoc } from "./types.js";
 
 export interface ToolIndexSearchOptions {
@@ -28,6 +29,8 @@ export interface ToolIndexSearchOptions {
   stats?: CorpusStats;
   /** Explain mode, passed to the backend: each backend search's score detail (BackendSearchOptions.explain). */
   explain?: BackendSearchOptions["explain"];
+  /** Plain field BM25, passed to the backend (BackendSearchOptions.plain): the catalog guard's ranking. */
+  plain?: boolean;
   /**
    * When nothing matches a request with content words, return the best partial matches marked
    * `weak` (default true). False for a caller that merges several indexes and falls back itself
@@ -55,6 +58,8 @@ export class ToolIndex {
   /** toolsetKey → that toolset's docs, and its sibling links once made (siblings.ts). */
   readonly #byToolset = new Map<string, SearchDoc[]>();
   readonly #links = new Map<string, Map<string, string[]>>();
+  /** The catalog's profile once made (null: the backend has no BM25F statistics). */
+  #profile: CatalogProfile | null | undefined;
 
   /** `docs` must be what the backend indexes (ToolIndex.build adds them for you). */
   constructor(backend: SearchBackend, docs: readonly SearchDoc[]) {
@@ -167,6 +172,19 @@ export class ToolIndex {
     return allowed === undefined ? linked : linked.filter((s) => allowed.has(s));
   }
 
+  /**
+   * What kind of text the catalog's descriptions are (catalog-profile.ts), made on first use
+   * from a bounded sample; undefined for a backend without BM25F statistics.
+   */
+  profile(): CatalogProfile | undefined {
+    this.#assertOpen();
+    if (this.#profile === undefined) {
+      const stats = this.backend.corpusStats?.();
+      this.#profile = stats === undefined ? null : profileCatalog([...this.#docs.values()], stats);
+    }
+    return this.#profile ?? undefined;
+  }
+
   /** One request ranked as one list: `select:`, exact names and ids, then the backend's ranking. */
   #searchOne(query: string, limit: number, options: ToolIndexSearchOptions): BackendHit[] {
     const allowed = options.allowed;
@@ -232,8 +250,8 @@ export class ToolIndex {
 
 /** What a backend search takes from the index's options besides its limit. */
 function backendOptions(options: ToolIndexSearchOptions): Omit<BackendSearchOptions, "limit"> {
-  const { allowed, stats, explain } = options;
-  return { ...(allowed ? { allowed } : {}), ...(stats ? { stats } : {}), ...(explain ? { explain } : {}) };
+  const { allowed, stats, explain, plain } = options;
+  return { ...(allowed ? { allowed } : {}), ...(stats ? { stats } : {}), ...(explain ? { explain } : {}), ...(plain ? { plain } : {}) };
 }
 
 function dedupe(ids: readonly string[]): string[] {

@@ -24,6 +24,13 @@ export interface BackendSearchOptions {
    * Backends that do not rank by BM25F never call it. Undefined (the default) costs nothing.
    */
   explain?: (lists: ReadonlyArray<ReadonlyMap<string, ScoreDetail>>) => void;
+  /**
+   * Plain field BM25: the request's words as typed (no vocabulary rewrite, no thesaurus or typo
+   * expansion), no coordination, no name precision; the fields still weighted and normalised
+   * each on its own. What the catalog guard of rank-request.ts holds the engine's own signals
+   * against. Backends that do not rank by BM25F ignore it.
+   */
+  plain?: boolean;
 }
 
 /** A BM25F field (bm25f.ts FIELD_NAMES): the tool's name, its toolset (server or plugin), description, parameter names. */

@@ -33,6 +33,17 @@ describe("checkDefinitionShape", () => {
     expect(shapeError({ ...good, ownerOnly: "yes" })).toMatch(/ownerOnly must be a boolean/);
     expect(shapeError({ ...good, required: 1 })).toMatch(/required must be a boolean/);
   });
+
+  it("takes MCP-style annotations on any tool, and refuses a hint that is not a boolean or a title that is not a short string", () => {
+    expect(
+      shapeError({ ...good, annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true, title: "Weather" } }),
+    ).toBe("");
+    expect(shapeError({ ...good, annotations: [] })).toBe('plugin:wx: tool "get_weather": annotations must be an object when given');
+    expect(shapeError({ ...good, annotations: { destructiveHint: "yes" } })).toBe(
+      'plugin:wx: tool "get_weather": annotations.destructiveHint must be a boolean',
+    );
+    expect(shapeError({ ...good, annotations: { title: "t".repeat(201) } })).toMatch(/annotations\.title must be a string of at most 200 characters/);
+  });
 });
 
 describe("input schemas", () => {

@@ -4,6 +4,7 @@ import { Catalog } from "../../src/catalog/catalog.js";
 import { createToolAjv } from "../../src/validation/ajv.js";
 import { mcpServer, type McpServerSource } from "../../src/mcp/index.js";
 import { mapTool } from "../../src/mcp/map-tool.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { startHttpServer, textTool, toolContext, type TestHttpServer, type TestTool } from "./helpers.js";
 
 /** The length of every text stripControl is asked to scan (a pass-through spy). */
@@ -105,6 +106,15 @@ describe("untrusted MCP tool data", () => {
     expect(await def.execute({}, toolContext("mcp:x:a_b"))).toBe("done");
     expect(calls).toEqual(["a b"]);
     expect(mapTool({ name: "n", inputSchema: { type: "object" } }, "n", limits, call).description).toBe("");
+  });
+
+  it("mapTool: annotations are carried, hints only as booleans and the title cleaned and cut", () => {
+    const annotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: "yes", openWorldHint: false, title: "Delete\u0007 it", extra: 1 };
+    const def = mapTool({ name: "rm", description: "Removes.", inputSchema: { type: "object" }, annotations } as unknown as Tool, "rm", limits, call);
+    expect(def.annotations).toEqual({ readOnlyHint: false, destructiveHint: true, openWorldHint: false, title: "Delete it" });
+    // The tool's own title stands in for annotations.title; a tool with neither has no annotations.
+    expect(mapTool({ name: "t", title: "T".repeat(500), inputSchema: { type: "object" } }, "t", limits, call).annotations?.title).toHaveLength(200);
+    expect(mapTool({ name: "n", inputSchema: { type: "object" } }, "n", limits, call).annotations).toBeUndefined();
   });
 
   it("mapTool: a description of many megabytes is cut without scanning it all", () => {

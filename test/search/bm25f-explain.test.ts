@@ -94,7 +94,7 @@ describe("Bm25fIndex explain mode", () => {
     );
   });
 
-  it("names the field a word scored in, and the correction a typo scored through", () => {
+  it("names the field a word scored in, and the correction a typo scored through (in the name and description only)", () => {
     const scorer = index([
       { name: ["weather"], description: ["forecast", "kilo"], params: [] },
       { name: ["lima"], description: ["oscar"], params: ["weather"] },
@@ -110,7 +110,10 @@ describe("Bm25fIndex explain mode", () => {
     expect(words[0]?.fields.name).toBeGreaterThan(0);
     expect(words[0]?.fields.description).toBe(0);
     expect(words[1]?.fields).toMatchObject({ name: 0, toolset: 0, params: 0 });
-    // The second doc holds "weather" in a parameter name only.
+    // The second doc holds "weather" in a parameter name only: a correction scores in the name
+    // and description alone (bm25f.ts expansionFields), so the typo does not find it; the word typed does.
+    expect(hits.map((h) => h.id)).toEqual(["t0"]);
+    scorer.search("weather", { limit: 5, explain: (l) => (lists = l) });
     expect(lists[0]?.get("t1")?.words[0]?.fields).toMatchObject({ name: 0, description: 0 });
     expect(lists[0]?.get("t1")?.words[0]?.fields.params).toBeGreaterThan(0);
   });

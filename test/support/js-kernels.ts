@@ -49,14 +49,14 @@ class JsKernels implements ScoreKernels {
     this.#norm = Array.from({ length: FIELDS }, (_, f) => ({ weight: fields[3 * f]!, b: fields[3 * f + 1]!, avg: fields[3 * f + 2]! }));
   }
 
-  scoreRow(row: number, scale: number, wordCount: number): number {
+  scoreRow(row: number, scale: number, wordCount: number, mask: number): number {
     const { start, data, lengths, best, wordTouched, bestInName } = this.#v();
     const k1 = this.#k1;
     const norm = this.#norm;
     const end = start[row + 1]!;
     for (let i = start[row]!; i < end; i += 2) {
       const doc = data[i]!;
-      const tfs = data[i + 1]!;
+      const tfs = data[i + 1]! & mask;
       let packed = tfs;
       let tf = 0;
       for (let f = 0; packed !== 0; f++, packed >>>= TF_BITS) {

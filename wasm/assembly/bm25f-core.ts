@@ -117,10 +117,12 @@ function fieldTf(w: f64, c: f64, b: f64, a: f64, n: i32, len: i32): f64 {
 
 /**
  * Walks one variant's posting row: each doc's saturated score `scale`·tf / (k1 + tf), kept
- * where it beats the word's best variant so far for that doc. Returns how many docs the word
- * has touched (`wordCount` on entry: those touched by its earlier variants).
+ * where it beats the word's best variant so far for that doc. `mask` keeps the packed
+ * frequencies of the fields the variant may score in (an expansion: name and description only);
+ * a doc with none of them scores 0 and is not touched. Returns how many docs the word has
+ * touched (`wordCount` on entry: those touched by its earlier variants).
  */
-export function scoreRow(row: i32, scale: f64, wordCount: i32): i32 {
+export function scoreRow(row: i32, scale: f64, wordCount: i32, mask: i32): i32 {
   // Globals copied into locals once a row: the loop then touches memory only for the postings.
   const data = dataAt;
   const lengths = lengthsAt;
@@ -149,7 +151,7 @@ export function scoreRow(row: i32, scale: f64, wordCount: i32): i32 {
   for (let i = load<i32>(rowAt); i < end; i += 2) {
     const pairAt = data + ((<usize>i) << 2);
     const doc = load<i32>(pairAt);
-    const tfs = load<i32>(pairAt, 4);
+    const tfs = load<i32>(pairAt, 4) & mask;
     const lenAt = lengths + ((<usize>doc) << 4);
     // Fields in ascending order, a zero frequency skipped: the order JS added them in.
     let tf: f64 = 0;
