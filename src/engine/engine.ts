@@ -11,6 +11,7 @@ import { createToolAjv } from "../validation/ajv.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { CallEnvironment } from "../dispatch/call-path.js";
 import { RunDispatcher } from "../dispatch/run-dispatcher.js";
+import { FairTurns } from "../dispatch/fair-turns.js";
 import { EngineClosedError } from "../errors.js";
 import { Policy } from "../policy/policy.js";
 import type { PolicySubject } from "../policy/types.js";
@@ -58,6 +59,8 @@ export class ToolSearchEngine {
   private readonly runs = new Set<ToolSearchRun>();
   private closed = false;
   private readonly learner: Learner | undefined;
+  /** Searches, describes and unknown-id lookups of every run, served in per-tenant turns. */
+  private readonly turns = new FairTurns();
 
   /** @internal use createToolSearch */
   constructor(
@@ -176,6 +179,7 @@ export class ToolSearchEngine {
       this.callEnvironment(ctx, runId, controller.signal),
       recorder,
       trace,
+      this.turns.for(ctx.shareKey ?? ctx.tenant ?? ctx.sessionId),
     );
     const surface = SURFACES[mode].build({ dispatcher, settings, recorder, pool, tenant: ctx.tenant ?? ctx.sessionId, prompt: ctx.prompt });
     const upfront = upfrontOf(surface);

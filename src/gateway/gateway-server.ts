@@ -47,6 +47,7 @@ import {
   type TokenIdentity,
 } from "../auth/token-auth.js";
 import { listenOn } from "../http/listen.js";
+import { clientAddressKey } from "../http/client-address.js";
 import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
 import type { GatewayConfig } from "../config/server-config.js";
 import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
@@ -134,7 +135,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     // Before the body is read: a caller without a token costs a header check, not a 1 MiB parse.
     if (identity === undefined) throw unauthorized(req.headers.authorization, "gateway");
     if (req.method === "POST" && path === "/v1/runs") {
-      const [status, body] = await runTurn(await guard.readJson(req, config.gateway.maxBodyBytes, "BAD_REQUEST"), identity, res);
+      const [status, body] = await runTurn(await guard.readJson(req, config.gateway.maxBodyBytes, "BAD_REQUEST"), identity, req, res);
       const session = (body as { sessionId?: unknown }).sessionId;
       if (log && typeof session === "string") res.setHeader("x-toolsearch-session", encodeURIComponent(session.slice(0, 64)));
       return sendJson(res, status, body);
@@ -158,7 +159,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     return { size, sources: sources.map(({ source, toolset, ok, tools }) => ({ source, toolset, ok, tools })), ...(rebuildError ? { rebuildError } : {}) };
   }
 
-  async function runTurn(body: unknown, identity: TokenIdentity | null, res: ServerResponse): Promise<[number, unknown]> {
+  async function runTurn(body: unknown, identity: TokenIdentity | null, req: IncomingMessage, res: ServerResponse): Promise<[number, unknown]> {
     const parsed = parseRunRequest(body);
     const request = identity ? withTokenIdentity(parsed, identity, engine.settings.mode) : loopbackIdentity(parsed, config.gateway.trustLoopbackIdentity);
     const clientToolCalls: Array<{ name: string; args: Record<string, unknown> }> = [];
@@ -166,7 +167,8 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     try {
       run = await engine.prepareRun({
         sessionId: request.sessionId,
-        ...(identity ? { tenant: tokenTenant(identity) } : {}),
+        // Whose share of the engine's control path: the token's tenant, else the client's address.
+        ...(identity ? { tenant: tokenTenant(identity) } : { shareKey: clientAddressKey(req) }),
         ...pick(request),
         prompt: promptOf(request),
         clientTools: (request.clientTools ?? []).map((spec) => forwardedClientTool(spec, clientToolCalls)),

@@ -266,7 +266,9 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     let entry: Live | undefined;
     try {
       const sessionId = randomUUID();
-      entry = await openSession({ sessionId, ...runIdentity(identity), ...(identity ? { tenant: tokenTenant(identity) } : {}) }, sessionId, {
+      // The session's share of the control path: the token's tenant, else the client's address.
+      const share = identity ? { tenant: tokenTenant(identity) } : { shareKey: tenant as string };
+      entry = await openSession({ sessionId, ...runIdentity(identity), ...share }, sessionId, {
         identity,
         tenant,
       });
