@@ -19,7 +19,12 @@
  * `mcp.sessionIdleMs`; a tool result's text is cut to `tools.toolSearch.maxResultBytes`; a
  * session answers `mcp.maxInFlightPerSession` requests at once, and a client that leaves
  * `mcp.maxUnreadBytes` of answers unread is paused, then dropped; a hang-up cancels what the
- * client was waiting for (answer-flow.ts).
+ * client was waiting for (answer-flow.ts). A stdio line past `gateway.maxBodyBytes` is answered
+ * BODY_TOO_LARGE and the next line is served (stdio-lines.ts).
+ *
+ * Stopping (close): no new session or request is taken (CLOSING), the requests in flight get
+ * `drainMs` to finish, those still running then are cancelled and answered CLOSING, and only
+ * then are sessions and connections closed (face-drain.ts).
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
@@ -28,7 +33,7 @@ import type { Readable, Writable } from "node:stream";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
@@ -42,7 +47,10 @@ import { RequestGuard } from "../http/request-guard.js";
 import { listenOn } from "../http/listen.js";
 import type { McpServerSource } from "../mcp/index.js";
 import { packageVersion } from "../version.js";
-import { guardStdioOutput, HttpAnswerFlow, RequestBudget, requestIds, tooManyRequestsMessage } from "./answer-flow.js";
+import { guardStdioOutput, HttpAnswerFlow, REFUSED, RequestBudget, requestIds, tooManyRequestsMessage } from "./answer-flow.js";
+import { FaceDrain } from "./face-drain.js";
+import { LineLimit, type SkippedLine } from "./stdio-lines.js";
+import { closingError, CUT_GRACE_MS, settleWithin } from "../http/drain.js";
 import { FaceSession } from "./face-session.js";
 import { admitSession, tenantOf, type TenantKey } from "./tenant-shares.js";
 
@@ -65,8 +73,13 @@ export interface McpFace {
   listenHttp(host: string, port: number): Promise<{ url: string; port: number }>;
   /** Sessions open now. */
   sessionCount(): number;
-  /** Ends every session and run, stops listening, closes the engine (and the downstream servers). Idempotent. */
-  close(): Promise<void>;
+  /**
+   * Stops taking sessions and requests (CLOSING), gives the requests in flight `drainMs`
+   * (default 0) to finish or until `signal` aborts (a second SIGTERM), answers those still
+   * running CLOSING, then ends every session and run, stops listening, closes the engine (and
+   * the downstream servers). Idempotent.
+   */
+  close(options?: { drainMs?: number; signal?: AbortSignal }): Promise<void>;
 }
 
 interface Live {
@@ -98,6 +111,9 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
   let http: HttpServer | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   let closed = false;
+  const drain = new FaceDrain();
+  /** HTTP responses to POSTs that carry requests, until written: the drain waits for them. */
+  const answering = new Set<ServerResponse>();
 
   const serverReason = (name: string): string | undefined => mcpSources.find((source) => source.toolset === name)?.unavailableReason();
   const configIdentity = mcpSectionIdentity(config);
@@ -116,21 +132,25 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       { name: "toolsearch", version: packageVersion() },
       { capabilities: { tools: { listChanged: true } }, ...(session.instructions ? { instructions: session.instructions } : {}) },
     );
-    server.setRequestHandler(ListToolsRequestSchema, (_request, _extra) =>
-      budget.run(async () => {
-        const started = performance.now();
-        const tools = await session.listTools();
-        log?.(`mcp tools/list ${tools.length} tools ${ms(started)} session=${label}`);
-        return { tools };
-      }),
+    server.setRequestHandler(ListToolsRequestSchema, (_request, extra) =>
+      budget.run(() =>
+        drain.run(async () => {
+          const started = performance.now();
+          const tools = await session.listTools();
+          log?.(`mcp tools/list ${tools.length} tools ${ms(started)} session=${label}`);
+          return { tools };
+        }, extra.signal),
+      ),
     );
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      budget.run(async () => {
-        const started = performance.now();
-        const result = await session.callTool(request.params.name, request.params.arguments, extra.signal);
-        log?.(`mcp tools/call ${request.params.name.slice(0, 128)} ${result.isError ? "error" : "ok"} ${ms(started)} session=${label}`);
-        return result;
-      }),
+      budget.run(() =>
+        drain.run(async (signal) => {
+          const started = performance.now();
+          const result = await session.callTool(request.params.name, request.params.arguments, signal);
+          log?.(`mcp tools/call ${request.params.name.slice(0, 128)} ${result.isError ? "error" : "ok"} ${ms(started)} session=${label}`);
+          return result;
+        }, extra.signal),
+      ),
     );
     return server;
   }
@@ -159,7 +179,11 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
   async function serveStdio(stdin: Readable = process.stdin, stdout: Writable = process.stdout): Promise<void> {
     const sessionId = `stdio-${randomUUID()}`;
     const entry = await openSession({ sessionId, ...configIdentity }, sessionId);
-    const transport = new StdioServerTransport(stdin, stdout, { maxBufferSize: config.gateway.maxBodyBytes });
+    const max = config.gateway.maxBodyBytes;
+    // Whole lines of at most `max` bytes reach the SDK, one per chunk: its ReadBuffer never holds more than one.
+    const lines = new LineLimit(max, (skipped) => void transport.send(tooLargeAnswer(skipped, max)).catch(() => {}));
+    stdin.pipe(lines);
+    const transport = new StdioServerTransport(lines, stdout, { maxBufferSize: Number.MAX_SAFE_INTEGER });
     let overflow: ClientNotReadingError | undefined;
     const done = new Promise<void>((resolve, reject) => {
       // Closing the transport aborts every request in flight (the SDK's own close path), so EOF cancels them all.
@@ -172,10 +196,10 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     transport.onerror = (error) => {
       console.error(`toolsearch mcp: ${error.message.replace(/\s+/g, " ").slice(0, 500)}`);
     };
-    const max = config.mcp.maxUnreadBytes;
-    const unguard = guardStdioOutput(transport, stdin, stdout, max, (unread) => {
+    const maxUnread = config.mcp.maxUnreadBytes;
+    const unguard = guardStdioOutput(transport, lines, stdout, maxUnread, (unread) => {
       overflow = new ClientNotReadingError(
-        `the client has left ${unread} bytes of answers unread on stdout, past mcp.maxUnreadBytes (${max}); disconnecting it`,
+        `the client has left ${unread} bytes of answers unread on stdout, past mcp.maxUnreadBytes (${maxUnread}); disconnecting it`,
       );
       void transport.close();
     });
@@ -184,6 +208,8 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       await done;
     } finally {
       unguard();
+      stdin.unpipe(lines);
+      lines.destroy();
       await closeLive(entry);
     }
   }
@@ -319,6 +345,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     const body = await guard.readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR");
     const ids = requestIds(body);
     if (ids.length === 0) return transport.handleRequest(req, res, body);
+    if (drain.draining) throw closingError("this server takes no new request; reconnect once it is back.");
     if (budget.full()) {
       throw new HttpError("TOO_MANY_REQUESTS", tooManyRequestsMessage(config.mcp.maxInFlightPerSession), { "retry-after": "1" });
     }
@@ -329,6 +356,8 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       }
     });
     budget.touch();
+    answering.add(res);
+    res.once("close", () => answering.delete(res));
     return transport.handleRequest(req, res, body);
   }
 
@@ -355,18 +384,39 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     serveStdio,
     listenHttp,
     sessionCount: () => live.size,
-    async close() {
+    async close(options = {}) {
       if (closed) return;
       closed = true;
+      drain.start();
       stopListening();
       if (sweeper) clearInterval(sweeper);
       const server = http;
       const stopped = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+      server?.closeIdleConnections();
+      const settled = () => answering.size === 0 && [...live].every((entry) => entry.budget.inFlight() === 0);
+      if (!(await settleWithin(settled, options.drainMs ?? 0, options.signal))) {
+        drain.cut(options.drainMs ?? 0);
+        // The CLOSING answers go out before their sessions and connections are closed.
+        await settleWithin(settled, CUT_GRACE_MS);
+      }
       await Promise.allSettled([...live].map((entry) => closeLive(entry)));
       http?.closeAllConnections();
       await stopped;
       await engine.close();
       await sessionLog?.close();
+    },
+  };
+}
+
+/** The answer to a stdio line past the bound: BODY_TOO_LARGE, as `mcp --http` answers a body past it. */
+function tooLargeAnswer(skipped: SkippedLine, max: number): JSONRPCMessage {
+  return {
+    jsonrpc: "2.0",
+    id: skipped.id as RequestId,
+    error: {
+      code: REFUSED,
+      message: `A message of ${skipped.bytes} bytes is over the ${max}-byte limit (gateway.maxBodyBytes); it was not read. Send smaller messages.`,
+      data: { code: "BODY_TOO_LARGE" satisfies ErrorCode },
     },
   };
 }
