@@ -49,6 +49,7 @@ import type { McpServerSource } from "../mcp/index.js";
 import { packageVersion } from "../version.js";
 import { guardStdioOutput, HttpAnswerFlow, REFUSED, RequestBudget, requestIds, tooManyRequestsMessage } from "./answer-flow.js";
 import { FaceDrain } from "./face-drain.js";
+import type { TenantTurns } from "../dispatch/fair-turns.js";
 import { LineLimit, type SkippedLine } from "./stdio-lines.js";
 import { closingError, CUT_GRACE_MS, settleWithin } from "../http/drain.js";
 import { FaceSession } from "./face-session.js";
@@ -91,6 +92,8 @@ interface Live {
   identity?: TokenIdentity | null;
   /** HTTP: whose share of the sessions it counts against. */
   tenant?: TenantKey;
+  /** HTTP: its tenant's turns on the control path, one taken per request. */
+  turns?: TenantTurns;
   transport?: StreamableHTTPServerTransport;
   /** HTTP: its answers on their way to the client (unread bytes, hang-ups). */
   flow?: HttpAnswerFlow;
@@ -166,7 +169,11 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     return entry.closing;
   }
 
-  async function openSession(context: RunContext, label: string, http?: { identity: TokenIdentity | null; tenant: TenantKey }): Promise<Live> {
+  async function openSession(
+    context: RunContext,
+    label: string,
+    http?: { identity: TokenIdentity | null; tenant: TenantKey; turns: TenantTurns },
+  ): Promise<Live> {
     const session = await FaceSession.open(engine, context, serverReason);
     const budget = new RequestBudget(config.mcp.maxInFlightPerSession);
     const entry: Live = { session, budget, server: newServer(session, budget, label), ...(http ?? {}) };
@@ -271,7 +278,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       // Another token's session is as unknown as one that never existed.
       if (!entry?.transport || !entry.flow || entry.identity !== identity) throw new HttpError("SESSION_NOT_FOUND", "Session not found; initialize a new one.");
       entry.budget.touch();
-      if (req.method === "POST") return postToSession(entry.budget, entry.flow, entry.transport, req, res, guard);
+      if (req.method === "POST") return postToSession(entry.budget, entry.flow, entry.transport, entry.turns!, req, res, guard);
       if (req.method === "GET") entry.flow.trackStream(req, res);
       return entry.transport.handleRequest(req, res);
     }
@@ -293,10 +300,12 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     try {
       const sessionId = randomUUID();
       // The session's share of the control path: the token's tenant, else the client's address.
-      const share = identity ? { tenant: tokenTenant(identity) } : { shareKey: tenant as string };
+      const shareKey = identity ? tokenTenant(identity) : (tenant as string);
+      const share = identity ? { tenant: shareKey } : { shareKey };
       entry = await openSession({ sessionId, ...runIdentity(identity), ...share }, sessionId, {
         identity,
         tenant,
+        turns: engine.controlTurns(shareKey),
       });
       const opened = entry;
       const transport = new StreamableHTTPServerTransport({
@@ -332,6 +341,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     budget: RequestBudget,
     flow: HttpAnswerFlow,
     transport: StreamableHTTPServerTransport,
+    turns: TenantTurns,
     req: IncomingMessage,
     res: ServerResponse,
     guard: RequestGuard,
@@ -357,8 +367,15 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     });
     budget.touch();
     answering.add(res);
-    res.once("close", () => answering.delete(res));
-    return transport.handleRequest(req, res, body);
+    const gone = new AbortController();
+    res.once("close", () => {
+      answering.delete(res);
+      gone.abort(new HttpError("CLIENT_CLOSED", "The client closed the connection."));
+    });
+    // In its tenant's turn: the protocol's own work on a request (parsing, validation, the
+    // answer's stream) costs several times a search, so a flooding tenant's requests wait in
+    // its queue for it, not in front of another tenant's.
+    return turns.take(() => transport.handleRequest(req, res, body), gone.signal);
   }
 
   /** The config's identity; with a token, the token's, which the config may only narrow. */
