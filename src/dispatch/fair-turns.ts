@@ -17,6 +17,10 @@
  *   that arrived meanwhile (another tenant's search among them) are read and answered before the
  *   next turn. A flooding tenant's requests wait in its queue, not in front of others'; and as
  *   its answers come one per turn, so do its next requests.
+ * - Paced when the loop is busy: the next turn of a tenant over its share waits a timer tick
+ *   (about 1 ms) instead when the loop was busy more than half of the last 100 ms (loop-load.ts).
+ *   A flood keeps the loop, and the machine's cores, from being saturated by it alone, so another
+ *   tenant's request finds them free; a tenant alone, or within its share, is never paced.
  * - Bounded: a tenant holds at most `maxWaitingPerTenant` pieces waiting and the engine
  *   `maxWaiting` in all; past either, TOO_MANY_REQUESTS at once. A piece whose caller gave up
  *   (its signal aborted: a cancelled call, a run that ended) leaves the queue then.
@@ -26,6 +30,7 @@
  */
 import { onAbort } from "../abort-listeners.js";
 import { HttpError } from "../errors.js";
+import { LoopLoad } from "./loop-load.js";
 import { TenantUsage } from "./tenant-usage.js";
 
 export interface FairTurnsLimits {
@@ -37,6 +42,20 @@ export interface FairTurnsLimits {
 
 /** Generous: a tenant's MCP sessions, agent turns and code bodies together rarely hold a tenth of it. */
 export const DEFAULT_TURN_LIMITS: FairTurnsLimits = { maxWaitingPerTenant: 1_024, maxWaiting: 16_384 };
+
+/** Past this share of recent wall time busy, a tenant over its share is paced. */
+const BUSY_CEILING = 0.5;
+
+/** What the turns read of the world: a clock (ms) and how busy the loop was lately (0–1). */
+export interface TurnClock {
+  now(): number;
+  busy(): number;
+}
+
+function loopClock(): TurnClock {
+  const load = new LoopLoad();
+  return { now: () => performance.now(), busy: () => load.busy() };
+}
 
 interface Waiting {
   run(): void;
@@ -59,8 +78,8 @@ export class FairTurns {
 
   constructor(
     private readonly limits: FairTurnsLimits = DEFAULT_TURN_LIMITS,
-    /** Milliseconds, for the pieces' time (a test's own clock). */
-    private readonly clock: () => number = () => performance.now(),
+    /** The pieces' time and the loop's load (a test's own). */
+    private readonly clock: TurnClock = loopClock(),
   ) {}
 
   /** How many pieces are waiting now, all tenants together. */
@@ -75,7 +94,7 @@ export class FairTurns {
   take<T>(tenant: string, work: () => T, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     const queue = this.#queues.get(tenant);
-    if (queue === undefined && this.#usage.withinShare(tenant, this.clock())) return this.#run(tenant, work);
+    if (queue === undefined && this.#usage.withinShare(tenant, this.clock.now())) return this.#run(tenant, work);
     if ((queue?.length ?? 0) >= this.limits.maxWaitingPerTenant) return Promise.reject(refused(`this tenant has ${this.limits.maxWaitingPerTenant}`));
     if (this.#waiting >= this.limits.maxWaiting) return Promise.reject(refused(`all tenants together have ${this.limits.maxWaiting}`));
     return new Promise<T>((resolve, reject) => {
@@ -100,18 +119,25 @@ export class FairTurns {
 
   /** `work` run now, its time charged to `tenant`. */
   #run<T>(tenant: string, work: () => T): Promise<T> {
-    const started = this.clock();
+    const started = this.clock.now();
     try {
       return settle(work);
     } finally {
-      const now = this.clock();
+      const now = this.clock.now();
       this.#usage.charge(tenant, now - started, now);
     }
   }
 
   #schedule(): void {
     this.#scheduled = true;
-    setImmediate(() => this.#turn());
+    if (this.#paced()) setTimeout(() => this.#turn(), 1);
+    else setImmediate(() => this.#turn());
+  }
+
+  /** The loop was busy lately and the tenant whose turn is next is over its share. */
+  #paced(): boolean {
+    const next = this.#queues.keys().next();
+    return !next.done && this.clock.busy() > BUSY_CEILING && !this.#usage.withinShare(next.value, this.clock.now());
   }
 
   /** The next tenant's first piece, run now; the tenant goes to the back of the order. */

@@ -6,9 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { FairTurns } from "../../src/dispatch/fair-turns.js";
 
-function clocked(limits = { maxWaitingPerTenant: 1_000, maxWaiting: 10_000 }) {
+function clocked(limits = { maxWaitingPerTenant: 1_000, maxWaiting: 10_000 }, busy = 0) {
   let now = 0;
-  const turns = new FairTurns(limits, () => now);
+  const turns = new FairTurns(limits, { now: () => now, busy: () => busy });
   const order: string[] = [];
   /** A piece of `tenant` that costs `ms` on the clock and records that it ran. */
   const piece =
@@ -56,6 +56,19 @@ describe("FairTurns", () => {
     expect(order).toEqual(["q0", "a0", "b0"]);
     await Promise.all(all);
     expect(order.slice(3)).toEqual(["a1", "b1", "a2", "b2", "a3", "b3"]);
+  });
+
+  it("a busy loop paces the flooder's turns (a timer tick each): all still run in order, and the quiet tenant still cuts in", async () => {
+    const { turns, order, piece } = clocked(undefined, 1);
+    await turns.take("quiet", piece("quiet", "q0", 1));
+    await turns.take("flood", piece("flood", "f0", 50));
+    const flood = Array.from({ length: 5 }, (_, i) => turns.take("flood", piece("flood", `f${i + 1}`)));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    // A turn given back with setImmediate would have run by now; a paced one waits for its timer.
+    expect(order).toEqual(["q0", "f0"]);
+    await turns.take("quiet", piece("quiet", "q1"));
+    await Promise.all(flood);
+    expect(order).toEqual(["q0", "f0", "q1", "f1", "f2", "f3", "f4", "f5"]);
   });
 
   it("bounds what a tenant and all tenants may have waiting: TOO_MANY_REQUESTS, others unaffected", async () => {

@@ -1,8 +1,9 @@
 /**
- * Search, describe and unknown-id lookups of every run of one engine share the main thread in
- * per-tenant turns (src/dispatch/fair-turns.ts): one tenant's flood of describes of unknown ids
- * waits in its own queue, and another tenant's search is answered before the flood's queued
- * requests. Asserted by the order answers come in, never by how long they took.
+ * A tenant flooding the control path: search, describe and unknown-id lookups of every run of one
+ * engine share the main thread in per-tenant turns (src/dispatch/fair-turns.ts), the mechanism
+ * both faces use. One tenant's flood of describes of unknown ids waits in its own queue, and
+ * another tenant's search is answered before the flood's queued requests. Asserted by the order
+ * answers come in, never by how long they took.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createToolSearch, pluginTools, type ToolSearchEngine } from "../../src/index.js";
