@@ -10,6 +10,9 @@
  *   time, halved every second) is at most an even share of what the active tenants used
  *   (tenant-usage.ts). A tenant alone, or one that sends little while another floods, never
  *   waits; a tenant that floods soon uses more than its share, and then always has work waiting.
+ *   A tenant over its share also runs at once when nothing is in the way (no piece waiting, no
+ *   turn due), and then whatever arrives before the next turn waits for it: a client that sends
+ *   one request at a time pays a hop at most.
  * - Otherwise in turns, round robin across tenants: a tenant with work waiting gets one turn in
  *   each round, so a quiet tenant's piece waits for at most one piece of each busy tenant,
  *   however many they queued.
@@ -17,10 +20,11 @@
  *   that arrived meanwhile (another tenant's search among them) are read and answered before the
  *   next turn. A flooding tenant's requests wait in its queue, not in front of others'; and as
  *   its answers come one per turn, so do its next requests.
- * - Paced when the loop is busy: the next turn of a tenant over its share waits a timer tick
- *   (about 1 ms) instead when the loop was busy more than half of the last 100 ms (loop-load.ts).
- *   A flood keeps the loop, and the machine's cores, from being saturated by it alone, so another
- *   tenant's request finds them free; a tenant alone, or within its share, is never paced.
+ * - Paced when the loop is busy: the next turn of a tenant over its share with several pieces
+ *   waiting (a flood: many requests at once) waits a timer tick (about 1 ms) instead, when the
+ *   loop was busy more than half of the last 100 ms (loop-load.ts). A flood then does not keep
+ *   the loop, and the machine's cores, saturated by itself, so another tenant's request finds
+ *   them free; a tenant alone, within its share, or sending one request at a time is never paced.
  * - Bounded: a tenant holds at most `maxWaitingPerTenant` pieces waiting and the engine
  *   `maxWaiting` in all; past either, TOO_MANY_REQUESTS at once. A piece whose caller gave up
  *   (its signal aborted: a cancelled call, a run that ended) leaves the queue then.
@@ -94,7 +98,13 @@ export class FairTurns {
   take<T>(tenant: string, work: () => T, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     const queue = this.#queues.get(tenant);
-    if (queue === undefined && this.#usage.withinShare(tenant, this.clock.now())) return this.#run(tenant, work);
+    if (queue === undefined) {
+      if (this.#usage.withinShare(tenant, this.clock.now())) return this.#run(tenant, work);
+      if (this.#waiting === 0 && !this.#scheduled) {
+        this.#schedule();
+        return this.#run(tenant, work);
+      }
+    }
     if ((queue?.length ?? 0) >= this.limits.maxWaitingPerTenant) return Promise.reject(refused(`this tenant has ${this.limits.maxWaitingPerTenant}`));
     if (this.#waiting >= this.limits.maxWaiting) return Promise.reject(refused(`all tenants together have ${this.limits.maxWaiting}`));
     return new Promise<T>((resolve, reject) => {
@@ -134,10 +144,12 @@ export class FairTurns {
     else setImmediate(() => this.#turn());
   }
 
-  /** The loop was busy lately and the tenant whose turn is next is over its share. */
+  /** The loop was busy lately, and the tenant whose turn is next floods: over its share, with several pieces waiting. */
   #paced(): boolean {
-    const next = this.#queues.keys().next();
-    return !next.done && this.clock.busy() > BUSY_CEILING && !this.#usage.withinShare(next.value, this.clock.now());
+    const next = this.#queues.entries().next();
+    if (next.done) return false;
+    const [tenant, queue] = next.value;
+    return queue.length > 1 && this.clock.busy() > BUSY_CEILING && !this.#usage.withinShare(tenant, this.clock.now());
   }
 
   /** The next tenant's first piece, run now; the tenant goes to the back of the order. */

@@ -3,7 +3,7 @@
  * "takes" the time it adds to the clock, so who counts as flooding is exact. What is asserted is
  * the order pieces run in, never how long anything took.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { FairTurns } from "../../src/dispatch/fair-turns.js";
 
 function clocked(limits = { maxWaitingPerTenant: 1_000, maxWaiting: 10_000 }, busy = 0) {
@@ -32,15 +32,16 @@ describe("FairTurns", () => {
   it("a quiet tenant's piece runs before a flooding tenant's queued ones", async () => {
     const { turns, order, piece } = clocked();
     await turns.take("quiet", piece("quiet", "q0", 1));
-    // The flooder used far more than the quiet tenant lately: its pieces wait for turns.
+    // The flooder used far more than the quiet tenant lately: the first piece of its burst finds
+    // nothing in the way, the others wait for turns.
     await turns.take("flood", piece("flood", "f0", 50));
     const flood = Array.from({ length: 100 }, (_, i) => turns.take("flood", piece("flood", `f${i + 1}`)));
-    expect(order).toEqual(["q0", "f0"]);
+    expect(order).toEqual(["q0", "f0", "f1"]);
     const quiet = turns.take("quiet", piece("quiet", "q1"));
     await quiet;
-    expect(order).toEqual(["q0", "f0", "q1"]);
+    expect(order).toEqual(["q0", "f0", "f1", "q1"]);
     await Promise.all(flood);
-    expect(order.slice(3)).toEqual(Array.from({ length: 100 }, (_, i) => `f${i + 1}`));
+    expect(order.slice(4)).toEqual(Array.from({ length: 99 }, (_, i) => `f${i + 2}`));
   });
 
   it("tenants over their share take turns round robin, however many each queued", async () => {
@@ -53,9 +54,9 @@ describe("FairTurns", () => {
       ...Array.from({ length: 3 }, (_, i) => turns.take("a", piece("a", `a${i + 1}`))),
       ...Array.from({ length: 3 }, (_, i) => turns.take("b", piece("b", `b${i + 1}`))),
     ];
-    expect(order).toEqual(["q0", "a0", "b0"]);
+    expect(order).toEqual(["q0", "a0", "b0", "a1"]);
     await Promise.all(all);
-    expect(order.slice(3)).toEqual(["a1", "b1", "a2", "b2", "a3", "b3"]);
+    expect(order.slice(4)).toEqual(["a2", "b1", "a3", "b2", "b3"]);
   });
 
   it("a busy loop paces the flooder's turns (a timer tick each): all still run in order, and the quiet tenant still cuts in", async () => {
@@ -64,23 +65,40 @@ describe("FairTurns", () => {
     await turns.take("flood", piece("flood", "f0", 50));
     const flood = Array.from({ length: 5 }, (_, i) => turns.take("flood", piece("flood", `f${i + 1}`)));
     await new Promise<void>((resolve) => setImmediate(resolve));
-    // A turn given back with setImmediate would have run by now; a paced one waits for its timer.
-    expect(order).toEqual(["q0", "f0"]);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    // f1 found nothing in the way and f2 had the turn already due; with three waiting, the next
+    // turn is paced: one given back with setImmediate would have run by now.
+    expect(order).toEqual(["q0", "f0", "f1", "f2"]);
     await turns.take("quiet", piece("quiet", "q1"));
     await Promise.all(flood);
-    expect(order).toEqual(["q0", "f0", "q1", "f1", "f2", "f3", "f4", "f5"]);
+    expect(order).toEqual(["q0", "f0", "f1", "f2", "q1", "f3", "f4", "f5"]);
+  });
+
+  it("a tenant over its share sending one piece at a time is never paced, however busy the loop", async () => {
+    const { turns, order, piece } = clocked(undefined, 1);
+    await turns.take("quiet", piece("quiet", "q0", 1));
+    await turns.take("replay", piece("replay", "r0", 50));
+    const timers = vi.spyOn(globalThis, "setTimeout");
+    try {
+      for (let i = 1; i <= 20; i += 1) await turns.take("replay", piece("replay", `r${i}`));
+      expect(timers).not.toHaveBeenCalled();
+    } finally {
+      timers.mockRestore();
+    }
+    expect(order).toHaveLength(22);
   });
 
   it("bounds what a tenant and all tenants may have waiting: TOO_MANY_REQUESTS, others unaffected", async () => {
     const { turns, piece } = clocked({ maxWaitingPerTenant: 2, maxWaiting: 3 });
     await turns.take("quiet", piece("quiet", "q0", 1));
     await turns.take("flood", piece("flood", "f0", 50));
-    const queued = [turns.take("flood", piece("flood", "f1")), turns.take("flood", piece("flood", "f2"))];
-    await expect(turns.take("flood", piece("flood", "f3"))).rejects.toMatchObject({ code: "TOO_MANY_REQUESTS", status: 429 });
+    // f1 runs at once (nothing in the way); f2 and f3 wait, the tenant's bound.
+    const queued = [1, 2, 3].map((i) => turns.take("flood", piece("flood", `f${i}`)));
+    await expect(turns.take("flood", piece("flood", "f4"))).rejects.toMatchObject({ code: "TOO_MANY_REQUESTS", status: 429 });
     await turns.take("other", piece("other", "o0", 100));
     const other = turns.take("other", piece("other", "o1"));
     await expect(turns.take("other", piece("other", "o2"))).rejects.toMatchObject({ code: "TOO_MANY_REQUESTS" });
-    expect(await Promise.all([...queued, other])).toEqual(["f1", "f2", "o1"]);
+    expect(await Promise.all([...queued, other])).toEqual(["f1", "f2", "f3", "o1"]);
   });
 
   it("a waiting piece whose signal aborts leaves the queue with its reason; the rest still run", async () => {
@@ -88,13 +106,13 @@ describe("FairTurns", () => {
     await turns.take("quiet", piece("quiet", "q0", 1));
     await turns.take("flood", piece("flood", "f0", 50));
     const cancel = new AbortController();
-    const first = turns.take("flood", piece("flood", "f1"));
-    const dropped = turns.take("flood", piece("flood", "f2"), cancel.signal);
-    const last = turns.take("flood", piece("flood", "f3"));
+    const first = [1, 2].map((i) => turns.take("flood", piece("flood", `f${i}`)));
+    const dropped = turns.take("flood", piece("flood", "f3"), cancel.signal);
+    const last = turns.take("flood", piece("flood", "f4"));
     cancel.abort(new Error("the caller went away"));
     await expect(dropped).rejects.toThrow("the caller went away");
-    expect(await Promise.all([first, last])).toEqual(["f1", "f3"]);
-    expect(order).not.toContain("f2");
+    expect(await Promise.all([...first, last])).toEqual(["f1", "f2", "f4"]);
+    expect(order).not.toContain("f3");
     expect(turns.waiting).toBe(0);
   });
 
