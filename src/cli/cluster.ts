@@ -23,7 +23,7 @@
  * - SIGTERM/SIGINT to the primary: each worker is told to stop; it stops accepting, drains
  *   in-flight requests (`gateway.drainMs`, then CLOSING for what still runs), then closes its
  *   engine (MCP servers, code pool children). A second signal ends every worker's drain at once
- *   (SIGTERM to each). Workers not gone within the drain plus a grace period are killed; the
+ *   (a second stop message to each). Workers not gone within the drain plus a grace period are killed; the
  *   primary exits last (0), so no child is left.
  */
 import cluster, { type Worker } from "node:cluster";
@@ -280,6 +280,7 @@ export async function runPrimary(
 
   const stopAll = async (): Promise<void> => {
     stopping = true;
+    io.err(`${tag} stopping: each worker drains its requests in flight (gateway.drainMs ${drainMs} ms); a second signal stops at once`);
     for (const slot of slots) clearTimeout(slot.timer);
     const exits = slots.map(
       (slot) =>
@@ -306,7 +307,14 @@ export async function runPrimary(
   // A signal while stopping is the operator insisting: every worker's drain ends at once.
   const onSignal = (): void => {
     if (!stopping) return signalled?.();
-    for (const slot of slots) if (slot.worker && !slot.worker.isDead()) slot.worker.process.kill("SIGTERM");
+    io.err(`${tag} stopping at once`);
+    const stop: ToWorker = { type: "toolsearch:stop" };
+    for (const slot of slots) {
+      const worker = slot.worker;
+      if (worker === undefined || worker.isDead()) continue;
+      if (worker.isConnected()) worker.send(stop);
+      else worker.process.kill("SIGTERM");
+    }
   };
   // A worker of a terminal's process group gets the SIGINT too; the primary's message decides.
   process.on("SIGINT", onSignal);
@@ -362,6 +370,29 @@ export function untilStopped(): Promise<void> {
     process.on("SIGTERM", done);
     process.on("disconnect", done);
   });
+}
+
+/**
+ * In a worker that is stopping: aborted by the next stop (a second message from the primary, or
+ * SIGTERM/SIGINT), which ends its drain at once.
+ */
+export function nextStop(): { signal: AbortSignal; release(): void } {
+  const insisted = new AbortController();
+  const stop = (): void => insisted.abort();
+  const onMessage = (message: ToWorker): void => {
+    if (message?.type === "toolsearch:stop") stop();
+  };
+  process.on("message", onMessage);
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  return {
+    signal: insisted.signal,
+    release: () => {
+      process.off("message", onMessage);
+      process.off("SIGTERM", stop);
+      process.off("SIGINT", stop);
+    },
+  };
 }
 
 /** In a worker, after its cleanup: leaves (the IPC channel would keep it alive). */

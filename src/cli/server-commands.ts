@@ -13,6 +13,7 @@ import {
   isClusterWorker,
   leaveCluster,
   leaveClusterAfterFailure,
+  nextStop,
   parseWorkers,
   poolSlotsPerWorker,
   runPrimary,
@@ -119,8 +120,8 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
     await untilSignal();
     io.err(`toolsearch serve: stopping; requests in flight get up to ${config.gateway.drainMs} ms (gateway.drainMs); a second signal stops at once`);
   }
-  // The drain: a second signal (or, in a worker, a second stop from the primary) ends it at once.
-  const insist = nextSignal();
+  // The drain: a second signal (in a worker, a second stop from the primary) ends it at once.
+  const insist = worker ? nextStop() : nextSignal();
   try {
     await gateway.close({ drainMs: config.gateway.drainMs, signal: insist.signal });
   } finally {

@@ -58,7 +58,7 @@ function connect(url: string): Promise<string | number> {
 
 type Mode = "direct" | "code";
 
-async function gatewayOver(gate: Gate, options: { mode?: Mode; drainMs?: number; holdModel?: Gate } = {}) {
+async function gatewayOver(gate: Gate, options: { mode?: Mode; drainMs?: number; holdModel?: Gate; workers?: number } = {}) {
   const mcp = await holdingMcpServer(gate);
   cleanup.push(() => mcp.close());
   const provider = await holdingProvider(options.holdModel ?? openGate());
@@ -71,7 +71,7 @@ async function gatewayOver(gate: Gate, options: { mode?: Mode; drainMs?: number;
       mcpServers: [{ name: "reports", url: mcp.url }],
       gateway: { ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}) },
     },
-    ["--port", "0"],
+    ["--port", "0", ...(options.workers !== undefined ? ["--workers", String(options.workers)] : [])],
   );
   return server;
 }
@@ -180,5 +180,29 @@ describe("toolsearch serve: SIGTERM drains the turns in flight", () => {
     expect(status).toBe(503);
     expect(json.error).toMatchObject({ code: "CLOSING" });
     expect(await exited(server.child)).toBe(0);
+  });
+
+  it("serve --workers: a turn in flight finishes through the drain; a second SIGTERM to the primary ends it at once", { timeout: 120_000 }, async () => {
+    const gate = new Gate();
+    const server = await gatewayOver(gate, { workers: 1 });
+    const first = runTurn(server.url, turn);
+    await gate.started;
+    server.child.kill("SIGTERM");
+    await until(() => server.stderr().includes("stopping:"), "the drain to start");
+    gate.release();
+    expect((await first).status).toBe(200);
+    expect(await exited(server.child)).toBe(0);
+
+    const held = new Gate();
+    const insisted = await gatewayOver(held, { workers: 1, drainMs: 600_000 });
+    const second = runTurn(insisted.url, turn);
+    await held.started;
+    insisted.child.kill("SIGTERM");
+    await until(() => insisted.stderr().includes("stopping:"), "the drain to start");
+    insisted.child.kill("SIGTERM");
+    const { status, json } = await second;
+    expect(status).toBe(503);
+    expect(json.error).toMatchObject({ code: "CLOSING" });
+    expect(await exited(insisted.child)).toBe(0);
   });
 });
