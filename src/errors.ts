@@ -88,7 +88,11 @@ export const ERROR_CODES = {
     meaning: "the OpenAI- and Anthropic-compatible routes: a `model` that `provider.models` does not list for this caller (`GET /v1/models` lists them)",
   },
   SESSION_NOT_FOUND: { class: "HttpError", status: 404, meaning: "`mcp --http`: an unknown session, or another token's" },
-  BODY_TOO_LARGE: { class: "HttpError", status: 413, meaning: "a body over `gateway.maxBodyBytes`" },
+  BODY_TOO_LARGE: {
+    class: "HttpError",
+    status: 413,
+    meaning: "a body over `gateway.maxBodyBytes`; `mcp` over stdio: a line over it, answered as a JSON-RPC error (the next line is served)",
+  },
   UNSUPPORTED_MEDIA_TYPE: { class: "HttpError", status: 415, meaning: "a POST whose Content-Type is not `application/json`, refused before its body is read" },
   CLIENT_CLOSED: { class: "HttpError", status: 499, meaning: "the caller closed the connection before the answer" },
   INTERNAL: {
@@ -107,13 +111,18 @@ export const ERROR_CODES = {
     class: "HttpError",
     status: 429,
     meaning:
-      "`mcp`: the session has `mcp.maxInFlightPerSession` requests in flight; a batch's excess messages get it as their JSON-RPC error. The admin API and `/metrics` (both faces): the caller has 4 requests in flight, or all callers 16",
+      "`mcp`: the session has `mcp.maxInFlightPerSession` requests in flight; a batch's excess messages get it as their JSON-RPC error. Any face: the tenant has 1,024 searches, describes or unknown-id lookups waiting for their turn on the control path (16,384 all tenants together). The admin API and `/metrics` (both faces): the caller has 4 requests in flight, or all callers 16",
   },
   CLIENT_NOT_READING: {
     class: "ClientNotReadingError",
     meaning: "`mcp`: the client left more than `mcp.maxUnreadBytes` of answers unread; its connection is dropped (stdio: the process exits 1)",
   },
-  CLOSING: { class: "HttpError", status: 503, meaning: "`mcp --http`: the server is shutting down; the admin API, while a face starts or stops" },
+  CLOSING: {
+    class: "HttpError",
+    status: 503,
+    meaning:
+      "`serve`, `mcp`: the server is shutting down: a request that arrives during the drain, or one still running at its end (`gateway.drainMs`); `serve` answers a cut turn with its telemetry (which tool calls ran), `mcp` as the request's JSON-RPC error; the admin API, while a face starts or stops",
+  },
 } as const satisfies Record<string, CodeRow>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

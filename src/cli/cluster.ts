@@ -21,14 +21,17 @@
  * - Health: a worker's authenticated /healthz carries every worker's state, asked of the
  *   primary over IPC (bounded: one answer per request, 1 s at most).
  * - SIGTERM/SIGINT to the primary: each worker is told to stop; it stops accepting, drains
- *   in-flight requests, then closes its engine (MCP servers, code pool children). Workers not gone
- *   within the grace period are killed; the primary exits last (0), so no child is left.
+ *   in-flight requests (`gateway.drainMs`, then CLOSING for what still runs), then closes its
+ *   engine (MCP servers, code pool children). A second signal ends every worker's drain at once
+ *   (a second stop message to each). Workers not gone within the drain plus a grace period are killed; the
+ *   primary exits last (0), so no child is left.
  */
 import cluster, { type Worker } from "node:cluster";
 import { createServer, type AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
 import type { WorkerSupervisionSettings } from "../config/server-config.js";
 import { listenOn } from "../http/listen.js";
+import { CUT_GRACE_MS } from "../http/drain.js";
 import { UsageError } from "./usage.js";
 import { errorMessage } from "../errors.js";
 
@@ -58,7 +61,8 @@ export interface ClusterHealth {
 type ToPrimary = { type: "toolsearch:ready"; url: string } | { type: "toolsearch:health?"; id: number } | { type: "toolsearch:heartbeat" };
 type ToWorker = { type: "toolsearch:stop" } | { type: "toolsearch:health"; id: number; workers: WorkerState[] };
 
-const GRACE_MS = 15_000;
+/** Past its drain and cut, a stopping worker gets this long to close its engine before SIGKILL. */
+const GRACE_MS = 5_000;
 /** The first restart of a slot waits this long; each further one in the budget window twice as long. */
 const RESTART_BACKOFF_MS = 100;
 const MAX_RESTART_BACKOFF_MS = 10_000;
@@ -143,7 +147,14 @@ type Io = { out(line: string): void; err(line: string): void };
  * ready, keeps them alive (see the header), and stops them all on SIGTERM/SIGINT.
  * Resolves with the exit code: 0 after a signal, 1 when the start failed or no worker is left.
  */
-export async function runPrimary(workers: number, command: string, io: Io, supervision: WorkerSupervisionSettings, listen: { port: number }): Promise<number> {
+export async function runPrimary(
+  workers: number,
+  command: string,
+  io: Io,
+  supervision: WorkerSupervisionSettings,
+  listen: { port: number },
+  drainMs: number,
+): Promise<number> {
   const slots: Slot[] = Array.from({ length: workers }, (_, index) => ({
     state: { index, pid: undefined, state: "starting", restarts: 0, since: new Date().toISOString() },
     worker: undefined,
@@ -269,13 +280,14 @@ export async function runPrimary(workers: number, command: string, io: Io, super
 
   const stopAll = async (): Promise<void> => {
     stopping = true;
+    io.err(`${tag} stopping: each worker drains its requests in flight (gateway.drainMs ${drainMs} ms); a second signal stops at once`);
     for (const slot of slots) clearTimeout(slot.timer);
     const exits = slots.map(
       (slot) =>
         new Promise<void>((resolve) => {
           const worker = slot.worker;
           if (worker === undefined || worker.isDead()) return resolve();
-          const kill = setTimeout(() => worker.process.kill("SIGKILL"), GRACE_MS);
+          const kill = setTimeout(() => worker.process.kill("SIGKILL"), drainMs + CUT_GRACE_MS + GRACE_MS);
           worker.once("exit", () => {
             clearTimeout(kill);
             resolve();
@@ -292,7 +304,18 @@ export async function runPrimary(workers: number, command: string, io: Io, super
   // Until the workers are up, a signal stops them too.
   let signalled: (() => void) | undefined;
   const signal = new Promise<void>((resolve) => (signalled = resolve));
-  const onSignal = (): void => signalled?.();
+  // A signal while stopping is the operator insisting: every worker's drain ends at once.
+  const onSignal = (): void => {
+    if (!stopping) return signalled?.();
+    io.err(`${tag} stopping at once`);
+    const stop: ToWorker = { type: "toolsearch:stop" };
+    for (const slot of slots) {
+      const worker = slot.worker;
+      if (worker === undefined || worker.isDead()) continue;
+      if (worker.isConnected()) worker.send(stop);
+      else worker.process.kill("SIGTERM");
+    }
+  };
   // A worker of a terminal's process group gets the SIGINT too; the primary's message decides.
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
@@ -347,6 +370,29 @@ export function untilStopped(): Promise<void> {
     process.on("SIGTERM", done);
     process.on("disconnect", done);
   });
+}
+
+/**
+ * In a worker that is stopping: aborted by the next stop (a second message from the primary, or
+ * SIGTERM/SIGINT), which ends its drain at once.
+ */
+export function nextStop(): { signal: AbortSignal; release(): void } {
+  const insisted = new AbortController();
+  const stop = (): void => insisted.abort();
+  const onMessage = (message: ToWorker): void => {
+    if (message?.type === "toolsearch:stop") stop();
+  };
+  process.on("message", onMessage);
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  return {
+    signal: insisted.signal,
+    release: () => {
+      process.off("message", onMessage);
+      process.off("SIGTERM", stop);
+      process.off("SIGINT", stop);
+    },
+  };
 }
 
 /** In a worker, after its cleanup: leaves (the IPC channel would keep it alive). */

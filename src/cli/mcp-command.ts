@@ -7,7 +7,7 @@ import { checkHttpExposure, checkTokenIdentities, createMcpFace } from "../mcpfa
 import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
 import { parseWorkers } from "./cluster.js";
 import { UsageError } from "./usage.js";
-import { parsePort, startOtlp, untilSignal } from "./server-commands.js";
+import { nextSignal, parsePort, startOtlp, untilSignal } from "./server-commands.js";
 import { logSourceEvents } from "./source-log.js";
 import { startingProgress } from "./catalog-engine.js";
 import { withProgress } from "./progress.js";
@@ -27,7 +27,11 @@ export const MCP_USAGE = `Usage: toolsearch mcp [--config FILE] [--http PORT] [-
   --verbose logs one line per request on stderr. With OTEL_EXPORTER_OTLP_ENDPOINT set, spans
   are exported over OTLP/HTTP (the OpenTelemetry SDK packages are then loaded).
   A stdio client that leaves more than mcp.maxUnreadBytes of answers unread is disconnected:
-  the reason goes to stderr and the command exits 1.`;
+  the reason goes to stderr and the command exits 1. A stdio line over gateway.maxBodyBytes
+  is answered BODY_TOO_LARGE and the next one is served.
+  SIGTERM/SIGINT stops taking requests (they are answered CLOSING), gives the calls in flight
+  gateway.drainMs (10 s) to finish, answers those still running CLOSING, then exits 0; a
+  second signal ends the wait at once.`;
 
 export interface McpCommandOptions {
   config?: string;
@@ -79,29 +83,37 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
     throw error;
   }
   let notReading: ClientNotReadingError | undefined;
+  // A signal asks to stop: the calls in flight then get the drain (a client that went away gets none).
+  let signalled = false;
+  const stop = untilSignal().then(() => (signalled = true));
   try {
     // Over HTTP the console's and the metrics' addresses follow once the port is bound; stdio has only OTLP.
     const stdioLines = port === undefined ? operatorLines(config, undefined) : [];
     for (const line of await startupSummary(face.engine, "mcp", [...stdioLines, ...configNotes(config)])) io.err(line);
     if (port === undefined) {
       // stdout is the protocol: every message of ours goes to stderr.
-      const stopped = untilSignal();
-      await Promise.race([face.serveStdio(), stopped]);
+      await Promise.race([face.serveStdio(), stop]);
       return 0;
     }
     const { url } = await face.listenHttp(config.gateway.host, config.gateway.port);
     for (const line of operatorLines(config, new URL(url).origin)) io.err(`toolsearch mcp: ${line}`);
     io.out(`listening ${url}`);
-    await untilSignal();
+    await stop;
     return 0;
   } catch (error) {
     if (!(error instanceof ClientNotReadingError)) throw error;
     notReading = error;
     return 1;
   } finally {
-    await face.close();
+    // The drain: a second signal ends it at once.
+    const insist = signalled ? nextSignal() : undefined;
+    if (insist) io.err(`toolsearch mcp: stopping; calls in flight get up to ${config.gateway.drainMs} ms (gateway.drainMs); a second signal stops at once`);
+    await face.close(insist ? { drainMs: config.gateway.drainMs, signal: insist.signal } : {});
+    insist?.release();
     await otlp?.shutdown();
     if (notReading) exitLeavingStdout(io, notReading);
+    // A client that keeps its end of stdin open must not keep this process alive.
+    if (port === undefined) process.stdin.destroy();
   }
 }
 

@@ -13,6 +13,7 @@ import {
   isClusterWorker,
   leaveCluster,
   leaveClusterAfterFailure,
+  nextStop,
   parseWorkers,
   poolSlotsPerWorker,
   runPrimary,
@@ -42,9 +43,12 @@ export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [
   Prints the catalog by source, the sandbox layers and each MCP server that is down on stderr,
   then "listening <url>" on stdout once ready; a bad config exits 2. --verbose logs one line
   per request (method, path, status, ms, session) on stderr.
+  SIGTERM/SIGINT stops taking requests (those that arrive are answered 503 CLOSING), gives
+  the turns in flight gateway.drainMs (10 s) to finish, answers those still running 503
+  CLOSING with their telemetry, then exits 0; a second signal ends the wait at once.
   --workers N|auto starts N worker processes (auto: one per core) that share the port, each
   with its own engine and a code pool of cores/N slots; SIGTERM/SIGINT drains and stops them
-  all. A worker that dies comes back (gateway.workers: restarts per slot, cool-down,
+  all the same way. A worker that dies comes back (gateway.workers: restarts per slot, cool-down,
   heartbeats); with none left the primary exits 1. With tools.toolSearch.indexCacheDir set,
   only one of them builds the index.`;
 
@@ -64,9 +68,6 @@ export function parsePort(value: string | undefined, usage: string, flag = "--po
     throw new UsageError(`${flag} must be an integer from 0 to 65535; got "${value}"`, usage);
   return port;
 }
-
-/** Requests in flight get this long to finish on SIGTERM/SIGINT under --workers. */
-const DRAIN_MS = 10_000;
 
 type ServeOptions = { config?: string; port?: string; host?: string; verbose?: boolean; workers?: string };
 
@@ -94,7 +95,7 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
   if (workers !== undefined && !worker) {
     warnIfExposed(config, io);
     const listen = { port: await clusterPort(config.gateway.port, config.gateway.host) };
-    return runPrimary(workers, "serve", io, config.gateway.workers, listen);
+    return runPrimary(workers, "serve", io, config.gateway.workers, listen, config.gateway.drainMs);
   }
   if (!worker) warnIfExposed(config, io);
   const otlp = await startOtlp(io, "serve");
@@ -126,11 +127,17 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
   if (worker) {
     announceReady(gateway.url);
     await untilStopped();
-    await gateway.close({ drainMs: DRAIN_MS });
   } else {
     io.out(`listening ${gateway.url}`);
     await untilSignal();
-    await gateway.close();
+    io.err(`toolsearch serve: stopping; requests in flight get up to ${config.gateway.drainMs} ms (gateway.drainMs); a second signal stops at once`);
+  }
+  // The drain: a second signal (in a worker, a second stop from the primary) ends it at once.
+  const insist = worker ? nextStop() : nextSignal();
+  try {
+    await gateway.close({ drainMs: config.gateway.drainMs, signal: insist.signal });
+  } finally {
+    insist.release();
   }
   await otlp?.shutdown();
   if (worker) leaveCluster();
@@ -167,6 +174,24 @@ export async function mockProviderCommand(options: { port?: string; host?: strin
   await untilSignal();
   await provider.close();
   return 0;
+}
+
+/**
+ * Aborted at the next SIGINT/SIGTERM: during a drain, the operator insisting. Its listeners
+ * also keep the default action (exit at once, killing children unawaited) from applying.
+ */
+export function nextSignal(): { signal: AbortSignal; release(): void } {
+  const insisted = new AbortController();
+  const stop = (): void => insisted.abort();
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  return {
+    signal: insisted.signal,
+    release: () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+    },
+  };
 }
 
 export function untilSignal(): Promise<void> {

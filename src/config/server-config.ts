@@ -57,6 +57,11 @@ export interface GatewaySettings {
   /** One whole agent turn, provider requests and tool calls; past it the turn fails (TURN_BUDGET) (default 10 minutes). */
   turnTimeoutMs: number;
   maxBodyBytes: number;
+  /**
+   * On SIGTERM/SIGINT (`serve`, `serve --workers`, `mcp`): how long requests in flight get to
+   * finish once no new one is taken; those still running then are stopped and answered CLOSING.
+   */
+  drainMs: number;
   /** Bearer tokens and the identity each carries; without it the gateway binds loopback only. */
   auth?: AuthSettings;
   /** `serve --workers`: how the primary keeps its workers alive. */
@@ -247,6 +252,7 @@ const sectionsSchema = {
         maxTurnResultBytes: { type: "integer", minimum: 1024, maximum: 1024 * 1024 * 1024 },
         turnTimeoutMs: { type: "integer", minimum: 1_000, maximum: 3_600_000 },
         maxBodyBytes: { type: "integer", minimum: 1024, maximum: 64 * 1024 * 1024 },
+        drainMs: { type: "integer", minimum: 0, maximum: 600_000 },
         auth: authSchema,
         workers: {
           type: "object",
@@ -458,6 +464,7 @@ export function resolveGatewayConfig(
       maxTurnResultBytes: gateway.maxTurnResultBytes ?? DEFAULT_MAX_TURN_RESULT_BYTES,
       turnTimeoutMs: gateway.turnTimeoutMs ?? 600_000,
       maxBodyBytes: gateway.maxBodyBytes ?? 1024 * 1024,
+      drainMs: gateway.drainMs ?? 10_000,
       trustLoopbackIdentity: gateway.trustLoopbackIdentity ?? false,
       admin: gateway.admin ?? true,
       ...(auth ? { auth } : {}),

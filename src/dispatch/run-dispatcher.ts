@@ -18,6 +18,7 @@ import { checkSearchArgs, checkToolId, MAX_QUERY_CHARS } from "../validation/sea
 import type { BatchSearchResult, CallOutcome, DetailedHit, ExplainedHit, SearchHit, SearchOptions, ToolDescription } from "./types.js";
 import { rankRequest, type RunScope } from "./rank-request.js";
 import { RankTrace } from "./explain-detail.js";
+import type { TenantTurns } from "./fair-turns.js";
 
 /** A run's scope as the dispatcher holds it: ranking's, with the whole effective catalog (entries to present). */
 export type DispatchScope = RunScope<EffectiveCatalog>;
@@ -37,44 +38,46 @@ export class RunDispatcher {
     private readonly recorder: RunRecorder,
     /** The run's OpenTelemetry span: searches and calls become its children (no-op without an SDK). */
     readonly trace: RunTrace,
+    /** Its tenant's turns on the control path, shared with every other run of the engine. */
+    private readonly turns: TenantTurns,
   ) {}
 
   get catalog(): EffectiveCatalog {
     return this.scope.catalog;
   }
 
-  /** One query → its hits; a list of queries → one answer per query inside one hit budget. */
-  search(query: string, options?: SearchOptions, via?: CallVia, scope?: TraceScope): SearchHit[];
-  search(query: readonly string[], options?: SearchOptions, via?: CallVia, scope?: TraceScope): BatchSearchResult[];
-  search(query: string | readonly string[], options?: SearchOptions, via?: CallVia, scope?: TraceScope): SearchHit[] | BatchSearchResult[];
-  search(query: string | readonly string[], options: SearchOptions = {}, via: CallVia = "api", scope?: TraceScope): SearchHit[] | BatchSearchResult[] {
-    const started = performance.now();
-    const { queries, limit } = this.checked(query, options);
-    const answers = queries.map((q) => ({ query: q, hits: this.rank(q, limit) }));
-    return this.recordSearch(query, answers, via, started, scope);
-  }
-
   /**
-   * The same answers as `search`, giving the event loop back between the queries of a batch:
-   * a code body's batch of ten natural-language queries over a big catalog must not hold the
-   * parent that every other session shares.
+   * One query → its hits; a list of queries → one answer per query inside one hit budget. Each
+   * query is ranked in a turn of this run's tenant (fair-turns.ts): a batch, or another tenant's
+   * flood, never holds the main thread every session shares for more than one query at a time.
+   * `signal` (default: the run's) drops the queries still waiting when it aborts.
    */
-  async searchYielding(
+  search(query: string, options?: SearchOptions, via?: CallVia, signal?: AbortSignal, scope?: TraceScope): Promise<SearchHit[]>;
+  search(query: readonly string[], options?: SearchOptions, via?: CallVia, signal?: AbortSignal, scope?: TraceScope): Promise<BatchSearchResult[]>;
+  search(
+    query: string | readonly string[],
+    options?: SearchOptions,
+    via?: CallVia,
+    signal?: AbortSignal,
+    scope?: TraceScope,
+  ): Promise<SearchHit[] | BatchSearchResult[]>;
+  async search(
     query: string | readonly string[],
     options: SearchOptions = {},
     via: CallVia = "api",
-    signal?: AbortSignal,
+    signal: AbortSignal = this.env.signal,
     scope?: TraceScope,
   ): Promise<SearchHit[] | BatchSearchResult[]> {
     const started = performance.now();
     const { queries, limit } = this.checked(query, options);
     const answers: BatchSearchResult[] = [];
-    for (const [i, q] of queries.entries()) {
-      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-      signal?.throwIfAborted();
-      answers.push({ query: q, hits: this.rank(q, limit) });
-    }
+    for (const q of queries) answers.push({ query: q, hits: await this.turns.take(() => this.rank(q, limit), signal) });
     return this.recordSearch(query, answers, via, started, scope);
+  }
+
+  /** `work` in this run's tenant's next turn on the control path (explain, for operators). */
+  inTurn<T>(work: () => T, signal: AbortSignal = this.env.signal): Promise<T> {
+    return this.turns.take(work, signal);
   }
 
   private recordSearch(
@@ -145,18 +148,19 @@ export class RunDispatcher {
    * this run (TOOL_NOT_FOUND otherwise, exactly as for describe: a denied tool is no tool);
    * false when learning is off.
    */
-  feedback(request: unknown, id: unknown): boolean {
+  async feedback(request: unknown, id: unknown): Promise<boolean> {
     if (typeof request !== "string" || request.trim() === "")
       throw new InvalidArgsError("feedback needs the request (a non-empty string) that led to the tool.");
     if (request.length > MAX_QUERY_CHARS) throw new InvalidArgsError(`feedback: the request is ${request.length} characters, over ${MAX_QUERY_CHARS}.`);
-    const entry = this.lookup(id);
+    const entry = await this.lookup(id);
     if (entry.source === "client") throw new InvalidArgsError(`feedback: ${entry.id} is a client tool; only catalog tools are learned.`);
     return this.scope.learning?.feedback(request, entry.id) ?? false;
   }
 
-  describe(id: unknown, via: CallVia = "api"): ToolDescription {
+  /** The tool's description, looked up (and, for an unknown id, its suggestions found) in a turn of this run's tenant. */
+  async describe(id: unknown, via: CallVia = "api", signal: AbortSignal = this.env.signal): Promise<ToolDescription> {
     try {
-      const description = toDescription(this.lookup(id));
+      const description = await this.turns.take(() => toDescription(this.lookupNow(id)), signal);
       this.recorder.describe({ type: "describe", id: shownId(id), ok: true, via });
       return description;
     } catch (error) {
@@ -170,7 +174,7 @@ export class RunDispatcher {
     let entry: CatalogEntry | undefined;
     let refused: CallOutcome | undefined;
     try {
-      entry = this.lookup(id);
+      entry = await this.lookup(id, signal);
     } catch (error) {
       refused = { ok: false, id: shownId(id), error: answerPayload(error, { sessionId: this.env.sessionId, runId: this.env.runId }) };
     }
@@ -195,8 +199,19 @@ export class RunDispatcher {
     return outcome;
   }
 
-  /** The entry for an id in this run, or TOOL_NOT_FOUND with up to three ids it may have meant. */
-  lookup(raw: unknown): CatalogEntry {
+  /**
+   * The entry for an id in this run, or TOOL_NOT_FOUND with up to three ids it may have meant.
+   * A known id costs a map lookup, answered at once; the suggestions for an unknown one are
+   * looked for in a turn of this run's tenant.
+   */
+  async lookup(raw: unknown, signal: AbortSignal = this.env.signal): Promise<CatalogEntry> {
+    const id = checkToolId(raw);
+    // No tool has an id this long: answered at once, without a turn or suggestions.
+    if (id.length > MAX_ID_CHARS) throw new ToolNotFoundError(id);
+    return this.scope.catalog.get(id) ?? this.turns.take(() => this.lookupNow(id), signal);
+  }
+
+  private lookupNow(raw: unknown): CatalogEntry {
     const id = checkToolId(raw);
     // No tool has an id this long: answered at once, without looking for suggestions.
     if (id.length > MAX_ID_CHARS) throw new ToolNotFoundError(id);

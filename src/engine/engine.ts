@@ -13,6 +13,7 @@ import { createToolAjv } from "../validation/ajv.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { CallEnvironment } from "../dispatch/call-path.js";
 import { RunDispatcher } from "../dispatch/run-dispatcher.js";
+import { FairTurns, type TenantTurns } from "../dispatch/fair-turns.js";
 import { EngineClosedError } from "../errors.js";
 import { Policy } from "../policy/policy.js";
 import type { PolicySubject } from "../policy/types.js";
@@ -82,6 +83,8 @@ export class ToolSearchEngine {
   private readonly runs = new Set<ToolSearchRun>();
   private closed = false;
   private readonly learner: Learner | undefined;
+  /** Searches, describes and unknown-id lookups of every run, served in per-tenant turns. */
+  private readonly turns = new FairTurns();
 
   /** @internal use createToolSearch */
   constructor(
@@ -220,6 +223,7 @@ export class ToolSearchEngine {
       this.callEnvironment(ctx, runId, controller.signal),
       recorder,
       trace,
+      this.turns.for(ctx.shareKey ?? ctx.tenant ?? ctx.sessionId),
     );
     const surface = SURFACES[mode].build({ dispatcher, settings, recorder, pool, tenant: ctx.tenant ?? ctx.sessionId, prompt: ctx.prompt });
     const shown = upfrontOf(surface);
@@ -302,6 +306,14 @@ export class ToolSearchEngine {
   /** Which sandbox layers are active (probed when the pool starts; undefined before code mode was first needed). */
   async sandboxReport(): Promise<SandboxReport> {
     return (await this.codePool()).report();
+  }
+
+  /**
+   * @internal The control path's turns of `shareKey`, shared with its runs' searches and
+   * describes: the MCP face takes one per request, before the protocol's own work on it.
+   */
+  controlTurns(shareKey: string): TenantTurns {
+    return this.turns.for(shareKey);
   }
 
   /** Listens for catalog changes (an MCP server's list changed, went away, came back); returns a function that stops listening. */

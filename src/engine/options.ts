@@ -254,6 +254,15 @@ export interface RunContext {
    * MCP server's call slots): a token's label in the gateway and the MCP face; default: the sessionId.
    */
   tenant?: string;
+  /**
+   * Whose turns this run's searches, describes and unknown-id lookups take on the main thread
+   * every run of the engine shares (served round robin across these keys, so one key's flood
+   * never queues in front of another's search). Default: `tenant`, else the sessionId. The
+   * gateway and the MCP face set it to the token's tenant, or to the client's address without
+   * auth (session ids are the client's to choose, so they would give one client as many turns
+   * as it likes).
+   */
+  shareKey?: string;
   agentId?: string;
   profile?: string;
   /** Names a policy layer (`policy.workspaces[name]`) like profile and channel. */
@@ -280,6 +289,7 @@ const runContextSchema = {
   properties: {
     sessionId: { type: "string", minLength: 1, description: "a non-empty string" },
     tenant: { type: "string", minLength: 1, description: "a non-empty string" },
+    shareKey: { type: "string", minLength: 1, description: "a non-empty string" },
     ...runIdentityProperties(text),
     workspace: text,
     prompt: text,

@@ -137,7 +137,7 @@ export class ToolSearchRun {
   async search(query: readonly string[], options?: SearchOptions): Promise<BatchSearchResult[]>;
   async search(query: string | readonly string[], options?: SearchOptions): Promise<SearchHit[] | BatchSearchResult[]> {
     this.assertActive();
-    return this.dispatcher.search(query, options);
+    return this.dispatcher.search(query, options, "api", this.controller.signal);
   }
 
   /**
@@ -153,7 +153,7 @@ export class ToolSearchRun {
   async explain(query: string, options?: ExplainOptions): Promise<ExplainedHit[] | DetailedHit[]> {
     this.assertActive();
     const { query: q, limit, detail } = checkExplainArgs(query, options);
-    return this.dispatcher.explain(q, limit ?? this.searchDefaultLimit, detail);
+    return this.dispatcher.inTurn(() => this.dispatcher.explain(q, limit ?? this.searchDefaultLimit, detail), this.controller.signal);
   }
 
   /**
@@ -169,7 +169,7 @@ export class ToolSearchRun {
 
   async describe(id: string): Promise<ToolDescription> {
     this.assertActive();
-    return this.dispatcher.describe(id);
+    return this.dispatcher.describe(id, "api", this.controller.signal);
   }
 
   async call(id: string, args: Record<string, unknown> = {}): Promise<CallOutcome> {

@@ -51,6 +51,9 @@ import {
   type TokenIdentity,
 } from "../auth/token-auth.js";
 import { listenOn } from "../http/listen.js";
+import { closingError, CUT_GRACE_MS, settleWithin } from "../http/drain.js";
+import { onAbort } from "../abort-listeners.js";
+import { clientAddressKey } from "../http/client-address.js";
 import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
 import type { GatewayConfig } from "../config/server-config.js";
 import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
@@ -62,10 +65,13 @@ export interface Gateway {
   readonly port: number;
   readonly engine: ToolSearchEngine;
   /**
-   * Stops the server, then the engine. With `drainMs`, requests in flight get that long to
-   * finish (no new connection is accepted, idle keep-alive ones are closed) before the rest are cut.
+   * Stops the server, then the engine. No new connection is accepted, idle keep-alive ones are
+   * closed, and a request that arrives on an open one is answered CLOSING (503). Requests in
+   * flight get `drainMs` (default 0) to finish, or until `signal` aborts (a second SIGTERM);
+   * turns still running then are stopped and answered CLOSING (503, with the run's telemetry:
+   * which tool calls ran) where their answer has not started, and the connections are closed.
    */
-  close(options?: { drainMs?: number }): Promise<void>;
+  close(options?: { drainMs?: number; signal?: AbortSignal }): Promise<void>;
 }
 
 export interface GatewayExtras extends EngineExtras {
@@ -109,6 +115,10 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
   const write = extras.log;
   const log = write ? (line: string) => write(escapeControl(line)) : undefined;
   const guard = new RequestGuard({ bindHost: config.gateway.host, authenticated: tokens !== undefined });
+  // Shutdown (close): requests being answered, whether the server is draining, and the cut at the drain's end.
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
+  const cut = new AbortController();
   // The OpenAI- and Anthropic-compatible routes (compat/): answered in those APIs' own shapes, errors included.
   const compat = compatRoutes({
     engine,
@@ -119,9 +129,13 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     budgets: turnBudgets(config),
     trustLoopbackIdentity: config.gateway.trustLoopbackIdentity,
     logged: log !== undefined,
+    shutdown: { draining: () => draining, cut: cut.signal },
   });
   const server = createServer((req, res) => {
     operator.observe(req, res);
+    inFlight.add(res);
+    res.once("close", () => inFlight.delete(res));
+    if (draining) leaveAfter(res);
     if (log) {
       const started = performance.now();
       res.once("finish", () =>
@@ -144,10 +158,18 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     return tokens ? tokens.match(req.headers.authorization) : null;
   }
 
+  /** While draining, an answer closes its connection once written: no keep-alive connection outlives the drain idle. */
+  function leaveAfter(res: ServerResponse): void {
+    if (!res.headersSent) res.setHeader("connection", "close");
+    res.once("finish", () => setImmediate(() => server.closeIdleConnections()));
+  }
+
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (await compat.serve(req, res)) return;
     // Before anything, /healthz included: a rebound page must not even learn that this port answers.
     guard.admit(req);
+    // /healthz too: a balancer's probe learns to send this instance nothing more.
+    if (draining) throw closingError("this instance takes no new request; send it to another instance, or again once this one is back.");
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     const identity = identityOf(req);
     if (operator.serves(path)) return operator.handle(req, res, identity, guard);
@@ -160,7 +182,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     // Before the body is read: a caller without a token costs a header check, not a 1 MiB parse.
     if (identity === undefined) throw unauthorized(req.headers.authorization, "gateway");
     if (req.method === "POST" && path === "/v1/runs") {
-      const [status, body] = await runTurn(await guard.readJson(req, config.gateway.maxBodyBytes, "BAD_REQUEST"), identity, res);
+      const [status, body] = await runTurn(await guard.readJson(req, config.gateway.maxBodyBytes, "BAD_REQUEST"), identity, req, res);
       const session = (body as { sessionId?: unknown }).sessionId;
       if (log && typeof session === "string") res.setHeader("x-toolsearch-session", encodeURIComponent(session.slice(0, 64)));
       return sendJson(res, status, body);
@@ -184,7 +206,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     return { size, sources: sources.map(({ source, toolset, ok, tools }) => ({ source, toolset, ok, tools })), ...(rebuildError ? { rebuildError } : {}) };
   }
 
-  async function runTurn(body: unknown, identity: TokenIdentity | null, res: ServerResponse): Promise<[number, unknown]> {
+  async function runTurn(body: unknown, identity: TokenIdentity | null, req: IncomingMessage, res: ServerResponse): Promise<[number, unknown]> {
     const parsed = parseRunRequest(body);
     const request = identity ? withTokenIdentity(parsed, identity, engine.settings.mode) : loopbackIdentity(parsed, config.gateway.trustLoopbackIdentity);
     const clientToolCalls: Array<{ name: string; args: Record<string, unknown> }> = [];
@@ -192,7 +214,8 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     try {
       run = await engine.prepareRun({
         sessionId: request.sessionId,
-        ...(identity ? { tenant: tokenTenant(identity) } : {}),
+        // Whose share of the engine's control path: the token's tenant, else the client's address.
+        ...(identity ? { tenant: tokenTenant(identity) } : { shareKey: clientAddressKey(req) }),
         ...pick(request),
         prompt: promptOf(request),
         clientTools: (request.clientTools ?? []).map((spec) => forwardedClientTool(spec, clientToolCalls)),
@@ -202,11 +225,13 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
       throw error;
     }
     // A caller that hangs up stops its turn: no more provider requests or tool calls for nobody.
+    // So does the drain's end at shutdown, with CLOSING as the reason.
     const hangUp = new AbortController();
     const onClose = () => {
       if (!res.writableFinished) hangUp.abort(new CancelledError("The caller closed the connection."));
     };
     res.once("close", onClose);
+    const offCut = cut.signal.aborted ? (hangUp.abort(cut.signal.reason), () => {}) : onAbort(cut.signal, () => hangUp.abort(cut.signal.reason));
     try {
       const messages = request.messages ?? [{ role: "user" as const, content: request.input! }];
       const { telemetry: _during, ...turn } = await runAgentTurn({ run, provider, messages, ...turnBudgets(config), signal: hangUp.signal });
@@ -217,10 +242,13 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
       if (error instanceof ProviderFailedError || error instanceof TurnBudgetError) {
         return [502, { runId: run.runId, error: { code: error.code, message: error.message }, telemetry: run.telemetry() }];
       }
+      // Stopped at the drain's end: the telemetry says which tool calls ran, so the caller knows what to retry.
+      if (error === cut.signal.reason) return [503, { runId: run.runId, error: (error as HttpError).toJSON(), telemetry: run.telemetry() }];
       // Nobody is left to read an answer.
       if (hangUp.signal.aborted) return [499, { runId: run.runId, error: new HttpError("CLIENT_CLOSED", "The caller closed the connection.").toJSON() }];
       throw error;
     } finally {
+      offCut();
       res.off("close", onClose);
     }
   }
@@ -240,13 +268,19 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
     port,
     engine,
     async close(options = {}) {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        if (options.drainMs === undefined || options.drainMs <= 0) return server.closeAllConnections();
+      if (!draining) {
+        draining = true;
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        const cut = setTimeout(() => server.closeAllConnections(), options.drainMs);
-        cut.unref();
-      });
+        for (const res of inFlight) leaveAfter(res);
+        const drained = await settleWithin(() => inFlight.size === 0, options.drainMs ?? 0, options.signal);
+        if (!drained) {
+          cut.abort(closingError(`this turn was still running at the end of the drain (gateway.drainMs ${options.drainMs ?? 0} ms) and was stopped.`));
+          await settleWithin(() => inFlight.size === 0, CUT_GRACE_MS);
+        }
+        server.closeAllConnections();
+        await stopped;
+      }
       await engine.close();
       await sessionLog?.close();
       await operator.close();

@@ -35,7 +35,7 @@ import {
 /** What the SDK writes around each message on an SSE stream: "event: message\ndata: " and "\n\n". */
 const SSE_FRAME_BYTES = 23;
 /** The JSON-RPC error code of a refusal at the door (the gateway's own errors use it too). */
-const REFUSED = -32_000;
+export const REFUSED = -32_000;
 
 /** Requests one session is answering now, capped; and when it last did anything. */
 export class RequestBudget {

@@ -19,7 +19,12 @@
  * `mcp.sessionIdleMs`; a tool result's text is cut to `tools.toolSearch.maxResultBytes`; a
  * session answers `mcp.maxInFlightPerSession` requests at once, and a client that leaves
  * `mcp.maxUnreadBytes` of answers unread is paused, then dropped; a hang-up cancels what the
- * client was waiting for (answer-flow.ts).
+ * client was waiting for (answer-flow.ts). A stdio line past `gateway.maxBodyBytes` is answered
+ * BODY_TOO_LARGE and the next line is served (stdio-lines.ts).
+ *
+ * Stopping (close): no new session or request is taken (CLOSING), the requests in flight get
+ * `drainMs` to finish, those still running then are cancelled and answered CLOSING, and only
+ * then are sessions and connections closed (face-drain.ts).
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
@@ -28,7 +33,7 @@ import type { Readable, Writable } from "node:stream";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
@@ -42,7 +47,11 @@ import { RequestGuard } from "../http/request-guard.js";
 import { listenOn } from "../http/listen.js";
 import type { McpServerSource } from "../mcp/index.js";
 import { packageVersion } from "../version.js";
-import { guardStdioOutput, HttpAnswerFlow, RequestBudget, requestIds, tooManyRequestsMessage } from "./answer-flow.js";
+import { guardStdioOutput, HttpAnswerFlow, REFUSED, RequestBudget, requestIds, tooManyRequestsMessage } from "./answer-flow.js";
+import { FaceDrain } from "./face-drain.js";
+import type { TenantTurns } from "../dispatch/fair-turns.js";
+import { LineLimit, type SkippedLine } from "./stdio-lines.js";
+import { closingError, CUT_GRACE_MS, settleWithin } from "../http/drain.js";
 import { FaceSession } from "./face-session.js";
 import { admitSession, tenantOf, type TenantKey } from "./tenant-shares.js";
 import { OperatorEndpoints } from "../admin/operator-endpoints.js";
@@ -66,8 +75,13 @@ export interface McpFace {
   listenHttp(host: string, port: number): Promise<{ url: string; port: number }>;
   /** Sessions open now. */
   sessionCount(): number;
-  /** Ends every session and run, stops listening, closes the engine (and the downstream servers). Idempotent. */
-  close(): Promise<void>;
+  /**
+   * Stops taking sessions and requests (CLOSING), gives the requests in flight `drainMs`
+   * (default 0) to finish or until `signal` aborts (a second SIGTERM), answers those still
+   * running CLOSING, then ends every session and run, stops listening, closes the engine (and
+   * the downstream servers). Idempotent.
+   */
+  close(options?: { drainMs?: number; signal?: AbortSignal }): Promise<void>;
 }
 
 interface Live {
@@ -79,6 +93,8 @@ interface Live {
   identity?: TokenIdentity | null;
   /** HTTP: whose share of the sessions it counts against. */
   tenant?: TenantKey;
+  /** HTTP: its tenant's turns on the control path, one taken per request. */
+  turns?: TenantTurns;
   transport?: StreamableHTTPServerTransport;
   /** HTTP: its answers on their way to the client (unread bytes, hang-ups). */
   flow?: HttpAnswerFlow;
@@ -103,6 +119,9 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
   let http: HttpServer | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   let closed = false;
+  const drain = new FaceDrain();
+  /** HTTP responses to POSTs that carry requests, until written: the drain waits for them. */
+  const answering = new Set<ServerResponse>();
 
   operator.attach({ engine, mcpSources, sessions: () => [...live].map((e) => ({ tenant: tenantLabel(e.tenant), inFlight: e.budget.inFlight() })) });
 
@@ -123,21 +142,25 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       { name: "toolsearch", version: packageVersion() },
       { capabilities: { tools: { listChanged: true } }, ...(session.instructions ? { instructions: session.instructions } : {}) },
     );
-    server.setRequestHandler(ListToolsRequestSchema, (_request, _extra) =>
-      budget.run(async () => {
-        const started = performance.now();
-        const tools = await session.listTools();
-        log?.(`mcp tools/list ${tools.length} tools ${ms(started)} session=${label}`);
-        return { tools };
-      }),
+    server.setRequestHandler(ListToolsRequestSchema, (_request, extra) =>
+      budget.run(() =>
+        drain.run(async () => {
+          const started = performance.now();
+          const tools = await session.listTools();
+          log?.(`mcp tools/list ${tools.length} tools ${ms(started)} session=${label}`);
+          return { tools };
+        }, extra.signal),
+      ),
     );
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      budget.run(async () => {
-        const started = performance.now();
-        const result = await session.callTool(request.params.name, request.params.arguments, extra.signal);
-        log?.(`mcp tools/call ${request.params.name.slice(0, 128)} ${result.isError ? "error" : "ok"} ${ms(started)} session=${label}`);
-        return result;
-      }),
+      budget.run(() =>
+        drain.run(async (signal) => {
+          const started = performance.now();
+          const result = await session.callTool(request.params.name, request.params.arguments, signal);
+          log?.(`mcp tools/call ${request.params.name.slice(0, 128)} ${result.isError ? "error" : "ok"} ${ms(started)} session=${label}`);
+          return result;
+        }, extra.signal),
+      ),
     );
     return server;
   }
@@ -153,7 +176,11 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     return entry.closing;
   }
 
-  async function openSession(context: RunContext, label: string, http?: { identity: TokenIdentity | null; tenant: TenantKey }): Promise<Live> {
+  async function openSession(
+    context: RunContext,
+    label: string,
+    http?: { identity: TokenIdentity | null; tenant: TenantKey; turns: TenantTurns },
+  ): Promise<Live> {
     const session = await FaceSession.open(engine, context, serverReason);
     const budget = new RequestBudget(config.mcp.maxInFlightPerSession);
     const entry: Live = { session, budget, server: newServer(session, budget, label), ...(http ?? {}) };
@@ -166,7 +193,11 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
   async function serveStdio(stdin: Readable = process.stdin, stdout: Writable = process.stdout): Promise<void> {
     const sessionId = `stdio-${randomUUID()}`;
     const entry = await openSession({ sessionId, ...configIdentity }, sessionId);
-    const transport = new StdioServerTransport(stdin, stdout, { maxBufferSize: config.gateway.maxBodyBytes });
+    const max = config.gateway.maxBodyBytes;
+    // Whole lines of at most `max` bytes reach the SDK, one per chunk: its ReadBuffer never holds more than one.
+    const lines = new LineLimit(max, (skipped) => void transport.send(tooLargeAnswer(skipped, max)).catch(() => {}));
+    stdin.pipe(lines);
+    const transport = new StdioServerTransport(lines, stdout, { maxBufferSize: Number.MAX_SAFE_INTEGER });
     let overflow: ClientNotReadingError | undefined;
     const done = new Promise<void>((resolve, reject) => {
       // Closing the transport aborts every request in flight (the SDK's own close path), so EOF cancels them all.
@@ -179,10 +210,10 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     transport.onerror = (error) => {
       console.error(`toolsearch mcp: ${error.message.replace(/\s+/g, " ").slice(0, 500)}`);
     };
-    const max = config.mcp.maxUnreadBytes;
-    const unguard = guardStdioOutput(transport, stdin, stdout, max, (unread) => {
+    const maxUnread = config.mcp.maxUnreadBytes;
+    const unguard = guardStdioOutput(transport, lines, stdout, maxUnread, (unread) => {
       overflow = new ClientNotReadingError(
-        `the client has left ${unread} bytes of answers unread on stdout, past mcp.maxUnreadBytes (${max}); disconnecting it`,
+        `the client has left ${unread} bytes of answers unread on stdout, past mcp.maxUnreadBytes (${maxUnread}); disconnecting it`,
       );
       void transport.close();
     });
@@ -191,6 +222,8 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       await done;
     } finally {
       unguard();
+      stdin.unpipe(lines);
+      lines.destroy();
       await closeLive(entry);
     }
   }
@@ -254,7 +287,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       // Another token's session is as unknown as one that never existed.
       if (!entry?.transport || !entry.flow || entry.identity !== identity) throw new HttpError("SESSION_NOT_FOUND", "Session not found; initialize a new one.");
       entry.budget.touch();
-      if (req.method === "POST") return postToSession(entry.budget, entry.flow, entry.transport, req, res, guard);
+      if (req.method === "POST") return postToSession(entry.budget, entry.flow, entry.transport, entry.turns!, req, res, guard);
       if (req.method === "GET") entry.flow.trackStream(req, res);
       return entry.transport.handleRequest(req, res);
     }
@@ -275,9 +308,13 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     let entry: Live | undefined;
     try {
       const sessionId = randomUUID();
-      entry = await openSession({ sessionId, ...runIdentity(identity), ...(identity ? { tenant: tokenTenant(identity) } : {}) }, sessionId, {
+      // The session's share of the control path: the token's tenant, else the client's address.
+      const shareKey = identity ? tokenTenant(identity) : (tenant as string);
+      const share = identity ? { tenant: shareKey } : { shareKey };
+      entry = await openSession({ sessionId, ...runIdentity(identity), ...share }, sessionId, {
         identity,
         tenant,
+        turns: engine.controlTurns(shareKey),
       });
       const opened = entry;
       const transport = new StreamableHTTPServerTransport({
@@ -313,6 +350,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     budget: RequestBudget,
     flow: HttpAnswerFlow,
     transport: StreamableHTTPServerTransport,
+    turns: TenantTurns,
     req: IncomingMessage,
     res: ServerResponse,
     guard: RequestGuard,
@@ -326,6 +364,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     const body = await guard.readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR");
     const ids = requestIds(body);
     if (ids.length === 0) return transport.handleRequest(req, res, body);
+    if (drain.draining) throw closingError("this server takes no new request; reconnect once it is back.");
     if (budget.full()) {
       throw new HttpError("TOO_MANY_REQUESTS", tooManyRequestsMessage(config.mcp.maxInFlightPerSession), { "retry-after": "1" });
     }
@@ -336,7 +375,16 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       }
     });
     budget.touch();
-    return transport.handleRequest(req, res, body);
+    answering.add(res);
+    const gone = new AbortController();
+    res.once("close", () => {
+      answering.delete(res);
+      gone.abort(new HttpError("CLIENT_CLOSED", "The client closed the connection."));
+    });
+    // In its tenant's turn: the protocol's own work on a request (parsing, validation, the
+    // answer's stream) costs several times a search, so a flooding tenant's requests wait in
+    // its queue for it, not in front of another tenant's.
+    return turns.take(() => transport.handleRequest(req, res, body), gone.signal);
   }
 
   /** The config's identity; with a token, the token's, which the config may only narrow. */
@@ -362,13 +410,21 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     serveStdio,
     listenHttp,
     sessionCount: () => live.size,
-    async close() {
+    async close(options = {}) {
       if (closed) return;
       closed = true;
+      drain.start();
       stopListening();
       if (sweeper) clearInterval(sweeper);
       const server = http;
       const stopped = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+      server?.closeIdleConnections();
+      const settled = () => answering.size === 0 && [...live].every((entry) => entry.budget.inFlight() === 0);
+      if (!(await settleWithin(settled, options.drainMs ?? 0, options.signal))) {
+        drain.cut(options.drainMs ?? 0);
+        // The CLOSING answers go out before their sessions and connections are closed.
+        await settleWithin(settled, CUT_GRACE_MS);
+      }
       await Promise.allSettled([...live].map((entry) => closeLive(entry)));
       http?.closeAllConnections();
       await stopped;
@@ -383,6 +439,19 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
 function tenantLabel(tenant: TenantKey | undefined): string {
   if (tenant === undefined) return "stdio";
   return typeof tenant === "string" ? tenant : tokenTenant(tenant);
+}
+
+/** The answer to a stdio line past the bound: BODY_TOO_LARGE, as `mcp --http` answers a body past it. */
+function tooLargeAnswer(skipped: SkippedLine, max: number): JSONRPCMessage {
+  return {
+    jsonrpc: "2.0",
+    id: skipped.id as RequestId,
+    error: {
+      code: REFUSED,
+      message: `A message of ${skipped.bytes} bytes is over the ${max}-byte limit (gateway.maxBodyBytes); it was not read. Send smaller messages.`,
+      data: { code: "BODY_TOO_LARGE" satisfies ErrorCode },
+    },
+  };
 }
 
 function ms(started: number): string {

@@ -10,6 +10,7 @@
 import type { IncomingMessage } from "node:http";
 import { HttpError } from "../errors.js";
 import type { TokenIdentity } from "../auth/token-auth.js";
+import { clientAddressKey } from "../http/client-address.js";
 
 /** A token's identity (one object per configured token), or `address:<ip>` without auth. */
 export type TenantKey = TokenIdentity | string;
@@ -32,9 +33,7 @@ export interface SessionLimits {
 
 /** The token's identity, or the peer address (IPv4-mapped IPv6 written as IPv4) without auth. */
 export function tenantOf(req: IncomingMessage, identity: TokenIdentity | null): TenantKey {
-  if (identity !== null) return identity;
-  const address = req.socket.remoteAddress ?? "unknown";
-  return `address:${address.startsWith("::ffff:") ? address.slice(7) : address}`;
+  return identity ?? clientAddressKey(req);
 }
 
 function describeTenant(tenant: TenantKey): string {

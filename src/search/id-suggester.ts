@@ -125,20 +125,33 @@ function pack(text: string, from: number, length: number): number {
   return key;
 }
 
-/** 0..1: the best of id and name string similarity, plus a share for overlapping words. */
+const CHARS_WEIGHT = 0.7;
+const WORDS_WEIGHT = 0.3;
+
+/**
+ * 0..1: the best of id and name string similarity, plus a share for overlapping words. The
+ * words are counted first: they say how close the characters must be for the candidate to reach
+ * MIN_SIMILARITY, and the edit distance stops as soon as it cannot (a long made-up id against
+ * short real ones costs a length check, not a full table).
+ */
 function similarity(wanted: string, wantedWords: ReadonlySet<string>, tool: Indexed): number {
-  const chars = Math.max(ratio(wanted, tool.lowerId), ratio(wanted, tool.lowerName));
   tool.words ??= new Set(splitIdentifier(tool.id));
   let shared = 0;
   for (const w of wantedWords) if (tool.words.has(w)) shared++;
   const words = wantedWords.size === 0 ? 0 : shared / Math.max(wantedWords.size, tool.words.size);
-  return 0.7 * chars + 0.3 * words;
+  const needed = (MIN_SIMILARITY - WORDS_WEIGHT * words) / CHARS_WEIGHT;
+  const chars = Math.max(ratio(wanted, tool.lowerId, needed), ratio(wanted, tool.lowerName, needed));
+  return CHARS_WEIGHT * chars + WORDS_WEIGHT * words;
 }
 
-function ratio(a: string, b: string): number {
+/** 1 − edit distance ÷ length; 0 for a pair below `needed` (it could not be suggested anyway). */
+function ratio(a: string, b: string, needed: number): number {
   const x = a.slice(0, MAX_COMPARED_CHARS);
   const y = b.slice(0, MAX_COMPARED_CHARS);
   const longest = Math.max(x.length, y.length);
   if (longest === 0) return 0;
-  return 1 - editDistance(x, y, longest) / longest;
+  const max = Math.floor((1 - needed) * longest);
+  if (max < 0) return 0;
+  const distance = editDistance(x, y, max);
+  return distance > max ? 0 : 1 - distance / longest;
 }

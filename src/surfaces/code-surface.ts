@@ -18,11 +18,11 @@ export function bridgeOver(dispatcher: RunDispatcher, trace: TraceScope = {}): B
   return {
     async search(query, options, { signal }) {
       signal.throwIfAborted();
-      return classified(signal, () => dispatcher.searchYielding(query, options ?? {}, "bridge", signal, trace));
+      return classified(signal, () => dispatcher.search(query, options ?? {}, "bridge", signal, trace));
     },
     async describe(id, { signal }) {
       signal.throwIfAborted();
-      return classified(signal, async () => dispatcher.describe(id, "bridge"));
+      return classified(signal, () => dispatcher.describe(id, "bridge", signal));
     },
     async call(id, args, { signal }) {
       const outcome = await dispatcher.call(id, args, "bridge", signal, trace);

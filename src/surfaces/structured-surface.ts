@@ -23,15 +23,14 @@ export function structuredHandlers(dispatcher: RunDispatcher): StructuredHandler
       if (args.query !== undefined && args.queries !== undefined) throw new InvalidArgsError('tool_search takes "query" or "queries", not both.');
       // checkSearchArgs (in the dispatcher) checks the limit's type; an absent limit is left out.
       const options = args.limit === undefined ? {} : { limit: args.limit as number };
-      if (args.queries !== undefined)
-        return succeeded({ results: await dispatcher.searchYielding(args.queries as string[], options, "tool_call", signal, trace) });
+      if (args.queries !== undefined) return succeeded({ results: await dispatcher.search(args.queries as string[], options, "tool_call", signal, trace) });
       if (typeof args.query !== "string") throw new InvalidArgsError('tool_search needs "query" (a string) or "queries" (a list of strings).');
-      const hits = dispatcher.search(args.query, options, "tool_call", trace);
+      const hits = await dispatcher.search(args.query, options, "tool_call", signal, trace);
       return succeeded(hits.length > 0 && hits.every((h) => h.weak === true) ? { hits, note: WEAK_NOTE } : { hits });
     },
-    async [TOOL_DESCRIBE](args) {
+    async [TOOL_DESCRIBE](args, { signal }) {
       refuseUnknownKeys(TOOL_DESCRIBE, args, ["id"]);
-      return succeeded(dispatcher.describe(args.id, "tool_call"));
+      return succeeded(await dispatcher.describe(args.id, "tool_call", signal));
     },
     async [TOOL_CALL](args, { signal, trace }) {
       // The model reads the whole outcome, `{ ok, id, result | error }`, either way.

@@ -140,20 +140,33 @@ describe("toolsearch mcp in directory mode, and its bounds", () => {
     expect(text(await client.callTool({ name: "echo_text", arguments: { text: "by name" } }))).toContain("by name");
   });
 
-  it("stdio: a line past gateway.maxBodyBytes ends the session instead of growing the buffer; the process exits", { timeout: 30_000 }, async () => {
+  it("stdio: a line past gateway.maxBodyBytes is skipped as it streams and answered BODY_TOO_LARGE; the session goes on", { timeout: 30_000 }, async () => {
     const fixture = faceFixture({ mcpServers: {}, gateway: { maxBodyBytes: 65_536 } });
     const { spawn } = await import("node:child_process");
     const child = spawn(process.execPath, [CLI, "mcp", "--config", fixture.configFile], { stdio: ["pipe", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     cleanups.push(async () => {
       child.kill("SIGKILL");
     });
-    await waitFor(() => stderr.includes("sandbox:") || undefined, "startup summary");
-    child.stdin.write("x".repeat(200_000));
+    const answers = () =>
+      stdout
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { id?: unknown; error?: unknown; result?: unknown });
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`,
+    );
+    // Not a message at all, and no id to read: answered with id null.
+    child.stdin.write(`${"x".repeat(200_000)}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })}\n`);
+    await waitFor(() => answers().some((a) => a.id === 2) || undefined, "the answer after the long line");
+    expect(answers()).toContainEqual({ jsonrpc: "2.0", id: null, error: expect.objectContaining({ data: { code: "BODY_TOO_LARGE" } }) });
+    expect(answers().find((a) => a.id === 2)).toHaveProperty("result.tools");
+    child.stdin.end();
     expect(await exited).toBe(0);
-    expect(stderr).toMatch(/exceeded maximum size of 65536/);
   });
 });
 

@@ -91,7 +91,7 @@ describe("a fault of our own is INTERNAL, not TOOL_FAILED", () => {
         try { await openclaw.tools.call("core:throws_plainly", {}); } catch (e) { codes.push(e.code); }
         try { await openclaw.tools.search("anything"); } catch (e) { codes.push(e.code); }
         return codes;`;
-      vi.spyOn(RunDispatcher.prototype, "searchYielding").mockImplementation(() => Promise.reject(new TypeError("bridge broke")));
+      vi.spyOn(RunDispatcher.prototype, "search").mockImplementation(() => Promise.reject(new TypeError("bridge broke")));
       const answer = await run.answerToolCall({ name: "tool_search_code", arguments: { code: body } });
       expect(answer.error).toBeUndefined();
       expect(JSON.parse(answer.text)).toMatchObject({ ok: true, value: ["TOOL_FAILED", "INTERNAL"] });

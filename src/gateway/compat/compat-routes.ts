@@ -28,6 +28,7 @@ import type { RequestGuard } from "../../http/request-guard.js";
 import { SseResponse } from "../../http/sse.js";
 import { anthropicErrorBody, openAiErrorBody, type WireError } from "../../wire/error-body.js";
 import type { ReplyHead } from "../../wire/reply.js";
+import { onAbort } from "../../abort-listeners.js";
 import { chatCompletionsApi } from "./chat-completions.js";
 import type { CompatApi, CompatRequest } from "./compat-api.js";
 import { prepareCompatTurn, type CompatTurnContext, type CompatTurnOutcome, type PreparedCompatTurn } from "./compat-turn.js";
@@ -41,6 +42,8 @@ export interface CompatRoutesContext extends CompatTurnContext {
   guard: RequestGuard;
   /** Whether requests are logged (`--verbose`): the log line then names the turn's session. */
   logged: boolean;
+  /** The gateway's shutdown: while it drains, a new request is refused; at the drain's end, `cut` stops the turns still running. */
+  shutdown?: { draining(): boolean; cut: AbortSignal };
 }
 
 export interface CompatRoutes {
@@ -114,11 +117,14 @@ export function compatRoutes(context: CompatRoutesContext): CompatRoutes {
     if (context.logged) res.setHeader("x-toolsearch-session", turn.sessionId);
     const head: ReplyHead = { id: api.newId(), model: request.model, created: Math.floor(Date.now() / 1000) };
     // A caller that hangs up stops its turn: no more provider requests or tool calls for nobody.
+    // So does the end of a shutdown's drain, answered CLOSING in the API's shape.
     const hangUp = new AbortController();
     const onClose = () => {
       if (!res.writableFinished) hangUp.abort(new CancelledError("The caller closed the connection."));
     };
     res.once("close", onClose);
+    const cut = context.shutdown?.cut;
+    const offCut = cut === undefined ? () => {} : onAbort(cut, () => hangUp.abort(cut.reason));
     try {
       if (request.stream) await streamTurn(api, request, head, headers, turn, hangUp.signal, res);
       else {
@@ -126,6 +132,7 @@ export function compatRoutes(context: CompatRoutesContext): CompatRoutes {
         sendJson(res, 200, { ...api.whole({ ...head, ...outcome }), toolsearch: extension(outcome) }, headers);
       }
     } finally {
+      offCut();
       res.off("close", onClose);
     }
   }
@@ -167,6 +174,8 @@ export function compatRoutes(context: CompatRoutesContext): CompatRoutes {
       try {
         // Before anything, as for every route: a rebound page must not even learn that this port answers.
         guard.admit(req);
+        if (context.shutdown?.draining())
+          throw new HttpError("CLOSING", "The gateway is shutting down: this instance takes no new request; send it to another instance, or again once this one is back.");
         const identity = identityOf(req);
         // Before the body is read: a caller without a token costs a header check, not a body's parse.
         if (identity === undefined) throw unauthorized(req.headers.authorization ?? (req.headers["x-api-key"] as string | undefined), "gateway");
