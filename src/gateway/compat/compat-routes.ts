@@ -175,7 +175,10 @@ export function compatRoutes(context: CompatRoutesContext): CompatRoutes {
         // Before anything, as for every route: a rebound page must not even learn that this port answers.
         guard.admit(req);
         if (context.shutdown?.draining())
-          throw new HttpError("CLOSING", "The gateway is shutting down: this instance takes no new request; send it to another instance, or again once this one is back.");
+          throw new HttpError(
+            "CLOSING",
+            "The gateway is shutting down: this instance takes no new request; send it to another instance, or again once this one is back.",
+          );
         const identity = identityOf(req);
         // Before the body is read: a caller without a token costs a header check, not a body's parse.
         if (identity === undefined) throw unauthorized(req.headers.authorization ?? (req.headers["x-api-key"] as string | undefined), "gateway");
