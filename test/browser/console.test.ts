@@ -68,13 +68,13 @@ describe("the console in Chromium", () => {
     await page.click("button[type=submit]");
     const first = page.locator("li.hit").first();
     await first.locator("summary").click();
-    await expect.poll(() => first.locator(".id").textContent()).toBe("mcp:memory:delete_relations");
+    // A read request: the tool that reads the graph, not one that deletes from it (read safety, expansions kept out of parameter text).
+    await expect.poll(() => first.locator(".id").textContent()).toBe("mcp:memory:read_graph");
     const table = first.locator("table.bm25f").first();
     const rows = await table.locator("tbody tr").allTextContents();
-    expect(rows.some((row) => row.startsWith("listarraythesaurus"))).toBe(true);
-    expect(await table.locator(".field.f-params").count()).toBeGreaterThan(0);
+    expect(rows.some((row) => row.startsWith("graphgraph"))).toBe(true);
+    expect(await table.locator(".field").count()).toBeGreaterThan(0);
     expect(await table.locator(".formula").textContent()).toMatch(/^sum \d\.\d{3} × coordination \d\.\d{3} × name precision \d\.\d{3} = \d\.\d{3}$/);
-    expect(await first.locator(".step-expansion").textContent()).toContain('thesaurus expansion of "list" → array');
     expect(await page.locator(".results .lead").textContent()).toMatch(/in mode tools .* against .* in direct mode \(\d+\.\d% not sent\)/);
     await page.screenshot({ path: path.join(SCREENSHOTS, "console-search-explain.png"), fullPage: true });
     expect(problems).toEqual([]);
