@@ -45,7 +45,7 @@ const MAX_PENDING_SEARCHES = 8;
  * taking changed records for it, importing, exporting): each slice is a few milliseconds, so
  * neither a store at its bounds nor an import of 400,000 rows holds the loop every session shares.
  */
-const SLICE_ROWS = 2_000;
+const SLICE_ROWS = 500;
 
 /** Who a run is, as learning sees it. */
 export interface LearningSubject {
@@ -340,9 +340,12 @@ export class Learner {
           // A row in clear, now hashed: written back hashed, so the store holds no words at the next compaction.
           (keyed === row ? kept : changed).push(keyed);
         }
-        this.#model.merge(kept);
+        // A batch is a frame (up to 2,000 rows): merged a slice at a time.
+        for (let start = 0; start < kept.length; start += SLICE_ROWS) {
+          this.#model.merge(kept.slice(start, start + SLICE_ROWS));
+          await yieldToLoop();
+        }
         if (changed.length > 0) this.#model.merge(changed, true);
-        await yieldToLoop();
       }
     } catch {
       // A store that cannot be read now is read again at the next flush; what it failed to give is not lost.
