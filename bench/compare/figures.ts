@@ -21,6 +21,8 @@ export const FIGURE_KINDS = [
   "count",
   "relevance",
   "heap",
+  "ratio-import",
+  "ratio-import-rss",
   "ratio-code-mode",
   "ratio-code-mode-cpu",
   "ratio-search",
@@ -55,6 +57,28 @@ export function figuresOf(results: BenchResults): Figure[] {
     if (finite(f.value)) out.push(f);
   };
   const suites = results.suites ?? {};
+
+  // A library's start (issue 34): spawn to exit and peak RSS, each over `node -e 0` measured alternately in the same run.
+  const start = resultOf(suites.import);
+  if (start) {
+    add({
+      name: "import/import+create+search/spawn-to-exit÷node-e-0",
+      suite: "import",
+      kind: "ratio-import",
+      unit: "ratio",
+      value: start.wallVsNode.value,
+      better: "smaller",
+      ...spread(start.wallVsNode.range, start.rounds),
+    });
+    add({
+      name: "import/import+create+search/peak-rss÷node-e-0",
+      suite: "import",
+      kind: "ratio-import-rss",
+      unit: "ratio",
+      value: start.rssVsNode,
+      better: "smaller",
+    });
+  }
 
   const payload = resultOf(suites.payload);
   for (const c of payload?.catalogs ?? []) {

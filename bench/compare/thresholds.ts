@@ -38,6 +38,16 @@ export const THRESHOLDS: Readonly<Record<FigureKind, Threshold>> = {
   count: { by: "absolute", margin: 0, why: "deterministic integers (round trips, schemas up front, the crossover size): any worse value fails" },
   relevance: { by: "absolute", margin: 0.01, why: "deterministic over a fixed query sample; 0.01 is less than one query of 70 leaving the top k" },
   heap: { by: "absolute", margin: 8, why: "heap growth after forced GC ran 2.9–3.5 MB over 18 quick runs; a schema kept per run adds tens of MB" },
+  "ratio-import": {
+    by: "factor",
+    margin: 0.5,
+    why: "a fresh process's import + createToolSearch + search ÷ node -e 0, spawn to exit, median of alternating rounds; loading the provider and MCP SDKs again is ×4",
+  },
+  "ratio-import-rss": {
+    by: "factor",
+    margin: 0.15,
+    why: "peak RSS of that process ÷ node -e 0's: moves by a few % between runs; the SDKs loaded again add 60%",
+  },
   "ratio-code-mode": { by: "factor", margin: 0.6, why: "pool ÷ bare-spawn floor, median of 6 alternating rounds: spread 35% between quick runs" },
   "ratio-code-mode-cpu": {
     by: "factor",

@@ -36,6 +36,15 @@ const bytes = (n: number): string => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).to
  */
 export function summaryTable(results: BenchResults): string {
   const rows: string[][] = [];
+  const start = resultOf(results.suites.import);
+  if (start) {
+    rows.push([
+      'a fresh process: import("toolsearch") + createToolSearch + one search, spawn to exit / peak RSS',
+      `${msf(start.toolsearchWallMs)} ms / ${msf(start.toolsearchRssMiB)} MiB`,
+      `${msf(start.nodeWallMs)} ms / ${msf(start.nodeRssMiB)} MiB, node -e 0`,
+      `${x(start.wallVsNode.value)} / ${x(start.rssVsNode)}`,
+    ]);
+  }
   const payload = resultOf(results.suites.payload);
   if (payload) {
     for (const c of payload.catalogs) {
@@ -231,6 +240,30 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
   const out: string[] = [];
   const img = (file: string, alt: string): string[] => (chartsDir === undefined ? [] : ["", `![${alt}](${chartsDir}/${file})`]);
 
+  const start = resultOf(results.suites.import);
+  if (start) {
+    out.push("", `${level} Import`, "");
+    out.push(
+      `A fresh process imports the package by name, creates an engine over one core tool and searches once, ${start.rounds} times alternating with \`node -e 0\` ` +
+        `(the floor: Node's own start); medians. In process: import ${msf(start.steps.importMs)} ms, createToolSearch ${msf(start.steps.createMs)} ms, ` +
+        `the search ${msf(start.steps.searchMs)} ms. It loaded ${start.modules} modules, of these packages: ${start.packages.join(", ") || "none"}.`,
+    );
+    out.push("");
+    out.push(
+      table(
+        ["", "toolsearch", "node -e 0", "ratio"],
+        [
+          [
+            "spawn to exit (ms)",
+            msf(start.toolsearchWallMs),
+            msf(start.nodeWallMs),
+            `${x(start.wallVsNode.value)} (${x(start.wallVsNode.range[0])}…${x(start.wallVsNode.range[1])})`,
+          ],
+          ["peak RSS (MiB)", msf(start.toolsearchRssMiB), msf(start.nodeRssMiB), x(start.rssVsNode)],
+        ],
+      ),
+    );
+  }
   const payload = resultOf(results.suites.payload);
   if (payload) {
     out.push("", `${level} Payload`, "");

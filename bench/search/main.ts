@@ -195,7 +195,7 @@ async function measureSize(factory: SearchBackendFactory, docs: SearchDoc[], que
   // A run's policy admits every other tool: the backend must dig past filtered hits.
   const allowed = new Set(docs.filter((_, i) => i % 2 === 0).map((d) => d.id));
   const filtered = timeQueries(indexScope(index, { allowed }), queries);
-  const snapshotMiB = (index.backend.serialize?.().byteLength ?? Number.NaN) / MiB;
+  const snapshotMiB = ((await index.backend.serialize?.())?.byteLength ?? Number.NaN) / MiB;
   index.close();
   return {
     backend: factory.kind,

@@ -46,12 +46,12 @@ export class Catalog {
   version = 0;
 
   /**
-   * `ajv` compiles the trusted (core, plugin) schemas, once each. Schemas from untrusted sources
+   * `ajv` gives the ajv that compiles the trusted (core, plugin) schemas, once each, at their first use. Schemas from untrusted sources
    * (client tools, MCP servers) must fit `untrusted.limits` and compile into the bounded cache.
    */
   constructor(
     private readonly sources: readonly CatalogSource[],
-    private readonly ajv: Ajv,
+    private readonly ajv: () => Ajv,
     private readonly untrusted: { limits: SchemaLimits; validators: ValidatorCache } = { limits: DEFAULT_SCHEMA_LIMITS, validators: new ValidatorCache() },
   ) {}
 
@@ -147,7 +147,7 @@ export class Catalog {
     checkDefinitionShape(def, `${source}${source === "core" || source === "client" ? "" : `:${toolset}`}`);
     const id = toolId(source, toolset, def.name);
     const trusted = source === "core" || source === "plugin";
-    checkInputSchema(this.ajv, id, def.inputSchema, trusted ? undefined : this.untrusted.limits);
+    checkInputSchema(id, def.inputSchema, trusted ? undefined : this.untrusted.limits);
     return {
       id,
       name: def.name,

@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import Tinypool from "tinypool";
+import type Tinypool from "tinypool";
 import { ConfigInvalidError, errorMessage, IndexClosedError } from "../errors.js";
 import { analyzerSignature } from "./analyzer-signature.js";
 import { fingerprintDocs } from "./fingerprint.js";
@@ -203,7 +203,7 @@ export class ToolIndexCache {
         if (second.index !== undefined) return second.index;
       }
       const built = await this.#buildFresh(docs, factory, options, fingerprint, started, first.reason, true);
-      const payload = built.snapshot ?? built.index.backend.serialize?.();
+      const payload = built.snapshot ?? (await built.index.backend.serialize?.());
       const meta = { docs: docs.length, docsDigest: fingerprintDocs(docs) };
       const written =
         payload === undefined ? { ok: false as const, reason: "the backend cannot serialize" } : await store.write(factory.kind, fingerprint, meta, payload);
@@ -290,7 +290,9 @@ export class ToolIndexCache {
       return { reason: "worker file dist/wasm/index-worker.js not found (run `npm run build`)" };
     }
     let result: BuildResult;
-    this.#pool ??= new Tinypool({ filename: this.#workerFile, minThreads: 0, maxThreads: 1 });
+    // The thread pool's code loads with the first big catalog, not with the package.
+    const { default: Pool } = await import("tinypool");
+    this.#pool ??= new Pool({ filename: this.#workerFile, minThreads: 0, maxThreads: 1 });
     this.#poolBuilds += 1;
     try {
       const task: BuildTask = { kind: factory.worker, docs: [...docs], snapshot: wantSnapshot };
