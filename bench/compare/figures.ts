@@ -25,6 +25,7 @@ export const FIGURE_KINDS = [
   "ratio-import-rss",
   "ratio-code-mode",
   "ratio-code-mode-cpu",
+  "ratio-code-mode-api",
   "ratio-search",
   "ratio-search-large",
   "ratio-gateway-cpu",
@@ -128,6 +129,23 @@ export function figuresOf(results: BenchResults): Figure[] {
           value: r.parentVsChildCpu,
           better: "smaller",
           ...spread(r.parentVsChildCpuRange, r.rounds),
+        });
+      }
+    }
+    const api = code.output.publicApi;
+    if (api) {
+      for (const [what, r] of [
+        ["search-describe-call-body", api.bodyVsDirect],
+        ["return-1-body", api.return1VsDirect],
+      ] as const) {
+        add({
+          name: `code-mode/handle-tool-call/${what}-cpu÷direct-operations-cpu`,
+          suite: "code-mode",
+          kind: "ratio-code-mode-api",
+          unit: "ratio",
+          value: r.value,
+          better: "smaller",
+          ...spread(r.range, api.rounds),
         });
       }
     }

@@ -54,6 +54,11 @@ export const THRESHOLDS: Readonly<Record<FigureKind, Threshold>> = {
     margin: 0.9,
     why: "this process's CPU per body ÷ the children's, median of the rounds (issue 21): its spread over repeated quick runs is not measured yet; forking here again instead of in the spawner is ×2.3, so ×1.9 fails",
   },
+  "ratio-code-mode-api": {
+    by: "factor",
+    margin: 0.9,
+    why: "this process's CPU per code body through run.handleToolCall ÷ the same search, describe and call made directly, median of alternating rounds (issue 34): bridge calls paying their telemetry events and spans again, or a frame serialised twice, is ×1.5–2; a 2× regression fails",
+  },
   "ratio-search": {
     by: "factor",
     margin: 0.7,

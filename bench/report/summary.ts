@@ -367,6 +367,35 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
         }),
       ),
     );
+    const api = o.publicApi;
+    if (api) {
+      out.push("");
+      out.push(
+        `This process's CPU per body through the public API (\`run.handleToolCall\`, two at a time), beside the same search, describe and call made directly on the run ` +
+          `and the bodies on the pool alone; medians of ${api.rounds} alternating rounds of ${api.n}:`,
+        "",
+      );
+      out.push(
+        table(
+          ["", "CPU ms", "÷ direct operations"],
+          [
+            [
+              "search → describe → call body, run.handleToolCall",
+              msf(api.cpuMs.handleBody),
+              `${x(api.bodyVsDirect.value)} (${x(api.bodyVsDirect.range[0])}…${x(api.bodyVsDirect.range[1])})`,
+            ],
+            [
+              "`return 1` body, run.handleToolCall",
+              msf(api.cpuMs.handleReturn1),
+              `${x(api.return1VsDirect.value)} (${x(api.return1VsDirect.range[0])}…${x(api.return1VsDirect.range[1])})`,
+            ],
+            ["run.search + run.describe + run.call", msf(api.cpuMs.direct), "1×"],
+            ["the body on the pool alone (pool.run)", msf(api.cpuMs.poolBody), "–"],
+            ["`return 1` on the pool alone", msf(api.cpuMs.poolReturn1), "–"],
+          ],
+        ),
+      );
+    }
     const missing: string[] = [];
     if (code.missingSizes.length > 0) missing.push(`pool size ${code.missingSizes.join(", ")}`);
     if (o.warmSearchDescribeCallMs.p90 === undefined) missing.push("p90");
