@@ -144,13 +144,40 @@ function isNoiseWord(word: string): boolean {
 export function analyzeText(text: string): Terms {
   const terms: string[] = [];
   for (const match of text.matchAll(CHUNK)) {
-    const words = splitIdentifier(match[0]);
-    if (words.length > 1) terms.push(words.join("_")); // the whole identifier (see wholeTerm)
-    for (const word of words) {
-      if (STOPWORDS.has(word) || isNoiseWord(word)) continue;
-      const stemmed = stem(word);
-      terms.push(stemmed, ...compoundParts(word, stemmed));
-    }
+    const chunk = match[0];
+    for (const term of chunk.length <= MAX_REMEMBERED_CHUNK ? rememberedChunkTerms(chunk) : chunkTerms(chunk)) terms.push(term);
+  }
+  return terms;
+}
+
+/** The terms of one identifier-like chunk of text, in analyzeText's order. */
+function chunkTerms(chunk: string): string[] {
+  const terms: string[] = [];
+  const words = splitIdentifier(chunk);
+  if (words.length > 1) terms.push(words.join("_")); // the whole identifier (see wholeTerm)
+  for (const word of words) {
+    if (STOPWORDS.has(word) || isNoiseWord(word)) continue;
+    const stemmed = stem(word);
+    terms.push(stemmed, ...compoundParts(word, stemmed));
+  }
+  return terms;
+}
+
+/**
+ * Chunks analysed lately, by their text: a catalog's descriptions and people's requests repeat
+ * the same few thousand words, and a word's analysis (split, stem, the compound test's English
+ * lookups) costs far more than a lookup. Bounded: short chunks only, and emptied when full.
+ */
+const remembered = new Map<string, readonly string[]>();
+const MAX_REMEMBERED = 16_384;
+const MAX_REMEMBERED_CHUNK = 64;
+
+function rememberedChunkTerms(chunk: string): readonly string[] {
+  let terms = remembered.get(chunk);
+  if (terms === undefined) {
+    terms = chunkTerms(chunk);
+    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+    remembered.set(chunk, terms);
   }
   return terms;
 }

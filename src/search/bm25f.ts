@@ -77,6 +77,11 @@ export const DEFAULT_BM25F: Bm25fParams = {
   vocabulary: true,
 };
 
+/** Corrections remembered per index (emptied when full). */
+const MAX_CORRECTED = 4_096;
+/** Longer words are never corrected (typo.ts): nothing to remember. */
+const MAX_CORRECTED_CHARS = 32;
+
 /** Name lengths beyond this share one name-precision factor (a name of 31+ terms is an oddity). */
 const MAX_NAME_TERMS = 31;
 
@@ -147,12 +152,18 @@ export class Bm25fIndex implements CorpusStats {
   #pendingNumbers = 0;
   #live = 0;
   #typos: TypoIndex | undefined;
+  /** Corrections found, by word (as #typos answers them until the vocabulary changes). */
+  readonly #corrected = new Map<string, readonly string[]>();
   /** Sorted terms for termDocs(), made on first use. */
   #sortedTerms: string[] | undefined;
   // Scratch buffers reused by every query (search is synchronous), in the core's memory: scores,
   // per touched doc the query words it matches (coordination) and of them the words found in its
   // name (name precision), each ≤ MAX_QUERY_TERMS, and the whole request's while clauses are
   // scored one by one (searchClauses). Reset by #select.
+  /** The top-k heap explain mode's select reuses (search is synchronous). */
+  #heap: TopK | undefined;
+  /** Whether the core holds the factor tables below (written at the first select). */
+  #factorsInCore = false;
   /** (words matched) ^ coord, by words matched: no Math.pow per doc. */
   readonly #coordFactors: Float64Array;
   /** Name-precision factors by [words in name][name terms]: no Math.pow per doc. */
@@ -218,8 +229,17 @@ export class Bm25fIndex implements CorpusStats {
 
   /** Likely spellings of a word this index does not hold (built on first use). */
   corrections(word: string): readonly string[] {
-    this.#typos ??= new TypoIndex(this.#read().terms());
-    return this.#typos.corrections(word, (w) => this.df(w));
+    let found = this.#corrected.get(word);
+    if (found === undefined) {
+      this.#typos ??= new TypoIndex(this.#read().terms());
+      found = this.#typos.corrections(word, (w) => this.df(w));
+      // The same misspellings recur across requests, and a correction reads many candidates: remembered, bounded, until the index changes.
+      if (word.length <= MAX_CORRECTED_CHARS) {
+        if (this.#corrected.size >= MAX_CORRECTED) this.#corrected.clear();
+        this.#corrected.set(word, found);
+      }
+    }
+    return found;
   }
 
   /** Adds docs (a known id is replaced). */
@@ -227,6 +247,7 @@ export class Bm25fIndex implements CorpusStats {
     const replaced = entries.filter((e) => this.#byId.has(e.id)).map((e) => e.id);
     if (replaced.length > 0) this.remove(replaced);
     this.#typos = undefined;
+    this.#corrected.clear();
     this.#sortedTerms = undefined;
     for (const { id, fields } of entries) this.#addOne(id, fields);
     if (this.#pendingNumbers * 4 >= this.#postings.data.length) this.#read();
@@ -268,6 +289,7 @@ export class Bm25fIndex implements CorpusStats {
     }
     if (dead.size === 0) return;
     this.#typos = undefined;
+    this.#corrected.clear();
     this.#sortedTerms = undefined;
     this.#read().rebuild(new Map(), (doc) => (dead.has(doc) ? -1 : doc));
   }
@@ -284,7 +306,7 @@ export class Bm25fIndex implements CorpusStats {
     const words = queryWords(query, stats, this.#params.vocabulary ?? true);
     if (words.length === 0) return [];
     const trace = options.explain === undefined ? undefined : new ScoreTrace();
-    const hits = this.#select(this.#score(words, stats, 0, trace), limit, options.allowed, this.#state(), trace);
+    const hits = this.#select(this.#score(words, stats, 0, trace), limit, options.allowed, false, trace);
     if (trace !== undefined) options.explain?.([trace.details]);
     return hits;
   }
@@ -320,11 +342,9 @@ export class Bm25fIndex implements CorpusStats {
       }
       wholeCount = core.accumulate(count, wholeCount);
       const again = words.filter((w) => !fresh.includes(w));
-      lists.push(this.#select(this.#score(again, stats, count, trace), limit, options.allowed, this.#state(), trace));
+      lists.push(this.#select(this.#score(again, stats, count, trace), limit, options.allowed, false, trace));
     }
-    const { whole, wholeTouched, wholeMatched, wholeInName } = core.scratch();
-    const wholeState = { scores: whole, touched: wholeTouched, matched: wholeMatched, inName: wholeInName };
-    const all = [this.#select(wholeCount, limit, options.allowed, wholeState, wholeTrace), ...lists];
+    const all = [this.#select(wholeCount, limit, options.allowed, true, wholeTrace), ...lists];
     if (wholeTrace !== undefined) options.explain?.([wholeTrace.details, ...clauseTraces.map((t) => t.details)]);
     return all;
   }
@@ -349,12 +369,19 @@ export class Bm25fIndex implements CorpusStats {
     const traced = new Map<number, number>();
     const norm: NormParams[] =
       trace === undefined ? [] : fields.map((p, f) => ({ weight: p.weight, b: p.b, avg: Math.max(stats.avgLengths[f] ?? 0, Number.EPSILON) }));
+    const own = stats === this;
     for (const word of words) {
       let wordCount = 0;
+      // A variant never carries more specificity than the word typed, nor more than its own: a
+      // rare synonym of a common word must not outrank the word itself (query-expansion.ts).
+      // Each df looked up once: a variant's from the row just found (this index's own
+      // statistics), the word's once for all its variants.
+      let wordIdf: number | undefined;
       for (const variant of this.#expander(word, stats, budget)) {
         const row = postings.row(variant.term);
         if (row < 0) continue;
-        const scale = variant.weight * idfOf(variant, word, stats);
+        const variantIdf = idf(own ? postings.dfOfRow(row) : stats.df(variant.term), stats.docCount);
+        const scale = variant.weight * (variant.term === word ? variantIdf : Math.min(variantIdf, (wordIdf ??= idf(stats.df(word), stats.docCount))));
         wordCount = core.scoreRow(row, scale, wordCount);
         if (trace !== undefined) this.#traceRow(trace, traced, row, scale, word, variant, norm, k1);
       }
@@ -388,15 +415,54 @@ export class Bm25fIndex implements CorpusStats {
   }
 
   /**
-   * Top `limit` of the touched docs (score × coordination × name precision, then insertion
-   * order); resets the scratch state of those docs. With `trace`, the detail of each hit returned.
+   * Top `limit` allowed docs of a list (`whole`: the whole request's of searchClauses, else the
+   * query's or clause's), by score × coordination × name precision, then insertion order; resets
+   * the list's scratch. The pass over every touched doc (thousands for a request of many words)
+   * runs in the core, which keeps the best `limit` in a heap; here those few are ordered and
+   * filtered by the allowed set, and when the filter leaves fewer than `limit`, the core's heap is
+   * taken again four times larger from the final scores it kept. With `trace`, the same in JS
+   * (#selectTraced), recording each hit's factors.
    */
-  #select(count: number, limit: number, allowed: ReadonlySet<string> | undefined, state: ScoreState = this.#state(), trace?: ScoreTrace): BackendHit[] {
-    const { scores, touched, matched, inName } = state;
-    const heap = new TopK(limit);
+  #select(count: number, limit: number, allowed: ReadonlySet<string> | undefined, whole: boolean, trace: ScoreTrace | undefined): BackendHit[] {
+    if (trace !== undefined) return this.#selectTraced(count, limit, allowed, whole, trace);
+    const core = this.#postings.core;
+    if (!this.#factorsInCore) {
+      core.setFactors(this.#coordFactors, this.#nameFactors);
+      this.#factorsInCore = true;
+    }
+    const ids = this.#ids;
+    let want = limit;
+    let size = core.selectList(count, want, whole);
+    for (;;) {
+      const { topDocs, topScores } = core.scratch();
+      const picked: Array<{ doc: number; score: number }> = [];
+      for (let i = 0; i < size; i++) picked.push({ doc: topDocs[i]!, score: topScores[i]! });
+      picked.sort(byRank);
+      const hits: BackendHit[] = [];
+      for (const { doc, score } of picked) {
+        const id = ids[doc];
+        if (id === undefined || (allowed !== undefined && !allowed.has(id))) continue;
+        hits.push({ id, score });
+        if (hits.length === limit) return hits;
+      }
+      if (want >= count) return hits;
+      want = Math.min(count, want * 4);
+      size = core.topHeap(count, want, whole);
+    }
+  }
+
+  /** #select in JS, for explain mode: each doc that would enter the top k gets its factors recorded, each hit its detail. */
+  #selectTraced(count: number, limit: number, allowed: ReadonlySet<string> | undefined, whole: boolean, trace: ScoreTrace): BackendHit[] {
+    const scratch = this.#postings.core.scratch();
+    const scores = whole ? scratch.whole : scratch.scores;
+    const touched = whole ? scratch.wholeTouched : scratch.touched;
+    const matched = whole ? scratch.wholeMatched : scratch.matched;
+    const inName = whole ? scratch.wholeInName : scratch.inName;
+    const heap = (this.#heap ??= new TopK()).reset(limit);
     const coordFactors = this.#coordFactors;
     const nameFactors = this.#nameFactors;
     const lengths = this.#lengths;
+    const ids = this.#ids;
     for (let i = 0; i < count; i++) {
       const doc = touched[i]!;
       const nameTerms = Math.min(lengths[doc * FIELDS]!, MAX_NAME_TERMS);
@@ -410,24 +476,18 @@ export class Bm25fIndex implements CorpusStats {
       // The heap test first: the allowed-set lookup (a string hash) then runs for the few docs
       // that would enter the top k, not for every match (most of the cost of filtered queries).
       if (!heap.accepts(doc, score)) continue;
-      trace?.factors(doc, sum, coordination, precision, score);
-      const id = this.#ids[doc];
+      trace.factors(doc, sum, coordination, precision, score);
+      const id = ids[doc];
       if (id === undefined || (allowed !== undefined && !allowed.has(id))) continue;
       heap.push(doc, score);
     }
     // Only docs with an id enter the heap (checked above).
     return heap.sorted().flatMap(({ doc, score }) => {
-      const id = this.#ids[doc];
+      const id = ids[doc];
       if (id === undefined) return [];
-      trace?.keep(doc, id, this.#params.k1, (f) => lengths[doc * FIELDS + f]!);
+      trace.keep(doc, id, this.#params.k1, (f) => lengths[doc * FIELDS + f]!);
       return [{ id, score }];
     });
-  }
-
-  /** The per-query scratch state of search() and of one clause (views of the core's memory, taken after scoring). */
-  #state(): ScoreState {
-    const { scores, touched, matched, inName } = this.#postings.core.scratch();
-    return { scores, touched, matched, inName };
   }
 
   #ensureScratch(): void {
@@ -495,14 +555,6 @@ function int32s(raw: Uint8Array): Int32Array {
   const out = new Int32Array(raw.byteLength / 4);
   new Uint8Array(out.buffer).set(raw);
   return out;
-}
-
-/** Scores and match counts of the docs a query touched, read and reset by #select. */
-interface ScoreState {
-  scores: Float64Array;
-  touched: Int32Array;
-  matched: Uint8Array;
-  inName: Uint8Array;
 }
 
 /** A field's weighted, length-normalised term frequency: what BM25F sums over fields before it saturates. */
@@ -607,15 +659,6 @@ export function idf(df: number, n: number): number {
 }
 
 /**
- * A variant never carries more specificity than the word typed, nor more than its own: a rare
- * synonym of a common word must not outrank the word itself (query-expansion.ts).
- */
-function idfOf(variant: Variant, word: string, stats: CorpusStats): number {
-  const own = idf(stats.df(variant.term), stats.docCount);
-  return variant.term === word ? own : Math.min(own, idf(stats.df(word), stats.docCount));
-}
-
-/**
  * Statistics of a small index (a run's client tools) merged into a big one's (the catalog):
  * counts add up, and the big one's mean field lengths stand, as a few docs barely move them.
  */
@@ -629,72 +672,102 @@ function combineStats(own: CorpusStats, shared: CorpusStats): CorpusStats {
   };
 }
 
-/** A bounded min-heap keeping the k best (score desc, doc asc). */
+/**
+ * A bounded min-heap keeping the k best (score desc, doc asc), in typed arrays reused from one
+ * select to the next: a select of thousands of touched docs allocates nothing per doc.
+ */
 class TopK {
-  readonly #k: number;
-  readonly #items: Array<{ doc: number; score: number }> = [];
+  #k = 0;
+  #size = 0;
+  #docs = new Int32Array(16);
+  #scores = new Float64Array(16);
 
-  constructor(k: number) {
+  /** Empties the heap for a select of the best `k`. */
+  reset(k: number): this {
     this.#k = k;
+    this.#size = 0;
+    if (this.#docs.length < k) {
+      this.#docs = new Int32Array(k);
+      this.#scores = new Float64Array(k);
+    }
+    return this;
   }
 
-  /** Whether a ranks below b: lower score, or same score and later doc. */
-  static #worse(a: { doc: number; score: number }, b: { doc: number; score: number }): boolean {
-    return a.score < b.score || (a.score === b.score && a.doc > b.doc);
-  }
-
-  /** Whether a doc with this score would enter the heap now. */
+  /** Whether a doc with this score would enter the heap now: it beats the worst kept (lower score, or same score and later doc). */
   accepts(doc: number, score: number): boolean {
-    if (this.#items.length < this.#k) return true;
-    const worst = this.#items[0];
-    return worst !== undefined && (worst.score < score || (worst.score === score && worst.doc > doc));
+    if (this.#size < this.#k) return true;
+    const worst = this.#scores[0]!;
+    return worst < score || (worst === score && this.#docs[0]! > doc);
   }
 
+  /** Adds a doc that accepts() let in. */
   push(doc: number, score: number): void {
-    const items = this.#items;
-    const item = { doc, score };
-    if (items.length < this.#k) {
-      items.push(item);
-      this.#up(items.length - 1);
-    } else if (items[0] !== undefined && TopK.#worse(items[0], item)) {
-      items[0] = item;
-      this.#down(0);
+    if (this.#size < this.#k) {
+      this.#up(this.#size++, doc, score);
+    } else if (this.accepts(doc, score)) {
+      this.#down(doc, score);
     }
   }
 
   sorted(): Array<{ doc: number; score: number }> {
-    return [...this.#items].sort((a, b) => (TopK.#worse(a, b) ? 1 : TopK.#worse(b, a) ? -1 : 0));
+    const out: Array<{ doc: number; score: number }> = [];
+    for (let i = 0; i < this.#size; i++) out.push({ doc: this.#docs[i]!, score: this.#scores[i]! });
+    return out.sort(byRank);
   }
 
-  #up(i: number): void {
-    const items = this.#items;
-    const item = items[i];
-    if (item === undefined) return;
+  /** Sifts a new item up from the free slot `i`. */
+  #up(i: number, doc: number, score: number): void {
+    const docs = this.#docs;
+    const scores = this.#scores;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      const above = items[parent];
-      if (above === undefined || !TopK.#worse(item, above)) break;
-      items[i] = above;
+      if (!worse(doc, score, docs[parent]!, scores[parent]!)) break;
+      docs[i] = docs[parent]!;
+      scores[i] = scores[parent]!;
       i = parent;
     }
-    items[i] = item;
+    docs[i] = doc;
+    scores[i] = score;
   }
 
-  #down(i: number): void {
-    const items = this.#items;
+  /** Puts an item in place of the worst (the root) and sifts it down. */
+  #down(doc: number, score: number): void {
+    const docs = this.#docs;
+    const scores = this.#scores;
+    const size = this.#size;
+    let i = 0;
     for (;;) {
-      const item = items[i];
-      const left = items[2 * i + 1];
-      const right = items[2 * i + 2];
-      if (item === undefined) return;
-      let worst = item;
-      if (left !== undefined && TopK.#worse(left, worst)) worst = left;
-      if (right !== undefined && TopK.#worse(right, worst)) worst = right;
-      if (worst === item) return;
-      const at = worst === left ? 2 * i + 1 : 2 * i + 2;
-      items[i] = worst;
-      items[at] = item;
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let at = i;
+      let atDoc = doc;
+      let atScore = score;
+      if (left < size && worse(docs[left]!, scores[left]!, atDoc, atScore)) {
+        at = left;
+        atDoc = docs[left]!;
+        atScore = scores[left]!;
+      }
+      if (right < size && worse(docs[right]!, scores[right]!, atDoc, atScore)) {
+        at = right;
+        atDoc = docs[right]!;
+        atScore = scores[right]!;
+      }
+      if (at === i) break;
+      docs[i] = atDoc;
+      scores[i] = atScore;
       i = at;
     }
+    docs[i] = doc;
+    scores[i] = score;
   }
+}
+
+/** Best first: higher score, then earlier doc (the order of a select's hits). */
+function byRank(a: { doc: number; score: number }, b: { doc: number; score: number }): number {
+  return worse(a.doc, a.score, b.doc, b.score) ? 1 : worse(b.doc, b.score, a.doc, a.score) ? -1 : 0;
+}
+
+/** Whether (docA, scoreA) ranks below (docB, scoreB): lower score, or same score and later doc. */
+function worse(docA: number, scoreA: number, docB: number, scoreB: number): boolean {
+  return scoreA < scoreB || (scoreA === scoreB && docA > docB);
 }

@@ -43,7 +43,11 @@ export class PostingStore {
   /** Docs holding the term. */
   df(term: string): number {
     const row = this.row(term);
-    if (row < 0) return 0;
+    return row < 0 ? 0 : this.dfOfRow(row);
+  }
+
+  /** Docs in a row (row ≥ 0). */
+  dfOfRow(row: number): number {
     const start = this.#core.start;
     return (start[row + 1]! - start[row]!) / 2;
   }

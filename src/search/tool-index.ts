@@ -186,6 +186,15 @@ export class ToolIndex {
 
   /** Exact matches first, then the backend's hits without them, `limit` in all. */
   #withExact(exact: readonly string[], ranked: readonly BackendHit[], limit: number): BackendHit[] {
+    if (exact.length === 0) {
+      // The usual case (no tool is named exactly): the backend's hits as they are, `limit` of them.
+      const hits: BackendHit[] = [];
+      for (const hit of ranked) {
+        if (hits.length >= limit) break;
+        if (this.#docs.has(hit.id)) hits.push(hit);
+      }
+      return hits;
+    }
     const exactSet = new Set(exact);
     const hits: BackendHit[] = exact.slice(0, limit).map((id) => ({ id, score: EXACT_SCORE }));
     for (const hit of ranked) {
