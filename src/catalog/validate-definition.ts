@@ -99,15 +99,16 @@ function errorsText(errors: readonly ErrorObject[] | null | undefined): string {
  */
 export function lazyValidator(ajv: () => Ajv, id: string, schema: JsonSchema): () => ValidateFunction {
   let compiled: ValidateFunction | undefined;
-  return () => {
-    if (compiled) return compiled;
-    try {
-      compiled = ajv().compile(forAjv(schema));
-    } catch (error) {
-      throw compileError(id, error);
-    }
-    return compiled;
-  };
+  return () => (compiled ??= compileValidator(ajv(), id, schema));
+}
+
+/** A tool's validator compiled now; a schema ajv cannot compile is CONFIG_INVALID naming the tool. */
+export function compileValidator(ajv: Ajv, id: string, schema: JsonSchema): ValidateFunction {
+  try {
+    return ajv.compile(forAjv(schema));
+  } catch (error) {
+    throw compileError(id, error);
+  }
 }
 
 /**

@@ -126,7 +126,7 @@ export class ToolSearchEngine {
     await this.startLearning();
     await this.catalog.start();
     this.reportDownSources();
-    const warmups: Promise<unknown>[] = [this.indexes.get(this.catalog.docs(), this.options.backend)];
+    const warmups: Promise<unknown>[] = [this.indexes.get(this.catalog.docs(), this.options.backend, { workerThreshold: Number.POSITIVE_INFINITY })];
     loadEnglishWords(); // typo and compound guards: decoded here, not during a first query
     if (SURFACES[this.options.settings.mode].sandboxFallback !== undefined) warmups.push(this.codePool());
     await Promise.all(warmups);
@@ -260,7 +260,10 @@ export class ToolSearchEngine {
     const cached = this.admittedCache.get(key);
     if (cached) return cached;
     const admit = this.policy.admitter(subject);
-    const admitted = admittedCatalog(this.catalog.all().filter(admit));
+    const all = this.catalog.all();
+    const entries = all.filter(admit);
+    // A subject that policy lets see every tool shares the catalog's own map of them.
+    const admitted = entries.length === all.length ? admittedCatalog(all, this.catalog.entriesById()) : admittedCatalog(entries);
     if (this.admittedCache.size >= MAX_CACHED_SUBJECTS) this.admittedCache.delete(this.admittedCache.keys().next().value as string);
     this.admittedCache.set(key, admitted);
     return admitted;

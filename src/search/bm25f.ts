@@ -102,16 +102,18 @@ export function fieldTerms(doc: AnalyzableDoc): FieldTerms {
  * A doc's postings: term → its frequency in each field, 7 bits a field (field f at bit 7f).
  * What a posting pair stores, and what a snapshot's pairs are checked against (bm25f-verify.ts).
  */
-export function packTermFrequencies(fields: FieldTerms): Map<string, number> {
-  const packed = new Map<string, number>();
-  fields.forEach((terms, f) => {
+export function packTermFrequencies(fields: FieldTerms, into?: Map<string, number>): Map<string, number> {
+  // `into`: a map to reuse (emptied first), so that adding 100k docs does not make 100k maps.
+  const packed = into ?? new Map<string, number>();
+  packed.clear();
+  for (let f = 0; f < fields.length; f++) {
     const shift = 1 << (TF_BITS * f);
-    for (const term of terms) {
+    for (const term of fields[f]!) {
       const tfs = packed.get(term) ?? 0;
       // Saturated long before 127; capping keeps the packing exact.
       if (Math.floor(tfs / shift) % (TF_MAX + 1) < TF_MAX) packed.set(term, tfs + shift);
     }
-  });
+  }
   return packed;
 }
 
@@ -144,12 +146,15 @@ export class Bm25fIndex implements CorpusStats {
   /** In the linear memory of the index's WebAssembly core, which also holds the scratch arrays (bm25f-core.ts). */
   #postings: PostingStore;
   /**
-   * Pairs added since the store was last rewritten. Appending rewrites the whole store, so
-   * adds (a build comes in slices of 200 docs) are buffered until they reach a quarter of it,
-   * or until the next read: the rewrites then cost O(n) in all, not O(n²).
+   * Pairs added since the store was last rewritten, flat (12 bytes a pair). Appending rewrites
+   * the whole store, so adds (a build comes in slices of 200 docs) are kept here until the next
+   * read: a build writes the core's memory once, sized for what it holds (that memory never
+   * shrinks), and the rewrites cost O(n) in all, not O(n²).
    */
-  #pending = new Map<string, number[]>();
+  #pending = new PendingPairs();
   #pendingNumbers = 0;
+  /** The map #addOne packs each doc's frequencies into, reused doc after doc. */
+  readonly #packing = new Map<string, number>();
   #live = 0;
   #typos: TypoIndex | undefined;
   /** Corrections found, by word (as #typos answers them until the vocabulary changes). */
@@ -250,7 +255,6 @@ export class Bm25fIndex implements CorpusStats {
     this.#corrected.clear();
     this.#sortedTerms = undefined;
     for (const { id, fields } of entries) this.#addOne(id, fields);
-    if (this.#pendingNumbers * 4 >= this.#postings.data.length) this.#read();
   }
 
   #addOne(id: string, fields: FieldTerms): void {
@@ -262,12 +266,9 @@ export class Bm25fIndex implements CorpusStats {
       this.#lengths.push(terms.length);
       this.#totals[f] = (this.#totals[f] ?? 0) + terms.length;
     });
-    const packed = packTermFrequencies(fields);
-    for (const [term, tfs] of packed) {
-      const pairs = this.#pending.get(term);
-      if (pairs === undefined) this.#pending.set(term, [doc, tfs]);
-      else pairs.push(doc, tfs);
-    }
+    const packed = packTermFrequencies(fields, this.#packing);
+    const postings = this.#postings;
+    for (const [term, tfs] of packed) this.#pending.add(postings.row(term), term, postings.rows, doc, tfs);
     this.#pendingNumbers += 2 * packed.size;
   }
 
@@ -497,8 +498,8 @@ export class Bm25fIndex implements CorpusStats {
   /** The postings with every pending add in them. */
   #read(): PostingStore {
     if (this.#pendingNumbers > 0) {
-      this.#postings.append(this.#pending);
-      this.#pending = new Map();
+      this.#postings.appendPairs(this.#pending.newTerms, this.#pending.rowOf, this.#pending.pairs, this.#pending.count);
+      this.#pending = new PendingPairs();
       this.#pendingNumbers = 0;
     }
     return this.#postings;
@@ -670,6 +671,45 @@ function combineStats(own: CorpusStats, shared: CorpusStats): CorpusStats {
     // The catalog's vocabulary first: a client tool's own words are few.
     corrections: (word) => [...new Set([...(shared.corrections?.(word) ?? []), ...(own.corrections?.(word) ?? [])])].slice(0, 2),
   };
+}
+
+/**
+ * Pairs added since the postings were last rewritten, flat: per pair its row (a new term gets the
+ * next row after the store's), doc and packed frequencies, in typed arrays that double as they
+ * fill. No array per term: a build of 100k tools adds a term per tool name at least.
+ */
+class PendingPairs {
+  /** Terms the store lacks, in the order their rows follow the store's. */
+  readonly newTerms: string[] = [];
+  readonly #newRows = new Map<string, number>();
+  rowOf = new Int32Array(1_024);
+  /** [doc, tfs] per pair. */
+  pairs = new Int32Array(2_048);
+  count = 0;
+
+  /** `row`: the term's row in the store, or -1 for a term it lacks (then it gets row `rows` + its place among the new). */
+  add(row: number, term: string, rows: number, doc: number, tfs: number): void {
+    if (row < 0) {
+      const known = this.#newRows.get(term);
+      if (known === undefined) {
+        row = rows + this.newTerms.length;
+        this.#newRows.set(term, row);
+        this.newTerms.push(term);
+      } else row = known;
+    }
+    if (this.count === this.rowOf.length) {
+      const rowOf = new Int32Array(this.rowOf.length * 2);
+      rowOf.set(this.rowOf);
+      this.rowOf = rowOf;
+      const pairs = new Int32Array(this.pairs.length * 2);
+      pairs.set(this.pairs);
+      this.pairs = pairs;
+    }
+    this.rowOf[this.count] = row;
+    this.pairs[2 * this.count] = doc;
+    this.pairs[2 * this.count + 1] = tfs;
+    this.count++;
+  }
 }
 
 /**
