@@ -22,7 +22,8 @@ export const FIGURE_KINDS = [
   "relevance",
   "heap",
   "ratio-import",
-  "ratio-import-rss",
+  "ratio-memory",
+  "ratio-engine-build",
   "ratio-code-mode",
   "ratio-code-mode-cpu",
   "ratio-code-mode-api",
@@ -74,7 +75,7 @@ export function figuresOf(results: BenchResults): Figure[] {
     add({
       name: "import/import+create+search/peak-rss÷node-e-0",
       suite: "import",
-      kind: "ratio-import-rss",
+      kind: "ratio-memory",
       unit: "ratio",
       value: start.rssVsNode,
       better: "smaller",
@@ -189,6 +190,37 @@ export function figuresOf(results: BenchResults): Figure[] {
           });
       }
     }
+  }
+
+  // Natural requests through the public API beside the in-memory BM25, and limit 8 over limit 5 (issue 34).
+  for (const r of search?.output.naturalApi ?? []) {
+    add({
+      name: `search/natural-api/${r.tools}/limit-${r.limit}/run.search÷memory-bm25/p50`,
+      suite: "search",
+      kind: r.tools > 10_000 ? "ratio-search-large" : "ratio-search",
+      unit: "ratio",
+      value: r.p50VsMemoryBm25,
+      better: "smaller",
+    });
+  }
+  for (const r of search?.output.engineStart ?? []) {
+    add({
+      name: `search/engine-start/${r.tools}/createToolSearch+search÷minisearch-build/ms`,
+      suite: "search",
+      kind: "ratio-engine-build",
+      unit: "ratio",
+      value: r.timeVsMinisearch.value,
+      better: "smaller",
+      ...spread(r.timeVsMinisearch.range, r.rounds),
+    });
+    add({
+      name: `search/engine-start/${r.tools}/settled-rss÷minisearch`,
+      suite: "search",
+      kind: "ratio-memory",
+      unit: "ratio",
+      value: r.rssVsMinisearch,
+      better: "smaller",
+    });
   }
 
   const relevance = resultOf(suites.relevance);

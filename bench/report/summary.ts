@@ -110,6 +110,22 @@ export function summaryTable(results: BenchResults): string {
       x(r.p50VsMemoryBm25),
     ]);
   }
+  for (const r of search?.output.naturalApi ?? []) {
+    rows.push([
+      `search p50, ${int(r.tools)} tools, natural-language requests through run.search (learning on), limit ${r.limit}`,
+      `${f3(r.p50Ms)} ms`,
+      `${f3(r.memoryBm25P50Ms)} ms, in-memory BM25`,
+      x(r.p50VsMemoryBm25),
+    ]);
+  }
+  for (const r of search?.output.engineStart ?? []) {
+    rows.push([
+      `engine over ${int(r.tools)} tools, createToolSearch → first search / settled RSS`,
+      `${msf(r.toolsearch.ms)} ms / +${msf(r.toolsearch.rssSettledMiB)} MiB`,
+      `${msf(r.minisearch.ms)} ms / +${msf(r.minisearch.rssSettledMiB)} MiB, minisearch's build`,
+      `${x(r.timeVsMinisearch.value)} / ${x(r.rssVsMinisearch)}`,
+    ]);
+  }
   const relevance = resultOf(results.suites.relevance);
   if (relevance) {
     for (const split of relevance.splits) {
