@@ -126,7 +126,11 @@ export class ToolSearchEngine {
     await this.startLearning();
     await this.catalog.start();
     this.reportDownSources();
-    const warmups: Promise<unknown>[] = [this.indexes.get(this.catalog.docs(), this.options.backend, { workerThreshold: Number.POSITIVE_INFINITY })];
+    // The first index is built here, on this thread in slices that yield to the loop: no run is
+    // served yet, and a worker's copy of 100k docs, its start and its hand-back cost more than the
+    // loop it would keep free. A catalog that changes later is re-indexed in the worker (index-cache.ts).
+    const firstBuild = { workerThreshold: Number.POSITIVE_INFINITY };
+    const warmups: Promise<unknown>[] = [this.indexes.get(this.catalog.docs(), this.options.backend, firstBuild)];
     loadEnglishWords(); // typo and compound guards: decoded here, not during a first query
     if (SURFACES[this.options.settings.mode].sandboxFallback !== undefined) warmups.push(this.codePool());
     await Promise.all(warmups);

@@ -87,7 +87,7 @@ describe('import("toolsearch")', () => {
     expect(packagesOf(started)).toContain("@modelcontextprotocol/sdk");
   });
 
-  it("code mode loads the sandbox pool when an engine starts in it, not before", () => {
+  it("an engine started in code mode loads the sandbox pool (one in tools mode does not: above)", () => {
     const loaded = loadedBy(`
       const { createToolSearch, coreTools } = await import("toolsearch");
       const engine = await createToolSearch({ toolSearch: { mode: "code" }, pool: { prefork: 0 }, sources: [${WEATHER}] });
