@@ -28,6 +28,8 @@ export type RebuildError = Pick<FailureEvent, "code" | "message" | "time">;
 export class Catalog {
   private entries: CatalogEntry[] = [];
   private byId = new Map<string, CatalogEntry>();
+  /** The ids of byId, made when first asked for (everything()). */
+  private idSet: Set<string> | undefined;
   private docList: SearchDoc[] | undefined;
   /** Why a source's start() failed, for sources that do not report their own state (`problem`). */
   private readonly startErrors = new Map<CatalogSource, string>();
@@ -125,6 +127,7 @@ export class Catalog {
     }
     this.entries = entries;
     this.byId = byId;
+    this.idSet = undefined;
     this.failure = undefined;
     this.docList = undefined;
     this.version += 1;
@@ -194,9 +197,14 @@ export class Catalog {
     return this.byId.get(id);
   }
 
-  /** Every entry by id (a new map at each rebuild: a holder keeps the catalog as it was). */
-  entriesById(): ReadonlyMap<string, CatalogEntry> {
-    return this.byId;
+  /**
+   * Every entry's id, and every entry by id, as of this version (new ones at each rebuild: a
+   * holder keeps the catalog as it was): what every subject that policy lets see the whole
+   * catalog shares.
+   */
+  everything(): { ids: ReadonlySet<string>; byId: ReadonlyMap<string, CatalogEntry> } {
+    this.idSet ??= new Set(this.byId.keys());
+    return { ids: this.idSet, byId: this.byId };
   }
 
   get size(): number {

@@ -73,54 +73,20 @@ export class EffectiveCatalog {
 }
 
 /**
- * `byId`, when given, is a map of exactly `entries` (the catalog's own, when policy admits every
- * tool): it is shared, and the ids are a view of its keys, not a set of their own.
+ * `shared`, when given, holds a set and a map of exactly `entries` (the catalog's own, when policy
+ * admits every tool): every subject that sees the whole catalog shares them instead of its own.
  */
-export function admittedCatalog(entries: readonly CatalogEntry[], byId?: ReadonlyMap<string, CatalogEntry>): AdmittedCatalog {
+export function admittedCatalog(
+  entries: readonly CatalogEntry[],
+  shared?: { ids: ReadonlySet<string>; byId: ReadonlyMap<string, CatalogEntry> },
+): AdmittedCatalog {
   return {
-    ids: byId ? new KeySet(byId) : new Set(entries.map((e) => e.id)),
+    ids: shared?.ids ?? new Set(entries.map((e) => e.id)),
     entries,
-    byId: byId ?? new Map(entries.map((e) => [e.id, e])),
+    byId: shared?.byId ?? new Map(entries.map((e) => [e.id, e])),
     bySource: countBySource(entries),
     derived: new Map(),
   };
-}
-
-/** A map's keys as a read-only set: a catalog of 100k tools that policy admits whole needs no second index of its ids. */
-class KeySet<K> implements ReadonlySet<K> {
-  readonly #map: ReadonlyMap<K, unknown>;
-
-  constructor(map: ReadonlyMap<K, unknown>) {
-    this.#map = map;
-  }
-
-  get size(): number {
-    return this.#map.size;
-  }
-
-  has(key: K): boolean {
-    return this.#map.has(key);
-  }
-
-  forEach(callback: (value: K, key: K, set: ReadonlySet<K>) => void, thisArg?: unknown): void {
-    for (const key of this.#map.keys()) callback.call(thisArg, key, key, this);
-  }
-
-  keys(): SetIterator<K> {
-    return this.#map.keys();
-  }
-
-  values(): SetIterator<K> {
-    return this.#map.keys();
-  }
-
-  *entries(): SetIterator<[K, K]> {
-    for (const key of this.#map.keys()) yield [key, key];
-  }
-
-  [Symbol.iterator](): SetIterator<K> {
-    return this.#map.keys();
-  }
 }
 
 function countBySource(entries: readonly CatalogEntry[]): Record<ToolSource, number> {

@@ -82,12 +82,17 @@ export function rankRequest(query: string, limit: number, scope: RunScope, trace
   const firstName = ranked[0] !== undefined ? catalog.get(ranked[0].id)?.name : undefined;
   const exact = fusing && ranked[0] !== undefined && isExact(query, ranked[0].id, firstName);
   const spelled = fusing && !exact && firstName !== undefined && spellsName(query, firstName);
-  const fused = fusing && !exact && learning ? learning.fuse(ranked, learned, limit, spelled) : ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
+  const fused = fusing && !exact && learning ? learning.fuse(ranked, learned, limit, spelled) : ranked.slice(0, limit).map(unlearned);
   trace?.textRanking(ranked);
   if (fused.length > 0) return fused;
   // Never empty: nothing ranked (and nothing learned) gives the best partial matches, marked weak.
   trace?.weak();
-  return weakHits(scope, query, limit).map((h) => ({ ...h, learned: false }));
+  return weakHits(scope, query, limit).map(unlearned);
+}
+
+/** A hit learning did not move, built field by field: a spread of hits of several shapes is slow, and every search makes these. */
+function unlearned(h: BackendHit): FusedHit {
+  return h.weak === true ? { id: h.id, score: h.score, weak: true, learned: false } : { id: h.id, score: h.score, learned: false };
 }
 
 /**

@@ -266,8 +266,8 @@ export class ToolSearchEngine {
     const admit = this.policy.admitter(subject);
     const all = this.catalog.all();
     const entries = all.filter(admit);
-    // A subject that policy lets see every tool shares the catalog's own map of them.
-    const admitted = entries.length === all.length ? admittedCatalog(all, this.catalog.entriesById()) : admittedCatalog(entries);
+    // A subject that policy lets see every tool shares the catalog's own set and map of them.
+    const admitted = entries.length === all.length ? admittedCatalog(all, this.catalog.everything()) : admittedCatalog(entries);
     if (this.admittedCache.size >= MAX_CACHED_SUBJECTS) this.admittedCache.delete(this.admittedCache.keys().next().value as string);
     this.admittedCache.set(key, admitted);
     return admitted;
