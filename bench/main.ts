@@ -31,6 +31,7 @@ import { compareResults, comparisonText } from "./compare/compare.js";
 import { figuresOf } from "./compare/figures.js";
 import { writeFormats } from "./compare/formats.js";
 import { runGatewayBench } from "./gateway/gateway-bench.js";
+import { runImportBench } from "./import/import-bench.js";
 import { machineInfo, packageVersion } from "./harness/machine.js";
 import { progress, type Progress } from "./harness/progress.js";
 import { SUITE_NAMES, type BenchResults, type SuiteName, type SuiteOutcome, type SuiteResults } from "./harness/results.js";
@@ -127,6 +128,7 @@ export function plan(quick: boolean) {
   return quick
     ? {
         payloadSizes: [10, 100, 1_000],
+        importRounds: 12,
         relevanceStride: 10,
         // MetaTool's 21,041 requests: every 20th (841 tune, 211 validate) keeps the suite a few seconds.
         metaToolStride: 20,
@@ -140,6 +142,7 @@ export function plan(quick: boolean) {
       }
     : {
         payloadSizes: [10, 100, 1_000, 10_000],
+        importRounds: 30,
         relevanceStride: 1,
         metaToolStride: 1,
         gateway: { tools: 1_000, sessions: [1, 10, 100], turns: (s: number) => (s === 1 ? 10 : s === 10 ? 50 : 100), warmUpRequests: 12, rounds: 3 },
@@ -200,6 +203,9 @@ export async function runBench(args: BenchArgs, root: string, log: Progress, arg
   const wanted = new Set(args.only);
   const suites: SuiteResults = {};
 
+  if (wanted.has("import")) {
+    suites.import = await suite("import", log, async () => runImportBench({ root, rounds: p.importRounds, log: log.scope("import") }));
+  }
   if (wanted.has("payload")) {
     suites.payload = await suite(
       "payload",

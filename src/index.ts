@@ -50,16 +50,9 @@ export type { TermMode } from "./learning/term-keys.js";
 export type { LearnedRow } from "./learning/model.js";
 export type { LearningStats, LearningScopeStats } from "./learning/learner.js";
 export type { ProviderTool } from "./surfaces/provider-tool.js";
-export {
-  runAgentTurn,
-  MAX_CALLS_PER_RESPONSE,
-  type AgentProvider,
-  type AgentMessage,
-  type AgentTurnInput,
-  type AgentTurnResult,
-  type AgentToolCall,
-  type TokenUsage,
-} from "./agent/agent-turn.js";
+export { runAgentTurn } from "./agent/run-agent-turn.js";
+export { MAX_CALLS_PER_RESPONSE } from "./agent/limits.js";
+export type { AgentProvider, AgentMessage, AgentTurnInput, AgentTurnResult, AgentToolCall, TokenUsage } from "./agent/agent-turn.js";
 export type { ProviderApi } from "./wire/wire-types.js";
 export { TOOL_FORMATS, type ToolFormat, type FormatTools, type OpenAIChatTool, type OpenAIResponsesTool, type AnthropicTool } from "./surfaces/formats.js";
 
@@ -84,7 +77,7 @@ export { ERROR_CHANNEL, type FailureEvent, type FailureOrigin } from "./error-ch
 export type { TracingOptions } from "./telemetry/otel.js";
 export { jsonlSessionLog, type JsonlSessionLog, type JsonlSessionLogOptions, type SearchLineWithoutText } from "./telemetry/jsonl-session-log.js";
 export type { SandboxReport, PoolOptions, PoolLoad, CodePool, CodeResult } from "./sandbox/types.js";
-export { createCodePool } from "./sandbox/index.js";
+export { createCodePool } from "./sandbox/create-code-pool.js";
 
 export {
   ToolSearchError,

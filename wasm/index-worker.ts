@@ -34,7 +34,7 @@ export default async function buildIndexSnapshot(task: BuildTask): Promise<Build
   try {
     backend.add(task.docs);
     const handed = entry.parts?.(backend);
-    const snapshot = task.snapshot || handed === undefined ? backend.serialize?.() : undefined;
+    const snapshot = task.snapshot || handed === undefined ? await backend.serialize?.() : undefined;
     if (handed === undefined && snapshot === undefined) throw new Error(`backend "${task.kind}" cannot serialize`);
     // Transferred, not cloned: tens of MiB at 100k tools.
     const transfer: ArrayBufferLike[] = [...(handed?.transfer ?? []), ...(snapshot !== undefined ? [snapshot.buffer] : [])];

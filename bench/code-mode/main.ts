@@ -21,6 +21,9 @@
  *   parent's ÷ the children's (the CI figure);
  * - memory per ready child: USS and PSS of node (from /proc/PID/smaps_rollup) and of the wrapper
  *   that stays beside it (unshare);
+ * - the parent's CPU per body through the public API (run.handleToolCall at concurrency 2: the
+ *   search → describe → call body and `return 1`), beside the same three operations called
+ *   directly on the run and the bodies on the pool alone (public-api.ts);
  * - an in-process reference: quickjs-emscripten (a devDependency, never imported by src/), a fresh
  *   context per body, the same body against the same bridge: warm p50, bodies/s, CPU per body.
  * Pool sizes: 1, 2, 4, … up to os.availableParallelism() (and it), or `--sizes 1,2,4`.
@@ -39,6 +42,7 @@ import { resolvePoolOptions } from "../../src/sandbox/pool/options.js";
 import { SandboxChild } from "../../src/sandbox/pool/sandbox-child.js";
 import { percentile } from "../harness/stats.js";
 import { quickjsReference } from "./quickjs-reference.js";
+import { measurePublicApi, publicApiTable } from "./public-api.js";
 import { BODY, bridge, BODY_RESULT } from "./fixture.js";
 import { CLK_TCK, concurrently, reapedChildrenCpuMs } from "./measure.js";
 
@@ -380,6 +384,8 @@ async function main(): Promise<void> {
   const { warm, perCall, blockRatios } = await latencies();
   const memory = await readyChildMemory();
   const reference = await quickjsReference(BODY, bridge, BODY_RESULT, N.warm);
+  // What a body costs this process through the public API, beside the same operations called directly (issue 34).
+  const publicApi = await measurePublicApi(QUICK ? { n: 40, rounds: 6 } : { n: 80, rounds: 8 });
   const rates = [];
   for (const size of SIZES) rates.push(await throughput(size));
 
@@ -443,6 +449,7 @@ async function main(): Promise<void> {
       `\nmemory per ready child (smaps_rollup, mean of ${memory.children}): node USS ${fmt(memory.nodeUss, 2)} MiB, PSS ${fmt(memory.nodePss, 2)} MiB; wrappers beside it (unshare) USS ${fmt(memory.wrapperUss, 2)} MiB`,
     );
   }
+  console.log(`\n${publicApiTable(publicApi)}`);
   if (reference) {
     console.log(
       `in-process reference: ${reference.name} ${reference.version}, a fresh context per body: warm p50 ${fmt(reference.warmP50Ms, 2)} ms, ${fmt(reference.perSecond, 0)} bodies/s two at a time, ${fmt(reference.cpuMsPerBody, 2)} ms CPU per body (all of it this process's)`,
@@ -486,6 +493,7 @@ async function main(): Promise<void> {
     throughput: rates,
     ...(memory ? { readyChildMemoryMiB: memory } : {}),
     ...(reference ? { inProcessReference: reference } : {}),
+    publicApi,
     targets: {
       warmP50Ms: 5,
       warmMet: warmP50 <= 5,

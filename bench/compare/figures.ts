@@ -21,8 +21,12 @@ export const FIGURE_KINDS = [
   "count",
   "relevance",
   "heap",
+  "ratio-import",
+  "ratio-memory",
+  "ratio-engine-build",
   "ratio-code-mode",
   "ratio-code-mode-cpu",
+  "ratio-code-mode-api",
   "ratio-search",
   "ratio-search-large",
   "ratio-gateway-cpu",
@@ -55,6 +59,28 @@ export function figuresOf(results: BenchResults): Figure[] {
     if (finite(f.value)) out.push(f);
   };
   const suites = results.suites ?? {};
+
+  // A library's start (issue 34): spawn to exit and peak RSS, each over `node -e 0` measured alternately in the same run.
+  const start = resultOf(suites.import);
+  if (start) {
+    add({
+      name: "import/import+create+search/spawn-to-exit÷node-e-0",
+      suite: "import",
+      kind: "ratio-import",
+      unit: "ratio",
+      value: start.wallVsNode.value,
+      better: "smaller",
+      ...spread(start.wallVsNode.range, start.rounds),
+    });
+    add({
+      name: "import/import+create+search/peak-rss÷node-e-0",
+      suite: "import",
+      kind: "ratio-memory",
+      unit: "ratio",
+      value: start.rssVsNode,
+      better: "smaller",
+    });
+  }
 
   const payload = resultOf(suites.payload);
   for (const c of payload?.catalogs ?? []) {
@@ -107,6 +133,23 @@ export function figuresOf(results: BenchResults): Figure[] {
         });
       }
     }
+    const api = code.output.publicApi;
+    if (api) {
+      for (const [what, r] of [
+        ["search-describe-call-body", api.bodyVsDirect],
+        ["return-1-body", api.return1VsDirect],
+      ] as const) {
+        add({
+          name: `code-mode/handle-tool-call/${what}-cpu÷direct-operations-cpu`,
+          suite: "code-mode",
+          kind: "ratio-code-mode-api",
+          unit: "ratio",
+          value: r.value,
+          better: "smaller",
+          ...spread(r.range, api.rounds),
+        });
+      }
+    }
     // Warm-pool p50 ÷ fresh-child p50 (code.warmVsFreshChild) is not a figure: a warm body takes
     // 2–3 ms, mostly the scheduler's latency on a loaded 2-core box, and the ratio moved by 83%
     // between quick runs even as the median of alternating blocks. A pool that stopped
@@ -147,6 +190,37 @@ export function figuresOf(results: BenchResults): Figure[] {
           });
       }
     }
+  }
+
+  // Natural requests through the public API beside the in-memory BM25, and limit 8 over limit 5 (issue 34).
+  for (const r of search?.output.naturalApi ?? []) {
+    add({
+      name: `search/natural-api/${r.tools}/limit-${r.limit}/run.search÷memory-bm25/p50`,
+      suite: "search",
+      kind: r.tools > 10_000 ? "ratio-search-large" : "ratio-search",
+      unit: "ratio",
+      value: r.p50VsMemoryBm25,
+      better: "smaller",
+    });
+  }
+  for (const r of search?.output.engineStart ?? []) {
+    add({
+      name: `search/engine-start/${r.tools}/createToolSearch+search÷minisearch-build/ms`,
+      suite: "search",
+      kind: "ratio-engine-build",
+      unit: "ratio",
+      value: r.timeVsMinisearch.value,
+      better: "smaller",
+      ...spread(r.timeVsMinisearch.range, r.rounds),
+    });
+    add({
+      name: `search/engine-start/${r.tools}/settled-rss÷minisearch`,
+      suite: "search",
+      kind: "ratio-memory",
+      unit: "ratio",
+      value: r.rssVsMinisearch,
+      better: "smaller",
+    });
   }
 
   const relevance = resultOf(suites.relevance);

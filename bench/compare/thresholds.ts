@@ -38,11 +38,31 @@ export const THRESHOLDS: Readonly<Record<FigureKind, Threshold>> = {
   count: { by: "absolute", margin: 0, why: "deterministic integers (round trips, schemas up front, the crossover size): any worse value fails" },
   relevance: { by: "absolute", margin: 0.01, why: "deterministic over a fixed query sample; 0.01 is less than one query of 70 leaving the top k" },
   heap: { by: "absolute", margin: 8, why: "heap growth after forced GC ran 2.9–3.5 MB over 18 quick runs; a schema kept per run adds tens of MB" },
+  "ratio-import": {
+    by: "factor",
+    margin: 0.5,
+    why: "a fresh process's import + createToolSearch + search ÷ node -e 0, spawn to exit, median of alternating rounds; loading the provider and MCP SDKs again is ×4",
+  },
+  "ratio-memory": {
+    by: "factor",
+    margin: 0.15,
+    why: "peak or settled RSS over a reference's measured in the same run (node -e 0; minisearch's build of the same tools): moves by a few % between runs; the SDKs loaded again, or a copy of the catalog kept, add 30% or more",
+  },
+  "ratio-engine-build": {
+    by: "factor",
+    margin: 0.7,
+    why: "createToolSearch → first search over a big catalog ÷ minisearch's bare build, fresh processes alternating, median of the rounds: wall time on a loaded box; a build pass repeated (a snapshot round trip, analysis twice) is ×1.5 or more",
+  },
   "ratio-code-mode": { by: "factor", margin: 0.6, why: "pool ÷ bare-spawn floor, median of 6 alternating rounds: spread 35% between quick runs" },
   "ratio-code-mode-cpu": {
     by: "factor",
     margin: 0.9,
     why: "this process's CPU per body ÷ the children's, median of the rounds (issue 21): its spread over repeated quick runs is not measured yet; forking here again instead of in the spawner is ×2.3, so ×1.9 fails",
+  },
+  "ratio-code-mode-api": {
+    by: "factor",
+    margin: 0.9,
+    why: "this process's CPU per code body through run.handleToolCall ÷ the same search, describe and call made directly, median of alternating rounds (issue 34): bridge calls paying their telemetry events and spans again, or a frame serialised twice, is ×1.5–2; a 2× regression fails",
   },
   "ratio-search": {
     by: "factor",

@@ -1,5 +1,6 @@
 /** The shape of bench/results/<name>.json: one run of `npm run bench`, every figure and where it came from. */
 import type { GatewayResult } from "../gateway/gateway-bench.js";
+import type { ImportBenchResult } from "../import/import-bench.js";
 import type { PayloadResult } from "../payload/payload.js";
 import type { RelevanceResult } from "../relevance/relevance-bench.js";
 import type { CodeModeSuiteResult } from "../suites/code-mode-suite.js";
@@ -16,10 +17,11 @@ export type SuiteOutcome<T> =
 
 import type { LearningResult } from "../learning/learning-bench.js";
 
-export const SUITE_NAMES = ["payload", "code-mode", "search", "relevance", "gateway", "stall", "learning", "upstream"] as const;
+export const SUITE_NAMES = ["import", "payload", "code-mode", "search", "relevance", "gateway", "stall", "learning", "upstream"] as const;
 export type SuiteName = (typeof SUITE_NAMES)[number];
 
 export interface SuiteResults {
+  import?: SuiteOutcome<ImportBenchResult>;
   payload?: SuiteOutcome<PayloadResult>;
   "code-mode"?: SuiteOutcome<CodeModeSuiteResult>;
   search?: SuiteOutcome<SearchSuiteResult>;

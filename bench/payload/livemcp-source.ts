@@ -17,7 +17,7 @@ import path from "node:path";
 import type { CatalogSource } from "../../src/catalog/sources.js";
 import type { JsonSchema, ToolDefinition } from "../../src/catalog/types.js";
 import { mapTool } from "../../src/mcp/map-tool.js";
-import { DEFAULT_MCP_OPTIONS } from "../../src/mcp/options.js";
+import { defaultMcpOptions } from "../../src/mcp/options.js";
 import { mapToolNames, sanitizeToolName } from "../../src/mcp/tool-names.js";
 
 interface LiveMcpEntry {
@@ -39,7 +39,8 @@ export function loadLiveMcpServers(dataDir: string): McpServerTools[] {
       const name = sanitizeToolName(key).slice(0, 64);
       const raw = server.tools ?? [];
       const names = mapToolNames(raw.map((t) => t.name));
-      const limits = { maxDescriptionChars: DEFAULT_MCP_OPTIONS.maxDescriptionChars, maxSchemaBytes: DEFAULT_MCP_OPTIONS.maxSchemaBytes };
+      const { maxDescriptionChars, maxSchemaBytes } = defaultMcpOptions();
+      const limits = { maxDescriptionChars, maxSchemaBytes };
       const tools = raw.map((tool) =>
         mapTool(
           {

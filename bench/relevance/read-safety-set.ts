@@ -19,7 +19,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { toSearchDoc } from "../../src/catalog/search-doc.js";
 import { mapTool } from "../../src/mcp/map-tool.js";
-import { DEFAULT_MCP_OPTIONS } from "../../src/mcp/options.js";
+import { defaultMcpOptions } from "../../src/mcp/options.js";
 import { mapToolNames } from "../../src/mcp/tool-names.js";
 import { splitIdentifier, stem } from "../../src/search/analyze.js";
 import { isDestructive, isReadRequest } from "../../src/search/read-safety.js";
@@ -130,7 +130,8 @@ async function listedDocs(server: string, args: string[], env: Record<string, st
   try {
     const { tools } = await client.listTools();
     const names = mapToolNames(tools.map((t) => t.name));
-    const limits = { maxDescriptionChars: DEFAULT_MCP_OPTIONS.maxDescriptionChars, maxSchemaBytes: DEFAULT_MCP_OPTIONS.maxSchemaBytes };
+    const { maxDescriptionChars, maxSchemaBytes } = defaultMcpOptions();
+    const limits = { maxDescriptionChars, maxSchemaBytes };
     return tools.map((tool) => {
       const name = names.get(tool.name) ?? tool.name;
       const definition = mapTool(tool, name, limits, () => Promise.resolve(undefined));

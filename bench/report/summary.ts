@@ -36,6 +36,15 @@ const bytes = (n: number): string => (n >= 1024 * 1024 ? `${(n / 1024 / 1024).to
  */
 export function summaryTable(results: BenchResults): string {
   const rows: string[][] = [];
+  const start = resultOf(results.suites.import);
+  if (start) {
+    rows.push([
+      'a fresh process: import("toolsearch") + createToolSearch + one search, spawn to exit / peak RSS',
+      `${msf(start.toolsearchWallMs)} ms / ${msf(start.toolsearchRssMiB)} MiB`,
+      `${msf(start.nodeWallMs)} ms / ${msf(start.nodeRssMiB)} MiB, node -e 0`,
+      `${x(start.wallVsNode.value)} / ${x(start.rssVsNode)}`,
+    ]);
+  }
   const payload = resultOf(results.suites.payload);
   if (payload) {
     for (const c of payload.catalogs) {
@@ -99,6 +108,22 @@ export function summaryTable(results: BenchResults): string {
       `${f3(r.p50Ms)} / ${f3(r.p99Ms)} ms`,
       `${f3(memory!.p50Ms)} / ${f3(memory!.p99Ms)} ms, in-memory BM25`,
       x(r.p50VsMemoryBm25),
+    ]);
+  }
+  for (const r of search?.output.naturalApi ?? []) {
+    rows.push([
+      `search p50, ${int(r.tools)} tools, natural-language requests through run.search (learning on), limit ${r.limit}`,
+      `${f3(r.p50Ms)} ms`,
+      `${f3(r.memoryBm25P50Ms)} ms, in-memory BM25`,
+      x(r.p50VsMemoryBm25),
+    ]);
+  }
+  for (const r of search?.output.engineStart ?? []) {
+    rows.push([
+      `engine over ${int(r.tools)} tools, createToolSearch → first search / settled RSS`,
+      `${msf(r.toolsearch.ms)} ms / +${msf(r.toolsearch.rssSettledMiB)} MiB`,
+      `${msf(r.minisearch.ms)} ms / +${msf(r.minisearch.rssSettledMiB)} MiB, minisearch's build`,
+      `${x(r.timeVsMinisearch.value)} / ${x(r.rssVsMinisearch)}`,
     ]);
   }
   const relevance = resultOf(results.suites.relevance);
@@ -231,6 +256,30 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
   const out: string[] = [];
   const img = (file: string, alt: string): string[] => (chartsDir === undefined ? [] : ["", `![${alt}](${chartsDir}/${file})`]);
 
+  const start = resultOf(results.suites.import);
+  if (start) {
+    out.push("", `${level} Import`, "");
+    out.push(
+      `A fresh process imports the package by name, creates an engine over one core tool and searches once, ${start.rounds} times alternating with \`node -e 0\` ` +
+        `(the floor: Node's own start); medians. In process: import ${msf(start.steps.importMs)} ms, createToolSearch ${msf(start.steps.createMs)} ms, ` +
+        `the search ${msf(start.steps.searchMs)} ms. It loaded ${start.modules} modules, of these packages: ${start.packages.join(", ") || "none"}.`,
+    );
+    out.push("");
+    out.push(
+      table(
+        ["", "toolsearch", "node -e 0", "ratio"],
+        [
+          [
+            "spawn to exit (ms)",
+            msf(start.toolsearchWallMs),
+            msf(start.nodeWallMs),
+            `${x(start.wallVsNode.value)} (${x(start.wallVsNode.range[0])}…${x(start.wallVsNode.range[1])})`,
+          ],
+          ["peak RSS (MiB)", msf(start.toolsearchRssMiB), msf(start.nodeRssMiB), x(start.rssVsNode)],
+        ],
+      ),
+    );
+  }
   const payload = resultOf(results.suites.payload);
   if (payload) {
     out.push("", `${level} Payload`, "");
@@ -334,6 +383,35 @@ export function sections(results: BenchResults, level: string, chartsDir?: strin
         }),
       ),
     );
+    const api = o.publicApi;
+    if (api) {
+      out.push("");
+      out.push(
+        `This process's CPU per body through the public API (\`run.handleToolCall\`, two at a time), beside the same search, describe and call made directly on the run ` +
+          `and the bodies on the pool alone; medians of ${api.rounds} alternating rounds of ${api.n}:`,
+        "",
+      );
+      out.push(
+        table(
+          ["", "CPU ms", "÷ direct operations"],
+          [
+            [
+              "search → describe → call body, run.handleToolCall",
+              msf(api.cpuMs.handleBody),
+              `${x(api.bodyVsDirect.value)} (${x(api.bodyVsDirect.range[0])}…${x(api.bodyVsDirect.range[1])})`,
+            ],
+            [
+              "`return 1` body, run.handleToolCall",
+              msf(api.cpuMs.handleReturn1),
+              `${x(api.return1VsDirect.value)} (${x(api.return1VsDirect.range[0])}…${x(api.return1VsDirect.range[1])})`,
+            ],
+            ["run.search + run.describe + run.call", msf(api.cpuMs.direct), "1×"],
+            ["the body on the pool alone (pool.run)", msf(api.cpuMs.poolBody), "–"],
+            ["`return 1` on the pool alone", msf(api.cpuMs.poolReturn1), "–"],
+          ],
+        ),
+      );
+    }
     const missing: string[] = [];
     if (code.missingSizes.length > 0) missing.push(`pool size ${code.missingSizes.join(", ")}`);
     if (o.warmSearchDescribeCallMs.p90 === undefined) missing.push("p90");

@@ -13,7 +13,10 @@
  *
  * Natural-language latency: Seal-Tools' 4,076 tools and its 700 dev requests as people write
  * them (10–40 words), for each backend beside a minimal in-memory BM25 (bench/lib/memory-bm25.ts),
- * the yardstick an engine must not be slower than. `--natural` runs only this part.
+ * the yardstick an engine must not be slower than; the same requests through the public API
+ * (natural-api.ts: createToolSearch with learning on, run.search at limits 8 and 5; full runs
+ * also at 100k tools). `--natural` runs only this part. Last, an engine's start over a big
+ * catalog beside minisearch's bare build (engine-start.ts; 100k tools, quick 10k).
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -33,6 +36,8 @@ import { indexScope } from "../lib/rank-over-index.js";
 import { fts5Bm25Backend } from "../lib/fts5-bm25/backend.js";
 import { MiB, collectGarbage, memory, percentile } from "../lib/stats.js";
 import { makeQueries, scaleCatalog } from "./workload.js";
+import { measureNaturalApi, naturalApiTable } from "./natural-api.js";
+import { engineStartTable, measureEngineStart } from "./engine-start.js";
 
 const QUICK = process.argv.includes("--quick");
 const SIZES = QUICK ? [1_000, 10_000] : [1_000, 10_000, 100_000];
@@ -46,6 +51,10 @@ const ROUNDS = QUICK ? 3 : 5;
 const NATURAL_ROUNDS = QUICK ? 1 : 5;
 const NATURAL_WARMUP = QUICK ? 100 : Number.POSITIVE_INFINITY;
 const LIMIT = 8;
+/** Seal-Tools' tools, as its own file lists them (natural-api.ts copies them past it). */
+const SEAL_TOOLS = 4_076;
+/** Timed passes over the 700 requests through run.search (each beside the in-memory BM25). */
+const NATURAL_API_ROUNDS = QUICK ? 2 : 3;
 const FACTORIES: SearchBackendFactory[] = [fts5Backend, minisearchBackend];
 
 export interface SizeResult {
@@ -195,7 +204,7 @@ async function measureSize(factory: SearchBackendFactory, docs: SearchDoc[], que
   // A run's policy admits every other tool: the backend must dig past filtered hits.
   const allowed = new Set(docs.filter((_, i) => i % 2 === 0).map((d) => d.id));
   const filtered = timeQueries(indexScope(index, { allowed }), queries);
-  const snapshotMiB = (index.backend.serialize?.().byteLength ?? Number.NaN) / MiB;
+  const snapshotMiB = ((await index.backend.serialize?.())?.byteLength ?? Number.NaN) / MiB;
   index.close();
   return {
     backend: factory.kind,
@@ -277,6 +286,7 @@ async function main(): Promise<void> {
   }
   if (process.argv.includes("--natural")) {
     console.log(naturalTable(await measureNatural(dataDir)));
+    console.log(`\n${naturalApiTable(await measureNaturalApi(dataDir, { tools: SEAL_TOOLS, limits: [8, 5], rounds: NATURAL_API_ROUNDS }))}`);
     return;
   }
   const base = loadRegistryTools(dataDir);
@@ -310,6 +320,13 @@ async function main(): Promise<void> {
     );
   }
   const natural = await measureNatural(dataDir);
+  // Through the public API (createToolSearch, learning on, run.search), and at 100k tools in full runs.
+  const naturalApi = await measureNaturalApi(dataDir, { tools: SEAL_TOOLS, limits: [8, 5], rounds: NATURAL_API_ROUNDS });
+  if (!QUICK) naturalApi.push(...(await measureNaturalApi(dataDir, { tools: 100_000, limits: [8], rounds: 1, stride: 7 })));
+  console.log(`\n${naturalApiTable(naturalApi)}`);
+  // The engine's start over a big catalog beside minisearch's bare build, in fresh processes.
+  const engineStart = [measureEngineStart({ tools: QUICK ? 10_000 : 100_000, rounds: QUICK ? 2 : 3 })];
+  console.log(`\n${engineStart.map(engineStartTable).join("\n")}`);
   console.log(`\n${naturalTable(natural)}`);
   const out = path.join(repoRoot(), "bench/results/search.json");
   mkdirSync(path.dirname(out), { recursive: true });
@@ -324,6 +341,8 @@ async function main(): Promise<void> {
     sizes,
     cachedRun: cached,
     natural,
+    naturalApi,
+    engineStart,
   };
   writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
   console.log(`\nwrote ${path.relative(process.cwd(), out)}`);

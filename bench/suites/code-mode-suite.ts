@@ -6,6 +6,7 @@
 import type { Progress } from "../harness/progress.js";
 import { median, ratio, round } from "../harness/stats.js";
 import { runForeignBench } from "./foreign.js";
+import type { PublicApiCost } from "../code-mode/public-api.js";
 
 export interface Percentiles {
   p50: number;
@@ -47,6 +48,8 @@ export interface CodeModeBenchOutput {
   }>;
   /** node's USS/PSS per ready child and the wrappers' USS beside it (MiB). */
   readyChildMemoryMiB?: { nodeUss: number; nodePss: number; wrapperUss: number; children: number };
+  /** This process's CPU per body through run.handleToolCall beside the direct operations (issue 34), when measured. */
+  publicApi?: PublicApiCost;
   /** The in-process sandbox measured in the same run (quickjs-emscripten), when installed. */
   inProcessReference?: { name: string; version: string; warmP50Ms: number; perSecond: number; cpuMsPerBody: number; n: number };
 }

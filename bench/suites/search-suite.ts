@@ -3,6 +3,8 @@
  * 1k and 10k; run preparation over a cached catalog), with the ratios the summary shows.
  */
 import type { CachedRunResult, NaturalResult, SizeResult } from "../search/main.js";
+import type { NaturalApiRow } from "../search/natural-api.js";
+import type { EngineStartResult } from "../search/engine-start.js";
 import path from "node:path";
 import { silent, type Progress } from "../harness/progress.js";
 import { runScript } from "../harness/script.js";
@@ -20,6 +22,10 @@ export interface SearchBenchOutput {
   cachedRun: CachedRunResult[];
   /** Seal-Tools' natural-language requests per backend beside a minimal in-memory BM25 (absent in older results). */
   natural?: NaturalResult[];
+  /** The same requests through run.search (learning on) beside the in-memory BM25 (issue 34). */
+  naturalApi?: NaturalApiRow[];
+  /** createToolSearch → first search over a big catalog beside minisearch's bare build (issue 34). */
+  engineStart?: EngineStartResult[];
 }
 
 export interface SearchSuiteResult {

@@ -71,8 +71,9 @@ const identitySchema = {
     token: { type: "string", pattern: `${TENANT_NAME_PATTERN}|^token:[A-Za-z0-9_-]{16}$` },
   },
 };
-const checkIdentity = compileOptions<AdminIdentity>(identitySchema, { copy: false });
+const checkIdentity = compileOptions<AdminIdentity>("adminIdentity", identitySchema, { copy: false });
 const checkSearch = compileOptions<SearchBody>(
+  "adminSearch",
   {
     type: "object",
     additionalProperties: false,

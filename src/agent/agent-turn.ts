@@ -32,8 +32,9 @@ import type { ChatMessage } from "../wire/chat-types.js";
 import type { AnthropicContentBlock, AnthropicMessage, ResponsesInputItem, ResponsesOutputItem } from "../wire/wire-types.js";
 import type { RunTelemetry } from "../telemetry/types.js";
 
-/** Tool calls of one model response that are run; more are answered with an error, unrun. */
-export const MAX_CALLS_PER_RESPONSE = 32;
+import { MAX_CALLS_PER_RESPONSE } from "./limits.js";
+
+export { MAX_CALLS_PER_RESPONSE };
 export const DEFAULT_MAX_TURNS = 8;
 const MAX_TURNS = 100;
 const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;

@@ -11,7 +11,8 @@ import { toolId } from "./tool-id.js";
 import type { CatalogEntry, ToolDefinition, ToolSource } from "./types.js";
 import { DEFAULT_SCHEMA_LIMITS, type SchemaLimits } from "../validation/schema-limits.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
-import { cachedValidator, checkInputSchema, checkDefinitionShape, lazyValidator } from "./validate-definition.js";
+import type { ValidateFunction } from "ajv";
+import { cachedValidator, checkInputSchema, checkDefinitionShape, compileValidator } from "./validate-definition.js";
 
 export interface SourceStatus {
   source: CatalogSource["source"];
@@ -27,6 +28,8 @@ export type RebuildError = Pick<FailureEvent, "code" | "message" | "time">;
 export class Catalog {
   private entries: CatalogEntry[] = [];
   private byId = new Map<string, CatalogEntry>();
+  /** The ids of byId, made when first asked for (everything()). */
+  private idSet: Set<string> | undefined;
   private docList: SearchDoc[] | undefined;
   /** Why a source's start() failed, for sources that do not report their own state (`problem`). */
   private readonly startErrors = new Map<CatalogSource, string>();
@@ -46,14 +49,26 @@ export class Catalog {
   version = 0;
 
   /**
-   * `ajv` compiles the trusted (core, plugin) schemas, once each. Schemas from untrusted sources
+   * `ajv` gives the ajv that compiles the trusted (core, plugin) schemas, once each, at their first use. Schemas from untrusted sources
    * (client tools, MCP servers) must fit `untrusted.limits` and compile into the bounded cache.
    */
   constructor(
     private readonly sources: readonly CatalogSource[],
-    private readonly ajv: Ajv,
+    private readonly ajv: () => Ajv,
     private readonly untrusted: { limits: SchemaLimits; validators: ValidatorCache } = { limits: DEFAULT_SCHEMA_LIMITS, validators: new ValidatorCache() },
-  ) {}
+  ) {
+    const compiled = new WeakMap<CatalogEntry, ValidateFunction>();
+    // One function for every trusted entry, called as its method (`this` is the entry): a closure
+    // per entry held a context each, 11 MiB at 100k tools, for validators most tools never need.
+    this.trustedValidator = function (this: CatalogEntry): ValidateFunction {
+      let validate = compiled.get(this);
+      if (validate === undefined) compiled.set(this, (validate = compileValidator(ajv(), this.id, this.definition.inputSchema)));
+      return validate;
+    };
+  }
+
+  /** The validator method of core and plugin entries: compiled at the first call (or describe) that needs it. */
+  private readonly trustedValidator: (this: CatalogEntry) => ValidateFunction;
 
   /**
    * Starts every source, side by side. A source that fails to start is reported in
@@ -112,6 +127,7 @@ export class Catalog {
     }
     this.entries = entries;
     this.byId = byId;
+    this.idSet = undefined;
     this.failure = undefined;
     this.docList = undefined;
     this.version += 1;
@@ -147,7 +163,7 @@ export class Catalog {
     checkDefinitionShape(def, `${source}${source === "core" || source === "client" ? "" : `:${toolset}`}`);
     const id = toolId(source, toolset, def.name);
     const trusted = source === "core" || source === "plugin";
-    checkInputSchema(this.ajv, id, def.inputSchema, trusted ? undefined : this.untrusted.limits);
+    checkInputSchema(id, def.inputSchema, trusted ? undefined : this.untrusted.limits);
     return {
       id,
       name: def.name,
@@ -155,7 +171,7 @@ export class Catalog {
       toolset,
       definition: def,
       ownerOnly: def.ownerOnly === true,
-      validator: trusted ? lazyValidator(this.ajv, id, def.inputSchema) : cachedValidator(this.untrusted.validators, id, def.inputSchema),
+      validator: trusted ? this.trustedValidator : cachedValidator(this.untrusted.validators, id, def.inputSchema),
       ...(origin?.unavailableReason ? { unavailableReason: () => origin.unavailableReason?.() } : {}),
     };
   }
@@ -179,6 +195,16 @@ export class Catalog {
 
   get(id: string): CatalogEntry | undefined {
     return this.byId.get(id);
+  }
+
+  /**
+   * Every entry's id, and every entry by id, as of this version (new ones at each rebuild: a
+   * holder keeps the catalog as it was): what every subject that policy lets see the whole
+   * catalog shares.
+   */
+  everything(): { ids: ReadonlySet<string>; byId: ReadonlyMap<string, CatalogEntry> } {
+    this.idSet ??= new Set(this.byId.keys());
+    return { ids: this.idSet, byId: this.byId };
   }
 
   get size(): number {

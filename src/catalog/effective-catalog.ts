@@ -72,11 +72,18 @@ export class EffectiveCatalog {
   }
 }
 
-export function admittedCatalog(entries: readonly CatalogEntry[]): AdmittedCatalog {
+/**
+ * `shared`, when given, holds a set and a map of exactly `entries` (the catalog's own, when policy
+ * admits every tool): every subject that sees the whole catalog shares them instead of its own.
+ */
+export function admittedCatalog(
+  entries: readonly CatalogEntry[],
+  shared?: { ids: ReadonlySet<string>; byId: ReadonlyMap<string, CatalogEntry> },
+): AdmittedCatalog {
   return {
-    ids: new Set(entries.map((e) => e.id)),
+    ids: shared?.ids ?? new Set(entries.map((e) => e.id)),
     entries,
-    byId: new Map(entries.map((e) => [e.id, e])),
+    byId: shared?.byId ?? new Map(entries.map((e) => [e.id, e])),
     bySource: countBySource(entries),
     derived: new Map(),
   };

@@ -35,9 +35,14 @@ export function toSearchDoc(entry: Pick<CatalogEntry, "id" | "name" | "source" |
   };
 }
 
+/** The params of every tool without any: one shared array, not one per doc (100k of them in a big catalog). */
+const NO_PARAMS: SearchDoc["params"] = Object.freeze([]);
+
 function topLevelParams(schema: Record<string, unknown>): SearchDoc["params"] {
   const properties = schema.properties;
-  if (typeof properties !== "object" || properties === null) return [];
+  if (typeof properties !== "object" || properties === null) return NO_PARAMS;
+  const names = Object.keys(properties);
+  if (names.length === 0) return NO_PARAMS;
   return Object.entries(properties as Record<string, unknown>)
     .slice(0, MAX_PARAMS)
     .map(([name, property]) => ({ name, description: propertyDescription(property) }));

@@ -2,9 +2,10 @@
  * Checks one tool definition at registration, so a bad tool is rejected with a message that
  * names it instead of failing at call time.
  */
-import type { Ajv, ValidateFunction } from "ajv";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { ConfigInvalidError, errorMessage } from "../errors.js";
 import { checkAnnotations } from "./annotations.js";
+import { requireGenerated } from "../validation/ajv.js";
 import { schemaOverLimits, unsupportedPattern, type SchemaLimits } from "../validation/schema-limits.js";
 import { schemaKey, type ValidatorCache } from "../validation/validator-cache.js";
 import type { JsonSchema, ToolDefinition } from "./types.js";
@@ -56,8 +57,8 @@ function forAjv(schema: JsonSchema): JsonSchema {
  * thousands up front would hold the thread at startup, so compilation waits for the first call
  * (see lazyValidator) and is then cached.
  */
-export function checkInputSchema(ajv: Ajv, id: string, schema: JsonSchema, limits?: SchemaLimits): void {
-  const problem = inputSchemaProblem(ajv, schema, limits);
+export function checkInputSchema(id: string, schema: JsonSchema, limits?: SchemaLimits): void {
+  const problem = inputSchemaProblem(schema, limits);
   if (problem) throw new ConfigInvalidError(`Tool "${id}" has ${PROBLEM_WORDS[problem.kind]}: ${problem.detail}`);
 }
 
@@ -72,33 +73,44 @@ const PROBLEM_WORDS: Record<SchemaProblem["kind"], string> = {
   pattern: "an inputSchema with a pattern the linear-time regex engine cannot run",
 };
 
-/** What is wrong with an input schema, or undefined: caps first (when given), then JSON Schema, then patterns. */
-export function inputSchemaProblem(ajv: Ajv, schema: JsonSchema, limits?: SchemaLimits): SchemaProblem | undefined {
+/**
+ * What is wrong with an input schema, or undefined: caps first (when given), then JSON Schema
+ * (draft-07's meta-schema, precompiled: what the tool ajv's validateSchema checks, without
+ * loading ajv), then patterns.
+ */
+export function inputSchemaProblem(schema: JsonSchema, limits?: SchemaLimits): SchemaProblem | undefined {
   const over = limits ? schemaOverLimits(schema, limits) : undefined;
   if (over) return { kind: "limits", detail: over };
-  let valid: boolean;
-  try {
-    valid = ajv.validateSchema(forAjv(schema)) as boolean;
-  } catch (error) {
-    return { kind: "invalid", detail: errorMessage(error) };
-  }
-  if (!valid) return { kind: "invalid", detail: ajv.errorsText(ajv.errors) };
+  const draft07 = (metaValidator ??= requireGenerated<{ validate: ValidateFunction }>("draft07").validate);
+  if (!draft07(forAjv(schema))) return { kind: "invalid", detail: errorsText(draft07.errors) };
   const pattern = unsupportedPattern(schema);
   return pattern ? { kind: "pattern", detail: pattern } : undefined;
 }
 
-/** A validator compiled once, on first use; a schema ajv cannot compile fails that call with a clear message. */
-export function lazyValidator(ajv: Ajv, id: string, schema: JsonSchema): () => ValidateFunction {
+let metaValidator: ValidateFunction | undefined;
+
+/** ajv's errorsText, as `ajv.validateSchema` callers read it. */
+function errorsText(errors: readonly ErrorObject[] | null | undefined): string {
+  return (errors ?? []).map((e) => `data${e.instancePath} ${e.message ?? ""}`).join(", ") || "No errors";
+}
+
+/**
+ * A validator compiled once, on first use (the first call, or the first describe that shows it);
+ * a schema ajv cannot compile fails that use with a clear message. `ajv` is asked for then too:
+ * a catalog that is never called never loads ajv.
+ */
+export function lazyValidator(ajv: () => Ajv, id: string, schema: JsonSchema): () => ValidateFunction {
   let compiled: ValidateFunction | undefined;
-  return () => {
-    if (compiled) return compiled;
-    try {
-      compiled = ajv.compile(forAjv(schema));
-    } catch (error) {
-      throw compileError(id, error);
-    }
-    return compiled;
-  };
+  return () => (compiled ??= compileValidator(ajv(), id, schema));
+}
+
+/** A tool's validator compiled now; a schema ajv cannot compile is CONFIG_INVALID naming the tool. */
+export function compileValidator(ajv: Ajv, id: string, schema: JsonSchema): ValidateFunction {
+  try {
+    return ajv.compile(forAjv(schema));
+  } catch (error) {
+    throw compileError(id, error);
+  }
 }
 
 /**

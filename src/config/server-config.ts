@@ -334,7 +334,7 @@ const sectionsSchema = {
   },
 };
 
-const checkSections = compileOptions<JsonObject>(sectionsSchema);
+const checkSections = compileOptions<JsonObject>("serverConfig", sectionsSchema);
 
 /** Checks the gateway sections of a config object (tools.toolSearch and policy are checked by validateConfig). */
 export function validateGatewaySections(config: JsonObject): void {

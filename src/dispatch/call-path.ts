@@ -62,8 +62,9 @@ export async function runCallPath(
   let outcome: CallOutcome;
   try {
     info.args = validateArgs(entry, rawArgs ?? {}, env.argsLimits);
-    info.args = await runBeforeHooks(entry, info, env);
-    await runApproval(info, env);
+    // Without hooks a call takes no extra turn of the microtask queue, nor the objects they are shown.
+    if (env.hooks.beforeToolCall.length > 0) info.args = await runBeforeHooks(entry, info, env);
+    if (env.hooks.approve.length > 0) await runApproval(info, env);
     const result = await execute(entry, info.args, env, callSignal);
     outcome = { ok: true, id: entry.id, source: entry.source, result };
   } catch (error) {
@@ -71,7 +72,7 @@ export async function runCallPath(
     outcome = { ok: false, id: entry.id, source: entry.source, error: answerPayload(error, { sessionId: env.sessionId, runId: env.runId, toolId: entry.id }) };
   }
   const ms = performance.now() - started;
-  await runAfterHooks({ ...info, outcome, ms }, env);
+  if (env.hooks.afterToolCall.length > 0) await runAfterHooks({ ...info, outcome, ms }, env);
   return { outcome, ms };
 }
 

@@ -24,11 +24,23 @@ export function mergeHits(catalog: readonly BackendHit[], client: readonly Backe
 
 /** Each list scaled by its own best score: a fallback that cannot say which list matches better. */
 function mergeByOwnBest(a: readonly BackendHit[], b: readonly BackendHit[], limit: number): RankedHit[] {
-  return [...ownBest(a), ...ownBest(b)].sort((x, y) => y.relative - x.relative).slice(0, limit);
+  // Every list of every search passes here (a run without client tools merges with nothing): plain loops, one object per hit.
+  const merged = ownBest(a);
+  if (b.length > 0) merged.push(...ownBest(b));
+  return merged.sort((x, y) => y.relative - x.relative).slice(0, limit);
 }
 
 function ownBest(hits: readonly BackendHit[]): RankedHit[] {
-  const top = Math.max(...hits.filter((h) => h.score < EXACT_SCORE).map((h) => Math.abs(h.score)), Number.EPSILON);
+  // The largest magnitude of a scored (not exact) hit, at least EPSILON.
+  let top = Number.EPSILON;
+  for (const h of hits) if (h.score < EXACT_SCORE && Math.abs(h.score) > top) top = Math.abs(h.score);
   // Exact matches sort above every scored hit; the rank term keeps each list's own order on ties.
-  return hits.map((h, rank) => ({ ...h, relative: (h.score >= EXACT_SCORE ? 2 : h.score / top) - rank * 1e-9 }));
+  const out: RankedHit[] = [];
+  for (let rank = 0; rank < hits.length; rank++) {
+    const h = hits[rank]!;
+    // Built field by field, not spread: hits come in several shapes, and a spread of many shapes is slow.
+    const relative = (h.score >= EXACT_SCORE ? 2 : h.score / top) - rank * 1e-9;
+    out.push(h.weak === true ? { id: h.id, score: h.score, weak: true, relative } : { id: h.id, score: h.score, relative });
+  }
+  return out;
 }

@@ -7,15 +7,38 @@ import type { SearchHit, ToolDescription, ToolListing } from "./types.js";
 const MAX_SUMMARY_CHARS = 200;
 const MAX_DESCRIPTION_CHARS = 4000;
 
+/**
+ * What a hit and a description show of an entry, worked out once per entry: every search shows
+ * each hit's summary and signature again, and entries do not change (a catalog change makes new ones).
+ */
+interface Shown {
+  summary?: string;
+  signature?: string | undefined;
+  signatureDone?: boolean;
+  description?: string;
+}
+const shown = new WeakMap<CatalogEntry, Shown>();
+
+function shownOf(entry: CatalogEntry): Shown {
+  let s = shown.get(entry);
+  if (s === undefined) shown.set(entry, (s = {}));
+  return s;
+}
+
 /** `weak`: a partial match given because nothing matched the request (search/partial-match.ts). */
 export function toHit(entry: CatalogEntry, score: number, weak?: boolean): SearchHit {
-  const signature = signatureOf(entry.definition.inputSchema);
+  const s = shownOf(entry);
+  if (s.signatureDone !== true) {
+    s.signature = signatureOf(entry.definition.inputSchema);
+    s.signatureDone = true;
+  }
+  const signature = s.signature;
   return {
     id: entry.id,
     name: entry.name,
     source: entry.source,
     toolset: entry.toolset,
-    summary: oneLine(entry.definition.description, MAX_SUMMARY_CHARS),
+    summary: (s.summary ??= oneLine(entry.definition.description, MAX_SUMMARY_CHARS)),
     score: Math.min(1, Math.round(score * 1000) / 1000),
     ...(signature !== undefined ? { signature } : {}),
     ...(weak === true ? { weak: true as const } : {}),
@@ -35,7 +58,7 @@ export function toDescription(entry: CatalogEntry): ToolDescription {
     name: entry.name,
     source: entry.source,
     toolset: entry.toolset,
-    description: bounded(entry.definition.description, MAX_DESCRIPTION_CHARS),
+    description: (shownOf(entry).description ??= bounded(entry.definition.description, MAX_DESCRIPTION_CHARS)),
     inputSchema,
     ...(outputSchema !== undefined ? { outputSchema } : {}),
   };

@@ -106,14 +106,19 @@ export function rankRequest(query: string, limit: number, scope: RunScope, trace
   const ranked = !select && !exact && guarded(scope) ? guardPlain(scope, query, text, trace) : text;
   const rankedName = ranked === text ? firstName : ranked[0] !== undefined ? catalog.get(ranked[0].id)?.name : undefined;
   const spelled = fusing && !exact && rankedName !== undefined && spellsName(query, rankedName);
-  const fused = fusing && !exact && learning ? learning.fuse(ranked, learned, depth, spelled) : ranked.slice(0, depth).map((h) => ({ ...h, learned: false }));
+  const fused = fusing && !exact && learning ? learning.fuse(ranked, learned, depth, spelled) : ranked.slice(0, depth).map(unlearned);
   trace?.textRanking(ranked);
   // Never empty: nothing ranked (and nothing learned) gives the best partial matches, marked weak.
   if (fused.length === 0) trace?.weak();
-  const hits = fused.length > 0 ? fused : weakHits(scope, query, depth).map((h) => ({ ...h, learned: false }));
+  const hits = fused.length > 0 ? fused : weakHits(scope, query, depth).map(unlearned);
   // A request that names a tool exactly gets that tool first, whatever it does.
   const safe = reading && !exact ? safeOrder(hits, (id) => destructive(scope, id), trace?.safety) : hits;
   return safe.slice(0, limit);
+}
+
+/** A hit learning did not move, built field by field: a spread of hits of several shapes is slow, and every search makes these. */
+function unlearned(h: BackendHit): FusedHit {
+  return h.weak === true ? { id: h.id, score: h.score, weak: true, learned: false } : { id: h.id, score: h.score, learned: false };
 }
 
 /** Whether the catalog guard is on for this run's catalog: by its profile, unless the scope says otherwise. */

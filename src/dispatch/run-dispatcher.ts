@@ -116,7 +116,19 @@ export class RunDispatcher {
    * plus the record; a surface picking tools on its own (directory's likely schemas) uses it bare.
    */
   rank(query: string, limit: number): SearchHit[] {
-    return this.explain(query, limit).map(({ learned: _learned, ...hit }) => hit);
+    const { q, n } = this.bounded(query, limit);
+    // explain's path without its `learned` flag: each hit built once (every search of every run passes here).
+    const hits: SearchHit[] = [];
+    for (const hit of rankRequest(q, n, this.scope)) {
+      const entry = this.scope.catalog.get(hit.id);
+      if (entry !== undefined) hits.push(toHit(entry, hit.score, hit.weak));
+    }
+    return hits;
+  }
+
+  /** The query as ranked (at most MAX_QUERY_CHARS) and the hit count (1 to maxSearchLimit). */
+  private bounded(query: string, limit: number): { q: string; n: number } {
+    return { q: query.slice(0, MAX_QUERY_CHARS), n: Math.max(1, Math.min(limit, this.limits.maxSearchLimit)) };
   }
 
   /**
@@ -128,8 +140,7 @@ export class RunDispatcher {
   explain(query: string, limit: number, detail: true): DetailedHit[];
   explain(query: string, limit: number, detail?: boolean): ExplainedHit[] | DetailedHit[];
   explain(query: string, limit: number, detail = false): ExplainedHit[] | DetailedHit[] {
-    const q = query.slice(0, MAX_QUERY_CHARS);
-    const n = Math.max(1, Math.min(limit, this.limits.maxSearchLimit));
+    const { q, n } = this.bounded(query, limit);
     const trace = detail ? new RankTrace(q) : undefined;
     const ranked = rankRequest(q, n, this.scope, trace);
     const learning = this.scope.learning;

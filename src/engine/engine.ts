@@ -9,6 +9,7 @@ import { toSearchDoc } from "../catalog/search-doc.js";
 import type { CatalogEntry, ToolSource } from "../catalog/types.js";
 import { toListing } from "../dispatch/present.js";
 import type { ToolListing } from "../dispatch/types.js";
+import type { Ajv } from "ajv";
 import { createToolAjv } from "../validation/ajv.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { CallEnvironment } from "../dispatch/call-path.js";
@@ -17,7 +18,6 @@ import { FairTurns, type TenantTurns } from "../dispatch/fair-turns.js";
 import { EngineClosedError } from "../errors.js";
 import { Policy } from "../policy/policy.js";
 import type { PolicySubject } from "../policy/types.js";
-import { createSandboxPool } from "../sandbox/index.js";
 import type { CodePool, PoolLoad, SandboxReport } from "../sandbox/types.js";
 import { ToolIndexCache, type IndexHold } from "../search/index-cache.js";
 import { bm25fBackend } from "../search/bm25f-backend.js";
@@ -32,9 +32,8 @@ import { RunRecorder } from "../telemetry/run-recorder.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
 import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type CreateToolSearchOptions } from "./options.js";
 import { newRunId, ToolSearchRun } from "./run.js";
-import { Learner, RunLearning, type LearnedCatalog, type LearnedWord, type LearningScopeStats, type LearningStats } from "../learning/learner.js";
-import { memoryLearningStore, type LearnedExport } from "../learning/store.js";
-import { JournalStore } from "../learning/journal-store.js";
+import type { LearnedCatalog, LearnedWord, Learner, LearningScopeStats, LearningStats } from "../learning/learner.js";
+import type { LearnedExport } from "../learning/store.js";
 
 /** `engine.learning`: what learning from use holds, for operators (never for a model). */
 export interface LearningControl {
@@ -82,7 +81,9 @@ export class ToolSearchEngine {
   private pool: Promise<CodePool> | undefined;
   private readonly runs = new Set<ToolSearchRun>();
   private closed = false;
-  private readonly learner: Learner | undefined;
+  private learner: Learner | undefined;
+  /** learner.js, loaded at start when learning is on (its code is not loaded otherwise). */
+  private learnerModule: typeof import("../learning/learner.js") | undefined;
   /** Searches, describes and unknown-id lookups of every run, served in per-tenant turns. */
   private readonly turns = new FairTurns();
 
@@ -94,14 +95,26 @@ export class ToolSearchEngine {
     this.policy = new Policy(options.policy);
     this.indexes = new ToolIndexCache(options.indexCache !== undefined ? { snapshots: options.indexCache } : {});
     catalog.onChange(() => this.admittedCache.clear());
-    const learning = options.settings.learning;
-    if (learning.enabled) {
-      const { dir, key } = options.indexCache ?? {};
-      const store =
-        options.learningStore ?? (dir !== undefined ? new JournalStore({ dir, learning, ...(key !== undefined ? { key } : {}) }) : memoryLearningStore());
-      this.learner = new Learner(learning, store, Date.now, { recordTerms: learning.recordTerms, ...(key !== undefined ? { key } : {}) });
-      catalog.onChange(() => this.learner?.retain(this.learnedCatalog()));
-    }
+  }
+
+  /** Learning from use, when it is on: its code is loaded here, so an engine without it never loads it. */
+  private async startLearning(): Promise<void> {
+    const learning = this.options.settings.learning;
+    if (!learning.enabled) return;
+    const { dir, key } = this.options.indexCache ?? {};
+    const [learner, stores, journal] = await Promise.all([
+      import("../learning/learner.js"),
+      import("../learning/store.js"),
+      dir !== undefined && this.options.learningStore === undefined ? import("../learning/journal-store.js") : undefined,
+    ]);
+    const store =
+      this.options.learningStore ??
+      (journal !== undefined && dir !== undefined
+        ? new journal.JournalStore({ dir, learning, ...(key !== undefined ? { key } : {}) })
+        : stores.memoryLearningStore());
+    this.learnerModule = learner;
+    this.learner = new learner.Learner(learning, store, Date.now, { recordTerms: learning.recordTerms, ...(key !== undefined ? { key } : {}) });
+    this.catalog.onChange(() => this.learner?.retain(this.learnedCatalog()));
   }
 
   /**
@@ -134,9 +147,14 @@ export class ToolSearchEngine {
 
   /** @internal */
   async start(): Promise<void> {
+    await this.startLearning();
     await this.catalog.start();
     this.reportDownSources();
-    const warmups: Promise<unknown>[] = [this.indexes.get(this.catalog.docs(), this.options.backend)];
+    // The first index is built here, on this thread in slices that yield to the loop: no run is
+    // served yet, and a worker's copy of 100k docs, its start and its hand-back cost more than the
+    // loop it would keep free. A catalog that changes later is re-indexed in the worker (index-cache.ts).
+    const firstBuild = { workerThreshold: Number.POSITIVE_INFINITY };
+    const warmups: Promise<unknown>[] = [this.indexes.get(this.catalog.docs(), this.options.backend, firstBuild)];
     loadEnglishWords(); // typo and compound guards: decoded here, not during a first query
     measureDirectBytes(this.catalog.all()); // what direct mode would send (telemetry's directBytes): measured here, not during a first run
     if (SURFACES[this.options.settings.mode].sandboxFallback !== undefined) warmups.push(this.codePool());
@@ -209,9 +227,9 @@ export class ToolSearchEngine {
         catalog: effective,
         index,
         ...(clientIndex ? { clientIndex } : {}),
-        ...(this.learner
+        ...(this.learner && this.learnerModule
           ? {
-              learning: new RunLearning(this.learner, {
+              learning: new this.learnerModule.RunLearning(this.learner, {
                 sessionId: ctx.sessionId,
                 ...(ctx.agentId !== undefined ? { agentId: ctx.agentId } : {}),
                 ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
@@ -281,14 +299,20 @@ export class ToolSearchEngine {
     const cached = this.admittedCache.get(key);
     if (cached) return cached;
     const admit = this.policy.admitter(subject);
-    const admitted = admittedCatalog(this.catalog.all().filter(admit));
+    const all = this.catalog.all();
+    const entries = all.filter(admit);
+    // A subject that policy lets see every tool shares the catalog's own set and map of them.
+    const admitted = entries.length === all.length ? admittedCatalog(all, this.catalog.everything()) : admittedCatalog(entries);
     if (this.admittedCache.size >= MAX_CACHED_SUBJECTS) this.admittedCache.delete(this.admittedCache.keys().next().value as string);
     this.admittedCache.set(key, admitted);
     return admitted;
   }
 
   private codePool(): Promise<CodePool> {
-    this.pool ??= this.options.codePool ? Promise.resolve(this.options.codePool) : createSandboxPool(this.options.pool);
+    // The sandbox's code loads with the first code-mode run (or a start in code mode), not with the engine.
+    this.pool ??= this.options.codePool
+      ? Promise.resolve(this.options.codePool)
+      : import("../sandbox/index.js").then((s) => s.createSandboxPool(this.options.pool));
     return this.pool;
   }
 
@@ -394,7 +418,8 @@ async function clientIndexFor(entries: readonly CatalogEntry[]): Promise<ToolInd
 
 export async function createToolSearch(options: CreateToolSearchOptions = {}): Promise<ToolSearchEngine> {
   const resolved = resolveOptions(options);
-  const catalog = new Catalog(resolved.sources, createToolAjv(), { limits: resolved.schemaLimits, validators: new ValidatorCache() });
+  let toolAjv: Ajv | undefined;
+  const catalog = new Catalog(resolved.sources, () => (toolAjv ??= createToolAjv()), { limits: resolved.schemaLimits, validators: new ValidatorCache() });
   const engine = new ToolSearchEngine(resolved, catalog);
   try {
     await engine.start();

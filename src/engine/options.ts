@@ -179,7 +179,7 @@ type Checked = Omit<CreateToolSearchOptions, "limits" | "tracing"> & {
   limits: Required<InputLimits>;
   tracing: { recordQueryText: boolean };
 };
-const checkOptions = compileOptions<Checked>(optionsSchema);
+const checkOptions = compileOptions<Checked>("createToolSearch", optionsSchema);
 
 /** `tools.toolSearch.indexCacheDir` (and its key) as snapshot options; the `indexCache` option, when given, replaces them. */
 function snapshotsFromSettings(settings: ToolSearchSettings): IndexSnapshotOptions | undefined {
@@ -295,7 +295,7 @@ const runContextSchema = {
     prompt: text,
   },
 };
-const checkContext = compileOptions<RunContext>(runContextSchema);
+const checkContext = compileOptions<RunContext>("prepareRun", runContextSchema);
 
 export function checkRunContext(ctx: unknown): RunContext {
   // The schema takes unknown keys, so the old name would otherwise be dropped with its layer's rules.

@@ -62,7 +62,7 @@ const schema = {
 };
 
 // Bodies are parsed from JSON for this request alone: checked in place, not copied.
-const check = compileOptions<RunRequest>(schema, { copy: false });
+const check = compileOptions<RunRequest>("runRequest", schema, { copy: false });
 
 /** The request, or BAD_REQUEST (400) naming what was wrong. */
 export function parseRunRequest(body: unknown): RunRequest {

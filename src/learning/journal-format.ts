@@ -24,7 +24,8 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { crc32 } from "node:zlib";
-import { Packr } from "msgpackr";
+import type { Packr } from "msgpackr";
+import { lazyRequire } from "../lazy-require.js";
 import type { LearnedRow } from "./model.js";
 
 export const JOURNAL_FORMAT = 1;
@@ -57,7 +58,10 @@ export interface JournalHeader {
   mac?: "hmac-sha256";
 }
 
-const packr = new Packr({ useRecords: false, mapsAsObjects: true });
+/** msgpackr loads with the first record written or read, not with the package. */
+const msgpackr = lazyRequire<typeof import("msgpackr")>("msgpackr");
+let packr: Packr | undefined;
+const packer = (): Packr => (packr ??= new (msgpackr().Packr)({ useRecords: false, mapsAsObjects: true }));
 
 export function newWriterId(): Buffer {
   return randomBytes(WRITER_BYTES);
@@ -151,7 +155,7 @@ function encodePayload(rows: readonly LearnedRow[], start: number, end: number):
     const r = rows[i]!;
     packed.push([index(scopes, r.scope), index(tools, r.tool), r.term, r.count, r.sessions, r.at, r.seen.map((h) => index(contributors, h))]);
   }
-  return packr.pack([[...scopes.keys()], [...tools.keys()], [...contributors.keys()], packed]);
+  return packer().pack([[...scopes.keys()], [...tools.keys()], [...contributors.keys()], packed]);
 }
 
 function frame(payload: Buffer, writer: Buffer, key: Buffer | undefined): Buffer {
@@ -233,7 +237,7 @@ export const TRAILER_BYTES = FRAME_TAIL;
 export function decodeRows(payload: Buffer, now: number): LearnedRow[] {
   let value: unknown;
   try {
-    value = packr.unpack(payload);
+    value = packer().unpack(payload);
   } catch {
     return [];
   }

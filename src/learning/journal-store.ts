@@ -21,7 +21,7 @@ import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { open, stat, type FileHandle } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
-import Tinypool from "tinypool";
+import type Tinypool from "tinypool";
 import { errorMessage } from "../errors.js";
 import { printable } from "../text/printable.js";
 import { writeFileAtomic } from "../state/atomic-write.js";
@@ -306,7 +306,10 @@ export class JournalStore implements LearningStore {
       this.#warnOnce("learned journal not compacted: compaction-worker.js not found (run `npm run build`)");
       return undefined;
     }
-    this.#pool ??= new Tinypool({ filename: workerFile, minThreads: 0, maxThreads: 1, idleTimeout: 1_000 });
+    // The thread pool's code loads at the first compaction, not with the package.
+    const { default: Pool } = await import("tinypool");
+    if (this.#closed) return undefined;
+    this.#pool ??= new Pool({ filename: workerFile, minThreads: 0, maxThreads: 1, idleTimeout: 1_000 });
     const task: CompactionTask = {
       file: this.file,
       ...(this.#options.key !== undefined ? { key: this.#options.key } : {}),

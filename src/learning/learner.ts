@@ -182,7 +182,7 @@ export class Learner {
 
   /** Learned scores of allowed tools for a request in a scope (empty when nothing learned applies). */
   scores(scope: string, request: string, allowed: ReadonlySet<string>, catalog?: CorpusStats): Map<string, number> {
-    if (this.options.weight === 0) return new Map();
+    if (this.options.weight === 0 || !this.#model.hasScope(scope)) return new Map();
     const terms = learnedTerms(request, this.options.maxTermsPerRequest);
     const keys = terms.map(this.#keyOf);
     // The catalog weighs the words themselves; the model holds their keys.

@@ -218,6 +218,11 @@ export class LearnedModel {
    *
    * One pass over each term's records (this runs on every search of a taught scope).
    */
+  /** Whether anything is learned for this scope: a search in one with nothing learned skips the request's terms entirely. */
+  hasScope(scopeKey: string): boolean {
+    return this.#scopes.has(scopeKey);
+  }
+
   score(
     scopeKey: string,
     terms: readonly string[],

@@ -122,7 +122,7 @@ const learningObjectSchema = {
 
 /** The JSON Schema of the value, included in `tools.toolSearch`'s. */
 export const learningSchema: Record<string, unknown> = { anyOf: [{ type: "boolean" }, learningObjectSchema] };
-const check = compileOptions<LearningObject>(learningObjectSchema);
+const check = compileOptions<LearningObject>("learning", learningObjectSchema);
 
 /** The value with every default filled in; `enabledByDefault` is the switch's default where the engine runs. */
 export function resolveLearning(value: unknown, enabledByDefault: boolean, path = "tools.toolSearch.learning"): ResolvedLearningOptions {

@@ -2,6 +2,7 @@
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ToolSearchError } from "../errors.js";
+import { causeCode } from "./describe-error.js";
 
 /**
  * Whether an error is worth a liveness check. True for errors about the connection rather than the call: the transport closed, a request
@@ -22,22 +23,4 @@ export function isConnectionError(error: unknown): boolean {
 
 export function isTimeoutError(error: unknown): boolean {
   return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
-}
-
-/** `message (CAUSE_CODE: cause message)`: fetch hides the useful part in `cause`. */
-export function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = (error as { cause?: unknown }).cause;
-  const code = causeCode(error);
-  if (cause instanceof Error && !error.message.includes(cause.message)) {
-    return `${error.message} (${code ? `${code}: ` : ""}${cause.message})`;
-  }
-  return error.message;
-}
-
-function causeCode(error: Error): string | undefined {
-  const cause = (error as { cause?: unknown }).cause;
-  if (typeof cause !== "object" || cause === null || cause instanceof ToolSearchError) return undefined; // a taxonomy code is not an errno code
-  const code = (cause as { code?: unknown }).code;
-  return typeof code === "string" ? code : undefined;
 }

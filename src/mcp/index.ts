@@ -4,7 +4,7 @@ import type { McpServerConfig, McpServerOptions } from "./options.js";
 
 export { McpServerSource, type McpSourceState, type McpSourceStatus, type McpSourceEvent } from "./mcp-server-source.js";
 export type { McpServerConfig, McpStdioServerConfig, McpHttpServerConfig, McpServerOptions } from "./options.js";
-export { DEFAULT_MCP_OPTIONS } from "./options.js";
+export { defaultMcpOptions } from "./options.js";
 
 /**
  * An MCP server's tools as a catalog source (ids `mcp:<name>:<tool>`): `{ name, command, args?,

@@ -19,7 +19,6 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { boundAnnotations } from "../catalog/annotations.js";
 import type { JsonSchema, ToolContext, ToolDefinition } from "../catalog/types.js";
 import { inputSchemaProblem } from "../catalog/validate-definition.js";
-import { createToolAjv } from "../validation/ajv.js";
 import { stripControl, truncate } from "../text/prompt-text.js";
 import { DEFAULT_SCHEMA_LIMITS } from "../validation/schema-limits.js";
 
@@ -32,9 +31,6 @@ export interface MapToolLimits {
 export type CallByName = (originalName: string, args: Record<string, unknown>, ctx: ToolContext) => Promise<unknown>;
 
 const PERMISSIVE: JsonSchema = Object.freeze({ type: "object" }) as JsonSchema;
-
-/** ajv only checks schemas against the meta-schema here; one instance serves every source. */
-let schemaAjv: ReturnType<typeof createToolAjv> | undefined;
 
 export function mapTool(tool: Tool, catalogName: string, limits: MapToolLimits, call: CallByName): ToolDefinition {
   const originalName = tool.name;
@@ -83,8 +79,7 @@ function boundSchema(schema: unknown, maxBytes: number): Bounded {
   }
   const bytes = Buffer.byteLength(json);
   if (bytes > maxBytes) return { ok: false, why: `${bytes} bytes, over the ${maxBytes}-byte limit` };
-  schemaAjv ??= createToolAjv({ untrusted: true });
-  const problem = inputSchemaProblem(schemaAjv, schema as JsonSchema, { ...DEFAULT_SCHEMA_LIMITS, maxBytes });
+  const problem = inputSchemaProblem(schema as JsonSchema, { ...DEFAULT_SCHEMA_LIMITS, maxBytes });
   if (problem?.kind === "invalid") return { ok: false, why: "not a valid JSON Schema" };
   if (problem) return { ok: false, why: truncate(problem.detail, 200) };
   return { ok: true, schema: schema as JsonSchema };

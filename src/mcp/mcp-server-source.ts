@@ -32,15 +32,15 @@ import { onAbort } from "../abort-listeners.js";
 import type { CatalogSource } from "../catalog/sources.js";
 import type { ToolContext, ToolDefinition } from "../catalog/types.js";
 import { stripControl, truncate } from "../text/prompt-text.js";
-import { ToolFailedError, ToolTimeoutError, ToolUnavailableError } from "../errors.js";
+import { InternalError, ToolFailedError, ToolTimeoutError, ToolUnavailableError } from "../errors.js";
 import { Backoff } from "./backoff.js";
 import { interpretCallResult } from "./call-result.js";
 import { CallSlots } from "./call-slots.js";
 import { CircuitBreaker } from "./circuit-breaker.js";
-import { McpConnection, type ConnectionEvents, type ToolListing } from "./connection.js";
-import { describeError, isConnectionError, isTimeoutError } from "./errors.js";
+import type { McpConnection, ConnectionEvents, ToolListing } from "./connection.js";
+import { describeError } from "./describe-error.js";
+import { loadMcpClient, type McpClientParts } from "./load-client.js";
 import { mapTool } from "./map-tool.js";
-import { messageLimitOf } from "./message-limit.js";
 import {
   resolveMcpConfig,
   resolveMcpOptions,
@@ -119,6 +119,8 @@ export class McpServerSource implements CatalogSource {
   private connection: McpConnection | undefined;
   /** The connection a try is making, until it is ready or fails (its pid is in status()). */
   private connecting: McpConnection | undefined;
+  /** The SDK client and its error readers, loaded at the first connect (load-client.ts). */
+  private client: McpClientParts | undefined;
   private definitions: readonly ToolDefinition[] = [];
   /** The last listing's definitions by what the server sent for each (see applyListing). */
   private mapped = new Map<string, ToolDefinition>();
@@ -349,6 +351,7 @@ export class McpServerSource implements CatalogSource {
   }
 
   private async connect(): Promise<void> {
+    const sdk = await this.loadClient();
     const previous = this.connection;
     this.connection = undefined;
     const wasReady = this.setUnavailable("connecting", `${this.label()} is connecting`);
@@ -362,7 +365,7 @@ export class McpServerSource implements CatalogSource {
     const abort = new AbortController();
     this.startAbort = abort;
     const timer = setTimeout(() => abort.abort(new StartTimeout(`did not connect and list its tools within ${ms} ms (${option})`)), ms);
-    const connection = McpConnection.create(this.config, this.options, this.events);
+    const connection = sdk.McpConnection.create(this.config, this.options, this.events);
     this.connecting = connection;
     let listing: ToolListing;
     try {
@@ -399,6 +402,22 @@ export class McpServerSource implements CatalogSource {
     this.notify();
   }
 
+  private async loadClient(): Promise<McpClientParts> {
+    try {
+      return (this.client ??= await loadMcpClient());
+    } catch (error) {
+      this.setUnavailable("failed", `${this.label()} is down (the MCP SDK did not load)`);
+      this.failure = `${this.label()} could not start: the MCP SDK did not load: ${bounded(describeError(error))}`;
+      throw new ToolUnavailableError(undefined, this.failure, { cause: error });
+    }
+  }
+
+  /** The SDK's error readers: only a connection's errors are read, and a connection exists only once they are loaded. */
+  private get sdk(): McpClientParts {
+    if (this.client === undefined) throw new InternalError("the MCP client was used before it was loaded");
+    return this.client;
+  }
+
   // ── the server going away ──────────────────────────────────────────────────────────────────
 
   private onClosed(connection: McpConnection): void {
@@ -413,7 +432,7 @@ export class McpServerSource implements CatalogSource {
     // request failed) is the only sign of a server gone, so it is checked with a ping.
     if (connection !== this.connection || this.state !== "ready" || connection.kind !== "http") return;
     // An answer dropped for its size came from a server that is there.
-    if (messageLimitOf(error) !== undefined) return;
+    if (this.sdk.messageLimitOf(error) !== undefined) return;
     void this.checkHealth(connection);
   }
 
@@ -424,8 +443,8 @@ export class McpServerSource implements CatalogSource {
         await connection.ping(this.options.healthCheckTimeoutMs);
         return true;
       } catch (error) {
-        if (!isConnectionError(error) && !isTimeoutError(error)) return true; // it answered, with an error
-        this.markGone(connection, `${this.label()} stopped answering (${isTimeoutError(error) ? "ping timed out" : bounded(describeError(error))})`);
+        if (!this.sdk.isConnectionError(error) && !this.sdk.isTimeoutError(error)) return true; // it answered, with an error
+        this.markGone(connection, `${this.label()} stopped answering (${this.sdk.isTimeoutError(error) ? "ping timed out" : bounded(describeError(error))})`);
         return false;
       } finally {
         this.health = undefined;
@@ -442,8 +461,8 @@ export class McpServerSource implements CatalogSource {
       await connection.ping(this.options.healthCheckTimeoutMs);
       return true;
     } catch (error) {
-      if (isTimeoutError(error)) return false;
-      if (isConnectionError(error)) this.markGone(connection, `${this.label()} stopped answering (${bounded(describeError(error))})`);
+      if (this.sdk.isTimeoutError(error)) return false;
+      if (this.sdk.isConnectionError(error)) this.markGone(connection, `${this.label()} stopped answering (${bounded(describeError(error))})`);
       return true;
     }
   }
@@ -506,7 +525,7 @@ export class McpServerSource implements CatalogSource {
     } catch (error) {
       if (connection !== this.connection) return;
       this.lastListError = bounded(this.listFailure(error));
-      if (connection.kind === "http" && (isConnectionError(error) || isTimeoutError(error))) await this.checkHealth(connection);
+      if (connection.kind === "http" && (this.sdk.isConnectionError(error) || this.sdk.isTimeoutError(error))) await this.checkHealth(connection);
     } finally {
       this.relisting = false;
       if (this.relistPending && this.state === "ready") this.scheduleRelist();
@@ -515,7 +534,7 @@ export class McpServerSource implements CatalogSource {
 
   /** For `lastListError`: what went wrong, in words. */
   private listFailure(error: unknown): string {
-    const limit = messageLimitOf(error);
+    const limit = this.sdk.messageLimitOf(error);
     if (limit === undefined) return describeError(error);
     return `a tools/list answer was larger than maxMessageBytes (${limit} bytes) and was dropped unread; the previous list is kept`;
   }
@@ -617,8 +636,8 @@ export class McpServerSource implements CatalogSource {
       if (ctx.signal.reason instanceof ToolTimeoutError) this.breaker.timedOut();
       return;
     }
-    if (isTimeoutError(error)) this.breaker.timedOut();
-    else if (!isConnectionError(error)) this.breaker.answered();
+    if (this.sdk.isTimeoutError(error)) this.breaker.timedOut();
+    else if (!this.sdk.isConnectionError(error)) this.breaker.answered();
   }
 
   private async callFailure(error: unknown, connection: McpConnection, originalName: string, ctx: ToolContext): Promise<Error> {
@@ -626,21 +645,21 @@ export class McpServerSource implements CatalogSource {
       const reason: unknown = ctx.signal.reason;
       return reason instanceof Error ? reason : new ToolFailedError(`The call of "${originalName}" on ${this.label()} was cancelled.`);
     }
-    const limit = messageLimitOf(error);
+    const limit = this.sdk.messageLimitOf(error);
     if (limit !== undefined) {
       return new ToolFailedError(
         `${this.label()} answered the call of "${originalName}" with more than ${limit} bytes (maxMessageBytes); the answer was dropped unread.`,
         { cause: error },
       );
     }
-    if (connection === this.connection && connection.kind === "http" && isConnectionError(error)) await this.checkHealth(connection);
+    if (connection === this.connection && connection.kind === "http" && this.sdk.isConnectionError(error)) await this.checkHealth(connection);
     if (connection !== this.connection || this.state !== "ready") {
       return new ToolUnavailableError(
         ctx.id,
         this.state === "ready" ? `${this.label()} reconnected during the call; try again` : (this.unavailableReason() ?? `${this.label()} went away`),
       );
     }
-    if (isTimeoutError(error)) {
+    if (this.sdk.isTimeoutError(error)) {
       return new ToolTimeoutError(`${this.label()} did not answer the call of "${originalName}" within ${this.options.callTimeoutMs} ms.`);
     }
     return new ToolFailedError(`${this.label()} could not run "${originalName}": ${bounded(describeError(error))}`, { cause: error });

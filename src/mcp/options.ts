@@ -153,12 +153,17 @@ const optionsSchema = {
     termGraceMs: int(0, 600_000, 5_000),
   },
 };
-const checkOptions = compileOptions<McpServerOptions & Omit<ResolvedMcpOptions, "maxConcurrentCalls">>(optionsSchema);
-/** The defaults of a stdio server (an HTTP server's maxConcurrentCalls is DEFAULT_MAX_CONCURRENT_CALLS.http). */
-export const DEFAULT_MCP_OPTIONS: Readonly<ResolvedMcpOptions> = Object.freeze({
-  ...checkOptions({}, "mcpServer options"),
-  maxConcurrentCalls: DEFAULT_MAX_CONCURRENT_CALLS.stdio,
-});
+const checkOptions = compileOptions<McpServerOptions & Omit<ResolvedMcpOptions, "maxConcurrentCalls">>("mcpServerOptions", optionsSchema);
+let defaults: Readonly<ResolvedMcpOptions> | undefined;
+
+/**
+ * The defaults of a stdio server (an HTTP server's maxConcurrentCalls is
+ * DEFAULT_MAX_CONCURRENT_CALLS.http); worked out when first asked for, not at import.
+ */
+export function defaultMcpOptions(): Readonly<ResolvedMcpOptions> {
+  defaults ??= Object.freeze({ ...checkOptions({}, "mcpServer options"), maxConcurrentCalls: DEFAULT_MAX_CONCURRENT_CALLS.stdio });
+  return defaults;
+}
 
 /** The config as the source uses it: one of two shapes, checked. */
 export type ResolvedMcpConfig =
@@ -185,7 +190,7 @@ const configSchema = {
   then: { properties: { name: true, command: true, args: true, env: true, cwd: true }, additionalProperties: false },
   else: { properties: { name: true, url: true, headers: true }, additionalProperties: false },
 };
-const checkConfig = compileOptions<McpStdioServerConfig & McpHttpServerConfig & { url?: string }>(configSchema);
+const checkConfig = compileOptions<McpStdioServerConfig & McpHttpServerConfig & { url?: string }>("mcpServerConfig", configSchema);
 
 export function resolveMcpConfig(config: unknown): ResolvedMcpConfig {
   const raw = config as Partial<McpHttpServerConfig> | undefined;

@@ -22,7 +22,7 @@ const schema = {
   },
 };
 
-const check = compileOptions<PolicyConfig>(schema);
+const check = compileOptions<PolicyConfig>("policy", schema);
 
 export function parsePolicy(value: unknown): PolicyConfig {
   if (value === undefined) return {};

@@ -3,7 +3,7 @@
  * run model-written bodies against a bridge the engine supplies. See docs/sandbox.md.
  */
 import { startCodePool, type SandboxPool } from "./pool/pool.js";
-import type { CodePool, PoolOptions, SandboxReport } from "./types.js";
+import type { PoolOptions, SandboxReport } from "./types.js";
 
 export type {
   BridgeCallOptions,
@@ -28,9 +28,6 @@ export { findSandboxProcesses, type SandboxProcess } from "./pool/processes.js";
 export function createSandboxPool(options?: PoolOptions): Promise<SandboxPool> {
   return startCodePool(options);
 }
-
-/** createSandboxPool as the public API types it (`createCodePool`): run, report, close; the test seams stay internal. */
-export const createCodePool: (options?: PoolOptions) => Promise<CodePool> = createSandboxPool;
 
 /** Probes the sandbox layers once (starts one child, reports, kills it) without keeping a pool. */
 export async function probeSandbox(options?: PoolOptions): Promise<SandboxReport> {

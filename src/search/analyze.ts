@@ -48,6 +48,8 @@ const ACRONYM_PLURAL = /^\p{Lu}{2,}s$/u;
 const ASCII_WORD = /^[a-z]+$/;
 const PLAIN_ASCII = /^[A-Za-z0-9]*$/;
 const SIMPLE_WORD = /^(?:[A-Z]?[a-z]+|[0-9]+)$/;
+/** Lowercase letters or digits between separators, each part all letters or all digits: what the WORD split leaves as it is. */
+const SNAKE_IDENTIFIER = /^(?:[a-z]+|[0-9]+)(?:[_\-.:/@]+(?:[a-z]+|[0-9]+))*$/;
 
 /**
  * Lowercases, folds Latin diacritics (café → cafe, so either spelling finds the other) and
@@ -72,6 +74,8 @@ function clean(term: string): string {
 export function splitIdentifier(identifier: string): string[] {
   // Fast path for the common case, a plain word ("send", "Email", "2024"): no regex iteration.
   if (SIMPLE_WORD.test(identifier)) return [identifier.toLowerCase()];
+  // And for a lowercase identifier of plain parts (`send_email_2`, `get-weather`): its separators are its only splits.
+  if (SNAKE_IDENTIFIER.test(identifier)) return identifier.split(SEPARATORS);
   const words: string[] = [];
   const text = PLAIN_ASCII.test(identifier) ? identifier : identifier.normalize("NFC");
   for (const part of text.split(SEPARATORS)) {
@@ -144,13 +148,58 @@ function isNoiseWord(word: string): boolean {
 export function analyzeText(text: string): Terms {
   const terms: string[] = [];
   for (const match of text.matchAll(CHUNK)) {
-    const words = splitIdentifier(match[0]);
-    if (words.length > 1) terms.push(words.join("_")); // the whole identifier (see wholeTerm)
-    for (const word of words) {
-      if (STOPWORDS.has(word) || isNoiseWord(word)) continue;
-      const stemmed = stem(word);
-      terms.push(stemmed, ...compoundParts(word, stemmed));
-    }
+    const chunk = match[0];
+    for (const term of chunk.length <= MAX_REMEMBERED_CHUNK && PLAIN_LETTERS.test(chunk) ? rememberedChunkTerms(chunk) : chunkTerms(chunk)) terms.push(term);
+  }
+  return terms;
+}
+
+/** The terms of one identifier-like chunk of text, in analyzeText's order. */
+function chunkTerms(chunk: string): string[] {
+  const terms: string[] = [];
+  const words = splitIdentifier(chunk);
+  if (words.length > 1) terms.push(words.join("_")); // the whole identifier (see wholeTerm)
+  for (const word of words) for (const term of word.length <= MAX_REMEMBERED_CHUNK ? rememberedWordTerms(word) : wordTerms(word)) terms.push(term);
+  return terms;
+}
+
+/** One word's terms: none for a stopword or noise, else its stem and, for a closed compound, its parts. */
+function wordTerms(word: string): string[] {
+  if (STOPWORDS.has(word) || isNoiseWord(word)) return [];
+  const stemmed = stem(word);
+  return [stemmed, ...compoundParts(word, stemmed)];
+}
+
+/**
+ * Words analysed lately, by their text: a catalog's descriptions and people's requests repeat
+ * the same few thousand words, and a word's analysis (split, stem, the compound test's English
+ * lookups) costs far more than a lookup. Bounded: short plain words only (identifiers, ids and
+ * numbers rarely repeat, and would only churn it), and emptied when full.
+ */
+const PLAIN_LETTERS = /^[A-Za-z]+$/;
+const remembered = new Map<string, readonly string[]>();
+const MAX_REMEMBERED = 16_384;
+const MAX_REMEMBERED_CHUNK = 64;
+
+/** The words of identifiers (`send` of `send_email_2`) repeat as plain words do: remembered the same way. */
+const rememberedWords = new Map<string, readonly string[]>();
+
+function rememberedWordTerms(word: string): readonly string[] {
+  let terms = rememberedWords.get(word);
+  if (terms === undefined) {
+    terms = wordTerms(word);
+    if (rememberedWords.size >= MAX_REMEMBERED) rememberedWords.clear();
+    rememberedWords.set(word, terms);
+  }
+  return terms;
+}
+
+function rememberedChunkTerms(chunk: string): readonly string[] {
+  let terms = remembered.get(chunk);
+  if (terms === undefined) {
+    terms = chunkTerms(chunk);
+    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+    remembered.set(chunk, terms);
   }
   return terms;
 }

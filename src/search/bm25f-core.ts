@@ -3,7 +3,8 @@
  * wasm/assembly/bm25f-core.ts (AssemblyScript, `npm run build`), one instance per index, whose
  * linear memory holds the index's postings, the docs' field lengths and every per-query scratch
  * array. bm25f.ts drives it word by word (query words, expansion and IDF stay in JS, they are
- * string work) and selects the top k in JS from typed-array views of that memory.
+ * string work); the core also selects each list's best docs (final scores, a bounded heap), and
+ * JS filters those few by the run's allowed set and orders them.
  *
  * Hand-written because no library scores BM25F over these postings in WebAssembly: FTS5's
  * bm25() saturates once for all columns (fts5-backend.ts), and the JS engines keep their own
@@ -56,16 +57,23 @@ export interface ScoreKernels {
   endWord(wordCount: number, count: number): number;
   /** searchClauses: a clause's scores into the whole request's; returns the whole's touched count. */
   accumulate(count: number, wholeCount: number): number;
+  /** A list's final scores (kept by touched position), its scratch reset, its best `limit` into the heap; returns the heap's size. */
+  selectList(count: number, limit: number, whole: number): number;
+  /** The best `limit` of a selected list again, from the final scores kept; returns the heap's size. */
+  topHeap(count: number, limit: number, whole: number): number;
 }
 
-type Fourteen<T> = [T, T, T, T, T, T, T, T, T, T, T, T, T, T];
-type LayoutOffsets = Fourteen<number>;
+type Nineteen<T> = [T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T, T];
+type LayoutOffsets = Nineteen<number>;
 type NormParams = [number, number, number, number, number, number, number, number, number, number, number, number, number];
 
 /** Makes the kernels of one index (the WebAssembly core unless a test passes its JS twin). */
 export type KernelFactory = () => ScoreKernels;
 
-/** The arrays in memory, in layout order, with their element size. The first 11 are per-query scratch, one element per doc. */
+/**
+ * The arrays in memory, in layout order, with their element size. The first 14 are per-query
+ * scratch, one element per doc; the two factor tables (coordination, name precision) are written once.
+ */
 const BLOCKS = [
   ["scores", 8],
   ["best", 8],
@@ -78,12 +86,17 @@ const BLOCKS = [
   ["bestInName", 1],
   ["wholeMatched", 1],
   ["wholeInName", 1],
+  ["final", 8],
+  ["topDocs", 4],
+  ["topScores", 8],
   ["lengths", 4],
   ["start", 4],
   ["data", 4],
+  ["coord", 8],
+  ["name", 8],
 ] as const;
 type BlockName = (typeof BLOCKS)[number][0];
-const SCRATCH_BLOCKS = 11;
+const SCRATCH_BLOCKS = 14;
 const BLOCK = Object.fromEntries(BLOCKS.map(([name], i) => [name, i])) as Record<BlockName, number>;
 const PAGE = 65_536;
 /** Docs the first layout has room for (the JS scratch arrays also started at 64). */
@@ -99,6 +112,9 @@ export interface Scratch {
   inName: Uint8Array;
   wholeMatched: Uint8Array;
   wholeInName: Uint8Array;
+  /** A select's heap: docs and their final scores, unsorted (selectList, topHeap). */
+  topDocs: Int32Array;
+  topScores: Float64Array;
 }
 
 let compiled: object | undefined;
@@ -137,7 +153,7 @@ export function wasmKernels(): ScoreKernels {
     if (error instanceof SearchEngineUnavailableError) throw error;
     throw new SearchEngineUnavailableError(`The WebAssembly search engine does not start: ${errorMessage(error)}`, { cause: error });
   }
-  const names = ["heapBase", "setLayout", "setNorm", "scoreRow", "endWord", "accumulate"] as const;
+  const names = ["heapBase", "setLayout", "setNorm", "scoreRow", "endWord", "accumulate", "selectList", "topHeap"] as const;
   if (!(exports["memory"] instanceof wasmApi.Memory) || names.some((name) => typeof exports[name] !== "function")) {
     throw new SearchEngineUnavailableError("The WebAssembly search engine lacks an export bm25f-core.ts needs: rebuild it with `npm run build`.");
   }
@@ -243,6 +259,28 @@ export class Bm25fCore {
     return this.#core().accumulate(count, wholeCount);
   }
 
+  /** The factor tables select reads: coordination by words matched, name precision by [words in name][name terms]. */
+  setFactors(coord: Float64Array, name: Float64Array): void {
+    this.#reserve([
+      [BLOCK.coord, coord.length],
+      [BLOCK.name, name.length],
+    ]);
+    this.#used[BLOCK.coord] = coord.length;
+    this.#used[BLOCK.name] = name.length;
+    const buffer = this.#kernels!.memory.buffer;
+    new Float64Array(buffer, this.#offsets[BLOCK.coord]!, coord.length).set(coord);
+    new Float64Array(buffer, this.#offsets[BLOCK.name]!, name.length).set(name);
+  }
+
+  /** See ScoreKernels.selectList: `whole` selects the whole request's list of searchClauses. */
+  selectList(count: number, limit: number, whole: boolean): number {
+    return this.#core().selectList(count, limit, whole ? 1 : 0);
+  }
+
+  topHeap(count: number, limit: number, whole: boolean): number {
+    return this.#core().topHeap(count, limit, whole ? 1 : 0);
+  }
+
   #core(): ScoreKernels {
     if (this.#kernels === undefined) this.#reserve([]);
     return this.#kernels!;
@@ -311,6 +349,8 @@ export class Bm25fCore {
       inName: u8s(BLOCK.inName),
       wholeMatched: u8s(BLOCK.wholeMatched),
       wholeInName: u8s(BLOCK.wholeInName),
+      topDocs: i32s(BLOCK.topDocs),
+      topScores: f64s(BLOCK.topScores),
     };
     if (this.#used[BLOCK.start]! > 0) {
       this.#start = i32s(BLOCK.start, this.#used[BLOCK.start]);

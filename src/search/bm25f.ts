@@ -91,6 +91,11 @@ export const DEFAULT_BM25F: Bm25fParams = {
   expansionFields: EXPANSION_FIELDS,
 };
 
+/** Corrections remembered per index (emptied when full). */
+const MAX_CORRECTED = 4_096;
+/** Longer words are never corrected (typo.ts): nothing to remember. */
+const MAX_CORRECTED_CHARS = 32;
+
 /** Name lengths beyond this share one name-precision factor (a name of 31+ terms is an oddity). */
 const MAX_NAME_TERMS = 31;
 
@@ -118,16 +123,18 @@ export function fieldTerms(doc: AnalyzableDoc): FieldTerms {
  * A doc's postings: term → its frequency in each field, 7 bits a field (field f at bit 7f).
  * What a posting pair stores, and what a snapshot's pairs are checked against (bm25f-verify.ts).
  */
-export function packTermFrequencies(fields: FieldTerms): Map<string, number> {
-  const packed = new Map<string, number>();
-  fields.forEach((terms, f) => {
+export function packTermFrequencies(fields: FieldTerms, into?: Map<string, number>): Map<string, number> {
+  // `into`: a map to reuse (emptied first), so that adding 100k docs does not make 100k maps.
+  const packed = into ?? new Map<string, number>();
+  packed.clear();
+  for (let f = 0; f < fields.length; f++) {
     const shift = 1 << (TF_BITS * f);
-    for (const term of terms) {
+    for (const term of fields[f]!) {
       const tfs = packed.get(term) ?? 0;
       // Saturated long before 127; capping keeps the packing exact.
       if (Math.floor(tfs / shift) % (TF_MAX + 1) < TF_MAX) packed.set(term, tfs + shift);
     }
-  });
+  }
   return packed;
 }
 
@@ -162,20 +169,29 @@ export class Bm25fIndex implements CorpusStats {
   /** In the linear memory of the index's WebAssembly core, which also holds the scratch arrays (bm25f-core.ts). */
   #postings: PostingStore;
   /**
-   * Pairs added since the store was last rewritten. Appending rewrites the whole store, so
-   * adds (a build comes in slices of 200 docs) are buffered until they reach a quarter of it,
-   * or until the next read: the rewrites then cost O(n) in all, not O(n²).
+   * Pairs added since the store was last rewritten, flat (12 bytes a pair). Appending rewrites
+   * the whole store, so adds (a build comes in slices of 200 docs) are kept here until the next
+   * read: a build writes the core's memory once, sized for what it holds (that memory never
+   * shrinks), and the rewrites cost O(n) in all, not O(n²).
    */
-  #pending = new Map<string, number[]>();
+  #pending = new PendingPairs();
   #pendingNumbers = 0;
+  /** The map #addOne packs each doc's frequencies into, reused doc after doc. */
+  readonly #packing = new Map<string, number>();
   #live = 0;
   #typos: TypoIndex | undefined;
+  /** Corrections found, by word (as #typos answers them until the vocabulary changes). */
+  readonly #corrected = new Map<string, readonly string[]>();
   /** Sorted terms for termDocs(), made on first use. */
   #sortedTerms: string[] | undefined;
   // Scratch buffers reused by every query (search is synchronous), in the core's memory: scores,
   // per touched doc the query words it matches (coordination) and of them the words found in its
   // name (name precision), each ≤ MAX_QUERY_TERMS, and the whole request's while clauses are
   // scored one by one (searchClauses). Reset by #select.
+  /** The top-k heap explain mode's select reuses (search is synchronous). */
+  #heap: TopK | undefined;
+  /** Whether the core holds the factor tables below (written at the first select). */
+  #factorsInCore = false;
   /** (words matched) ^ coord, by words matched: no Math.pow per doc. */
   readonly #coordFactors: Float64Array;
   /** Name-precision factors by [words in name][name terms]: no Math.pow per doc. */
@@ -242,8 +258,17 @@ export class Bm25fIndex implements CorpusStats {
 
   /** Likely spellings of a word this index does not hold (built on first use). */
   corrections(word: string): readonly string[] {
-    this.#typos ??= new TypoIndex(this.#read().terms());
-    return this.#typos.corrections(word, (w) => this.df(w));
+    let found = this.#corrected.get(word);
+    if (found === undefined) {
+      this.#typos ??= new TypoIndex(this.#read().terms());
+      found = this.#typos.corrections(word, (w) => this.df(w));
+      // The same misspellings recur across requests, and a correction reads many candidates: remembered, bounded, until the index changes.
+      if (word.length <= MAX_CORRECTED_CHARS) {
+        if (this.#corrected.size >= MAX_CORRECTED) this.#corrected.clear();
+        this.#corrected.set(word, found);
+      }
+    }
+    return found;
   }
 
   /** Adds docs (a known id is replaced). */
@@ -251,9 +276,9 @@ export class Bm25fIndex implements CorpusStats {
     const replaced = entries.filter((e) => this.#byId.has(e.id)).map((e) => e.id);
     if (replaced.length > 0) this.remove(replaced);
     this.#typos = undefined;
+    this.#corrected.clear();
     this.#sortedTerms = undefined;
     for (const { id, fields } of entries) this.#addOne(id, fields);
-    if (this.#pendingNumbers * 4 >= this.#postings.data.length) this.#read();
   }
 
   #addOne(id: string, fields: FieldTerms): void {
@@ -265,12 +290,9 @@ export class Bm25fIndex implements CorpusStats {
       this.#lengths.push(terms.length);
       this.#totals[f] = (this.#totals[f] ?? 0) + terms.length;
     });
-    const packed = packTermFrequencies(fields);
-    for (const [term, tfs] of packed) {
-      const pairs = this.#pending.get(term);
-      if (pairs === undefined) this.#pending.set(term, [doc, tfs]);
-      else pairs.push(doc, tfs);
-    }
+    const packed = packTermFrequencies(fields, this.#packing);
+    const postings = this.#postings;
+    for (const [term, tfs] of packed) this.#pending.add(postings.row(term), term, postings.rows, doc, tfs);
     this.#pendingNumbers += 2 * packed.size;
   }
 
@@ -292,6 +314,7 @@ export class Bm25fIndex implements CorpusStats {
     }
     if (dead.size === 0) return;
     this.#typos = undefined;
+    this.#corrected.clear();
     this.#sortedTerms = undefined;
     this.#read().rebuild(new Map(), (doc) => (dead.has(doc) ? -1 : doc));
   }
@@ -309,7 +332,7 @@ export class Bm25fIndex implements CorpusStats {
     const { words, rewritten } = queryWordsOf(query, stats, !plain && (this.#params.vocabulary ?? true));
     if (words.length === 0) return [];
     const trace = options.explain === undefined ? undefined : new ScoreTrace();
-    const hits = this.#select(this.#score(words, rewritten, stats, 0, trace, plain), limit, options.allowed, this.#state(), trace, plain);
+    const hits = this.#select(this.#score(words, rewritten, stats, 0, trace, plain), limit, options.allowed, false, trace, plain);
     if (trace !== undefined) options.explain?.([trace.details]);
     return hits;
   }
@@ -345,11 +368,9 @@ export class Bm25fIndex implements CorpusStats {
       }
       wholeCount = core.accumulate(count, wholeCount);
       const again = words.filter((w) => !fresh.includes(w));
-      lists.push(this.#select(this.#score(again, rewritten, stats, count, trace), limit, options.allowed, this.#state(), trace));
+      lists.push(this.#select(this.#score(again, rewritten, stats, count, trace), limit, options.allowed, false, trace));
     }
-    const { whole, wholeTouched, wholeMatched, wholeInName } = core.scratch();
-    const wholeState = { scores: whole, touched: wholeTouched, matched: wholeMatched, inName: wholeInName };
-    const all = [this.#select(wholeCount, limit, options.allowed, wholeState, wholeTrace), ...lists];
+    const all = [this.#select(wholeCount, limit, options.allowed, true, wholeTrace), ...lists];
     if (wholeTrace !== undefined) options.explain?.([wholeTrace.details, ...clauseTraces.map((t) => t.details)]);
     return all;
   }
@@ -376,13 +397,20 @@ export class Bm25fIndex implements CorpusStats {
     const traced = new Map<number, number>();
     const norm: NormParams[] =
       trace === undefined ? [] : fields.map((p, f) => ({ weight: p.weight, b: p.b, avg: Math.max(stats.avgLengths[f] ?? 0, Number.EPSILON) }));
+    const own = stats === this;
     for (const word of words) {
       let wordCount = 0;
+      // A variant never carries more specificity than the word typed, nor more than its own: a
+      // rare synonym of a common word must not outrank the word itself (query-expansion.ts).
+      // Each df looked up once: a variant's from the row just found (this index's own
+      // statistics), the word's once for all its variants.
+      let wordIdf: number | undefined;
       const typed = !rewritten.has(word);
       for (const variant of plain ? [{ term: word, weight: 1 }] : this.#expander(word, stats, budget)) {
         const row = postings.row(variant.term);
         if (row < 0) continue;
-        const scale = variant.weight * idfOf(variant, word, stats);
+        const variantIdf = idf(own ? postings.dfOfRow(row) : stats.df(variant.term), stats.docCount);
+        const scale = variant.weight * (variant.term === word ? variantIdf : Math.min(variantIdf, (wordIdf ??= idf(stats.df(word), stats.docCount))));
         const mask = typed && variant.term === word ? ALL_FIELDS_MASK : this.#expansionMask;
         wordCount = core.scoreRow(row, scale, wordCount, mask);
         if (trace !== undefined) this.#traceRow(trace, traced, row, scale, mask, word, variant, norm, k1);
@@ -427,23 +455,64 @@ export class Bm25fIndex implements CorpusStats {
   }
 
   /**
-   * Top `limit` of the touched docs (score × coordination × name precision, then insertion
-   * order; `plain`: the score alone); resets the scratch state of those docs. With `trace`, the
-   * detail of each hit returned.
+   * Top `limit` allowed docs of a list (`whole`: the whole request's of searchClauses, else the
+   * query's or clause's), by score × coordination × name precision, then insertion order; resets
+   * the list's scratch. The pass over every touched doc (thousands for a request of many words)
+   * runs in the core, which keeps the best `limit` in a heap; here those few are ordered and
+   * filtered by the allowed set, and when the filter leaves fewer than `limit`, the core's heap is
+   * taken again four times larger from the final scores it kept. With `trace`, or `plain` (the
+   * score alone, for the catalog guard's plain ranking), the same in JS (#selectInJs).
    */
-  #select(
+  #select(count: number, limit: number, allowed: ReadonlySet<string> | undefined, whole: boolean, trace: ScoreTrace | undefined, plain = false): BackendHit[] {
+    if (trace !== undefined || plain) return this.#selectInJs(count, limit, allowed, whole, trace, plain);
+    const core = this.#postings.core;
+    if (!this.#factorsInCore) {
+      core.setFactors(this.#coordFactors, this.#nameFactors);
+      this.#factorsInCore = true;
+    }
+    const ids = this.#ids;
+    let want = limit;
+    let size = core.selectList(count, want, whole);
+    for (;;) {
+      const { topDocs, topScores } = core.scratch();
+      const picked: Array<{ doc: number; score: number }> = [];
+      for (let i = 0; i < size; i++) picked.push({ doc: topDocs[i]!, score: topScores[i]! });
+      picked.sort(byRank);
+      const hits: BackendHit[] = [];
+      for (const { doc, score } of picked) {
+        const id = ids[doc];
+        if (id === undefined || (allowed !== undefined && !allowed.has(id))) continue;
+        hits.push({ id, score });
+        if (hits.length === limit) return hits;
+      }
+      if (want >= count) return hits;
+      want = Math.min(count, want * 4);
+      size = core.topHeap(count, want, whole);
+    }
+  }
+
+  /**
+   * #select in JS, for explain mode (each doc that would enter the top k gets its factors
+   * recorded, each hit its detail) and for plain rankings (no coordination, no name precision).
+   */
+  #selectInJs(
     count: number,
     limit: number,
     allowed: ReadonlySet<string> | undefined,
-    state: ScoreState = this.#state(),
-    trace?: ScoreTrace,
-    plain = false,
+    whole: boolean,
+    trace: ScoreTrace | undefined,
+    plain: boolean,
   ): BackendHit[] {
-    const { scores, touched, matched, inName } = state;
-    const heap = new TopK(limit);
+    const scratch = this.#postings.core.scratch();
+    const scores = whole ? scratch.whole : scratch.scores;
+    const touched = whole ? scratch.wholeTouched : scratch.touched;
+    const matched = whole ? scratch.wholeMatched : scratch.matched;
+    const inName = whole ? scratch.wholeInName : scratch.inName;
+    const heap = (this.#heap ??= new TopK()).reset(limit);
     const coordFactors = this.#coordFactors;
     const nameFactors = this.#nameFactors;
     const lengths = this.#lengths;
+    const ids = this.#ids;
     for (let i = 0; i < count; i++) {
       const doc = touched[i]!;
       const nameTerms = Math.min(lengths[doc * FIELDS]!, MAX_NAME_TERMS);
@@ -458,23 +527,17 @@ export class Bm25fIndex implements CorpusStats {
       // that would enter the top k, not for every match (most of the cost of filtered queries).
       if (!heap.accepts(doc, score)) continue;
       trace?.factors(doc, sum, coordination, precision, score);
-      const id = this.#ids[doc];
+      const id = ids[doc];
       if (id === undefined || (allowed !== undefined && !allowed.has(id))) continue;
       heap.push(doc, score);
     }
     // Only docs with an id enter the heap (checked above).
     return heap.sorted().flatMap(({ doc, score }) => {
-      const id = this.#ids[doc];
+      const id = ids[doc];
       if (id === undefined) return [];
       trace?.keep(doc, id, this.#params.k1, (f) => lengths[doc * FIELDS + f]!);
       return [{ id, score }];
     });
-  }
-
-  /** The per-query scratch state of search() and of one clause (views of the core's memory, taken after scoring). */
-  #state(): ScoreState {
-    const { scores, touched, matched, inName } = this.#postings.core.scratch();
-    return { scores, touched, matched, inName };
   }
 
   #ensureScratch(): void {
@@ -484,8 +547,8 @@ export class Bm25fIndex implements CorpusStats {
   /** The postings with every pending add in them. */
   #read(): PostingStore {
     if (this.#pendingNumbers > 0) {
-      this.#postings.append(this.#pending);
-      this.#pending = new Map();
+      this.#postings.appendPairs(this.#pending.newTerms, this.#pending.rowOf, this.#pending.pairs, this.#pending.count);
+      this.#pending = new PendingPairs();
       this.#pendingNumbers = 0;
     }
     return this.#postings;
@@ -542,14 +605,6 @@ function int32s(raw: Uint8Array): Int32Array {
   const out = new Int32Array(raw.byteLength / 4);
   new Uint8Array(out.buffer).set(raw);
   return out;
-}
-
-/** Scores and match counts of the docs a query touched, read and reset by #select. */
-interface ScoreState {
-  scores: Float64Array;
-  touched: Int32Array;
-  matched: Uint8Array;
-  inName: Uint8Array;
 }
 
 /** A field's weighted, length-normalised term frequency: what BM25F sums over fields before it saturates. */
@@ -654,15 +709,6 @@ export function idf(df: number, n: number): number {
 }
 
 /**
- * A variant never carries more specificity than the word typed, nor more than its own: a rare
- * synonym of a common word must not outrank the word itself (query-expansion.ts).
- */
-function idfOf(variant: Variant, word: string, stats: CorpusStats): number {
-  const own = idf(stats.df(variant.term), stats.docCount);
-  return variant.term === word ? own : Math.min(own, idf(stats.df(word), stats.docCount));
-}
-
-/**
  * Statistics of a small index (a run's client tools) merged into a big one's (the catalog):
  * counts add up, and the big one's mean field lengths stand, as a few docs barely move them.
  */
@@ -676,72 +722,141 @@ function combineStats(own: CorpusStats, shared: CorpusStats): CorpusStats {
   };
 }
 
-/** A bounded min-heap keeping the k best (score desc, doc asc). */
+/**
+ * Pairs added since the postings were last rewritten, flat: per pair its row (a new term gets the
+ * next row after the store's), doc and packed frequencies, in typed arrays that double as they
+ * fill. No array per term: a build of 100k tools adds a term per tool name at least.
+ */
+class PendingPairs {
+  /** Terms the store lacks, in the order their rows follow the store's. */
+  readonly newTerms: string[] = [];
+  readonly #newRows = new Map<string, number>();
+  rowOf = new Int32Array(1_024);
+  /** [doc, tfs] per pair. */
+  pairs = new Int32Array(2_048);
+  count = 0;
+
+  /** `row`: the term's row in the store, or -1 for a term it lacks (then it gets row `rows` + its place among the new). */
+  add(row: number, term: string, rows: number, doc: number, tfs: number): void {
+    if (row < 0) {
+      const known = this.#newRows.get(term);
+      if (known === undefined) {
+        row = rows + this.newTerms.length;
+        this.#newRows.set(term, row);
+        this.newTerms.push(term);
+      } else row = known;
+    }
+    if (this.count === this.rowOf.length) {
+      const rowOf = new Int32Array(this.rowOf.length * 2);
+      rowOf.set(this.rowOf);
+      this.rowOf = rowOf;
+      const pairs = new Int32Array(this.pairs.length * 2);
+      pairs.set(this.pairs);
+      this.pairs = pairs;
+    }
+    this.rowOf[this.count] = row;
+    this.pairs[2 * this.count] = doc;
+    this.pairs[2 * this.count + 1] = tfs;
+    this.count++;
+  }
+}
+
+/**
+ * A bounded min-heap keeping the k best (score desc, doc asc), in typed arrays reused from one
+ * select to the next: a select of thousands of touched docs allocates nothing per doc.
+ */
 class TopK {
-  readonly #k: number;
-  readonly #items: Array<{ doc: number; score: number }> = [];
+  #k = 0;
+  #size = 0;
+  #docs = new Int32Array(16);
+  #scores = new Float64Array(16);
 
-  constructor(k: number) {
+  /** Empties the heap for a select of the best `k`. */
+  reset(k: number): this {
     this.#k = k;
+    this.#size = 0;
+    if (this.#docs.length < k) {
+      this.#docs = new Int32Array(k);
+      this.#scores = new Float64Array(k);
+    }
+    return this;
   }
 
-  /** Whether a ranks below b: lower score, or same score and later doc. */
-  static #worse(a: { doc: number; score: number }, b: { doc: number; score: number }): boolean {
-    return a.score < b.score || (a.score === b.score && a.doc > b.doc);
-  }
-
-  /** Whether a doc with this score would enter the heap now. */
+  /** Whether a doc with this score would enter the heap now: it beats the worst kept (lower score, or same score and later doc). */
   accepts(doc: number, score: number): boolean {
-    if (this.#items.length < this.#k) return true;
-    const worst = this.#items[0];
-    return worst !== undefined && (worst.score < score || (worst.score === score && worst.doc > doc));
+    if (this.#size < this.#k) return true;
+    const worst = this.#scores[0]!;
+    return worst < score || (worst === score && this.#docs[0]! > doc);
   }
 
+  /** Adds a doc that accepts() let in. */
   push(doc: number, score: number): void {
-    const items = this.#items;
-    const item = { doc, score };
-    if (items.length < this.#k) {
-      items.push(item);
-      this.#up(items.length - 1);
-    } else if (items[0] !== undefined && TopK.#worse(items[0], item)) {
-      items[0] = item;
-      this.#down(0);
+    if (this.#size < this.#k) {
+      this.#up(this.#size++, doc, score);
+    } else if (this.accepts(doc, score)) {
+      this.#down(doc, score);
     }
   }
 
   sorted(): Array<{ doc: number; score: number }> {
-    return [...this.#items].sort((a, b) => (TopK.#worse(a, b) ? 1 : TopK.#worse(b, a) ? -1 : 0));
+    const out: Array<{ doc: number; score: number }> = [];
+    for (let i = 0; i < this.#size; i++) out.push({ doc: this.#docs[i]!, score: this.#scores[i]! });
+    return out.sort(byRank);
   }
 
-  #up(i: number): void {
-    const items = this.#items;
-    const item = items[i];
-    if (item === undefined) return;
+  /** Sifts a new item up from the free slot `i`. */
+  #up(i: number, doc: number, score: number): void {
+    const docs = this.#docs;
+    const scores = this.#scores;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      const above = items[parent];
-      if (above === undefined || !TopK.#worse(item, above)) break;
-      items[i] = above;
+      if (!worse(doc, score, docs[parent]!, scores[parent]!)) break;
+      docs[i] = docs[parent]!;
+      scores[i] = scores[parent]!;
       i = parent;
     }
-    items[i] = item;
+    docs[i] = doc;
+    scores[i] = score;
   }
 
-  #down(i: number): void {
-    const items = this.#items;
+  /** Puts an item in place of the worst (the root) and sifts it down. */
+  #down(doc: number, score: number): void {
+    const docs = this.#docs;
+    const scores = this.#scores;
+    const size = this.#size;
+    let i = 0;
     for (;;) {
-      const item = items[i];
-      const left = items[2 * i + 1];
-      const right = items[2 * i + 2];
-      if (item === undefined) return;
-      let worst = item;
-      if (left !== undefined && TopK.#worse(left, worst)) worst = left;
-      if (right !== undefined && TopK.#worse(right, worst)) worst = right;
-      if (worst === item) return;
-      const at = worst === left ? 2 * i + 1 : 2 * i + 2;
-      items[i] = worst;
-      items[at] = item;
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let at = i;
+      let atDoc = doc;
+      let atScore = score;
+      if (left < size && worse(docs[left]!, scores[left]!, atDoc, atScore)) {
+        at = left;
+        atDoc = docs[left]!;
+        atScore = scores[left]!;
+      }
+      if (right < size && worse(docs[right]!, scores[right]!, atDoc, atScore)) {
+        at = right;
+        atDoc = docs[right]!;
+        atScore = scores[right]!;
+      }
+      if (at === i) break;
+      docs[i] = atDoc;
+      scores[i] = atScore;
       i = at;
     }
+    docs[i] = doc;
+    scores[i] = score;
   }
+}
+
+/** Best first: higher score, then earlier doc (the order of a select's hits). */
+function byRank(a: { doc: number; score: number }, b: { doc: number; score: number }): number {
+  return worse(a.doc, a.score, b.doc, b.score) ? 1 : worse(b.doc, b.score, a.doc, a.score) ? -1 : 0;
+}
+
+/** Whether (docA, scoreA) ranks below (docB, scoreB): lower score, or same score and later doc. */
+function worse(docA: number, scoreA: number, docB: number, scoreB: number): boolean {
+  return scoreA < scoreB || (scoreA === scoreB && docA > docB);
 }

@@ -7,11 +7,12 @@
  *   re-hashing costs a SHA-256 over every description.
  * Hence: treat a SearchDoc (and a docs array) as immutable once it has been passed in.
  */
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import type { SearchDoc } from "./types.js";
 
 const byArray = new WeakMap<readonly SearchDoc[], string>();
-const byDoc = new WeakMap<SearchDoc, Uint32Array>();
+/** Each doc's SHA-256 as a 32-character binary (latin1) string: a typed array per doc cost four times the memory at 100k tools. */
+const byDoc = new WeakMap<SearchDoc, string>();
 
 /** Length-prefixed fields: no separator inside a field can make two docs hash alike. */
 function canonical(doc: SearchDoc): string {
@@ -21,12 +22,11 @@ function canonical(doc: SearchDoc): string {
   return s;
 }
 
-function docDigest(doc: SearchDoc): Uint32Array {
+function docDigest(doc: SearchDoc): string {
   let digest = byDoc.get(doc);
   if (digest === undefined) {
-    const bytes = createHash("sha256").update(canonical(doc)).digest();
-    digest = new Uint32Array(8);
-    for (let i = 0; i < 8; i++) digest[i] = bytes.readUInt32LE(i * 4);
+    // One-shot: no Hash object per doc (a third of a 100k-tool catalog's fingerprint).
+    digest = hash("sha256", canonical(doc), "binary");
     byDoc.set(doc, digest);
   }
   return digest;
@@ -38,7 +38,12 @@ export function fingerprintDocs(docs: readonly SearchDoc[]): string {
   const sum = new Uint32Array(8);
   for (const doc of docs) {
     const d = docDigest(doc);
-    for (let i = 0; i < 8; i++) sum[i] = (sum[i]! + d[i]!) >>> 0;
+    // The digest's bytes as 8 little-endian words, added word-wise.
+    for (let i = 0; i < 8; i++) {
+      const at = 4 * i;
+      const word = d.charCodeAt(at) | (d.charCodeAt(at + 1) << 8) | (d.charCodeAt(at + 2) << 16) | (d.charCodeAt(at + 3) << 24);
+      sum[i] = (sum[i]! + (word >>> 0)) >>> 0;
+    }
   }
   const fingerprint = createHash("sha256").update(sum).update(`|${docs.length}`).digest("hex");
   byArray.set(docs, fingerprint);

@@ -13,11 +13,10 @@
 import type { Database, Sqlite3Static } from "@sqlite.org/sqlite-wasm";
 import { ConfigInvalidError, errorMessage, IndexClosedError } from "../errors.js";
 import { loadSqlite } from "./sqlite-loader.js";
-import { checkSchema, DEFAULT_LOAD_TIMEOUT_MS, guardConnection, type SqlGuard } from "./fts5-snapshot-guard.js";
+import type { SqlGuard } from "./fts5-snapshot-guard.js";
 import { META_TABLE, SNAPSHOT_SCHEMA_SQL } from "./snapshot-schema.js";
 import { Bm25fIndex, DEFAULT_BM25F, fieldTerms, type Bm25fParams, type Bm25fSnapshot } from "./bm25f.js";
 import { makeExpander, type ExpansionOptions } from "./query-expansion.js";
-import { checkBm25fBounds, checkBm25fPostings } from "./bm25f-verify.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchBackendFactory, SearchDoc, SnapshotExpectation } from "./types.js";
 
 /** BM25F snapshot parts (bm25f.ts Bm25fSnapshot), one row each: text as text, numbers as blobs. */
@@ -32,12 +31,10 @@ export interface Fts5Options {
 
 export class Fts5Backend implements SearchBackend {
   readonly kind = "fts5";
-  readonly #sqlite3: Sqlite3Static;
   #index: Bm25fIndex | undefined;
 
   /** Use `fts5Backend.create()` / `.load()`. */
-  constructor(sqlite3: Sqlite3Static, index: Bm25fIndex) {
-    this.#sqlite3 = sqlite3;
+  constructor(index: Bm25fIndex) {
     this.#index = index;
   }
 
@@ -76,16 +73,20 @@ export class Fts5Backend implements SearchBackend {
     return this.#open().toSnapshot();
   }
 
-  /** The BM25F postings in a fresh database, in SQLite's serialization format. */
-  serialize(): Uint8Array {
+  /**
+   * The BM25F postings in a fresh database, in SQLite's serialization format. SQLite is loaded
+   * here, at the first snapshot: an index that is never written to disk never loads it.
+   */
+  async serialize(): Promise<Uint8Array> {
     const snapshot = this.#open().toSnapshot();
-    const db = new this.#sqlite3.oo1.DB(":memory:");
+    const sqlite3 = await loadSqlite();
+    const db = new sqlite3.oo1.DB(":memory:");
     try {
       db.exec(SNAPSHOT_SCHEMA_SQL);
       db.transaction(() => {
         for (const part of BM25F_KEYS) db.exec({ sql: `INSERT INTO ${META_TABLE}(key, value) VALUES (?, ?)`, bind: [bm25fKey(part), snapshot[part]] });
       });
-      return this.#sqlite3.capi.sqlite3_js_db_export(db);
+      return sqlite3.capi.sqlite3_js_db_export(db);
     } finally {
       db.close();
     }
@@ -118,7 +119,7 @@ function makeIndex(options: Fts5Options, snapshot?: Bm25fSnapshot): Bm25fIndex {
 }
 
 async function create(options: Fts5Options = {}): Promise<Fts5Backend> {
-  return new Fts5Backend(await loadSqlite(), makeIndex(options));
+  return new Fts5Backend(makeIndex(options));
 }
 
 /**
@@ -128,6 +129,11 @@ async function create(options: Fts5Options = {}): Promise<Fts5Backend> {
  */
 async function readSnapshot(sqlite3: Sqlite3Static, snapshot: Uint8Array, expect: SnapshotExpectation | undefined): Promise<Bm25fSnapshot> {
   const { capi, wasm } = sqlite3;
+  // The checks of a snapshot from disk load with the first one read, not with the package.
+  const [{ checkSchema, DEFAULT_LOAD_TIMEOUT_MS, guardConnection }, { checkBm25fBounds, checkBm25fPostings }] = await Promise.all([
+    import("./fts5-snapshot-guard.js"),
+    import("./bm25f-verify.js"),
+  ]);
   const db = new sqlite3.oo1.DB(":memory:");
   let guard: SqlGuard | undefined;
   let postings: Bm25fSnapshot;
@@ -166,7 +172,7 @@ async function readSnapshot(sqlite3: Sqlite3Static, snapshot: Uint8Array, expect
 async function load(snapshot: Uint8Array, options: Fts5Options = {}, expect?: SnapshotExpectation): Promise<Fts5Backend> {
   const sqlite3 = await loadSqlite();
   try {
-    return new Fts5Backend(sqlite3, makeIndex(options, await readSnapshot(sqlite3, snapshot, expect)));
+    return new Fts5Backend(makeIndex(options, await readSnapshot(sqlite3, snapshot, expect)));
   } catch (error) {
     throw new ConfigInvalidError(`backend "fts5": the index snapshot could not be loaded (${errorMessage(error)}); rebuild the index.`, { cause: error });
   }
@@ -174,7 +180,7 @@ async function load(snapshot: Uint8Array, options: Fts5Options = {}, expect?: Sn
 
 /** A backend over postings another thread of this build made (Fts5Backend.parts): trusted, not checked. */
 export async function fts5FromParts(parts: Bm25fSnapshot): Promise<Fts5Backend> {
-  return new Fts5Backend(await loadSqlite(), makeIndex({}, parts));
+  return new Fts5Backend(makeIndex({}, parts));
 }
 
 /** An FTS5 backend factory with non-default BM25F or expansion options (the relevance bench's ablations). */

@@ -6,7 +6,7 @@
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import Tinypool from "tinypool";
+import type Tinypool from "tinypool";
 import { ConfigInvalidError, errorMessage, IndexClosedError } from "../errors.js";
 import { analyzerSignature } from "./analyzer-signature.js";
 import { fingerprintDocs } from "./fingerprint.js";
@@ -14,7 +14,7 @@ import { fts5Backend } from "./fts5-backend.js";
 import { minisearchBackend } from "./minisearch-backend.js";
 import { SnapshotStore, type IndexSnapshotOptions } from "./snapshot-store.js";
 import { printable } from "../text/printable.js";
-import { ToolIndex } from "./tool-index.js";
+import { docLookup, ToolIndex, type DocLookup } from "./tool-index.js";
 import type { BackendChoice, SearchBackend, SearchBackendFactory, SearchDoc } from "./types.js";
 import { workerBackend, type BuildResult, type BuildTask, type WorkerBackend } from "./worker-backends.js";
 
@@ -203,7 +203,7 @@ export class ToolIndexCache {
         if (second.index !== undefined) return second.index;
       }
       const built = await this.#buildFresh(docs, factory, options, fingerprint, started, first.reason, true);
-      const payload = built.snapshot ?? built.index.backend.serialize?.();
+      const payload = built.snapshot ?? (await built.index.backend.serialize?.());
       const meta = { docs: docs.length, docsDigest: fingerprintDocs(docs) };
       const written =
         payload === undefined ? { ok: false as const, reason: "the backend cannot serialize" } : await store.write(factory.kind, fingerprint, meta, payload);
@@ -290,11 +290,17 @@ export class ToolIndexCache {
       return { reason: "worker file dist/wasm/index-worker.js not found (run `npm run build`)" };
     }
     let result: BuildResult;
-    this.#pool ??= new Tinypool({ filename: this.#workerFile, minThreads: 0, maxThreads: 1 });
+    let lookup: DocLookup;
+    // The thread pool's code loads with the first big catalog, not with the package.
+    const { default: Pool } = await import("tinypool");
+    this.#pool ??= new Pool({ filename: this.#workerFile, minThreads: 0, maxThreads: 1 });
     this.#poolBuilds += 1;
     try {
       const task: BuildTask = { kind: factory.worker, docs: [...docs], snapshot: wantSnapshot };
-      result = (await this.#pool.run(task)) as BuildResult;
+      const building = this.#pool.run(task);
+      // The index's own maps, made here while the worker analyses: off the build's critical path.
+      lookup = docLookup(docs);
+      result = (await building) as BuildResult;
     } catch (error) {
       return { reason: `worker failed: ${errorMessage(error)}` };
     } finally {
@@ -306,7 +312,7 @@ export class ToolIndexCache {
     }
     const backend = await this.#takeIn(result, entry, factory);
     if (backend === undefined) return { reason: "worker returned neither postings nor a snapshot" };
-    return { index: new ToolIndex(backend, docs), ...(result.snapshot !== undefined ? { snapshot: result.snapshot } : {}) };
+    return { index: new ToolIndex(backend, docs, lookup), ...(result.snapshot !== undefined ? { snapshot: result.snapshot } : {}) };
   }
 
   /** The worker's index on this thread: adopted as it is when the backend can, else loaded from its snapshot. */

@@ -2,11 +2,11 @@
  * The fallback backend: minisearch (pure JS, no WASM), over the shared analysed fields, each
  * boosted by FIELD_WEIGHTS, and matching long terms fuzzily (one typo).
  */
-import MiniSearch from "minisearch";
+import type MiniSearch from "minisearch";
 import type { Options, Query, SearchOptions } from "minisearch";
+import { lazyRequire } from "../lazy-require.js";
 import { ConfigInvalidError, errorMessage, IndexClosedError } from "../errors.js";
 import { analyzeDoc, analyzeQuery } from "./analyze.js";
-import { verifyMiniSearchJson } from "./minisearch-verify.js";
 import type { BackendHit, BackendSearchOptions, SearchBackend, SearchBackendFactory, SearchDoc, SnapshotExpectation } from "./types.js";
 
 interface IndexedFields {
@@ -37,6 +37,8 @@ export const FIELD_WEIGHTS: Readonly<Record<(typeof FIELDS)[number], number>> = 
 };
 const BOOST: Record<(typeof FIELDS)[number], number> = { ...FIELD_WEIGHTS };
 const SNAPSHOT_FORMAT = "toolsearch-minisearch@1";
+/** minisearch itself loads when this backend is first used, not with the package. */
+const miniSearch = lazyRequire<typeof MiniSearch>("minisearch");
 
 // Fields hold terms the shared analyzer already produced: minisearch must not re-tokenize them.
 const OPTIONS: Options<IndexedFields> = {
@@ -67,7 +69,7 @@ export class MiniSearchBackend implements SearchBackend {
   readonly kind = "minisearch";
   #index: MiniSearch<IndexedFields> | undefined;
 
-  constructor(index: MiniSearch<IndexedFields> = new MiniSearch(OPTIONS)) {
+  constructor(index: MiniSearch<IndexedFields> = new (miniSearch())(OPTIONS)) {
     this.#index = index;
   }
 
@@ -142,10 +144,12 @@ async function load(snapshot: Uint8Array, expect?: SnapshotExpectation): Promise
     const index =
       expect === undefined
         ? parsed.index
-        : await verifyMiniSearchJson(parsed.index, { docs: expect.docs, postings: expect.postings !== false, fields: FIELDS, fieldTexts });
+        : await (
+            await import("./minisearch-verify.js")
+          ).verifyMiniSearchJson(parsed.index, { docs: expect.docs, postings: expect.postings !== false, fields: FIELDS, fieldTexts });
     // loadJSON takes the index's JSON text; re-stringifying the inner object costs a little
     // at load and keeps the snapshot one self-describing JSON document.
-    return new MiniSearchBackend(MiniSearch.loadJSON<IndexedFields>(JSON.stringify(index), OPTIONS));
+    return new MiniSearchBackend(miniSearch().loadJSON<IndexedFields>(JSON.stringify(index), OPTIONS));
   } catch (error) {
     throw new ConfigInvalidError(`backend "minisearch": the index snapshot could not be loaded (${errorMessage(error)}); rebuild the index.`, { cause: error });
   }

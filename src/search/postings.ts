@@ -31,6 +31,11 @@ export class PostingStore {
     return this.#rows.get(term) ?? -1;
   }
 
+  /** Rows (terms) in the store. */
+  get rows(): number {
+    return this.#rows.size;
+  }
+
   /** Views into the core's memory: valid until the next write (read them again per use). */
   get start(): Int32Array {
     return this.#core.start;
@@ -43,7 +48,11 @@ export class PostingStore {
   /** Docs holding the term. */
   df(term: string): number {
     const row = this.row(term);
-    if (row < 0) return 0;
+    return row < 0 ? 0 : this.dfOfRow(row);
+  }
+
+  /** Docs in a row (row ≥ 0). */
+  dfOfRow(row: number): number {
     const start = this.#core.start;
     return (start[row + 1]! - start[row]!) / 2;
   }
@@ -82,32 +91,37 @@ export class PostingStore {
   }
 
   /**
-   * Appends `added` pairs (flat [doc, tfs, ...] per term, docs numbered above every existing
-   * one): one pass copying the store into arrays sized for the result, no per-term objects.
+   * Appends `count` pairs given flat: pair i is [pairs[2i], pairs[2i+1]] (doc, packed frequencies)
+   * in row rowOf[i]; rows from the store's count on are `newTerms`, in order. Docs are numbered
+   * above every existing one and come in doc order, so each row stays ascending. One counting
+   * pass sizes every row, one pass copies the store and places the pairs: no array per term.
    */
-  append(added: ReadonlyMap<string, readonly number[]>): void {
-    if (added.size === 0) return;
+  appendPairs(newTerms: readonly string[], rowOf: Int32Array, pairs: Int32Array, count: number): void {
+    if (count === 0 && newTerms.length === 0) return;
     const oldRows = this.#rows.size;
+    for (const term of newTerms) this.#rows.set(term, this.#rows.size);
+    const rows = this.#rows.size;
     const oldStart = this.#core.start;
     const oldData = this.#core.data;
-    let extra = 0;
-    for (const [term, pairs] of added) {
-      extra += pairs.length;
-      if (!this.#rows.has(term)) this.#rows.set(term, this.#rows.size);
-    }
-    const rows = this.#rows.size;
-    const byRow = new Array<readonly number[] | undefined>(rows);
-    for (const [term, pairs] of added) byRow[this.#rows.get(term)!] = pairs;
     const start = new Int32Array(rows + 1);
-    const data = new Int32Array(oldData.length + extra);
-    let offset = 0;
-    for (let row = 0; row < rows; row++) {
-      start[row] = offset;
-      if (row < oldRows) for (let i = oldStart[row]!, end = oldStart[row + 1]!; i < end; i++) data[offset++] = oldData[i]!;
-      const more = byRow[row];
-      if (more !== undefined) for (const n of more) data[offset++] = n;
+    // Sizes per row (old pairs + new), then offsets.
+    for (let row = 0; row < oldRows; row++) start[row + 1] = oldStart[row + 1]! - oldStart[row]!;
+    for (let i = 0; i < count; i++) start[rowOf[i]! + 1]! += 2;
+    for (let row = 0; row < rows; row++) start[row + 1]! += start[row]!;
+    const data = new Int32Array(start[rows]!);
+    const fill = start.slice(0, rows);
+    for (let row = 0; row < oldRows; row++) {
+      const from = oldStart[row]!;
+      const length = oldStart[row + 1]! - from;
+      data.set(oldData.subarray(from, from + length), fill[row]!);
+      fill[row]! += length;
     }
-    start[rows] = offset;
+    for (let i = 0; i < count; i++) {
+      const at = fill[rowOf[i]!]!;
+      data[at] = pairs[2 * i]!;
+      data[at + 1] = pairs[2 * i + 1]!;
+      fill[rowOf[i]!] = at + 2;
+    }
     this.#core.writePostings(start, data);
   }
 

@@ -103,7 +103,7 @@ export const indexSnapshotSchema = {
     loadTimeoutMs: int(100, 600_000, 10_000),
   },
 };
-const check = compileOptions<ResolvedSnapshotOptions>(indexSnapshotSchema);
+const check = compileOptions<ResolvedSnapshotOptions>("indexCache", indexSnapshotSchema);
 
 export function resolveSnapshotOptions(value: unknown, where = "indexCache"): ResolvedSnapshotOptions {
   // The key never appears in an error message.

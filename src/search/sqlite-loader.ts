@@ -1,9 +1,9 @@
 /**
  * Loads the SQLite WASM module once per process (per worker thread). Instantiating the
  * module (compiling the WASM, several MiB of memory) costs more than building a small index,
- * so every snapshot written or read in a thread (and the learning store) shares one.
+ * so every snapshot written or read in a thread (and the learning store) shares one; and it is
+ * imported here, at the first load, so a process that never reads or writes a snapshot never loads it.
  */
-import init from "@sqlite.org/sqlite-wasm";
 import type { Sqlite3Static } from "@sqlite.org/sqlite-wasm";
 
 export type { Sqlite3Static };
@@ -17,11 +17,12 @@ let loading: Promise<Sqlite3Static> | undefined;
 /** The process-wide SQLite module. A failed load is not memoised, so a later call retries. */
 export function loadSqlite(): Promise<Sqlite3Static> {
   if (loading === undefined) {
-    const start = init as unknown as InitWithOptions;
-    loading = start({ print() {}, printErr() {} }).catch((error: unknown) => {
-      loading = undefined;
-      throw error;
-    });
+    loading = import("@sqlite.org/sqlite-wasm")
+      .then(({ default: init }) => (init as unknown as InitWithOptions)({ print() {}, printErr() {} }))
+      .catch((error: unknown) => {
+        loading = undefined;
+        throw error;
+      });
   }
   return loading;
 }

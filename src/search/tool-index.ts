@@ -45,36 +45,66 @@ const BUILD_SLICE = 200;
 /** Score given to exact and selected hits: above anything a backend returns. */
 export const EXACT_SCORE = Number.MAX_SAFE_INTEGER;
 
+/**
+ * What the index looks docs up by: id, lowercase id and lowercase name. Made from the docs alone,
+ * so a build in a worker thread makes it here while the worker analyses (index-cache.ts).
+ */
+export interface DocLookup {
+  readonly docs: ReadonlyMap<string, SearchDoc>;
+  /** lowercase id → id */
+  readonly byLowerId: ReadonlyMap<string, string>;
+  /** lowercase name → its id, or its ids in catalog order when several tools share the name (a string, not an array of one, for the usual unique name). */
+  readonly byLowerName: ReadonlyMap<string, string | readonly string[]>;
+}
+
+export function docLookup(docs: readonly SearchDoc[]): DocLookup {
+  const byId = new Map<string, SearchDoc>();
+  const byLowerId = new Map<string, string>();
+  const byLowerName = new Map<string, string | string[]>();
+  for (const doc of docs) {
+    byId.set(doc.id, doc);
+    byLowerId.set(doc.id.toLowerCase(), doc.id);
+    const key = doc.name.toLowerCase();
+    const ids = byLowerName.get(key);
+    if (ids === undefined) byLowerName.set(key, doc.id);
+    else if (typeof ids === "string") byLowerName.set(key, [ids, doc.id]);
+    else ids.push(doc.id);
+  }
+  return { docs: byId, byLowerId, byLowerName };
+}
+
 export class ToolIndex {
   readonly backend: SearchBackend;
-  readonly #docs = new Map<string, SearchDoc>();
-  /** lowercase id → id */
-  readonly #byLowerId = new Map<string, string>();
-  /** lowercase name → ids, in catalog order */
-  readonly #byLowerName = new Map<string, string[]>();
+  readonly #docs: ReadonlyMap<string, SearchDoc>;
+  readonly #byLowerId: ReadonlyMap<string, string>;
+  readonly #byLowerName: ReadonlyMap<string, string | readonly string[]>;
   #closed = false;
   #suggester: IdSuggester | undefined;
   #partial: PartialMatcher | undefined;
-  /** toolsetKey → that toolset's docs, and its sibling links once made (siblings.ts). */
-  readonly #byToolset = new Map<string, SearchDoc[]>();
+  /** toolsetKey → that toolset's docs (made at the first siblings() call), and its sibling links once made (siblings.ts). */
+  #byToolset: Map<string, SearchDoc[]> | undefined;
   readonly #links = new Map<string, Map<string, string[]>>();
   /** The catalog's profile once made (null: the backend has no BM25F statistics). */
   #profile: CatalogProfile | null | undefined;
 
-  /** `docs` must be what the backend indexes (ToolIndex.build adds them for you). */
-  constructor(backend: SearchBackend, docs: readonly SearchDoc[]) {
+  /** `docs` must be what the backend indexes (ToolIndex.build adds them for you); `lookup`, when given, docLookup(docs). */
+  constructor(backend: SearchBackend, docs: readonly SearchDoc[], lookup: DocLookup = docLookup(docs)) {
     this.backend = backend;
-    for (const doc of docs) {
-      this.#docs.set(doc.id, doc);
-      this.#byLowerId.set(doc.id.toLowerCase(), doc.id);
-      const key = doc.name.toLowerCase();
-      const ids = this.#byLowerName.get(key);
-      if (ids === undefined) this.#byLowerName.set(key, [doc.id]);
-      else ids.push(doc.id);
-      const group = this.#byToolset.get(toolsetKey(doc));
-      if (group === undefined) this.#byToolset.set(toolsetKey(doc), [doc]);
-      else group.push(doc);
+    this.#docs = lookup.docs;
+    this.#byLowerId = lookup.byLowerId;
+    this.#byLowerName = lookup.byLowerName;
+  }
+
+  #toolsets(): Map<string, SearchDoc[]> {
+    if (this.#byToolset === undefined) {
+      this.#byToolset = new Map();
+      for (const doc of this.#docs.values()) {
+        const group = this.#byToolset.get(toolsetKey(doc));
+        if (group === undefined) this.#byToolset.set(toolsetKey(doc), [doc]);
+        else group.push(doc);
+      }
     }
+    return this.#byToolset;
   }
 
   /**
@@ -165,7 +195,7 @@ export class ToolIndex {
     const key = toolsetKey(doc);
     let links = this.#links.get(key);
     if (links === undefined) {
-      links = linkToolset(this.#byToolset.get(key) ?? []);
+      links = linkToolset(this.#toolsets().get(key) ?? []);
       this.#links.set(key, links);
     }
     const linked = links.get(id) ?? [];
@@ -204,6 +234,15 @@ export class ToolIndex {
 
   /** Exact matches first, then the backend's hits without them, `limit` in all. */
   #withExact(exact: readonly string[], ranked: readonly BackendHit[], limit: number): BackendHit[] {
+    if (exact.length === 0) {
+      // The usual case (no tool is named exactly): the backend's hits as they are, `limit` of them.
+      const hits: BackendHit[] = [];
+      for (const hit of ranked) {
+        if (hits.length >= limit) break;
+        if (this.#docs.has(hit.id)) hits.push(hit);
+      }
+      return hits;
+    }
     const exactSet = new Set(exact);
     const hits: BackendHit[] = exact.slice(0, limit).map((id) => ({ id, score: EXACT_SCORE }));
     for (const hit of ranked) {
@@ -221,7 +260,10 @@ export class ToolIndex {
     const out: string[] = [];
     const byId = this.#byLowerId.get(key);
     if (byId !== undefined) out.push(byId);
-    for (const id of this.#byLowerName.get(key) ?? []) if (id !== byId) out.push(id);
+    const named = this.#byLowerName.get(key);
+    if (typeof named === "string") {
+      if (named !== byId) out.push(named);
+    } else for (const id of named ?? []) if (id !== byId) out.push(id);
     return allowed === undefined ? out : out.filter((id) => allowed.has(id));
   }
 

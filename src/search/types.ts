@@ -113,8 +113,8 @@ export interface SearchBackend {
   readonly size: number;
   /** This backend's BM25F statistics, when it ranks by BM25F (to rank other docs comparably). */
   corpusStats?(): CorpusStats | undefined;
-  /** A snapshot that `load` restores (used to build big indexes in a worker thread). */
-  serialize?(): Uint8Array;
+  /** A snapshot that `load` restores (used to build big indexes in a worker thread); it may be made asynchronously. */
+  serialize?(): Uint8Array | Promise<Uint8Array>;
   close?(): void;
 }
 

@@ -60,12 +60,12 @@ export class RunRecorder {
 
   search(event: Extract<EventInput, { type: "search" }>): void {
     this.data.counts.search += 1;
-    this.emit({ ...event, queries: event.queries.map((q) => clip(q, LOGGED_TEXT_CHARS)) });
+    if (this.listened()) this.emit({ ...event, queries: event.queries.map((q) => clip(q, LOGGED_TEXT_CHARS)) });
   }
 
   describe(event: Extract<EventInput, { type: "describe" }>): void {
     this.data.counts.describe += 1;
-    this.emit({ ...event, id: clip(event.id, LOGGED_TEXT_CHARS) });
+    if (this.listened()) this.emit({ ...event, id: clip(event.id, LOGGED_TEXT_CHARS) });
   }
 
   call(input: CallRecord): void {
@@ -73,12 +73,12 @@ export class RunRecorder {
     this.data.counts.call += 1;
     // Telemetry is kept for the run's life: its call list is bounded like everything else.
     if (this.data.calls.length < MAX_CALL_RECORDS) this.data.calls.push(record);
-    this.emit({ type: "call", ...record });
+    if (this.listened()) this.emit({ type: "call", ...record });
   }
 
   codeRun(event: Extract<EventInput, { type: "code_run" }>): void {
     this.data.counts.codeRuns += 1;
-    this.emit(event);
+    if (this.listened()) this.emit(event);
   }
 
   end(): void {
@@ -87,6 +87,14 @@ export class RunRecorder {
 
   snapshot(): RunTelemetry {
     return structuredClone(this.data);
+  }
+
+  /**
+   * Whether an event would reach anyone: a session log, or a subscriber of the channel. Without
+   * either, a search, describe or call (four of them per code body) builds no event at all.
+   */
+  private listened(): boolean {
+    return this.sink !== undefined || channel.hasSubscribers;
   }
 
   private emit(input: EventInput): void {

@@ -5,11 +5,13 @@
  * cannot take (lookaround, backreferences) is refused with a clear message rather than run on
  * the backtracking engine.
  */
-import re2 from "@adguard/re2-wasm";
+import type re2 from "@adguard/re2-wasm";
+import { lazyRequire } from "../lazy-require.js";
 import { LruMap } from "./lru.js";
 import { ConfigInvalidError, errorMessage } from "../errors.js";
 
-const { RE2 } = re2;
+/** RE2 (a WASM module) loads with the first pattern compiled, not with the package. */
+const re2Module = lazyRequire<typeof re2>("@adguard/re2-wasm");
 
 /** What ajv needs from a regular expression. */
 export interface LinearRegExp {
@@ -35,7 +37,7 @@ const compiled = new LruMap<string, Re2Instance | Error>(1_024, (_key, value) =>
   if (!(value instanceof Error)) release(value);
 });
 
-type Re2Instance = InstanceType<typeof RE2>;
+type Re2Instance = InstanceType<(typeof re2)["RE2"]>;
 
 /** Longest pattern accepted (RE2's own program-size limit applies too). */
 export const MAX_PATTERN_CHARS = 1_000;
@@ -78,7 +80,7 @@ function compile(pattern: string, flags: string): Re2Instance | Error {
   }
   try {
     // RE2 in WASM works in unicode mode only; JSON Schema patterns are unicode (ajv passes "u").
-    return new RE2(pattern, flags.includes("u") ? flags : `${flags}u`);
+    return new (re2Module().RE2)(pattern, flags.includes("u") ? flags : `${flags}u`);
   } catch (error) {
     const why = errorMessage(error).replace(/^Invalid regular expression: /, "");
     return new UnsupportedPatternError(

@@ -16,7 +16,7 @@ const tool = (name: string, inputSchema: Record<string, unknown> = { type: "obje
 async function started(...sources: Parameters<typeof coreTools>[0][]): Promise<Catalog> {
   const catalog = new Catalog(
     sources.map((defs, i) => (i === 0 ? coreTools(defs) : pluginTools(`p${i}`, defs))),
-    createToolAjv(),
+    () => createToolAjv(),
   );
   await catalog.start();
   return catalog;

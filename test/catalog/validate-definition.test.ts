@@ -52,22 +52,22 @@ describe("input schemas", () => {
 
   it("caps first (untrusted only), then JSON Schema validity, then patterns the linear engine cannot run", () => {
     const deep = JSON.parse(`${'{"items":'.repeat(30)}{}${"}".repeat(30)}`) as Record<string, unknown>;
-    expect(inputSchemaProblem(ajv, deep, DEFAULT_SCHEMA_LIMITS)).toMatchObject({ kind: "limits" });
-    expect(inputSchemaProblem(ajv, deep)).toBeUndefined();
-    expect(inputSchemaProblem(ajv, { type: "no-such-type" })).toMatchObject({ kind: "invalid" });
-    expect(inputSchemaProblem(ajv, { type: "string", pattern: "(a)\\1" })).toMatchObject({ kind: "pattern" });
-    expect(inputSchemaProblem(ajv, { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" })).toBeUndefined();
-    expect(() => checkInputSchema(ajv, "mcp:x:t", { type: "no-such-type" })).toThrow(/^Tool "mcp:x:t" has an invalid inputSchema: /);
+    expect(inputSchemaProblem(deep, DEFAULT_SCHEMA_LIMITS)).toMatchObject({ kind: "limits" });
+    expect(inputSchemaProblem(deep)).toBeUndefined();
+    expect(inputSchemaProblem({ type: "no-such-type" })).toMatchObject({ kind: "invalid" });
+    expect(inputSchemaProblem({ type: "string", pattern: "(a)\\1" })).toMatchObject({ kind: "pattern" });
+    expect(inputSchemaProblem({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" })).toBeUndefined();
+    expect(() => checkInputSchema("mcp:x:t", { type: "no-such-type" })).toThrow(/^Tool "mcp:x:t" has an invalid inputSchema: /);
   });
 
   it("compiles on first use, once, without $schema; a schema ajv cannot compile fails that use with CONFIG_INVALID", () => {
     const schema = { $schema: "http://json-schema.org/draft-07/schema#", type: "object", required: ["city"] };
-    const validator = lazyValidator(ajv, "core:w", schema);
+    const validator = lazyValidator(() => ajv, "core:w", schema);
     const compiled = validator();
     expect(validator()).toBe(compiled);
     expect([compiled({ city: "x" }), compiled({})]).toEqual([true, false]);
     expect(schema.$schema).toBe("http://json-schema.org/draft-07/schema#");
-    const broken = lazyValidator(ajv, "core:b", { $ref: "#/nowhere" });
+    const broken = lazyValidator(() => ajv, "core:b", { $ref: "#/nowhere" });
     expect(() => broken()).toThrow(/^Tool "core:b" has an inputSchema that cannot be compiled: /);
   });
 });

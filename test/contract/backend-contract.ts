@@ -185,7 +185,7 @@ export function backendContract(factory: SearchBackendFactory): void {
     it("serializes and loads to an index that answers the same", async () => {
       if (factory.load === undefined) return;
       const b = await make();
-      const snapshot = b.serialize?.();
+      const snapshot = await b.serialize?.();
       expect(snapshot).toBeInstanceOf(Uint8Array);
       const loaded = await factory.load(snapshot!);
       open.push(loaded);

@@ -52,7 +52,7 @@ describe("mcpServer over Streamable HTTP", () => {
   it("re-lists on notifications/tools/list_changed and tells listeners; the catalog rebuilds", async () => {
     const http = await server([textTool("first")]);
     const s = source({ name: "live", url: http.url }, { listChangedDebounceMs: 10, minRelistIntervalMs: 0 });
-    const catalog = new Catalog([s], createToolAjv());
+    const catalog = new Catalog([s], () => createToolAjv());
     await catalog.start();
     expect(s.tools().map((t) => t.name)).toEqual(["first"]);
     const version = catalog.version;

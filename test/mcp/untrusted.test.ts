@@ -59,7 +59,7 @@ describe("untrusted MCP tool data", () => {
     expect(ok!.inputSchema).toEqual({ type: "object", properties: { text: { type: "string" } } });
 
     // The bounded definitions pass the catalog's own checks.
-    const catalog = new Catalog([source], createToolAjv());
+    const catalog = new Catalog([source], () => createToolAjv());
     await catalog.start();
     expect(catalog.all().map((e) => e.id)).toEqual(["mcp:evil:big", "mcp:evil:ok"]);
     // The tool is still callable with the permissive schema.
@@ -71,7 +71,7 @@ describe("untrusted MCP tool data", () => {
     const [bad] = source.tools();
     expect(bad!.inputSchema).toEqual({ type: "object" });
     expect(bad!.description).toContain("(not a valid JSON Schema)");
-    const catalog = new Catalog([source], createToolAjv());
+    const catalog = new Catalog([source], () => createToolAjv());
     await catalog.start();
     expect(catalog.size).toBe(1);
   });

@@ -76,6 +76,13 @@ describe("the packed package", () => {
     const dir = project("esm-app", "module");
     writeFileSync(path.join(dir, "main.js"), SEARCH('import { coreTools, createToolSearch } from "toolsearch";'));
     expect(execFileSync(process.execPath, ["main.js"], { cwd: dir, encoding: "utf8", timeout: 60_000 }).trim()).toBe('["core:get_weather"]');
+    // The subpath entries: the same APIs as the root's, each loading only its own part.
+    writeFileSync(
+      path.join(dir, "subpaths.js"),
+      'const { mcpServer } = await import("toolsearch/mcp");\nconst { runAgentTurn, MAX_CALLS_PER_RESPONSE } = await import("toolsearch/agent");\n' +
+        "console.log(typeof mcpServer, typeof runAgentTurn, MAX_CALLS_PER_RESPONSE);\n",
+    );
+    expect(execFileSync(process.execPath, ["subpaths.js"], { cwd: dir, encoding: "utf8", timeout: 60_000 }).trim()).toBe("function function 32");
   });
 
   it("runs the README's library example (examples/library.ts) as a user would: TypeScript --strict, ESM, a real MCP server", { timeout: 300_000 }, () => {

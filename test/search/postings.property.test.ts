@@ -1,4 +1,4 @@
-/** PostingStore against a plain Map model: appends, rebuilds that renumber or drop docs, snapshots. */
+/** PostingStore against a plain Map model: appends (flat pairs, as Bm25fIndex adds docs), rebuilds that renumber or drop docs, snapshots. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PostingStore } from "../../src/search/postings.js";
@@ -17,6 +17,25 @@ function batch(first: number, docs: ReadonlyArray<ReadonlyArray<readonly [string
     }
   });
   return added;
+}
+
+/** The same docs appended as Bm25fIndex does: pair by pair in doc order, each with its term's row (new terms after the store's). */
+function appendDocs(store: PostingStore, first: number, docs: ReadonlyArray<ReadonlyArray<readonly [string, number]>>): void {
+  const newTerms: string[] = [];
+  const rowOf: number[] = [];
+  const pairs: number[] = [];
+  docs.forEach((terms, i) => {
+    for (const [term, tfs] of terms) {
+      let row = store.row(term);
+      if (row < 0) {
+        if (!newTerms.includes(term)) newTerms.push(term);
+        row = store.rows + newTerms.indexOf(term);
+      }
+      rowOf.push(row);
+      pairs.push(first + i, tfs);
+    }
+  });
+  store.appendPairs(newTerms, Int32Array.from(rowOf), Int32Array.from(pairs), rowOf.length);
 }
 
 function merge(model: Model, added: ReadonlyMap<string, readonly number[]>): void {
@@ -44,8 +63,8 @@ describe("PostingStore (property)", () => {
         for (const o of ops) {
           if (o.kind === "append") {
             const added = batch(docs, o.docs);
+            appendDocs(store, docs, o.docs);
             docs += o.docs.length;
-            store.append(added);
             merge(model, added);
           } else if (o.kind === "rebuild") {
             // Drop the docs whose `keep` bit is false, close the gaps, then add new docs at the end.

@@ -34,7 +34,7 @@ describe.each([
   async function snapshotOf(docs: readonly SearchDoc[]): Promise<Uint8Array> {
     const backend = await factory.create();
     backend.add(docs);
-    const bytes = backend.serialize!();
+    const bytes = await backend.serialize!();
     backend.close?.();
     return bytes;
   }
@@ -44,7 +44,7 @@ describe.each([
       fc.asyncProperty(catalog, async (docs) => {
         const built = await factory.create();
         built.add(docs);
-        const loaded = await factory.load!(built.serialize!(), { docs, postings: true });
+        const loaded = await factory.load!(await built.serialize!(), { docs, postings: true });
         for (const q of ["read a file", "send email 東京", "file"]) expect(loaded.search(q, { limit: 5 })).toEqual(built.search(q, { limit: 5 }));
         built.close?.();
         loaded.close?.();

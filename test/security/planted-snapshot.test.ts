@@ -56,7 +56,7 @@ const NOT_ITS_OWN = /another length than its analysis|terms where its analysis h
 async function planted(change: string | ((db: Database) => void)): Promise<Uint8Array> {
   const backend = await fts5Backend.create();
   backend.add(DOCS);
-  const honest = backend.serialize!();
+  const honest = await backend.serialize!();
   backend.close!();
   const sqlite3 = await loadSqlite();
   const db = new sqlite3.oo1.DB(":memory:");
@@ -162,7 +162,7 @@ describe("planted snapshots (row 3: postings that are not the catalog's)", () =>
     const backend = await fts5Backend.create();
     backend.add(other);
     const store = new SnapshotStore({ dir }, () => {});
-    await store.write("fts5", FP, { docs: other.length, docsDigest: fingerprintDocs(other) }, backend.serialize!());
+    await store.write("fts5", FP, { docs: other.length, docsDigest: fingerprintDocs(other) }, await backend.serialize!());
     backend.close!();
     await expectRejected(dir, /docs digest mismatch/);
   });
@@ -172,7 +172,7 @@ describe("planted snapshots (row 3: postings that are not the catalog's)", () =>
     const other = DOCS.map((d) => (d.id === "core:read_file" ? { ...d, description: "Delete every file" } : d));
     const backend = await fts5Backend.create();
     backend.add(other);
-    await plant(dir, backend.serialize!());
+    await plant(dir, await backend.serialize!());
     backend.close!();
     await expectRejected(dir, new RegExp(`"core:read_file": .*(${NOT_ITS_OWN.source})`));
   });
@@ -218,7 +218,7 @@ describe("planted snapshots (minisearch)", () => {
   async function minisearchSnapshot(edit: (index: Record<string, unknown>) => void): Promise<Uint8Array> {
     const backend = await minisearchBackend.create();
     backend.add(DOCS);
-    const json = JSON.parse(new TextDecoder().decode(backend.serialize!())) as { index: Record<string, unknown> };
+    const json = JSON.parse(new TextDecoder().decode(await backend.serialize!())) as { index: Record<string, unknown> };
     edit(json.index);
     return new TextEncoder().encode(JSON.stringify(json));
   }

@@ -22,10 +22,18 @@ interface Views {
   bestInName: Uint8Array;
   wholeMatched: Uint8Array;
   wholeInName: Uint8Array;
+  final: Float64Array;
+  topDocs: Int32Array;
+  topScores: Float64Array;
   lengths: Int32Array;
   start: Int32Array;
   data: Int32Array;
+  coord: Float64Array;
+  name: Float64Array;
 }
+
+/** Name lengths beyond this share one name-precision factor (bm25f.ts). */
+const MAX_NAME_TERMS = 31;
 
 class JsKernels implements ScoreKernels {
   readonly memory: WasmMemory = new wasmApi.Memory({ initial: 0 });
@@ -100,6 +108,38 @@ class JsKernels implements ScoreKernels {
     return wholeCount;
   }
 
+  /** The select bm25f.ts ran in JS: final score, reset, then the heap (topHeap). */
+  selectList(count: number, limit: number, whole: number): number {
+    const v = this.#v();
+    const scores = whole ? v.whole : v.scores;
+    const touched = whole ? v.wholeTouched : v.touched;
+    const matched = whole ? v.wholeMatched : v.matched;
+    const inName = whole ? v.wholeInName : v.inName;
+    for (let i = 0; i < count; i++) {
+      const doc = touched[i]!;
+      const nameTerms = Math.min(v.lengths[doc * FIELDS]!, MAX_NAME_TERMS);
+      v.final[i] = scores[doc]! * v.coord[matched[doc]!]! * v.name[inName[doc]! * (MAX_NAME_TERMS + 1) + nameTerms]!;
+      scores[doc] = 0;
+      matched[doc] = 0;
+      inName[doc] = 0;
+    }
+    return this.topHeap(count, limit, whole);
+  }
+
+  /** The best `limit` by (score desc, doc asc): a sort, where the core keeps a heap; the same set either way. */
+  topHeap(count: number, limit: number, whole: number): number {
+    const v = this.#v();
+    const touched = whole ? v.wholeTouched : v.touched;
+    const best = Array.from({ length: count }, (_, i) => ({ doc: touched[i]!, score: v.final[i]! }))
+      .sort((a, b) => b.score - a.score || a.doc - b.doc)
+      .slice(0, limit);
+    best.forEach(({ doc, score }, i) => {
+      v.topDocs[i] = doc;
+      v.topScores[i] = score;
+    });
+    return best.length;
+  }
+
   /** Views from each offset to the end of memory (the layout's capacities are the core's business). */
   #v(): Views {
     const buffer = this.memory.buffer;
@@ -121,9 +161,14 @@ class JsKernels implements ScoreKernels {
       bestInName: u8(8),
       wholeMatched: u8(9),
       wholeInName: u8(10),
-      lengths: i32(11),
-      start: i32(12),
-      data: i32(13),
+      final: f64(11),
+      topDocs: i32(12),
+      topScores: f64(13),
+      lengths: i32(14),
+      start: i32(15),
+      data: i32(16),
+      coord: f64(17),
+      name: f64(18),
     });
   }
 }

@@ -1,10 +1,11 @@
 /**
  * The BM25F scoring core in WebAssembly (AssemblyScript, compiled by `npm run build` into
  * dist/wasm/bm25f-core.wasm): the posting walk of a query word's variants with per-field length
- * normalisation and saturation, each word's best variant per doc, and the per-word sums into
- * the scores, matched-word and name-match counts. src/search/bm25f.ts drives it and keeps the
- * rest (query words, expansion, IDF, the top-k select); src/search/bm25f-core.ts owns the
- * memory layout.
+ * normalisation and saturation, each word's best variant per doc, the per-word sums into
+ * the scores, matched-word and name-match counts, and the select of a list's best docs (final
+ * score, reset, a bounded heap). src/search/bm25f.ts drives it and keeps the rest (query words,
+ * expansion, IDF, the allowed-set filter and the order of the few docs selected);
+ * src/search/bm25f-core.ts owns the memory layout.
  *
  * Hand-written because no library scores BM25F over these postings: FTS5's bm25() has one
  * saturation for all columns (fts5-backend.ts says why that ranks worse), and the JS engines
@@ -29,9 +30,14 @@ let inNameAt: usize = 0;
 let bestInNameAt: usize = 0;
 let wholeMatchedAt: usize = 0;
 let wholeInNameAt: usize = 0;
+let finalAt: usize = 0;
+let topDocsAt: usize = 0;
+let topScoresAt: usize = 0;
 let lengthsAt: usize = 0;
 let startAt: usize = 0;
 let dataAt: usize = 0;
+let coordAt: usize = 0;
+let nameAt: usize = 0;
 
 // The query's BM25F parameters: k1, and per field weight, b and mean length.
 let k1: f64 = 0;
@@ -69,9 +75,14 @@ export function setLayout(
   bestInName: usize,
   wholeMatched: usize,
   wholeInName: usize,
+  final: usize,
+  topDocs: usize,
+  topScores: usize,
   lengths: usize,
   start: usize,
   data: usize,
+  coord: usize,
+  name: usize,
 ): void {
   scoresAt = scores;
   bestAt = best;
@@ -84,9 +95,14 @@ export function setLayout(
   bestInNameAt = bestInName;
   wholeMatchedAt = wholeMatched;
   wholeInNameAt = wholeInName;
+  finalAt = final;
+  topDocsAt = topDocs;
+  topScoresAt = topScores;
   lengthsAt = lengths;
   startAt = start;
   dataAt = data;
+  coordAt = coord;
+  nameAt = name;
 }
 
 /** The query's parameters; `a*`: the field's mean length, already floored at EPSILON. */
@@ -219,4 +235,110 @@ export function accumulate(count: i32, wholeCount: i32): i32 {
     store<u8>(wholeInNameAt + <usize>doc, load<u8>(wholeInNameAt + <usize>doc) + load<u8>(inNameAt + <usize>doc));
   }
   return wholeCount;
+}
+
+/** Name lengths beyond this share one name-precision factor (bm25f.ts MAX_NAME_TERMS). */
+const MAX_NAME_TERMS = 31;
+
+/**
+ * Selects a list (`whole` 0: the query's or clause's scores; 1: the whole request's): each of its
+ * `count` touched docs gets its final score, sum × coordination × name precision (the factors
+ * from the tables bm25f.ts wrote), kept in `final` by touched position; its scratch is reset;
+ * then the best `limit` go to the heap (topHeap). Returns the heap's size.
+ */
+export function selectList(count: i32, limit: i32, whole: i32): i32 {
+  const scores = whole != 0 ? wholeAt : scoresAt;
+  const touched = whole != 0 ? wholeTouchedAt : touchedAt;
+  const matched = whole != 0 ? wholeMatchedAt : matchedAt;
+  const inName = whole != 0 ? wholeInNameAt : inNameAt;
+  const lengths = lengthsAt;
+  const coord = coordAt;
+  const name = nameAt;
+  const final = finalAt;
+  for (let i = 0; i < count; i++) {
+    const doc = load<i32>(touched + ((<usize>i) << 2));
+    let nameTerms = load<i32>(lengths + ((<usize>doc) << 4));
+    if (nameTerms > MAX_NAME_TERMS) nameTerms = MAX_NAME_TERMS;
+    const scoreOf = scores + ((<usize>doc) << 3);
+    const sum = load<f64>(scoreOf);
+    const coordination = load<f64>(coord + ((<usize>load<u8>(matched + <usize>doc)) << 3));
+    const precision = load<f64>(name + ((<usize>(<i32>load<u8>(inName + <usize>doc) * (MAX_NAME_TERMS + 1) + nameTerms)) << 3));
+    store<f64>(final + ((<usize>i) << 3), sum * coordination * precision);
+    store<f64>(scoreOf, 0);
+    store<u8>(matched + <usize>doc, 0);
+    store<u8>(inName + <usize>doc, 0);
+  }
+  return topHeap(count, limit, whole);
+}
+
+/** Whether (docA, a) ranks below (docB, b): lower score, or the same score and a later doc. */
+function worse(docA: i32, a: f64, docB: i32, b: f64): bool {
+  return a < b || (a == b && docA > docB);
+}
+
+/**
+ * The best `limit` of the list's `count` touched docs by their final scores (selectList), as a
+ * min-heap of (score, doc) in topScores/topDocs, unsorted. Called again with a larger limit when
+ * the allowed-set filter (in JS) left fewer than asked: the final scores stay until the next query.
+ */
+export function topHeap(count: i32, limit: i32, whole: i32): i32 {
+  const touched = whole != 0 ? wholeTouchedAt : touchedAt;
+  const final = finalAt;
+  const docs = topDocsAt;
+  const scores = topScoresAt;
+  let size = 0;
+  for (let i = 0; i < count; i++) {
+    const doc = load<i32>(touched + ((<usize>i) << 2));
+    const score = load<f64>(final + ((<usize>i) << 3));
+    let at: i32;
+    if (size < limit) {
+      // Sift up from the free slot.
+      at = size++;
+      while (at > 0) {
+        const parent = (at - 1) >> 1;
+        const pDoc = load<i32>(docs + ((<usize>parent) << 2));
+        const pScore = load<f64>(scores + ((<usize>parent) << 3));
+        if (!worse(doc, score, pDoc, pScore)) break;
+        store<i32>(docs + ((<usize>at) << 2), pDoc);
+        store<f64>(scores + ((<usize>at) << 3), pScore);
+        at = parent;
+      }
+    } else {
+      if (limit == 0 || !worse(load<i32>(docs), load<f64>(scores), doc, score)) continue;
+      // Replace the worst (the root) and sift down.
+      at = 0;
+      for (;;) {
+        const left = 2 * at + 1;
+        const right = left + 1;
+        let next = at;
+        let nDoc = doc;
+        let nScore = score;
+        if (left < size) {
+          const lDoc = load<i32>(docs + ((<usize>left) << 2));
+          const lScore = load<f64>(scores + ((<usize>left) << 3));
+          if (worse(lDoc, lScore, nDoc, nScore)) {
+            next = left;
+            nDoc = lDoc;
+            nScore = lScore;
+          }
+        }
+        if (right < size) {
+          const rDoc = load<i32>(docs + ((<usize>right) << 2));
+          const rScore = load<f64>(scores + ((<usize>right) << 3));
+          if (worse(rDoc, rScore, nDoc, nScore)) {
+            next = right;
+            nDoc = rDoc;
+            nScore = rScore;
+          }
+        }
+        if (next == at) break;
+        store<i32>(docs + ((<usize>at) << 2), nDoc);
+        store<f64>(scores + ((<usize>at) << 3), nScore);
+        at = next;
+      }
+    }
+    store<i32>(docs + ((<usize>at) << 2), doc);
+    store<f64>(scores + ((<usize>at) << 3), score);
+  }
+  return size;
 }

@@ -51,7 +51,7 @@ const toolCall = {
   },
 };
 
-const check = bodyChecker<ChatBody>({
+const check = bodyChecker<ChatBody>("chatCompletionsBody", {
   type: "object",
   required: ["model", "messages"],
   properties: {

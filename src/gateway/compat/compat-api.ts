@@ -37,9 +37,9 @@ export const LIMITS = { messages: 500, tools: 128, parts: 256, calls: 128, name:
 
 export const modelName = { type: "string", minLength: 1, maxLength: 256, description: "the name of a model the gateway lists (GET /v1/models)" };
 
-/** A body checked in place against `schema`: the value typed, or BAD_REQUEST with ajv's wording. */
-export function bodyChecker<T>(schema: Record<string, unknown>): (body: unknown) => T {
-  const check = compileOptions<T>(schema, { copy: false });
+/** A body checked in place against `schema` (`name`: its precompiled validator): the value typed, or BAD_REQUEST with ajv's wording. */
+export function bodyChecker<T>(name: string, schema: Record<string, unknown>): (body: unknown) => T {
+  const check = compileOptions<T>(name, schema, { copy: false });
   return (body) => {
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HttpError("BAD_REQUEST", "body: must be a JSON object");
     try {

@@ -52,7 +52,7 @@ const block = {
   ],
 };
 
-const check = bodyChecker<MessagesBody>({
+const check = bodyChecker<MessagesBody>("messagesBody", {
   type: "object",
   required: ["model", "messages"],
   properties: {

@@ -63,7 +63,7 @@ const item = {
 
 const stateless = { type: "null", description: "absent: the gateway keeps no responses; send the whole conversation as input" };
 
-const check = bodyChecker<ResponsesBody>({
+const check = bodyChecker<ResponsesBody>("responsesBody", {
   type: "object",
   required: ["model", "input"],
   properties: {

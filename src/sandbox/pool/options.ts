@@ -51,12 +51,13 @@ const poolSchema = {
     /** Default: what the largest result or log line needs, at least 4 MiB. */
     maxFrameBytes: int(1 * KIB, 1024 * MIB),
     startTimeoutMs: int(100, 600_000, 15_000),
-    namespaces: { type: "boolean", default: process.platform === "linux" },
+    /** Default: on Linux (defaulted in resolvePoolOptions, so that the schema is the same on every platform). */
+    namespaces: { type: "boolean" },
     guardParentInspector: { type: "boolean", default: true },
   },
 };
-type DerivedOption = "maxConcurrent" | "maxFrameBytes" | "maxQueuePerTenant" | "maxRunningPerTenant";
-const check = compileOptions<Omit<ResolvedPoolOptions, DerivedOption> & Partial<ResolvedPoolOptions>>(poolSchema);
+type DerivedOption = "maxConcurrent" | "maxFrameBytes" | "maxQueuePerTenant" | "maxRunningPerTenant" | "namespaces";
+const check = compileOptions<Omit<ResolvedPoolOptions, DerivedOption> & Partial<ResolvedPoolOptions>>("poolOptions", poolSchema);
 
 export function resolvePoolOptions(options: PoolOptions | undefined): ResolvedPoolOptions {
   const o = check(options ?? {}, "pool");
@@ -74,7 +75,7 @@ export function resolvePoolOptions(options: PoolOptions | undefined): ResolvedPo
     );
   }
   const maxConcurrent = o.maxConcurrent ?? Math.max(o.prefork, 1);
-  return { ...o, maxConcurrent, maxFrameBytes, ...tenantShares(o, maxConcurrent) };
+  return { ...o, maxConcurrent, maxFrameBytes, namespaces: o.namespaces ?? process.platform === "linux", ...tenantShares(o, maxConcurrent) };
 }
 
 /**

@@ -152,7 +152,9 @@ export function spawnerMain(require: Require): void {
     kids.set(id, kid);
     const pid = Buffer.allocUnsafe(4);
     pid.writeUInt32BE(proc.pid === undefined ? 0 : proc.pid, 0);
-    send(SPAWNED, id, pid);
+    // Nobody waits on the pid (the pool kills by id): it goes with the child's first output (its
+    // ready frame), which is urgent and flushes what waits, instead of waking the parent once more per body.
+    sendLazy(SPAWNED, id, pid);
     let failure = "";
     proc.on("error", (error: Error) => {
       failure = String(error.message);
