@@ -1,7 +1,12 @@
 /**
  * Loads the SQLite WASM module once per process (per worker thread). Instantiating the
  * module (compiling the WASM, several MiB of memory) costs more than building a small index,
- * so every snapshot written or read in a thread (and the learning store) shares one.
+ * so every snapshot written or read in a thread shares one.
+ *
+ * The package is pinned at 3.50.4-build1, the last release that both runs on Node 20 and says
+ * so: 3.51.2 and later declare `engines: node >= 22` (npm warns EBADENGINE on the Node 20 this
+ * project supports), and the 3.51.x builds without that field ship no `sqlite3-node.mjs` for their
+ * Node entry. Snapshots only use the long-stable serialize/deserialize API.
  */
 import init from "@sqlite.org/sqlite-wasm";
 import type { Sqlite3Static } from "@sqlite.org/sqlite-wasm";
