@@ -57,6 +57,16 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.stop()));
 });
 
+describe("the docs' MCP Inspector commands", () => {
+  it("put -- before the server command or URL, as the runs below do (toolsearch's --config is the Inspector's option too)", () => {
+    const commands = ["README.md", "docs/mcp-server.md"].flatMap((file) =>
+      [...readFileSync(path.join(ROOT, file), "utf8").matchAll(/npx @modelcontextprotocol\/inspector[^`\n]*/g)].map((match) => `${file}: ${match[0]}`),
+    );
+    expect(commands.length).toBeGreaterThanOrEqual(3);
+    expect(commands.filter((command) => !/ -- (toolsearch mcp --config|http:\/\/)/.test(command))).toEqual([]);
+  });
+});
+
 describe.runIf(supported)("the MCP Inspector CLI against toolsearch mcp", () => {
   beforeAll(() => {
     if (installedVersion(INSPECTOR) !== INSPECTOR_VERSION || installedVersion(NODE22) !== NODE22_VERSION) {
