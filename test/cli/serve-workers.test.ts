@@ -2,6 +2,11 @@
  * `serve --workers 2` as a real process tree: two PIDs answer, /healthz shows both, SIGTERM leaves
  * nothing behind; a crashing slot comes back on its own budget, no worker left exits 1, and a
  * stopped (SIGSTOP) worker is reported unresponsive.
+ *
+ * Slow on purpose, every test past 5 s: each starts a real two-worker cluster (a primary and two
+ * workers, seconds on a quiet 2-core machine) and waits for its supervision to act, restarts, a
+ * cool-down and heartbeats included. The tests run one after another: CPU taken by another
+ * cluster would make a worker miss its heartbeats.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync } from "node:fs";

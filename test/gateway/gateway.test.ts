@@ -227,6 +227,7 @@ describe("provider failures say where", () => {
 });
 
 describe("many sessions at once", () => {
+  // Slow on purpose: 50 code-mode bodies, each in its own sandbox child.
   it("50 concurrent code-mode sessions each get their own answer and session log, and no child is left", async () => {
     const provider = await startMockProvider();
     const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-gw-"));

