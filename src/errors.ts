@@ -38,7 +38,7 @@ export const ERROR_CODES = {
   INVALID_ARGS: {
     class: "InvalidArgsError",
     meaning:
-      "the arguments of a search, describe or tool call (a model's, or `run.search` / `describe` / `call`'s) fail the schema or the size and depth caps; the message names the field",
+      "the arguments of a search, describe or tool call (a model's, or `run.search` / `describe` / `call`'s) fail the schema or the size and depth caps; `mcp`: a request whose params fail its method's schema (`tools/call` without `name`), as JSON-RPC -32602; the message names the field",
   },
   APPROVAL_DENIED: { class: "ApprovalDeniedError", meaning: "the `approve` hook said no (or threw)" },
   HOOK_BLOCKED: { class: "HookBlockedError", meaning: "a `beforeToolCall` hook blocked the call (or threw)" },
@@ -72,8 +72,17 @@ export const ERROR_CODES = {
     meaning:
       "an agent turn went past its budget: the next provider request would be over `provider.maxRequestBytes` (it is not sent), or the turn ran past `gateway.turnTimeoutMs`",
   },
-  BAD_REQUEST: { class: "HttpError", status: 400, meaning: "a request body that fails its schema; `mcp --http`: no session and not an initialize request" },
-  PARSE_ERROR: { class: "HttpError", status: 400, meaning: "`mcp --http`: a body that is not JSON" },
+  BAD_REQUEST: {
+    class: "HttpError",
+    status: 400,
+    meaning:
+      "a request body that fails its schema; `mcp --http`: no session and not an initialize request; `mcp` over stdio: a line that is JSON but no JSON-RPC message (JSON-RPC -32600, id null)",
+  },
+  PARSE_ERROR: {
+    class: "HttpError",
+    status: 400,
+    meaning: "`mcp`: a body (HTTP) or a line (stdio) that is not JSON, answered as JSON-RPC -32700 (id null); over stdio the next line is served",
+  },
   UNAUTHORIZED: { class: "HttpError", status: 401, meaning: "no valid bearer token (`www-authenticate: Bearer`)" },
   FORBIDDEN: {
     class: "HttpError",

@@ -3,7 +3,8 @@ import JSON5 from "json5";
 import { configPath, loadConfig, readConfigFile, writeConfigFile } from "../config/config-file.js";
 import { ConfigPathError, getPath, parsePath, setPath, unsetPath, type JsonObject } from "../config/dot-path.js";
 import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
-import { ToolSearchError } from "../errors.js";
+import { ConfigInvalidError, errorMessage, ToolSearchError } from "../errors.js";
+import { clip } from "../text/prompt-text.js";
 import { configInit } from "./config-init.js";
 import { UsageError, type CommandIo } from "./usage.js";
 
@@ -13,7 +14,8 @@ export const CONFIG_USAGE = `Usage: toolsearch config <init [--force] | get [pat
                       server, a sample plugin in ./plugins); --force overwrites existing files.
   get [path]          Print the whole config, or the value at a dotted path.
   set <path> <value>  Set a value; <value> is JSON5 (true, 20, "text", {mode: "tools"}),
-                      a bare word is a string. Example: config set tools.toolSearch.mode directory
+                      other text is a string (a word, a URL, a path); a value begun with {, [
+                      or a quote must parse. Example: config set tools.toolSearch.mode directory
   unset <path>        Remove a value.
   --config FILE       The config file (default: ./toolsearch.config.json5).`;
 
@@ -30,12 +32,23 @@ function clampedTo(config: JsonObject, keys: readonly string[]): number | undefi
   return typeof used === "number" && used !== written ? used : undefined;
 }
 
-/** Bare words are strings: `set tools.toolSearch.mode directory` needs no quotes. */
+/** A value begun as an object, an array or a quoted string: it must parse, or it is refused. */
+const STARTS_AS_JSON5 = /^\s*[[{"']/;
+
+/**
+ * The value to set. Bare text is a string (`set tools.toolSearch.mode directory`, a URL, a
+ * path: no quotes needed, and the schema refuses a string where another type is due). Text that
+ * begins as an object, an array or a quoted string was meant as JSON5, so one that does not
+ * parse is refused rather than stored as the string it happens to be.
+ */
 export function parseValue(text: string): unknown {
   try {
     return JSON5.parse(text);
-  } catch {
-    return text;
+  } catch (error) {
+    if (!STARTS_AS_JSON5.test(text)) return text;
+    throw new ConfigInvalidError(
+      `the value ${clip(text, 80)} is not valid JSON5 (${errorMessage(error).replace(/^JSON5: /, "")}); fix it, or quote it whole ('"…"') to set it as a string`,
+    );
   }
 }
 

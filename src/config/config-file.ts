@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import JSON5 from "json5";
 import { ConfigInvalidError } from "../errors.js";
-import { validateGatewaySections } from "./server-config.js";
+import { HOST_SECTIONS, validateGatewaySections } from "./server-config.js";
 import { parsePolicy } from "../policy/policy-schema.js";
 import type { JsonObject } from "./dot-path.js";
 import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
@@ -55,7 +55,11 @@ export function readConfigFile(file: string): JsonObject {
 export function validateConfig(config: unknown, where = "config"): asserts config is JsonObject {
   if (typeof config !== "object" || config === null || Array.isArray(config)) throw new ConfigInvalidError(`${where}: the config must be an object`);
   for (const key of Object.keys(config)) {
-    if (!SECTIONS.has(key)) throw new ConfigInvalidError(`${where}: unknown section "${key}"; known: ${[...SECTIONS].join(", ")}`);
+    if (!SECTIONS.has(key) && !Object.hasOwn(HOST_SECTIONS, key)) {
+      throw new ConfigInvalidError(
+        `${where}: unknown section "${key}"; known: ${[...SECTIONS].join(", ")} (and, from other MCP hosts' files: ${Object.keys(HOST_SECTIONS).join(", ")})`,
+      );
+    }
   }
   const c = config as JsonObject;
   if (c.tools !== undefined) {

@@ -185,7 +185,23 @@ const IGNORED_HOST_KEYS: Record<string, { schema: Record<string, unknown>; why: 
   autoApprove: { schema: { type: "array", items: { type: "string" } }, why: "approval is the approve hook's (policy and hooks decide)" },
   alwaysAllow: { schema: { type: "array", items: { type: "string" } }, why: "approval is the approve hook's (policy and hooks decide)" },
   transportType: { schema: { type: "string" }, why: "the transport follows command or url" },
+  envFile: { schema: { type: "string" }, why: "VS Code's; put the variables in env, as ${VAR} read from toolsearch's environment" },
 };
+
+/**
+ * Top-level keys other MCP hosts write beside their servers, so that their files are read as they
+ * are: VS Code's `servers` (.vscode/mcp.json) is read as `mcpServers`, the rest is ignored; each
+ * present is said in the start summary's notes. Any other unknown key stays an error: a typo of
+ * a section (`polciy`) must not be dropped in silence.
+ */
+export const HOST_SECTIONS: Readonly<Record<string, string>> = {
+  servers: "read as mcpServers (VS Code's name for them)",
+  inputs: "ignored: VS Code's prompts for ${input:…}; toolsearch reads ${VAR} from its environment",
+  globalShortcut: "ignored: a Claude Desktop setting",
+  preferences: "ignored: Claude Desktop's app settings",
+};
+/** The sections that hold server entries, in the order their servers are listed. */
+const SERVER_SECTIONS = ["mcpServers", "servers"] as const;
 
 const mcpServerProperties = {
   command: { type: "string", minLength: 1 },
@@ -207,6 +223,35 @@ const mcpServerProperties = {
   ...SERVER_ENTRY_OPTIONS,
 };
 const SERVER_NAME = "^[A-Za-z0-9._-]{1,64}$";
+
+const mcpServersSchema = {
+  // if/then/else rather than anyOf: a keyed entry with a typo is told about that entry, not
+  // that mcpServers "must be array" because the other form did not match either.
+  if: { type: "array" },
+  then: {
+    type: "array",
+    maxItems: 256,
+    items: {
+      type: "object",
+      required: ["name"],
+      additionalProperties: false,
+      properties: { name: { type: "string", pattern: SERVER_NAME }, ...mcpServerProperties },
+      oneOf: [{ required: ["command"] }, { required: ["url"] }],
+    },
+  },
+  else: {
+    // The keyed form of Claude Desktop, Cursor, Cline and VS Code: { "memory": { command, args } }.
+    type: "object",
+    maxProperties: 256,
+    propertyNames: { pattern: SERVER_NAME },
+    additionalProperties: {
+      type: "object",
+      additionalProperties: false,
+      properties: mcpServerProperties,
+      oneOf: [{ required: ["command"] }, { required: ["url"] }],
+    },
+  },
+};
 
 const sectionsSchema = {
   type: "object",
@@ -269,34 +314,8 @@ const sectionsSchema = {
       },
     },
     plugins: { type: "array", items: { type: "string", minLength: 1 } },
-    mcpServers: {
-      // if/then/else rather than anyOf: a keyed entry with a typo is told about that entry, not
-      // that mcpServers "must be array" because the other form did not match either.
-      if: { type: "array" },
-      then: {
-        type: "array",
-        maxItems: 256,
-        items: {
-          type: "object",
-          required: ["name"],
-          additionalProperties: false,
-          properties: { name: { type: "string", pattern: SERVER_NAME }, ...mcpServerProperties },
-          oneOf: [{ required: ["command"] }, { required: ["url"] }],
-        },
-      },
-      else: {
-        // The keyed form of Claude Desktop, Cursor and Cline: { "memory": { command, args } }.
-        type: "object",
-        maxProperties: 256,
-        propertyNames: { pattern: SERVER_NAME },
-        additionalProperties: {
-          type: "object",
-          additionalProperties: false,
-          properties: mcpServerProperties,
-          oneOf: [{ required: ["command"] }, { required: ["url"] }],
-        },
-      },
-    },
+    mcpServers: mcpServersSchema,
+    servers: mcpServersSchema,
     mcp: {
       type: "object",
       additionalProperties: false,
@@ -432,7 +451,8 @@ export function resolveGatewayConfig(
   overrides: GatewayOverrides = {},
 ): GatewayConfig {
   validateGatewaySections(raw);
-  const config = substituteEnv(raw, env, "") as JsonObject;
+  // What is ignored is not read at all: a `${workspaceFolder}` in VS Code's envFile is no missing variable.
+  const config = substituteEnv(withoutIgnoredHostKeys(raw), env, "") as JsonObject;
   validateGatewaySections(config);
   const mcp = (config.mcp ?? {}) as Partial<McpFaceSettings>;
   const maxSessions = mcp.maxSessions ?? 32;
@@ -471,7 +491,7 @@ export function resolveGatewayConfig(
       workers: workerSupervision(gateway.workers ?? {}),
     },
     plugins: ((config.plugins ?? []) as string[]).map((folder) => path.resolve(configDir, folder)),
-    mcpServers: mcpServerList(config.mcpServers).map((server) => withConfigFolder(server, configDir)),
+    mcpServers: mcpServerList(config).map((server) => withConfigFolder(server, configDir)),
     ...(sessionLog ? { sessionLog } : {}),
     mcp: {
       ...(mcp.agentId !== undefined ? { agentId: mcp.agentId } : {}),
@@ -484,7 +504,7 @@ export function resolveGatewayConfig(
       maxUnreadBytes: mcp.maxUnreadBytes ?? 16 * 1024 * 1024,
     },
     metrics: metricsSettings((config.metrics ?? {}) as Partial<MetricsSettings>, env),
-    notes: ignoredHostKeys(config),
+    notes: ignoredHostKeys(raw),
   };
 }
 
@@ -554,10 +574,10 @@ const MAX_CALL_TIMEOUT_MS = 3_600_000;
  * `ignoredHostKeys` has said which; the server's options (and `timeout`, as callTimeoutMs unless
  * that is given too) go to `options`.
  */
-function mcpServerList(value: unknown): ConfiguredMcpServer[] {
+function mcpServerList(config: JsonObject): ConfiguredMcpServer[] {
   const seen = new Set<string>();
   const servers: ConfiguredMcpServer[] = [];
-  for (const [i, entry] of mcpServerEntries(value).entries()) {
+  for (const { where, entry } of serverEntries(config)) {
     const { type: _type, disabled, timeout, ...server } = entry;
     for (const key of Object.keys(IGNORED_HOST_KEYS)) delete server[key];
     const options: McpServerOptions = {};
@@ -567,12 +587,19 @@ function mcpServerList(value: unknown): ConfiguredMcpServer[] {
     }
     if (timeout !== undefined && options.callTimeoutMs === undefined) options.callTimeoutMs = hostTimeoutMs(timeout);
     const name = server.name!;
-    if (seen.has(name)) throw new ConfigInvalidError(`mcpServers.${i}: a second server named "${name}"; each name must be different`);
+    if (seen.has(name)) throw new ConfigInvalidError(`${where}: a second server named "${name}"; each name must be different`);
     seen.add(name);
     const configured = server as unknown as McpServerConfig;
     if (disabled !== true) servers.push(Object.keys(options).length > 0 ? { ...configured, options } : configured);
   }
   return servers;
+}
+
+/** The server entries of `mcpServers` and `servers`, each with where it is written (`mcpServers.0`, `servers.memory`). */
+function serverEntries(config: JsonObject): Array<{ where: string; section: string; entry: McpServerEntry }> {
+  return SERVER_SECTIONS.flatMap((section) =>
+    mcpServerEntries(config[section]).map((entry, i) => ({ where: `${section}.${Array.isArray(config[section]) ? i : entry.name}`, section, entry })),
+  );
 }
 
 function mcpServerEntries(value: unknown): McpServerEntry[] {
@@ -582,18 +609,40 @@ function mcpServerEntries(value: unknown): McpServerEntry[] {
     : Object.entries(value as Record<string, McpServerEntry>).map(([name, server]) => ({ ...server, name }));
 }
 
-/** One line per server entry key that is accepted for compatibility but not used, or read another way, for the start summary. */
+/**
+ * One line per thing the file holds that is accepted for compatibility but not used, or read
+ * another way: other hosts' top-level keys, then their server entry keys; for the start summary.
+ */
 export function ignoredHostKeys(raw: JsonObject): string[] {
-  return mcpServerEntries(raw.mcpServers).flatMap((entry) => [
-    ...Object.keys(IGNORED_HOST_KEYS)
-      .filter((key) => Object.hasOwn(entry, key))
-      .map((key) => `mcpServers.${entry.name}.${key} is ignored: ${IGNORED_HOST_KEYS[key]!.why}`),
-    ...(typeof entry.timeout === "number" ? [timeoutNote(entry)] : []),
-  ]);
+  return [
+    ...Object.keys(HOST_SECTIONS)
+      .filter((key) => Object.hasOwn(raw, key))
+      .map((key) => `${key} is ${HOST_SECTIONS[key]!}`),
+    ...serverEntries(raw).flatMap(({ section, entry }) => [
+      ...Object.keys(IGNORED_HOST_KEYS)
+        .filter((key) => Object.hasOwn(entry, key))
+        .map((key) => `${section}.${entry.name}.${key} is ignored: ${IGNORED_HOST_KEYS[key]!.why}`),
+      ...(typeof entry.timeout === "number" ? [timeoutNote(section, entry)] : []),
+    ]),
+  ];
 }
 
-function timeoutNote(entry: McpServerEntry): string {
-  const where = `mcpServers.${entry.name}.timeout`;
+/** The config without other hosts' ignored sections and server entry keys (`servers` stays: it is read). Validated already. */
+function withoutIgnoredHostKeys(raw: JsonObject): JsonObject {
+  const entryWithout = (entry: JsonObject) => Object.fromEntries(Object.entries(entry).filter(([key]) => !Object.hasOwn(IGNORED_HOST_KEYS, key)));
+  const config: JsonObject = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if ((SERVER_SECTIONS as readonly string[]).includes(key)) {
+      config[key] = Array.isArray(value)
+        ? (value as JsonObject[]).map(entryWithout)
+        : Object.fromEntries(Object.entries(value as Record<string, JsonObject>).map(([name, entry]) => [name, entryWithout(entry)]));
+    } else if (!Object.hasOwn(HOST_SECTIONS, key)) config[key] = value;
+  }
+  return config;
+}
+
+function timeoutNote(section: string, entry: McpServerEntry): string {
+  const where = `${section}.${entry.name}.timeout`;
   if (entry.callTimeoutMs !== undefined) return `${where} is ignored: callTimeoutMs is given too`;
   const unit = entry.timeout! <= MAX_HOST_TIMEOUT_SECONDS ? "seconds, as Cline and Roo Code write it" : "milliseconds, as Gemini CLI and Claude Code write it";
   return `${where} ${entry.timeout} is read as ${unit}: callTimeoutMs ${hostTimeoutMs(entry.timeout!)}`;

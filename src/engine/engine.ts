@@ -327,7 +327,10 @@ export class ToolSearchEngine {
     return { report: pool.report(), ...(load !== undefined ? { load } : {}) };
   }
 
-  /** Which sandbox layers are active (probed when the pool starts; undefined before code mode was first needed). */
+  /**
+   * Which sandbox layers are active, probed when the pool starts: resolves once it has (starting
+   * it if no run has needed it yet). `sandboxState()` looks without starting anything.
+   */
   async sandboxReport(): Promise<SandboxReport> {
     return (await this.codePool()).report();
   }

@@ -33,7 +33,14 @@ import type { Readable, Writable } from "node:stream";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode as JsonRpcCode,
+  isInitializeRequest,
+  ListToolsRequestSchema,
+  type JSONRPCMessage,
+  type RequestId,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
@@ -49,6 +56,7 @@ import type { McpServerSource } from "../mcp/index.js";
 import { packageVersion } from "../version.js";
 import { guardStdioOutput, HttpAnswerFlow, REFUSED, RequestBudget, requestIds, tooManyRequestsMessage } from "./answer-flow.js";
 import { FaceDrain } from "./face-drain.js";
+import { httpRefusalCode, refuseInvalidParams, unreadableLineAnswer } from "./protocol-errors.js";
 import type { TenantTurns } from "../dispatch/fair-turns.js";
 import { LineLimit, type SkippedLine } from "./stdio-lines.js";
 import { closingError, CUT_GRACE_MS, settleWithin } from "../http/drain.js";
@@ -208,7 +216,11 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       stdout.once("error", end);
     });
     transport.onerror = (error) => {
-      console.error(`toolsearch mcp: ${error.message.replace(/\s+/g, " ").slice(0, 500)}`);
+      const answer = unreadableLineAnswer(error);
+      if (answer === undefined) return console.error(`toolsearch mcp: ${error.message.replace(/\s+/g, " ").slice(0, 500)}`);
+      // The client hears of its bad line (it would otherwise wait for an answer); the operator gets one short line.
+      console.error(`toolsearch mcp: ${answer.error.message} (answered ${answer.error.code}, id null)`);
+      void transport.send(answer).catch(() => {});
     };
     const maxUnread = config.mcp.maxUnreadBytes;
     const unguard = guardStdioOutput(transport, lines, stdout, maxUnread, (unread) => {
@@ -219,6 +231,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
     });
     try {
       await entry.server.connect(transport);
+      refuseInvalidParams(transport);
       await done;
     } finally {
       unguard();
@@ -247,13 +260,17 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
           return sendJson(
             res,
             error.status,
-            { jsonrpc: "2.0", error: { code: -32_000, message: error.message, data: { code: error.code } }, id: null },
+            { jsonrpc: "2.0", error: { code: httpRefusalCode(error.code), message: error.message, data: { code: error.code } }, id: null },
             error.headers,
           );
         const detail = errorMessage(error);
         console.error(`toolsearch mcp: internal error on ${req.method} ${req.url}: ${detail.replace(/\s+/g, " ").slice(0, 500)}`);
         if (!res.headersSent)
-          sendJson(res, 500, { jsonrpc: "2.0", error: { code: -32_603, message: "internal error", data: { code: "INTERNAL" satisfies ErrorCode } }, id: null });
+          sendJson(res, 500, {
+            jsonrpc: "2.0",
+            error: { code: JsonRpcCode.InternalError, message: "internal error", data: { code: "INTERNAL" satisfies ErrorCode } },
+            id: null,
+          });
         else res.end();
       });
     });
@@ -332,6 +349,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
       opened.flow.attach(transport);
       transport.onclose = () => void closeLive(opened);
       await opened.server.connect(transport);
+      refuseInvalidParams(transport);
       await transport.handleRequest(req, res, body);
     } finally {
       opening -= 1;

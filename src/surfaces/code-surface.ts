@@ -1,6 +1,6 @@
 /** code: one tool, `tool_search_code`, whose body runs in a sandboxed child (src/sandbox). */
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
-import { InvalidArgsError, SandboxUnavailableError, ToolSearchError } from "../errors.js";
+import { InvalidArgsError, SandboxUnavailableError, ToolNotFoundError, ToolSearchError } from "../errors.js";
 import type { BridgeHandler } from "../sandbox/types.js";
 import { answerError } from "../error-channel.js";
 import { traceDispatched } from "../telemetry/dispatched.js";
@@ -52,7 +52,7 @@ export const codeMode: SurfaceMode = {
     upfrontIds: [],
     selfBounded: true,
     async handle(name, args, { signal, trace }) {
-      if (name !== TOOL_SEARCH_CODE) return failedWith(new InvalidArgsError(`Unknown tool "${name}". Available: ${TOOL_SEARCH_CODE}.`));
+      if (name !== TOOL_SEARCH_CODE) return failedWith(new ToolNotFoundError(name, [TOOL_SEARCH_CODE]));
       const code = args.code;
       if (typeof code !== "string" || code.length === 0 || code.length > MAX_CODE_CHARS) {
         return failedWith(new InvalidArgsError(`${TOOL_SEARCH_CODE} needs "code": the body of an async function, 1 to ${MAX_CODE_CHARS} characters.`));

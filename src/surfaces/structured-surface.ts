@@ -1,6 +1,6 @@
 /** tools: `tool_search`, `tool_describe`, `tool_call`, for providers that must not get code. */
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
-import { InvalidArgsError } from "../errors.js";
+import { InvalidArgsError, ToolNotFoundError } from "../errors.js";
 import { refuseUnknownKeys } from "../validation/control-args.js";
 import { STRUCTURED_INSTRUCTIONS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, structuredControlTools } from "./control-tools.js";
 import { failed, failedWith, succeeded, type SurfaceCall, type SurfaceMode, type SurfaceResult } from "./surface.js";
@@ -76,7 +76,8 @@ export const structuredMode: SurfaceMode = {
       upfrontIds: [],
       async handle(name, args, call) {
         if (!isStructuredControl(name)) {
-          return failedWith(new InvalidArgsError(`Unknown tool "${name}". Available: ${TOOL_SEARCH}, ${TOOL_DESCRIBE}, ${TOOL_CALL}.`));
+          // As direct mode answers a name it does not know; the suggestions are this mode's whole list.
+          return failedWith(new ToolNotFoundError(name, [TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL]));
         }
         return handlers[name](args, call);
       },

@@ -33,6 +33,7 @@ function fakeResults(payload: PayloadResult): BenchResults {
 describe("payload benchmark on tiny catalogs", () => {
   let result: PayloadResult;
 
+  // Slow on purpose: the payload bench's every mode through a real gateway and scripted provider.
   it("measures every mode against direct through the real gateway", async () => {
     result = await runPayloadBench({ sizes: [3, 12], data: { skipped: "not used in this test" }, log: silent });
     expect(result.tokenizer.encoding).toBe("o200k_base");

@@ -309,8 +309,10 @@ describe("figures of a results file", () => {
       expect(Number.isFinite(f.value)).toBe(true);
       // No raw milliseconds: every timing figure is a ratio.
       expect(f.unit).not.toBe("ms");
-      if (f.kind.startsWith("ratio-")) expect(f.unit).toBe("ratio");
     }
+    const ratioUnits = figures.filter((f) => f.kind.startsWith("ratio-")).map((f) => f.unit);
+    expect(ratioUnits.length).toBeGreaterThan(0);
+    expect(new Set(ratioUnits)).toEqual(new Set(["ratio"]));
     // The repeated ratios carry their median and range.
     const search = byName(figures, "search/1000/fts5÷minisearch/query-p50");
     expect(search).toMatchObject({ value: 3.3, range: [2.9, 3.6], repeats: 5, better: "smaller" });
@@ -488,19 +490,23 @@ describe("thresholds", () => {
       const t = THRESHOLDS[kind];
       expect(t.margin).toBeGreaterThanOrEqual(0);
       expect(t.why.length).toBeGreaterThan(10);
-      if (kind.startsWith("ratio-")) {
-        expect(t.by).toBe("factor");
-        expect(judge(t, "smaller", 1, 1.1)).toBe("worse");
-        expect(judge(t, "bigger", 1, 1 / 1.1)).toBe("worse");
-        // Kinds whose measured spread is below 50% fail a 2× regression; the load-bound ones
-        // (wall-clock gateway, large-index search, stall) fail only a gross one (a lost guard).
-        const loadBound = ["ratio-gateway", "ratio-search-large", "ratio-stall-request", "ratio-stall"].includes(kind);
-        const gross = loadBound ? 25 : 2;
-        expect(judge(t, "smaller", 1, gross)).toBe("regressed");
-        expect(judge(t, "bigger", 1, 1 / gross)).toBe("regressed");
-        if (!loadBound) expect(t.margin).toBeLessThan(1);
-      }
     }
+    // Kinds whose measured spread is below 50% fail a 2× regression; the load-bound ones
+    // (wall-clock gateway, large-index search, stall) fail only a gross one (a lost guard).
+    const loadBound = ["ratio-gateway", "ratio-search-large", "ratio-stall-request", "ratio-stall"];
+    const ratioKinds = FIGURE_KINDS.filter((kind) => kind.startsWith("ratio-"));
+    expect(ratioKinds).toEqual(expect.arrayContaining(loadBound));
+    expect(ratioKinds.length).toBeGreaterThan(loadBound.length);
+    for (const kind of ratioKinds) {
+      const t = THRESHOLDS[kind];
+      expect(t.by).toBe("factor");
+      expect(judge(t, "smaller", 1, 1.1)).toBe("worse");
+      expect(judge(t, "bigger", 1, 1 / 1.1)).toBe("worse");
+      const gross = loadBound.includes(kind) ? 25 : 2;
+      expect(judge(t, "smaller", 1, gross)).toBe("regressed");
+      expect(judge(t, "bigger", 1, 1 / gross)).toBe("regressed");
+    }
+    for (const kind of ratioKinds.filter((kind) => !loadBound.includes(kind))) expect(THRESHOLDS[kind].margin).toBeLessThan(1);
     expect(judge(THRESHOLDS.bytes, "smaller", 10_000, 10_050)).toBe("worse");
     expect(judge(THRESHOLDS.bytes, "smaller", 10_000, 10_200)).toBe("regressed");
     expect(judge(THRESHOLDS.count, "smaller", 2, 3)).toBe("regressed");
@@ -531,7 +537,7 @@ describe("--format", () => {
         expect(typeof e.name).toBe("string");
         expect(typeof e.unit).toBe("string");
         expect(Number.isFinite(e.value)).toBe(true);
-        if (e.range !== undefined) expect(e.range).toMatch(/^± [0-9.e-]+$/);
+        expect(e.range ?? "± 0").toMatch(/^± [0-9.e-]+$/);
         expect(typeof e.extra).toBe("string");
         expect(figures.find((f) => f.name === e.name)!.better).toBe(better);
       }

@@ -12,6 +12,7 @@ import { runUpstreamBench, upstreamProblems } from "../../bench/upstream/upstrea
 import { fakeResults } from "./fake-results.js";
 
 describe("upstream benchmark", () => {
+  // Slow on purpose: the upstream bench's rows run for real, a hung server's connect timeout included.
   it("measures turns beside a hung server and a quiet tenant beside a flood, and writes its section", { timeout: 120_000 }, async () => {
     const result = await runUpstreamBench({
       turns: 2,

@@ -1,8 +1,9 @@
 /** The small CLI slips of a first hour: a mistyped command or option is named with the one meant; a clamped number is said. */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import JSON5 from "json5";
 import { describe, expect, it } from "vitest";
 import { writeFileSync } from "node:fs";
 import { CLI, startCli } from "../e2e/processes.js";
@@ -32,6 +33,20 @@ describe("CLI slips", () => {
     expect(readFileSync(path.join(dir, "toolsearch.config.json5"), "utf8")).toContain("999999");
     const inRange = run(["config", "set", "tools.toolSearch.codeTimeoutMs", "9000"], dir);
     expect(inRange.stderr).not.toContain("outside its range");
+  });
+
+  it("config set refuses a value begun as JSON5 that does not parse, and takes bare text (a word, a URL) as a string", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-slips-"));
+    const broken = run(["config", "set", "tools.toolSearch", "{mode: tools"], dir);
+    expect(broken.status).toBe(2);
+    expect(broken.stderr).toMatch(/^toolsearch config: the value \{mode: tools is not valid JSON5 \(.+\); fix it, or quote it whole/);
+    expect(existsSync(path.join(dir, "toolsearch.config.json5"))).toBe(false);
+    expect(run(["config", "set", "provider.baseURL", "http://127.0.0.1:8787/v1"], dir).status).toBe(0);
+    expect(run(["config", "set", "tools.toolSearch.mode", "directory"], dir).status).toBe(0);
+    expect(JSON5.parse(readFileSync(path.join(dir, "toolsearch.config.json5"), "utf8"))).toEqual({
+      provider: { baseURL: "http://127.0.0.1:8787/v1" },
+      tools: { toolSearch: { mode: "directory" } },
+    });
   });
 
   it("serve says at start which provider and model it will call, and which config keys it ignores", { timeout: 90_000 }, async () => {

@@ -72,6 +72,7 @@ describe("toolsearch tools", () => {
     expect(unknown.stderr).toContain('no source "github"; sources: plugin:sample, mcp:memory');
   });
 
+  // Slow on purpose: several CLI runs, each starting the real memory server.
   it("applies policy for the identity given, and reports a server that is down with why", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-tools-"));
     writeFileSync(

@@ -1,5 +1,5 @@
 /** The CLI rows of issue 10 as real processes: --config that is missing, bad configs, --version, the startup summary, --verbose. */
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,6 +10,13 @@ import { faceFixture, memoryFileEnv } from "../mcpface/fixture.js";
 
 const run = (cwd: string, args: string[], env: Record<string, string> = {}) =>
   spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: "utf8", timeout: 30_000, env: { ...process.env, ...env } });
+/** The same run without blocking, so that several CLI starts overlap (each costs a Node start and the CLI's imports). */
+const runAsync = (cwd: string, args: string[]) =>
+  new Promise<{ status: number | null; stderr: string }>((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { cwd, encoding: "utf8", timeout: 30_000 }, (error, _stdout, stderr) =>
+      resolve({ status: error ? (typeof error.code === "number" ? error.code : null) : 0, stderr }),
+    );
+  });
 const tempDir = () => mkdtempSync(path.join(tmpdir(), "toolsearch-cli-"));
 const lines = (text: string) => text.split("\n").filter(Boolean);
 
@@ -19,29 +26,30 @@ afterEach(async () => {
 });
 
 describe("toolsearch CLI: config errors", () => {
-  it("an explicit --config that does not exist exits 2 naming the file (serve, mcp, config get, config unset)", () => {
+  it("an explicit --config that does not exist exits 2 naming the file (serve, mcp, config get, config unset)", async () => {
     const dir = tempDir();
-    for (const args of [["serve"], ["mcp"], ["config", "get"], ["config", "unset", "tools.toolSearch"]]) {
-      const result = run(dir, [...args, "--config", "nope.json5"]);
-      expect(result.status, args.join(" ")).toBe(2);
-      expect(lines(result.stderr)).toEqual([`toolsearch ${args[0]}: config file ${path.join(dir, "nope.json5")} does not exist`]);
+    const commands = [["serve"], ["mcp"], ["config", "get"], ["config", "unset", "tools.toolSearch"]];
+    const results = await Promise.all(commands.map((args) => runAsync(dir, [...args, "--config", "nope.json5"])));
+    for (const [i, args] of commands.entries()) {
+      expect(results[i]!.status, args.join(" ")).toBe(2);
+      expect(lines(results[i]!.stderr)).toEqual([`toolsearch ${args[0]}: config file ${path.join(dir, "nope.json5")} does not exist`]);
     }
   });
 
-  it("an invalid config prints one line and exits 2 in serve and mcp, as in config", () => {
+  it("an invalid config prints one line and exits 2 in serve and mcp, as in config", async () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, "bad.json5"), "{ gateway: { port: 'eighty' } }");
     writeFileSync(path.join(dir, "typo.json5"), "{ mcpServer: [] }");
     writeFileSync(path.join(dir, "broken.json5"), "{ tools: ");
-    for (const file of ["bad.json5", "typo.json5", "broken.json5"]) {
-      for (const command of ["serve", "mcp"]) {
-        const result = run(dir, [command, "--config", file]);
-        expect(result.status, `${command} ${file}: ${result.stderr}`).toBe(2);
-        expect(lines(result.stderr), `${command} ${file}`).toHaveLength(1);
-        expect(result.stderr).not.toMatch(/^\s+at /m);
-      }
+    const runs = ["bad.json5", "typo.json5", "broken.json5"].flatMap((file) => ["serve", "mcp"].map((command) => ({ file, command })));
+    const results = await Promise.all(runs.map(({ file, command }) => runAsync(dir, [command, "--config", file])));
+    for (const [i, { file, command }] of runs.entries()) {
+      const result = results[i]!;
+      expect(result.status, `${command} ${file}: ${result.stderr}`).toBe(2);
+      expect(lines(result.stderr), `${command} ${file}`).toHaveLength(1);
+      expect(result.stderr).not.toMatch(/^\s+at /m);
     }
-    expect(run(dir, ["serve", "--config", "bad.json5"]).stderr).toContain("gateway.port");
+    expect(results[0]!.stderr).toContain("gateway.port");
   });
 
   it("a ${VAR} that is not set is an error naming the variable", () => {

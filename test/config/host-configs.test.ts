@@ -2,6 +2,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { validateConfig } from "../../src/config/config-file.js";
 import { resolveGatewayConfig } from "../../src/config/server-config.js";
 import type { JsonObject } from "../../src/config/dot-path.js";
 
@@ -10,11 +11,35 @@ const fixture = (name: string) =>
 const env = { MCP_TOKEN: "t0ken", GITHUB_TOKEN: "gh" };
 
 describe("other MCP hosts' configs", () => {
-  it("Claude Desktop: every server, with its env", () => {
+  it("Claude Desktop: every server, with its env; the app's own keys (globalShortcut, preferences) are read past with a note", () => {
+    expect(() => validateConfig(fixture("claude-desktop"))).not.toThrow();
     const config = resolveGatewayConfig(fixture("claude-desktop"), "/cfg", env);
     expect(config.mcpServers.map((s) => s.name)).toEqual(["memory", "filesystem"]);
     expect(config.mcpServers[0]).toMatchObject({ command: "npx", env: { MEMORY_FILE_PATH: "/tmp/memory.jsonl" } });
-    expect(config.notes).toEqual([]);
+    expect(config.notes).toEqual(["globalShortcut is ignored: a Claude Desktop setting", "preferences is ignored: Claude Desktop's app settings"]);
+  });
+
+  it("VS Code: servers is read as mcpServers, inputs and envFile are ignored with a note (their ${…} never read)", () => {
+    expect(() => validateConfig(fixture("vscode"))).not.toThrow();
+    const config = resolveGatewayConfig(fixture("vscode"), "/cfg", env);
+    expect(config.mcpServers.map((s) => s.name)).toEqual(["memory", "remote"]);
+    expect(config.mcpServers[0]).toEqual({ name: "memory", command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"], cwd: "/cfg" });
+    expect(config.mcpServers[1]).toMatchObject({ url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer t0ken" } });
+    expect(config.notes).toEqual([
+      "servers is read as mcpServers (VS Code's name for them)",
+      expect.stringMatching(/^inputs is ignored: VS Code's prompts/),
+      expect.stringMatching(/^servers\.memory\.envFile is ignored: VS Code's; put the variables in env/),
+    ]);
+  });
+
+  it("servers beside mcpServers: both are read, a name in both is refused; any other unknown section is still refused", () => {
+    const both = resolveGatewayConfig({ mcpServers: { a: { command: "node" } }, servers: { b: { command: "node" } } }, "/cfg", env);
+    expect(both.mcpServers.map((s) => s.name)).toEqual(["a", "b"]);
+    expect(() => resolveGatewayConfig({ mcpServers: { a: { command: "node" } }, servers: { a: { command: "node" } } }, "/cfg", env)).toThrow(
+      /^servers\.a: a second server named "a"/,
+    );
+    expect(() => resolveGatewayConfig({ servers: { a: { comand: "node" } } }, "/cfg", env)).toThrow(/config\.servers\.a: unknown option "comand"/);
+    expect(() => validateConfig({ polciy: {} })).toThrow(/unknown section "polciy"/);
   });
 
   it("Cursor: stdio, url with headers, and a typed entry with cwd", () => {

@@ -91,7 +91,11 @@ describe("tools surface", () => {
     const cases: Array<[Parameters<typeof run.handleToolCall>[0], string, RegExp]> = [
       [{ name: "tool_search", arguments: "{not json" }, "INVALID_ARGS", /not valid JSON/],
       [{ name: "tool_search", arguments: "[1,2]" }, "INVALID_ARGS", /must be a JSON object/],
-      [{ name: "tool_frobnicate", arguments: "{}" }, "INVALID_ARGS", /Unknown tool "tool_frobnicate"/],
+      [
+        { name: "tool_frobnicate", arguments: "{}" },
+        "TOOL_NOT_FOUND",
+        /No tool with id "tool_frobnicate"\. Did you mean: tool_search, tool_describe, tool_call\?/,
+      ],
       [{ name: "tool_search", arguments: "{}" }, "INVALID_ARGS", /needs "query"/],
       [{ name: "tool_search", arguments: '{"query":"x","limit":"many"}' }, "INVALID_ARGS", /limit must be a positive integer; got "many"/],
       // The same rules as the code-mode bridge (src/validation/search-args.ts): no fractional limit, no blank query.

@@ -182,6 +182,7 @@ describe("toolsearch serve: SIGTERM drains the turns in flight", () => {
     expect(await exited(server.child)).toBe(0);
   });
 
+  // Slow on purpose: a real two-worker cluster started, drained and stopped.
   it("serve --workers: a turn in flight finishes through the drain; a second SIGTERM to the primary ends it at once", { timeout: 120_000 }, async () => {
     const gate = new Gate();
     const server = await gatewayOver(gate, { workers: 1 });

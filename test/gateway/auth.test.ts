@@ -126,7 +126,8 @@ describe("gateway with gateway.auth", () => {
       headers: { authorization: `Bearer ${GUEST}`, "content-type": "application/json" },
       body: huge,
     }).catch((e: unknown) => e);
-    if (withToken instanceof Response) expect(withToken.status).toBe(413);
+    // 413, or the connection closed while the client was still sending the body past the limit.
+    expect([413, "closed"]).toContain(withToken instanceof Response ? withToken.status : "closed");
     expect((await run(GUEST, { input: "weather forecast for a city" })).status).toBe(200);
   });
 

@@ -94,7 +94,8 @@ describe("gateway bad input", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ sessionId: "s", input: "x".repeat(200_000) }),
     }).catch((e: unknown) => e);
-    if (huge instanceof Response) expect(huge.status).toBe(413);
+    // 413, or the connection closed while the client was still sending the body past the limit.
+    expect([413, "closed"]).toContain(huge instanceof Response ? huge.status : "closed");
     expect((await fetch(`${gateway.url}/nope`)).status).toBe(404);
     const ok = await postJson(runs, { sessionId: "after", input: catalog[5]!.request });
     expect(ok.status).toBe(200);
@@ -226,6 +227,7 @@ describe("provider failures say where", () => {
 });
 
 describe("many sessions at once", () => {
+  // Slow on purpose: 50 code-mode bodies, each in its own sandbox child.
   it("50 concurrent code-mode sessions each get their own answer and session log, and no child is left", async () => {
     const provider = await startMockProvider();
     const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-gw-"));

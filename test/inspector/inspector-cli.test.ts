@@ -6,6 +6,7 @@
  * Both are installed (pinned, scripts off) into .cache/inspector the first time, from the npm
  * cache or the registry; later runs reuse them. Linux x64 only (the node package is).
  * TOOLSEARCH_SKIP_INSPECTOR=1 skips this file (a machine without the registry).
+ * Slow on purpose: each Inspector command starts Node 22, the Inspector and `toolsearch mcp`.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -55,6 +56,16 @@ const textOf = (json: Record<string, unknown>): string => ((json.content as Arra
 const servers: ServerProcess[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.stop()));
+});
+
+describe("the docs' MCP Inspector commands", () => {
+  it("put -- before the server command or URL, as the runs below do (toolsearch's --config is the Inspector's option too)", () => {
+    const commands = ["README.md", "docs/mcp-server.md"].flatMap((file) =>
+      [...readFileSync(path.join(ROOT, file), "utf8").matchAll(/npx @modelcontextprotocol\/inspector[^`\n]*/g)].map((match) => `${file}: ${match[0]}`),
+    );
+    expect(commands.length).toBeGreaterThanOrEqual(3);
+    expect(commands.filter((command) => !/ -- (toolsearch mcp --config|http:\/\/)/.test(command))).toEqual([]);
+  });
 });
 
 describe.runIf(supported)("the MCP Inspector CLI against toolsearch mcp", () => {

@@ -4,13 +4,16 @@
  * flood holds the event loop is a timing goal: bench/stall/mcp-flood.ts (figure
  * `stall/mcp-flood/loop-p99÷idle`), not an assertion here.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createToolSearch, type ToolSearchEngine } from "../../src/index.js";
 import type { McpServerSource } from "../../src/mcp/index.js";
 import { answeredId, BoundedLineBuffer, boundedMcpFetch, MessageTooLargeError } from "../../src/mcp/message-limit.js";
 import { childPids, closedAfterEach, isRunning, nextChange, textTool, toolContext, waitFor } from "./helpers.js";
 
 const { cleanup, server, source } = closedAfterEach();
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const LIMIT = 65_536;
@@ -133,6 +136,9 @@ describe("a server flooding tools/list_changed", () => {
   });
 
   it("a pending re-list is dropped when the server goes away; after a reconnect, notifications re-list again", async () => {
+    // Fake timers that also run with the clock (shouldAdvanceTime), so the real connections go on:
+    // the test jumps past the re-list interval instead of sleeping through it.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"], shouldAdvanceTime: true });
     const http = await server([textTool("a")]);
     const s = source({ name: "back", url: http.url }, { minRelistIntervalMs: 1_000, listChangedDebounceMs: 0, healthCheckTimeoutMs: 500 });
     await s.start();
@@ -148,8 +154,9 @@ describe("a server flooding tools/list_changed", () => {
     await s.start();
     expect(s.tools().map((t) => t.name)).toEqual(["a", "b"]);
     expect(http.listCalls).toBe(2);
-    // Past the time the dropped re-list was due: it did not run on the new connection.
-    await sleep(1_200);
+    // Past the time the dropped re-list was due: it did not run on the new connection (had it,
+    // the re-list below would be the fourth listing, not the third).
+    await vi.advanceTimersByTimeAsync(1_200);
     expect(http.listCalls).toBe(2);
 
     const changed = nextChange((l) => s.onChange(l));

@@ -5,6 +5,9 @@
  * without its devDependency MCP servers, saying what it skipped and leaving nothing behind; and
  * a new user's first minutes: `config init` in an empty project, `serve`, the console's page and
  * a search that says why its first hit is first.
+ *
+ * Slow on purpose, every test past 5 s: each installs the packed tarball into a fresh project
+ * with npm, then starts Node (or the installed bin) in it.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -448,7 +448,7 @@ describe("unavailable sandbox", () => {
     expect(poolProcesses(pool)).toEqual([]);
   });
 
-  it("falls back to a weaker launch plan and says which it skipped", async () => {
+  it("falls back to a weaker launch plan and says which it skipped", async (ctx) => {
     let hadUnshare = false;
     const pool = await startCodePool(
       { prefork: 0 },
@@ -461,12 +461,13 @@ describe("unavailable sandbox", () => {
       },
     );
     try {
+      if (!hadUnshare) ctx.skip("this host plans no unshare layer, so there is none to fall back from");
       const report = pool.report();
       expect(report.available).toBe(true);
       expect(report.layers.pidNamespace).toBe(false);
       expect(report.layers.networkNamespace).toBe(false);
       expect(pool.launchPlan()!.unshare).toBe(false);
-      if (hadUnshare) expect(report.notes?.join(" ")).toMatch(/unshare: exited before ready/);
+      expect(report.notes?.join(" ")).toMatch(/unshare: exited before ready/);
     } finally {
       await pool.close();
     }

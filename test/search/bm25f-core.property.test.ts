@@ -115,9 +115,9 @@ function pair(docs: readonly DocSpec[], batches: number, removed: readonly numbe
 /** Same ids, same order, scores equal as bits. */
 function same(actual: readonly BackendHit[], expected: readonly BackendHit[]): void {
   expect(actual.map((h) => h.id)).toEqual(expected.map((h) => h.id));
-  actual.forEach((hit, i) => {
-    if (!Object.is(hit.score, expected[i]!.score)) expect.fail(`${hit.id}: ${hit.score} (WebAssembly) ≠ ${expected[i]!.score} (JS)`);
-  });
+  // Object.is: equal as bits, -0 and NaN included.
+  const differing = actual.filter((hit, i) => !Object.is(hit.score, expected[i]!.score)).map((hit) => `${hit.id}: ${hit.score} (WebAssembly)`);
+  expect(differing, `JS scores: ${expected.map((h) => h.score).join(", ")}`).toEqual([]);
 }
 
 describe("the WebAssembly scoring core (property)", () => {

@@ -66,9 +66,16 @@ describe.skipIf(dataDir === undefined)("relevance on Seal-Tools dev", () => {
     expect(queries.length).toBe(700);
   });
 
-  for (const factory of [fts5Backend, minisearchBackend] as SearchBackendFactory[]) {
+  // The default must beat plain BM25 (which indexes parameter names too: 0.936 top-1 here);
+  // minisearch, kept as a baseline backend, need only hold its floors.
+  const noBar = { recallAt5: Number.NEGATIVE_INFINITY, top1: Number.NEGATIVE_INFINITY };
+  for (const [factory, beatsBaseline] of [
+    [fts5Backend, true],
+    [minisearchBackend, false],
+  ] as Array<[SearchBackendFactory, boolean]>) {
+    // Slow on purpose (15 s to 30 s): 700 requests through the engine's whole ranking of a 4,076-tool index.
     it(
-      `${factory.kind}: beats plain BM25 and stays above its floors`,
+      `${factory.kind}: stays above its floors${beatsBaseline ? " and beats plain BM25" : ""}`,
       async () => {
         const index = await ToolIndex.build(() => factory.create(), docs);
         try {
@@ -79,11 +86,9 @@ describe.skipIf(dataDir === undefined)("relevance on Seal-Tools dev", () => {
           expect(report.recallAt10).toBeGreaterThanOrEqual(floor.recallAt10);
           expect(report.mrr).toBeGreaterThanOrEqual(floor.mrr);
           expect(report.top1).toBeGreaterThanOrEqual(floor.top1);
-          // The default must beat plain BM25 (which indexes parameter names too: 0.936 top-1 here).
-          if (factory === fts5Backend) {
-            expect(report.recallAt5).toBeGreaterThan(baseline.recallAt5);
-            expect(report.top1).toBeGreaterThan(baseline.top1);
-          }
+          const bar = beatsBaseline ? baseline : noBar;
+          expect(report.recallAt5).toBeGreaterThan(bar.recallAt5);
+          expect(report.top1).toBeGreaterThan(bar.top1);
         } finally {
           index.close();
         }

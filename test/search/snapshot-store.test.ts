@@ -166,13 +166,14 @@ describe("snapshot keys (indexCacheKey: an HMAC-SHA256 over the whole file)", ()
   });
 
   it("a key shorter than 16 characters is CONFIG_INVALID, and the message does not show it", () => {
-    let message = "";
+    let thrown: unknown;
     try {
       new SnapshotStore({ dir: folder(), key: "s3cr3t-short" });
     } catch (error) {
-      message = String((error as Error).message);
-      expect(error).toMatchObject({ code: "CONFIG_INVALID" });
+      thrown = error;
     }
+    expect(thrown).toMatchObject({ code: "CONFIG_INVALID" });
+    const message = (thrown as Error).message;
     expect(message).toMatch(/key/);
     expect(message).not.toContain("s3cr3t-short");
   });

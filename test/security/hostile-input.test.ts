@@ -152,6 +152,7 @@ describe("hostile input on the shared parent", () => {
     }
   });
 
+  // Slow on purpose: hundreds of runs with schemas of their own, with full GCs between, to show the heap levels off.
   it("runs with distinct client schemas do not grow the heap without bound", { timeout: 120_000 }, async () => {
     setFlagsFromString("--expose-gc");
     const gc = runInNewContext("gc") as () => void;

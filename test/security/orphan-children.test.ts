@@ -27,12 +27,12 @@ setInterval(() => {}, 1000);
 `;
 
 describe("orphaned sandbox children", () => {
-  it("a busy body dies with its parent when the parent is SIGKILLed", { timeout: 120_000 }, async () => {
+  it("a busy body dies with its parent when the parent is SIGKILLed", { timeout: 120_000 }, async (ctx) => {
     const parent = spawn(process.execPath, ["--input-type=module", "-e", PARENT], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     parent.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
     await waitFor(() => out.includes("running") || out.includes("unavailable") || undefined, "the body to start", 60_000);
-    if (out.includes("unavailable")) return; // no sandbox on this host: nothing can be orphaned
+    if (out.includes("unavailable")) ctx.skip(`no sandbox on this host, so nothing can be orphaned: ${out.trim()}`);
     expect(out).toContain('"orphanKill":true');
     const below = descendants(parent.pid!);
     expect(below.length).toBeGreaterThan(0);

@@ -208,7 +208,7 @@ describe("escapes from the body's realm", () => {
     expect(result).toMatchObject({ ok: false, error: { code: "CODE_THREW", message: "Error: x", stack: "at code.js:1:1" } });
   });
 
-  it("reports an exception thrown outside the await chain (FinalizationRegistry) as CODE_THREW", async () => {
+  it("reports an exception thrown outside the await chain (FinalizationRegistry) as CODE_THREW", async (ctx) => {
     const body = `
       new FinalizationRegistry(() => { throw new RangeError("from cleanup"); }).register({}, 1);
       for (let i = 0; i < 10; i++) {
@@ -219,8 +219,8 @@ describe("escapes from the body's realm", () => {
       return "no cleanup ran";`;
     const result = await run(body);
     // GC timing is the engine's: if no cleanup ran, there is nothing to check.
-    if (result.ok) return;
-    expect(result.error).toMatchObject({ code: "CODE_THREW", message: "Uncaught outside the body's await chain: RangeError: from cleanup" });
+    if (result.ok) ctx.skip("no FinalizationRegistry cleanup ran during the body (the garbage collector did not run it)");
+    expect(!result.ok && result.error).toMatchObject({ code: "CODE_THREW", message: "Uncaught outside the body's await chain: RangeError: from cleanup" });
   });
 
   it("can break only its own realm: a body that poisons its intrinsics still gets a clean run next time", async () => {

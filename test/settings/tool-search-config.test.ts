@@ -27,11 +27,7 @@ describe("tools.toolSearch", () => {
     );
     expect(() => resolveToolSearchConfig({ codeTimeoutMs: "10s" })).toThrow(/tools\.toolSearch\.codeTimeoutMs: must be integer; got "10s"/);
     expect(() => resolveToolSearchConfig({ directory: { maxchars: 1 } })).toThrow(/tools\.toolSearch\.directory: unknown option "maxchars"/);
-    try {
-      resolveToolSearchConfig({ mode: 1 });
-    } catch (error) {
-      expect(error).toMatchObject({ code: "CONFIG_INVALID" });
-    }
+    expect(() => resolveToolSearchConfig({ mode: 1 })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
   });
 });
 
@@ -47,13 +43,14 @@ describe("tools.toolSearch.indexCacheKey / indexCacheKeyEnv", () => {
 
   it("a short key, both keys, or a missing or short variable is CONFIG_INVALID, and no message shows a key", () => {
     const messageOf = (f: () => unknown): string => {
+      let thrown: unknown;
       try {
         f();
       } catch (error) {
-        expect(error).toMatchObject({ code: "CONFIG_INVALID" });
-        return (error as Error).message;
+        thrown = error;
       }
-      throw new Error("expected CONFIG_INVALID");
+      expect(thrown).toMatchObject({ code: "CONFIG_INVALID" });
+      return (thrown as Error).message;
     };
     const short = messageOf(() => resolveToolSearchConfig({ indexCacheKey: "tooShortSecret" }));
     expect(short).toMatch(/indexCacheKey/);

@@ -29,8 +29,8 @@ describe("editDistance (property)", () => {
       fc.property(text, text, fc.nat({ max: 8 }), (a, b, max) => {
         const exact = levenshtein(a, b);
         const bounded = editDistance(a, b, max);
-        if (exact <= max) expect(bounded).toBe(exact);
-        else expect(bounded).toBeGreaterThan(max);
+        // Exact within the bound; past it, any value above max (never a false near miss).
+        expect(exact <= max ? bounded === exact : bounded > max).toBe(true);
       }),
     );
   });

@@ -219,7 +219,8 @@ describe("identity, tokens and model aliases", () => {
       headers: { "content-type": "application/json" },
       body: "x".repeat(200_000),
     }).catch((e: unknown) => e);
-    if (res instanceof Response) expect(res.status).toBe(401);
+    // 401, or the connection closed while the client was still sending the refused body.
+    expect([401, "closed"]).toContain(res instanceof Response ? res.status : "closed");
   });
 
   it("the run is the token's, whatever the body's user field says; Anthropic's x-api-key carries the token", async () => {
