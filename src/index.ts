@@ -9,16 +9,8 @@ export type { SourceStatus } from "./catalog/catalog.js";
 export type { ToolSearchRun, ModelToolCall, ToolCallAnswer } from "./engine/run.js";
 
 export { coreTools, pluginTools, type CatalogSource } from "./catalog/sources.js";
-export {
-  mcpServer,
-  type McpServerSource,
-  type McpServerConfig,
-  type McpStdioServerConfig,
-  type McpHttpServerConfig,
-  type McpServerOptions,
-  type McpSourceStatus,
-  type McpSourceEvent,
-} from "./mcp/index.js";
+// The same names as the `toolsearch/mcp` entry point, listed once there.
+export * from "./mcp/public.js";
 export type { ToolDefinition, ToolAnnotations, ToolContext, ToolSource, JsonSchema } from "./catalog/types.js";
 
 export { resolveToolSearchConfig, DEFAULT_SETTINGS, TOOL_SEARCH_MODES } from "./settings/tool-search-config.js";
