@@ -152,11 +152,14 @@ describe("stall benchmark", () => {
 
   it("stops climbing where one request would pass the per-step deadline", async () => {
     const engine = undefined as never;
-    // 40, 80, 160 ms run; 320 is predicted at ≥ 320 ms > 300 and never sent. (Sizes in tens of
-    // ms so that a busy machine's scheduling noise does not bend the predicted growth much.)
+    // 40, 80, 160 ms run; 320 is predicted at ≥ 320 ms > 300 and never sent. A busy machine
+    // stretches each step's wall time, so the climb may stop a step earlier (its prediction for
+    // 160 already past 300): what must hold is that it never sends a step predicted past the
+    // deadline, so it ends within 40, 80, 160 and says why.
     const capped = await climb(engine, blockingKind(doublingLadder(40, 640)), 300);
-    expect(capped.steps.map((s) => s.size)).toEqual([40, 80, 160]);
-    expect(capped.cappedReason).toMatch(/at 320 predicted|at 160 took/);
+    const sizes = capped.steps.map((s) => s.size);
+    expect([[40], [40, 80], [40, 80, 160]]).toContainEqual(sizes);
+    expect(capped.cappedReason).toMatch(/at (80|160|320) predicted|at (40|80|160) took/);
     const done = await climb(engine, blockingKind([1, 2, 3]), 1_000);
     expect(done.steps.map((s) => s.size)).toEqual([1, 2, 3]);
     expect(done.cappedReason).toBeUndefined();
