@@ -56,12 +56,12 @@ export interface BarChartSpec {
 }
 
 /** Okabe–Ito: distinguishable with the common colour-vision deficiencies. */
-export const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"];
+const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"];
 
 const FONT = 'font-family="-apple-system,Segoe UI,Helvetica,Arial,sans-serif"';
 const MARGIN = { top: 70, right: 24, bottom: 58, left: 78 };
 
-export function escapeXml(text: string): string {
+function escapeXml(text: string): string {
   return text.replace(/[<>&"']/g, (c) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[c]!);
 }
 

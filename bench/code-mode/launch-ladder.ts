@@ -14,7 +14,7 @@ export interface LadderStep {
  * The plan's argv split at each wrapper (an absolute path starts one: launch.ts finds each wrapper
  * on disk), so that the ladder adds them innermost first: [setpriv …] [prlimit …] [unshare …] [node].
  */
-export function wrapperSegments(plan: LaunchPlan): string[][] {
+function wrapperSegments(plan: LaunchPlan): string[][] {
   const words = [plan.command, ...plan.prefix];
   const segments: string[][] = [];
   for (const word of words) {

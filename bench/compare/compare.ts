@@ -39,7 +39,7 @@ export interface Comparison {
 }
 
 /** How much worse `now` is than `baseline` in the threshold's own terms (≤ 0: not worse). */
-export function worseBy(threshold: Threshold, better: "smaller" | "bigger", baseline: number, now: number): number {
+function worseBy(threshold: Threshold, better: "smaller" | "bigger", baseline: number, now: number): number {
   const sign = better === "smaller" ? 1 : -1;
   if (threshold.by === "absolute") return sign * (now - baseline);
   if (threshold.by === "relative")

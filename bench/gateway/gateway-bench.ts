@@ -84,7 +84,7 @@ export interface GatewayResult {
  * here), with a queue long enough that 100 concurrent code-mode sessions wait instead of being
  * refused with POOL_SATURATED (the default queue is 64).
  */
-export const GATEWAY_POOL: PoolOptions = { prefork: 2, maxQueue: 256 };
+const GATEWAY_POOL: PoolOptions = { prefork: 2, maxQueue: 256 };
 
 export async function runGatewayBench(options: GatewayOptions): Promise<GatewayResult> {
   const { log } = options;

@@ -95,7 +95,7 @@ const LINEAR_RATE = 2;
 export type LinearMask = "pairs" | "terms";
 
 /** The trained classifier: for a request, each tool's softmax probability. */
-export function trainLinear(set: ReplaySet, minSessions = 3, epochs = 8, mask: LinearMask = "pairs"): (request: string) => Map<string, number> {
+function trainLinear(set: ReplaySet, minSessions = 3, epochs = 8, mask: LinearMask = "pairs"): (request: string) => Map<string, number> {
   const bags = bagsOf(set, minSessions);
   const tools = [...bags.keys()];
   const toolIndex = new Map(tools.map((t, i) => [t, i]));
@@ -156,7 +156,7 @@ export function trainLinear(set: ReplaySet, minSessions = 3, epochs = 8, mask: L
   };
 }
 
-export function linearCeiling(set: ReplaySet, minSessions = 3, epochs = 8, mask: LinearMask = "pairs"): { top1: number; top5: number } {
+function linearCeiling(set: ReplaySet, minSessions = 3, epochs = 8, mask: LinearMask = "pairs"): { top1: number; top5: number } {
   const predict = trainLinear(set, minSessions, epochs, mask);
   let top1 = 0;
   let top5 = 0;
@@ -174,14 +174,14 @@ export function linearCeiling(set: ReplaySet, minSessions = 3, epochs = 8, mask:
  * 0.5 → 0.591, 2 → 0.773, 8 → 0.800, 1000 → 0.805. The catalog's text adds nothing the classifier
  * lacks on this set; 8 is kept as the fusion the engine would use (its learned part leads).
  */
-export const LINEAR_FUSE_WEIGHT = 8;
+const LINEAR_FUSE_WEIGHT = 8;
 
 /**
  * The classifier fused with the catalog's own ranking as the engine fuses learned scores (the
  * catalog's relative score plus weight × the tool's probability), the catalog ranked by a real
  * engine with learning off: how far a discriminative learned layer would take the engine.
  */
-export async function linearFusedCeiling(set: ReplaySet, minSessions = 3, weight = LINEAR_FUSE_WEIGHT): Promise<{ top1: number; top5: number }> {
+async function linearFusedCeiling(set: ReplaySet, minSessions = 3, weight = LINEAR_FUSE_WEIGHT): Promise<{ top1: number; top5: number }> {
   const predict = trainLinear(set, minSessions);
   const engine = await replayEngine(set, false);
   const run = await engine.prepareRun({ sessionId: "ceiling", agentId: "ceiling" });

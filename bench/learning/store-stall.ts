@@ -51,7 +51,7 @@ const tool = (i: number): ToolDefinition => ({
 const CATALOG = Array.from({ length: TOOLS }, (_, i) => tool(i));
 
 /** Rows as a full store holds them: per tenant, `perTenant` records over the catalog's tools, hashed terms, eight contributors each. */
-export function syntheticRows(tenants: number, perTenant: number, now = Date.now()): LearnedRow[] {
+function syntheticRows(tenants: number, perTenant: number, now = Date.now()): LearnedRow[] {
   const rows: LearnedRow[] = [];
   const seen = Array.from({ length: 8 }, (_, i) => `c${i}`.padEnd(16, "x"));
   const termsPerTool = Math.ceil(perTenant / TOOLS);
@@ -66,7 +66,7 @@ export function syntheticRows(tenants: number, perTenant: number, now = Date.now
 }
 
 /** Runs `work` and reports its wall time and the longest event-loop stall meanwhile. */
-export async function measured<T>(work: () => Promise<T>): Promise<{ value: T; figure: StallFigure }> {
+async function measured<T>(work: () => Promise<T>): Promise<{ value: T; figure: StallFigure }> {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   let last = performance.now();
   let gap = 0;

@@ -8,7 +8,7 @@
 import type { SearchDoc } from "../../src/search/types.js";
 
 /** camelCase / snake_case / kebab split, lowercase, ASCII letters and digits ("getHTTPResponse" → get, http, response). */
-export function plainTokens(text: string): string[] {
+function plainTokens(text: string): string[] {
   const spaced = text.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2");
   return spaced.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }

@@ -46,7 +46,7 @@ interface SealQuery {
 }
 
 /** Seal-Tools ids: every tool as a plugin tool of one plugin, `plugin:seal:<api_name>`. */
-export function sealToolId(apiName: string): string {
+function sealToolId(apiName: string): string {
   return `plugin:seal:${apiName}`;
 }
 
@@ -158,7 +158,7 @@ interface MetaToolTool {
 }
 
 /** MetaTool ids: every ChatGPT plugin as a plugin tool of one plugin, `plugin:metatool:<id>`. */
-export function metaToolId(id: string): string {
+function metaToolId(id: string): string {
   return `plugin:metatool:${id}`;
 }
 

@@ -26,7 +26,7 @@ export type SearchMode = Exclude<ToolSearchMode, "direct">;
  */
 export const SYNTHETIC_REQUEST = { input: "Create a new contact in the customer relationship manager.", expected: "plugin:acme:crm_create_contact" };
 /** The request for the real MCP catalog: the reference `time` server's tool. */
-export const MCP_REQUEST = { input: "Get the current time in a specific timezone.", expected: "mcp:time:get_current_time" };
+const MCP_REQUEST = { input: "Get the current time in a specific timezone.", expected: "mcp:time:get_current_time" };
 
 export interface ModePayload {
   /** The mode asked for. */
@@ -254,7 +254,7 @@ function tokensOf(request: RecordedRequest): number {
   return countTokens(JSON.stringify(request.body));
 }
 
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(2)} MiB`;

@@ -143,9 +143,9 @@ export interface RelevanceOptions {
   log: Progress;
 }
 
-export const BASELINE_NAME = "plain-bm25";
+const BASELINE_NAME = "plain-bm25";
 /** The engine's default ranking, which must beat the baseline on every set. */
-export const DEFAULT_RANKER = "fts5";
+const DEFAULT_RANKER = "fts5";
 
 interface RankerSpec {
   name: string;
@@ -160,7 +160,7 @@ interface RankerSpec {
 }
 
 /** Every ranker of the table: the baseline, both backends, and fts5 with one step off at a time. */
-export const RANKERS: readonly RankerSpec[] = [
+const RANKERS: readonly RankerSpec[] = [
   { name: BASELINE_NAME, kind: "baseline" },
   { name: "fts5", kind: "backend", factory: fts5Backend },
   { name: "minisearch", kind: "backend", factory: minisearchBackend },
@@ -394,7 +394,7 @@ function scoreSafety(catalog: SafetyCatalog, rankers: readonly Ranker[]): Safety
 }
 
 /** The safety check as text: per catalog and ranker, destructive first hits of the read requests (goal: 0), and top-1 where judged. */
-export function formatSafety(rows: readonly SafetyRow[], skipped: readonly string[] = []): string {
+function formatSafety(rows: readonly SafetyRow[], skipped: readonly string[] = []): string {
   const names = [...new Set(rows.flatMap((r) => Object.keys(r.rankers)))];
   const head = `  ${"destructive first / top-1".padEnd(26)} ${rows.map((r) => r.catalog.padStart(17)).join(" ")}`;
   const counts = `  ${"read requests (judged)".padEnd(26)} ${rows.map((r) => `${r.requests} (${r.judged})`.padStart(17)).join(" ")}`;
@@ -423,7 +423,7 @@ const SHORT_NAMES: Record<string, string> = {
 };
 
 /** Top-1 / hit@5 per set and ranker, the means over dev and held-out sets, and where the default is below plain BM25. */
-export function summarize(splits: readonly SplitResult[]): RelevanceSummary {
+function summarize(splits: readonly SplitResult[]): RelevanceSummary {
   const rows: SummaryRow[] = splits
     .filter((s) => s.role !== "other")
     .map((s) => ({
@@ -451,7 +451,7 @@ function topOne(split: SplitResult, ranker: string): number {
 }
 
 /** The summary as text: one column per set (top-1 / hit@5), then the dev and held-out means; last, the default's top-1 minus plain BM25's per set. */
-export function formatSummary(summary: RelevanceSummary): string {
+function formatSummary(summary: RelevanceSummary): string {
   const names = [...new Set(summary.rows.flatMap((r) => Object.keys(r.rankers)))];
   const mark = (role: SplitRole) => (role === "held-out" ? "*" : role === "check" ? "†" : "");
   const cols = [...summary.rows.map((r) => `${r.set}${mark(r.role)}`), "mean dev", "mean held*"];
@@ -496,7 +496,7 @@ function scoreSplit(rankers: readonly Ranker[], queries: readonly JudgedQuery[])
   }));
 }
 
-export function formatTable(rows: readonly RankerResult[]): string {
+function formatTable(rows: readonly RankerResult[]): string {
   const head = `  ${"ranker".padEnd(24)} top-1  top-5    R@5   R@10    MRR nDCG@10  ms/query`;
   const f = (x: number): string => x.toFixed(3).padStart(6);
   const lines = rows.map((r) => {

@@ -13,7 +13,7 @@ function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>
 }
 
 /** "met" or how many times over the goal. */
-export function verdict(value: number | null | undefined, goal: number): string {
+function verdict(value: number | null | undefined, goal: number): string {
   if (value === undefined || value === null || !Number.isFinite(value)) return "–";
   return value <= goal ? "met" : `missed (${(value / goal).toFixed(value / goal >= 10 ? 0 : 1)}×)`;
 }

@@ -252,7 +252,7 @@ export function summaryMarkdown(results: BenchResults, options: { title?: string
 }
 
 /** The per-suite tables; `level` is the heading level of each suite's title. */
-export function sections(results: BenchResults, level: string, chartsDir?: string): string[] {
+function sections(results: BenchResults, level: string, chartsDir?: string): string[] {
   const out: string[] = [];
   const img = (file: string, alt: string): string[] => (chartsDir === undefined ? [] : ["", `![${alt}](${chartsDir}/${file})`]);
 

@@ -6,7 +6,7 @@
 import type { SearchDoc } from "../../src/search/types.js";
 import { seededRandom } from "../lib/stats.js";
 
-export const WRITTEN_QUERIES = [
+const WRITTEN_QUERIES = [
   "send email",
   "create github issue",
   "search the web",

@@ -69,7 +69,7 @@ function toolName(body: { tools?: Array<{ name?: string; function?: { name?: str
 }
 
 /** `calls` calls of `name` with empty arguments, as `api` answers them. */
-export function amplifiedAnswer(api: Api, name: string, calls: number, n: number): unknown {
+function amplifiedAnswer(api: Api, name: string, calls: number, n: number): unknown {
   const ids = Array.from({ length: calls }, (_, i) => `call_${n}_${i}`);
   if (api === "chat") {
     const tool_calls = ids.map((id) => ({ id, type: "function", function: { name, arguments: "{}" } }));

@@ -107,7 +107,7 @@ export function clientTool(name: string, inputSchema: Record<string, unknown>): 
 }
 
 /** An id no tool has, `size` characters, made of catalog-like words so that every scorer does its full work. */
-export function longUnknownId(size: number, i: number): string {
+function longUnknownId(size: number, i: number): string {
   const body = `plugin:acme:crm_create_contact_${i}_`;
   return (body + "zq_update_ticket_".repeat(Math.ceil(size / 17))).slice(0, size);
 }
@@ -124,7 +124,7 @@ const ITERATION_MARK = "@ITER@";
  * every request gets patterns no earlier request had, so no cache (ajv's, a regex cache) can
  * answer it, and the bench only substitutes a number instead of building 6,000 objects.
  */
-export function patternSchemaTemplate(properties: number): string {
+function patternSchemaTemplate(properties: number): string {
   const props: Record<string, unknown> = {};
   for (let p = 0; p < properties; p += 1)
     props[`field_${ITERATION_MARK}_${p}`] = { type: "string", pattern: `^[a-z]{1,8}-${p}-${ITERATION_MARK}(\\.[a-z0-9]+)*$` };
@@ -132,7 +132,7 @@ export function patternSchemaTemplate(properties: number): string {
 }
 
 /** Request `i`'s schema: parsing it is the gateway's share (it parses a client's JSON body the same way). */
-export function patternSchema(template: string, i: number): Record<string, unknown> {
+function patternSchema(template: string, i: number): Record<string, unknown> {
   return JSON.parse(template.replaceAll(ITERATION_MARK, String(i))) as Record<string, unknown>;
 }
 

@@ -32,7 +32,7 @@ export interface MemoryResult {
 }
 
 /** A small schema of its own for run `i`: its property name, pattern and bound all differ. */
-export function distinctSchema(i: number): { schema: Record<string, unknown>; args: Record<string, unknown> } {
+function distinctSchema(i: number): { schema: Record<string, unknown>; args: Record<string, unknown> } {
   const field = `value_${i}`;
   return {
     schema: {

@@ -81,7 +81,7 @@ export interface CodeModeSuiteResult {
   missingSizes: number[];
 }
 
-export const WANTED_POOL_SIZES = [1, 2, 4, 8];
+const WANTED_POOL_SIZES = [1, 2, 4, 8];
 
 export async function runCodeModeSuite(options: { root: string; quick: boolean; log: Progress }): Promise<CodeModeSuiteResult> {
   const run = await runForeignBench<CodeModeBenchOutput>({

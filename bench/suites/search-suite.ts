@@ -49,7 +49,7 @@ export interface SearchSuiteResult {
  * first: one pair's fts5 ÷ minisearch moved by 41–81% between quick runs here, the median of
  * three by 6–12%. Full runs measure once (more queries per sample).
  */
-export const QUICK_SEARCH_REPEATS = (_tools: number): number => 3;
+const QUICK_SEARCH_REPEATS = (_tools: number): number => 3;
 
 /** The baseline each backend's query time is divided by: plain BM25 when bench/search measures it, else minisearch. */
 export function searchBaseline(backends: readonly string[]): string | undefined {

@@ -9,7 +9,7 @@
 import type { ToolSearchEngine } from "../engine/engine.js";
 
 /** Words listed for one tool at most, strongest first. */
-export const MAX_LEARNED_WORDS = 50;
+const MAX_LEARNED_WORDS = 50;
 
 export interface LearnedWords {
   /** Whether this process keeps learned words readable; false: `words` is empty and `why` says so. */

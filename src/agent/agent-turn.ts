@@ -42,9 +42,9 @@ const MIB = 1024 * 1024;
 /**
  * The turn budgets' defaults, for the library and the gateway's config alike. 1 MiB of results
  * is about 250,000 tokens, more than most models' context holds; every trip resends them, so
- * the budget is what a turn's memory grows with (bench/stall's amplifying-provider row: ~15 MB
- * a turn at 1 MiB, ~100 MB at 4 MiB). The request cap matches provider.maxResponseBytes and
- * leaves room for direct mode's tool list over a large catalog (8.4 MB at 10,000 tools).
+ * the budget is what a turn's memory grows with (bench/stall's amplifying-provider row measures
+ * it; docs/hardening.md, "Agent turns", has its figures). The request cap matches
+ * provider.maxResponseBytes and leaves room for direct mode's tool list over a large catalog.
  */
 export const DEFAULT_MAX_TURN_RESULT_BYTES = 1 * MIB;
 export const DEFAULT_MAX_REQUEST_BYTES = 16 * MIB;

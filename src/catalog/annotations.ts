@@ -24,7 +24,7 @@ export interface ToolAnnotations {
 
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
 /** A title is a label, not a second description. */
-export const MAX_TITLE_CHARS = 200;
+const MAX_TITLE_CHARS = 200;
 
 /**
  * The annotations of an untrusted MCP tool, bounded: the four hints where they are booleans,

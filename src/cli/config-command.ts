@@ -41,7 +41,7 @@ const STARTS_AS_JSON5 = /^\s*[[{"']/;
  * begins as an object, an array or a quoted string was meant as JSON5, so one that does not
  * parse is refused rather than stored as the string it happens to be.
  */
-export function parseValue(text: string): unknown {
+function parseValue(text: string): unknown {
   try {
     return JSON5.parse(text);
   } catch (error) {

@@ -11,7 +11,7 @@ import { escapeControl } from "../text/prompt-text.js";
 import { reasonOf } from "./startup-summary.js";
 
 /** The line for one event of `source`, or undefined for an event that needs none (the first start beginning). */
-export function sourceEventLine(command: string, source: McpServerSource, event: McpSourceEvent): string | undefined {
+function sourceEventLine(command: string, source: McpServerSource, event: McpSourceEvent): string | undefined {
   const name = source.toolset;
   const label = `MCP server "${name}"`;
   const line = (text: string) => `toolsearch ${command}: ${escapeControl(text)}`;

@@ -14,7 +14,7 @@ import type { JsonObject } from "./dot-path.js";
 import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
 import { writeFileAtomicSync } from "../state/atomic-write.js";
 
-export const DEFAULT_CONFIG_FILE = "toolsearch.config.json5";
+const DEFAULT_CONFIG_FILE = "toolsearch.config.json5";
 
 /** Top-level sections the project knows; others are typos. */
 const SECTIONS = new Set(["tools", "policy", "provider", "gateway", "plugins", "mcpServers", "sessionLog", "mcp", "metrics"]);

@@ -561,7 +561,7 @@ type McpServerEntry = Omit<McpServerConfig, "name"> & { name?: string; type?: st
  * which the other reading would give, is not one anybody sets for a tool call. Past
  * callTimeoutMs's bound (one hour) it is cut to it.
  */
-export function hostTimeoutMs(timeout: number): number {
+function hostTimeoutMs(timeout: number): number {
   const ms = timeout <= MAX_HOST_TIMEOUT_SECONDS ? timeout * 1_000 : timeout;
   return Math.min(MAX_CALL_TIMEOUT_MS, Math.max(1, Math.round(ms)));
 }
@@ -613,7 +613,7 @@ function mcpServerEntries(value: unknown): McpServerEntry[] {
  * One line per thing the file holds that is accepted for compatibility but not used, or read
  * another way: other hosts' top-level keys, then their server entry keys; for the start summary.
  */
-export function ignoredHostKeys(raw: JsonObject): string[] {
+function ignoredHostKeys(raw: JsonObject): string[] {
   return [
     ...Object.keys(HOST_SECTIONS)
       .filter((key) => Object.hasOwn(raw, key))

@@ -38,7 +38,7 @@ export interface ModeReport {
 }
 
 /** One request for a plugin tool, one for a real MCP server's tool. */
-export const DEMO_REQUESTS = ["Get the weather forecast for Paris using the mapping service.", "Get the sum of two numbers."];
+const DEMO_REQUESTS = ["Get the weather forecast for Paris using the mapping service.", "Get the sum of two numbers."];
 
 /** Enough for the two requests of a direct-mode turn at the 64 MiB body limit, twice over. */
 const DEMO_RECORDED_BYTES = 256 * 1024 * 1024;

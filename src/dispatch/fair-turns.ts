@@ -45,7 +45,7 @@ export interface FairTurnsLimits {
 }
 
 /** Generous: a tenant's MCP sessions, agent turns and code bodies together rarely hold a tenth of it. */
-export const DEFAULT_TURN_LIMITS: FairTurnsLimits = { maxWaitingPerTenant: 1_024, maxWaiting: 16_384 };
+const DEFAULT_TURN_LIMITS: FairTurnsLimits = { maxWaitingPerTenant: 1_024, maxWaiting: 16_384 };
 
 /** Past this share of recent wall time busy, a tenant over its share is paced. */
 const BUSY_CEILING = 0.5;

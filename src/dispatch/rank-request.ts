@@ -64,9 +64,9 @@ export interface RunScope<C extends RankCatalog = RankCatalog> {
 
 /**
  * Catalog hits fused with learned scores: enough that a tool the learned field ranks high is
- * among them with its catalog score. 20 in place of 30: MetaTool's tune replay 0.762 → 0.759,
- * validate and Seal-Tools unchanged, and a taught search at 4,076 tools about 0.3 ms faster
- * (`node dist/bench/learning/latency-main.js seal 4076`); 10 cost 0.005 on the tune replay.
+ * among them with its catalog score. 20 in place of 30 moved the learning bench's replays by
+ * no more than their noise and made a taught search faster; 10 cost relevance (`node
+ * --expose-gc dist/bench/learning/main.js`, `node dist/bench/learning/latency-main.js seal 4076`).
  */
 const LEARNED_POOL = 20;
 
@@ -75,7 +75,7 @@ const LEARNED_POOL = 20;
  * limit: the non-destructive tool a destructive one falls below must be in the list, and the
  * first k hits must not depend on the limit (as FUSION_DEPTH keeps them for clause fusion).
  */
-export const SAFETY_DEPTH = FUSION_DEPTH;
+const SAFETY_DEPTH = FUSION_DEPTH;
 
 /**
  * The run's ranking of one request: `limit` hits, best first, scores relative (1 for an exact

@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError } from "../errors.js";
 
-export class BodyTooLargeError extends HttpError {
+class BodyTooLargeError extends HttpError {
   constructor(readonly maxBytes: number) {
     super("BODY_TOO_LARGE", `Request body is over the ${maxBytes}-byte limit.`);
   }

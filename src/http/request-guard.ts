@@ -88,14 +88,14 @@ export class RequestGuard {
 }
 
 /** A POST body must be declared application/json; refused (415) before it is read. */
-export function requireJsonContentType(req: IncomingMessage): void {
+function requireJsonContentType(req: IncomingMessage): void {
   const declared = req.headers["content-type"];
   if (isJsonContentType(declared)) return;
   throw new HttpError("UNSUPPORTED_MEDIA_TYPE", `Content-Type must be application/json; got ${declared === undefined ? "none" : shown(declared)}.`);
 }
 
 /** The name part of a Host header ("127.0.0.1:8080", "[::1]:80", "localhost"). */
-export function hostName(header: string | undefined): string {
+function hostName(header: string | undefined): string {
   if (!header) return "";
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(header);
   if (bracketed) return bracketed[1]!;

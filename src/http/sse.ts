@@ -9,7 +9,7 @@
 import type { ServerResponse } from "node:http";
 
 /** Below the 60 s idle timeouts common in front of servers (nginx's proxy_read_timeout, load balancers). */
-export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+const DEFAULT_KEEP_ALIVE_MS = 15_000;
 
 export class SseResponse {
   private keepAlive: NodeJS.Timeout | undefined;

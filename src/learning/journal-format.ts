@@ -28,20 +28,20 @@ import type { Packr } from "msgpackr";
 import { lazyRequire } from "../lazy-require.js";
 import type { LearnedRow } from "./model.js";
 
-export const JOURNAL_FORMAT = 1;
+const JOURNAL_FORMAT = 1;
 const MAGIC = Buffer.from("TSLEARN\n", "latin1");
 const FRAME_MARK = Buffer.from("TSF1", "latin1");
 const END_MARK = Buffer.from("TSE1", "latin1");
-export const MAC_BYTES = 32;
-export const WRITER_BYTES = 8;
+const MAC_BYTES = 32;
+const WRITER_BYTES = 8;
 const FRAME_HEAD = 4 + 4 + 4 + WRITER_BYTES;
 const FRAME_TAIL = 4 + 4;
 const MAX_HEADER_BYTES = 4_096;
 /** A frame's payload is cut by its writer near TARGET_FRAME_BYTES; a reader refuses one over MAX_FRAME_BYTES. */
-export const TARGET_FRAME_BYTES = 256 * 1024;
-export const MAX_FRAME_BYTES = 8 * 1024 * 1024;
+const TARGET_FRAME_BYTES = 256 * 1024;
+const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 /** Rows in one frame at most, so that decoding one is a short task. */
-export const MAX_FRAME_ROWS = 2_000;
+const MAX_FRAME_ROWS = 2_000;
 const MAX_TEXT = 1_024;
 const MAX_SEEN = 64;
 

@@ -374,7 +374,7 @@ const SLICE_ROWS = 4_000;
  * The compiled worker entry: beside this module in dist/src/learning/, or, when this module runs
  * from the TypeScript sources (vitest), in ../../dist/src/learning/ (built by `npm run build`).
  */
-export function defaultCompactionWorker(): string | undefined {
+function defaultCompactionWorker(): string | undefined {
   for (const relative of ["./compaction-worker.js", "../../dist/src/learning/compaction-worker.js"]) {
     const file = fileURLToPath(new URL(relative, import.meta.url));
     if (existsSync(file)) return file;

@@ -14,7 +14,7 @@ export interface Retention {
 }
 
 /** The tenant owning a scope as RunContext.tenant names it; undefined for no tenant and the shared scope. */
-export function scopeTenant(scope: string): string | undefined {
+function scopeTenant(scope: string): string | undefined {
   const owner = tenantOfScope(scope);
   if (owner === NO_TENANT || owner === SHARED_SCOPE) return undefined;
   return owner.slice("token:".length);

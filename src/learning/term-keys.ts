@@ -21,7 +21,7 @@ const CACHED_TERMS = 8_192;
 /** Recorded in clear, or hashed with a key. */
 export type TermMode = { recordTerms: true } | { recordTerms: false; key?: string };
 
-export function isHashedTerm(term: string): boolean {
+function isHashedTerm(term: string): boolean {
   return term.startsWith(HASH_PREFIX);
 }
 

@@ -2,9 +2,8 @@
 import { McpServerSource } from "./mcp-server-source.js";
 import type { McpServerConfig, McpServerOptions } from "./options.js";
 
-export { McpServerSource, type McpSourceState, type McpSourceStatus, type McpSourceEvent } from "./mcp-server-source.js";
+export { McpServerSource, type McpSourceStatus, type McpSourceEvent } from "./mcp-server-source.js";
 export type { McpServerConfig, McpStdioServerConfig, McpHttpServerConfig, McpServerOptions } from "./options.js";
-export { defaultMcpOptions } from "./options.js";
 
 /**
  * An MCP server's tools as a catalog source (ids `mcp:<name>:<tool>`): `{ name, command, args?,

@@ -58,7 +58,7 @@ export function mapTool(tool: Tool, catalogName: string, limits: MapToolLimits, 
 }
 
 /** Control characters out, then cut so that description plus notes fit `max`. */
-export function boundDescription(text: string, max: number, notes: readonly string[] = []): string {
+function boundDescription(text: string, max: number, notes: readonly string[] = []): string {
   const note = notes.join(" ");
   const room = Math.max(16, max - (note ? note.length + 1 : 0));
   // Cut the raw text first so that stripping never scans a 100 MB description.

@@ -22,7 +22,7 @@ import { McpError, type JSONRPCMessage, type RequestId } from "@modelcontextprot
 import { ToolFailedError } from "../errors.js";
 
 /** The JSON-RPC error code of the answer put in place of a dropped one (implementation-defined range). */
-export const MESSAGE_TOO_LARGE_CODE = -32_060;
+const MESSAGE_TOO_LARGE_CODE = -32_060;
 const MARK = "toolsearch.messageTooLarge";
 /** How much of each end of an oversized line is kept to find its id. */
 const SAMPLE_BYTES = 512;

@@ -117,7 +117,7 @@ export type ResolvedMcpOptions = Required<McpServerOptions>;
  * that tenants share fairly. A Streamable HTTP server is usually a web server that answers
  * requests side by side; a few at a time, still bounded so that one tenant's burst waits here.
  */
-export const DEFAULT_MAX_CONCURRENT_CALLS = { stdio: 1, http: 4 } as const;
+const DEFAULT_MAX_CONCURRENT_CALLS = { stdio: 1, http: 4 } as const;
 
 /** The options a server entry of the config file may set, with their ranges (server-config.ts takes them from here). */
 export const SERVER_ENTRY_OPTIONS = {

@@ -107,7 +107,7 @@ function closedSignal(): { closed: Promise<void>; markClosed: () => void } {
 const NOISE = /^(at\s|Node\.js v\d|[{}]$|\^+$)/;
 
 /** The last stderr lines that say something, newest last, joined with " | " and bounded. */
-export function lastLines(text: string): string {
+function lastLines(text: string): string {
   const all = stripControl(text)
     .split("\n")
     .map((line) => line.trim());

@@ -10,7 +10,7 @@ import type { ErrorCode } from "../errors.js";
 import { REFUSED } from "./answer-flow.js";
 
 /** A JSON-RPC error with the CLOSING code, as the face's other refusals carry theirs. */
-export function closingMcpError(message: string): McpError {
+function closingMcpError(message: string): McpError {
   return new McpError(REFUSED, message, { code: "CLOSING" satisfies ErrorCode });
 }
 

@@ -62,7 +62,7 @@ export function unreadableLineAnswer(error: Error): JSONRPCErrorResponse | undef
 }
 
 /** The -32602 answer to a request whose params its method's schema refuses; undefined when they pass. */
-export function invalidParamsAnswer(message: JSONRPCMessage): JSONRPCErrorResponse | undefined {
+function invalidParamsAnswer(message: JSONRPCMessage): JSONRPCErrorResponse | undefined {
   if (!isJSONRPCRequest(message) || !Object.hasOwn(PARAMS_SCHEMAS, message.method)) return undefined;
   const checked = PARAMS_SCHEMAS[message.method as keyof typeof PARAMS_SCHEMAS].safeParse(message);
   if (checked.success) return undefined;

@@ -17,7 +17,7 @@ import type { MetricsSettings } from "../config/server-config.js";
 import { ConfigInvalidError, errorMessage } from "../errors.js";
 import { packageVersion } from "../version.js";
 
-export const METRICS_PACKAGES = [
+const METRICS_PACKAGES = [
   "@opentelemetry/sdk-metrics",
   "@opentelemetry/resources",
   "@opentelemetry/exporter-prometheus",

@@ -68,8 +68,8 @@ export class RecordDroppedError extends ConfigInvalidError {
 }
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
-export const DEFAULT_MAX_RECORDED = 200;
-export const DEFAULT_MAX_RECORDED_BYTES = 16 * 1024 * 1024;
+const DEFAULT_MAX_RECORDED = 200;
+const DEFAULT_MAX_RECORDED_BYTES = 16 * 1024 * 1024;
 
 /** The last requests within a count and a byte bound; `dropped` counts every request no longer held. */
 class RequestRecord {

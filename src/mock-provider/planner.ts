@@ -13,7 +13,7 @@ export type Plan = { toolCall: { name: string; arguments: Record<string, unknown
 
 const CONTROL = new Set(["tool_search", "tool_describe", "tool_call", "tool_search_code"]);
 
-export function codeBody(query: string): string {
+function codeBody(query: string): string {
   return [
     `const hits = await openclaw.tools.search(${JSON.stringify(query)}, { limit: 3 });`,
     "if (hits.length === 0) return { found: false };",

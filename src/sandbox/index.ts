@@ -5,20 +5,9 @@
 import { startCodePool, type SandboxPool } from "./pool/pool.js";
 import type { PoolOptions, SandboxReport } from "./types.js";
 
-export type {
-  BridgeCallOptions,
-  BridgeHandler,
-  CodePool,
-  CodeResult,
-  CodeRunOptions,
-  CodeRunStats,
-  LogEntry,
-  PoolLoad,
-  PoolOptions,
-  SandboxReport,
-} from "./types.js";
+export type { PoolOptions, SandboxReport } from "./types.js";
 export type { SandboxPool } from "./pool/pool.js";
-export { findSandboxProcesses, type SandboxProcess } from "./pool/processes.js";
+export { findSandboxProcesses } from "./pool/processes.js";
 
 /**
  * Starts the pool: probes which isolation layers this host gives a child, then keeps `prefork`

@@ -6,8 +6,8 @@
  */
 import { InternalError } from "../errors.js";
 
-export const BITS_PER_WORD = 10;
-export const HASHES = 7;
+const BITS_PER_WORD = 10;
+const HASHES = 7;
 
 export class BloomFilter {
   readonly #bits: Uint32Array;

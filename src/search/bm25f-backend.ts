@@ -8,7 +8,7 @@ import { IndexClosedError } from "../errors.js";
 import { Bm25fIndex, fieldTerms } from "./bm25f.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchBackendFactory, SearchDoc } from "./types.js";
 
-export class Bm25fBackend implements SearchBackend {
+class Bm25fBackend implements SearchBackend {
   readonly kind = "bm25f";
   #index: Bm25fIndex | undefined = new Bm25fIndex();
 

@@ -10,7 +10,7 @@
  * bm25() saturates once for all columns (fts5-backend.ts), and the JS engines keep their own
  * index. The core repeats bm25f.ts's f64 operations in the same order, so scores are
  * bit-identical to the JS loop it replaced (test/search/bm25f-core.property.test.ts runs that
- * loop, test/search/support/js-kernels.ts, beside it).
+ * loop, test/support/js-kernels.ts, beside it).
  *
  * Layout: the arrays sit one after another past the module's own data, each 8-byte aligned.
  * An array that outgrows its capacity makes the layout move: memory grows, the arrays after it

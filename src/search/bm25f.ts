@@ -75,7 +75,7 @@ export interface Bm25fParams {
 }
 
 /** Where expansions mean what was typed: a tool's name and its description, not its toolset's name nor its parameters. */
-export const EXPANSION_FIELDS: readonly FieldName[] = ["name", "description"];
+const EXPANSION_FIELDS: readonly FieldName[] = ["name", "description"];
 
 export const DEFAULT_BM25F: Bm25fParams = {
   k1: 1.2,
@@ -103,10 +103,10 @@ const MAX_NAME_TERMS = 31;
 export const TF_BITS = 7;
 export const TF_MAX = (1 << TF_BITS) - 1;
 /** The packed-frequency mask of every field: a typed word scores wherever it occurs. */
-export const ALL_FIELDS_MASK = (1 << (TF_BITS * FIELDS)) - 1;
+const ALL_FIELDS_MASK = (1 << (TF_BITS * FIELDS)) - 1;
 
 /** The packed-frequency mask that keeps only these fields' frequencies (the scoring core ANDs a posting's with it). */
-export function fieldMask(fields: readonly FieldName[]): number {
+function fieldMask(fields: readonly FieldName[]): number {
   return fields.reduce((mask, name) => mask | (TF_MAX << (TF_BITS * FIELD_NAMES.indexOf(name))), 0);
 }
 
@@ -704,7 +704,7 @@ function wordScore(scored: Scored, k1: number, length: (f: number) => number): W
 }
 
 /** Robertson–Sparck Jones IDF, floored above 0 so that a term in every doc still counts a little. */
-export function idf(df: number, n: number): number {
+function idf(df: number, n: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }
 

@@ -29,15 +29,15 @@ export interface CatalogProfile {
 }
 
 /** Descriptions read at most. */
-export const PROFILE_SAMPLE = 512;
+const PROFILE_SAMPLE = 512;
 /**
  * A long description: the median has at least this many terms. The shared data's catalogs have
  * medians of 5 (Seal-Tools), 7 (toolsdk-registry), 8 (LiveMCPBench) and 10 (MetaTool); servers
  * that document each tool at length have 28 (filesystem) to 102 (an OpenStreetMap server).
  */
-export const LONG_DESCRIPTION_TERMS = 20;
+const LONG_DESCRIPTION_TERMS = 20;
 /** A specific description: its words' normalised IDF averages at least this (boilerplate repeated on every tool scores low). */
-export const SPECIFIC = 0.5;
+const SPECIFIC = 0.5;
 
 /** The profile of `docs` (the index's), with document frequencies from `stats` (the index's own). */
 export function profileCatalog(docs: readonly SearchDoc[], stats: Pick<CorpusStats, "df" | "docCount">): CatalogProfile {

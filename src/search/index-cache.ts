@@ -66,7 +66,7 @@ export function resolveBackend(choice: BackendChoice | undefined): SearchBackend
  * dist/wasm/; when it runs from the TypeScript sources (vitest), in ../../dist/wasm/ — built
  * by `npm run build` (`pretest`). A stale build is caught by the analyzer signature.
  */
-export function defaultWorkerFile(): string | undefined {
+function defaultWorkerFile(): string | undefined {
   for (const relative of ["../../wasm/index-worker.js", "../../dist/wasm/index-worker.js"]) {
     const file = fileURLToPath(new URL(relative, import.meta.url));
     if (existsSync(file)) return file;

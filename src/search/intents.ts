@@ -25,7 +25,7 @@ export interface IntentOptions {
 }
 
 /** Clauses ranked at most (the rest join the last one): bounds the searches per request. */
-export const MAX_CLAUSES = 6;
+const MAX_CLAUSES = 6;
 /**
  * A clause needs this many content words to be ranked on its own: "please", "if so" or
  * "thanks" alone would rank noise. Shorter pieces join the clause before them.
@@ -37,7 +37,7 @@ const MIN_CLAUSE_TERMS = 2;
  */
 const PLAIN_WORD = /^\p{L}+$/u;
 /** Weight of the whole request's list in the fusion (see fuse). */
-export const WHOLE_WEIGHT = 1.5;
+const WHOLE_WEIGHT = 1.5;
 
 // Sentence ends (a dot before a space or the end, not the dot of "v1.2" or "example.com"),
 // semicolons, commas and line breaks end a clause.

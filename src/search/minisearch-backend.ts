@@ -65,7 +65,7 @@ function indexedFields(doc: SearchDoc): IndexedFields {
   };
 }
 
-export class MiniSearchBackend implements SearchBackend {
+class MiniSearchBackend implements SearchBackend {
   readonly kind = "minisearch";
   #index: MiniSearch<IndexedFields> | undefined;
 

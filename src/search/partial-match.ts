@@ -25,7 +25,7 @@ const MAX_MATCHES_PER_WORD = 32;
 /** Weight of a stopword ("know" of "what do you know"): a request of fluff may still hint at something. */
 const STOPWORD_WEIGHT = 0.5;
 /** Weak scores stay below this: they rank among themselves, never like a real match. */
-export const WEAK_SCORE_CAP = 0.1;
+const WEAK_SCORE_CAP = 0.1;
 const CONTENT = /^[\p{L}\p{N}]+$/u;
 
 export interface WeakHit extends BackendHit {

@@ -46,7 +46,7 @@ export interface ExpansionOptions {
 /** Study on held-out requests: 0.2–0.4 all gain; higher lets synonyms crowd out typed words. */
 export const THESAURUS_WEIGHT = 0.3;
 /** A corrected word is probably what was meant, but not surely. */
-export const TYPO_WEIGHT = 0.8;
+const TYPO_WEIGHT = 0.8;
 /** Bounds the postings one word can pull in. */
 const MAX_SYNONYMS = 12;
 

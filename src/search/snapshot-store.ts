@@ -40,7 +40,7 @@ import { printable } from "../text/printable.js";
 /** The shortest index cache key taken (an HMAC key that can be guessed is no key). */
 export const MIN_SNAPSHOT_KEY_LENGTH = 16;
 
-export const SNAPSHOT_FORMAT = 2;
+const SNAPSHOT_FORMAT = 2;
 const MAGIC = Buffer.from("TSIDX\u0000\u0001\n", "latin1");
 const MAX_HEADER_BYTES = 4_096;
 const MAC_BYTES = 32;
@@ -105,7 +105,7 @@ export const indexSnapshotSchema = {
 };
 const check = compileOptions<ResolvedSnapshotOptions>("indexCache", indexSnapshotSchema);
 
-export function resolveSnapshotOptions(value: unknown, where = "indexCache"): ResolvedSnapshotOptions {
+function resolveSnapshotOptions(value: unknown, where = "indexCache"): ResolvedSnapshotOptions {
   // The key never appears in an error message.
   const shown = typeof value === "object" && value !== null && "key" in value ? { ...value, key: "<redacted>" } : value;
   return check(value, where, shown);

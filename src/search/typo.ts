@@ -8,7 +8,7 @@ import { editDistance } from "../text/edit-distance.js";
 
 const LETTERS = /^[a-z]+$/;
 /** Shorter words have too many neighbours at distance 1 to guess which one was meant. */
-export const MIN_TYPO_LENGTH = 4;
+const MIN_TYPO_LENGTH = 4;
 /** Longer "words" are identifiers or junk: not worth the scan. */
 const MAX_TYPO_LENGTH = 24;
 /** Overlap-ranked candidates checked by edit distance, per word: bounds the work per query. */

@@ -116,8 +116,6 @@ const objectSchema = {
   },
 };
 
-/** The JSON Schema of the config value, for tools (CLI, editors) that want it. */
-export const toolSearchConfigSchema: Record<string, unknown> = { anyOf: [{ type: "boolean" }, objectSchema] };
 const check = compileOptions<ToolSearchObject>("toolSearch", objectSchema);
 
 export function resolveToolSearchConfig(value: unknown, path = "tools.toolSearch"): ToolSearchSettings {

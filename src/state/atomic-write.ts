@@ -9,7 +9,7 @@ import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } fro
 import { open, rename, unlink } from "node:fs/promises";
 
 /** A temp file's name beside `file`; `.tmp` names are pruned by their owners when stale. */
-export function tempNameFor(file: string): string {
+function tempNameFor(file: string): string {
   return `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
 }
 

@@ -14,7 +14,7 @@ const MAX_CODE_CHARS = 100_000;
  * The parent side of `openclaw.tools.*`: every bridged call takes the dispatcher's one path.
  * `trace` parents the bridged searches and calls (the code run's span).
  */
-export function bridgeOver(dispatcher: RunDispatcher, trace: TraceScope = {}): BridgeHandler {
+function bridgeOver(dispatcher: RunDispatcher, trace: TraceScope = {}): BridgeHandler {
   return {
     async search(query, options, { signal }) {
       signal.throwIfAborted();

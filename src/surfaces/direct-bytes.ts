@@ -22,7 +22,7 @@ const TOOL_FRAME_BYTES = Buffer.byteLength(JSON.stringify(toProviderTool("", { d
 const toolBytes = new WeakMap<CatalogEntry, number>();
 
 /** The bytes of one tool as direct mode declares it (its own name). */
-export function directToolBytes(entry: CatalogEntry): number {
+function directToolBytes(entry: CatalogEntry): number {
   let bytes = toolBytes.get(entry);
   if (bytes === undefined) {
     const { description, inputSchema } = entry.definition;

@@ -12,7 +12,7 @@ export interface StructuredHandlers {
 }
 
 /** Said beside hits that are only partial matches (SearchHit.weak): the model should rephrase. */
-export const WEAK_NOTE =
+const WEAK_NOTE =
   "No tool matched these words; the hits are weak partial matches. Rephrase with the words a tool's name or description would use, or describe one of these.";
 
 /** The three control tools' behaviour, shared by the tools and directory surfaces. */

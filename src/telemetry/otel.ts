@@ -22,7 +22,7 @@ import { lazyRequire } from "../lazy-require.js";
 import { escapeControl } from "../text/prompt-text.js";
 import type { CallVia, RunStartInfo, RunTelemetry } from "./types.js";
 
-export const TRACER_NAME = "toolsearch";
+const TRACER_NAME = "toolsearch";
 /** Query text on search spans is clipped to this when recording it is enabled. */
 const MAX_QUERY_ATTRIBUTE_CHARS = 256;
 

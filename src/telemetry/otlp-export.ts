@@ -19,7 +19,7 @@ export interface OtlpExport {
 
 const PACKAGES = ["@opentelemetry/sdk-trace-base", "@opentelemetry/exporter-trace-otlp-http", "@opentelemetry/resources", "@opentelemetry/context-async-hooks"];
 
-export function otlpEndpoint(env: NodeJS.ProcessEnv): string | undefined {
+function otlpEndpoint(env: NodeJS.ProcessEnv): string | undefined {
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return undefined;
   return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined;
 }

@@ -198,7 +198,7 @@ function valueAt(data: unknown, pointer: readonly string[]): unknown {
 }
 
 /** A value as a message shows it: JSON clipped to 80 characters, and its type. */
-export function show(value: unknown): string {
+function show(value: unknown): string {
   const type = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
   if (typeof value === "function") return "a function";
   let text: string;

@@ -58,7 +58,7 @@ export function chatUsage(usage: ReplyUsage): Record<string, number> {
 }
 
 /** The output items of a Responses answer: the message (when there is text), then the calls. */
-export function responsesOutputOf(reply: Pick<Reply, "id" | "text" | "calls">): ResponsesOutputItem[] {
+function responsesOutputOf(reply: Pick<Reply, "id" | "text" | "calls">): ResponsesOutputItem[] {
   const message: ResponsesOutputItem[] =
     reply.text === null
       ? []
@@ -123,7 +123,7 @@ export function anthropicMessageOf(reply: Reply): AnthropicResponse {
 }
 
 /** A call's arguments as Anthropic's `input` object: text that is not a JSON object is `{}`. */
-export function parseObject(text: string): Record<string, unknown> {
+function parseObject(text: string): Record<string, unknown> {
   try {
     const value = JSON.parse(text) as unknown;
     return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};

@@ -33,7 +33,7 @@ export const PLUGIN = pluginTools("acme", [
 
 const memoryEntry = path.join(path.dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-memory/package.json")), "dist", "index.js");
 
-export function memoryServer(): JsonObject {
+function memoryServer(): JsonObject {
   const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-admin-"));
   return { command: process.execPath, args: [memoryEntry], env: { MEMORY_FILE_PATH: path.join(dir, "memory.jsonl") } };
 }

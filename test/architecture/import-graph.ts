@@ -28,7 +28,7 @@ export interface FolderGraph {
 }
 
 /** The node a file under src/ belongs to: its top folder, or the file's own name. */
-export function nodeOf(srcRelative: string): string {
+function nodeOf(srcRelative: string): string {
   const slash = srcRelative.indexOf("/");
   return slash < 0 ? srcRelative : srcRelative.slice(0, slash);
 }

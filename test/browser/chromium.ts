@@ -13,7 +13,7 @@ import { ROOT } from "../e2e/processes.js";
 /** TOOLSEARCH_CHROMIUM names the one to use; else Debian's (chromium), or Ubuntu's older name. */
 const CANDIDATES = process.env.TOOLSEARCH_CHROMIUM ? [process.env.TOOLSEARCH_CHROMIUM] : ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
 
-export const CHROMIUM = CANDIDATES.find((candidate) => existsSync(candidate));
+const CHROMIUM = CANDIDATES.find((candidate) => existsSync(candidate));
 export const SKIP_REASON =
   CHROMIUM === undefined ? `no Chromium at ${CANDIDATES.join(" or ")}; install Debian's (apt-get install -y chromium) or set TOOLSEARCH_CHROMIUM` : undefined;
 

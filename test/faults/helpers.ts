@@ -23,7 +23,7 @@ export interface FaultEnv {
   FAULT_SLOW_MS?: number;
 }
 
-export function faultConfig(name: string, fault: FaultEnv = {}): McpStdioServerConfig {
+function faultConfig(name: string, fault: FaultEnv = {}): McpStdioServerConfig {
   const env = Object.fromEntries(
     Object.entries(fault)
       .filter(([, value]) => value !== undefined && value !== false)

@@ -61,11 +61,8 @@ describe("mcpServer in the engine", () => {
     await revived.end();
   });
 
-  // Design §4: "A tool that vanished (MCP server gone) fails with TOOL_UNAVAILABLE". Today a run
-  // prepared before the death answers TOOL_NOT_FOUND (and suggests the very id): the catalog
-  // rebuilt without the tool and EffectiveCatalog.get looks ids up in the live catalog only.
-  // `it.fails` until EffectiveCatalog falls back to the run's admitted entry (whose
-  // unavailableReason() then says why); flip to `it` when it does.
+  // A tool that vanished with its MCP server is TOOL_UNAVAILABLE, saying why, not TOOL_NOT_FOUND:
+  // the catalog was rebuilt without it, and the run falls back to the entry it was admitted with.
   it("a run prepared before the server died answers TOOL_UNAVAILABLE for its tools", async () => {
     const source = mcpServer(everythingConfig());
     engine = await createToolSearch({ toolSearch: { mode: "tools" }, sources: [source] });

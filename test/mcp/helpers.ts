@@ -15,7 +15,7 @@ import { routeSessions } from "../../bench/lib/mcp-http-sessions.js";
 const require = createRequire(import.meta.url);
 
 /** The everything server's entry (its package bin), run with this Node: no npx, no network. */
-export function everythingEntry(): string {
+function everythingEntry(): string {
   return join(dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js");
 }
 

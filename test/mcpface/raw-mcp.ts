@@ -6,7 +6,7 @@
 import { request, type ClientRequest, type IncomingMessage } from "node:http";
 import { connect, type Socket } from "node:net";
 
-export const PROTOCOL = "2025-06-18";
+const PROTOCOL = "2025-06-18";
 const ACCEPT = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
 export interface RawSession {
@@ -25,7 +25,7 @@ function authHeaders(token?: string): Record<string, string> {
   return token ? { authorization: `Bearer ${token}` } : {};
 }
 
-export function initializeBody(id: number | string = 1): Record<string, unknown> {
+function initializeBody(id: number | string = 1): Record<string, unknown> {
   return { jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
 }
 
@@ -54,7 +54,7 @@ export async function post(session: RawSession, body: unknown): Promise<{ status
   return { status: response.status, answers: text ? [JSON.parse(text) as JsonRpcAnswer].flat() : [] };
 }
 
-export function sseAnswers(text: string): JsonRpcAnswer[] {
+function sseAnswers(text: string): JsonRpcAnswer[] {
   return text
     .split("\n")
     .filter((line) => line.startsWith("data: "))

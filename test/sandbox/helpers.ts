@@ -21,7 +21,7 @@ export interface FakeBridge extends BridgeHandler {
   signals: AbortSignal[];
 }
 
-export const TOOLS: FakeTool[] = [
+const TOOLS: FakeTool[] = [
   {
     id: "core:weather",
     description: "Current weather for a city",

@@ -24,7 +24,7 @@ interface Statements {
   search: PreparedStatement;
 }
 
-export class Fts5Bm25Backend implements SearchBackend {
+class Fts5Bm25Backend implements SearchBackend {
   readonly kind = "fts5-bm25";
   #db: Database | undefined;
   readonly #statements: Statements;

@@ -16,14 +16,14 @@
 import { quoteFtsTerm } from "./schema.js";
 
 /** A term in more docs than this is "common" (see above). */
-export const COMMON_TERM_DOCS = 400;
+const COMMON_TERM_DOCS = 400;
 /**
  * A common term is still matched in names and ids while it is in at most this share of the
  * catalog's names: in a 10,000-tool catalog "create" names ~1,250 tools and still tells
  * `crm_create_contact` from `crm_list_contact`; a word in a quarter of all names says little.
  * (An absolute cap alone dropped such verbs as catalogs grew.)
  */
-export const NAMED_SHARE = 0.25;
+const NAMED_SHARE = 0.25;
 
 export interface TermStats {
   /** Docs holding the term in any column. */

@@ -8,9 +8,9 @@
  * it needs must be inlined into the bootstrap string. msgpackr's no-eval build
  * (dist/index-no-eval.min.js, 35 KB) does work there (no code generation when `useRecords` is
  * false, so `--disallow-code-generation-from-strings` does not break it), but compiling and
- * initialising it costs every child about 8–16 ms more CPU before `ready` (measured on this
- * 2-core machine: ~95 → ~104 ms; `node dist/bench/code-mode/main.js` prints the comparison in the
- * "… with msgpackr inlined" row). Child startup CPU is what bounds sustained throughput, and the
+ * initialising it costs every child several milliseconds more CPU before `ready` (`node
+ * dist/bench/code-mode/main.js` prints the comparison in its "… with msgpackr inlined" row;
+ * docs/sandbox.md, "Wire format"). Child startup CPU is what bounds sustained throughput, and the
  * frames only carry flat envelopes (payloads travel as JSON text, see bridge/protocol.ts), so this
  * ~2 KB codec serves the child and msgpackr stays on the parent side, where it decodes and
  * validates every frame.

@@ -254,9 +254,9 @@ export function childMain(require: Require, codec: ChildCodec, realmSource: stri
   }
   /**
    * Frames come in through blocking reads of fd 0, one per turn of the event loop, not through
-   * process.stdin: creating process.stdin loads the net and stream modules, which cost a child
-   * 10–25 ms of startup CPU (measured), and an async fs.read would start libuv's thread pool
-   * (another ~3 ms). Blocking is fine: nothing else in this process has work to do until the
+   * process.stdin: creating process.stdin loads the net and stream modules, a large share of a
+   * child's startup CPU (docs/sandbox.md, "What the child costs"), and an async fs.read would
+   * start libuv's thread pool. Blocking is fine: nothing else in this process has work to do until the
    * parent writes, and each turn ends with the microtask queue drained, so a body awaiting a
    * bridge result runs before the next read.
    */

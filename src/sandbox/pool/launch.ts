@@ -33,7 +33,7 @@ export interface LaunchPlan {
 }
 
 /** CPU seconds a child may use in all (RLIMIT_CPU): twice the longest codeTimeoutMs (60 s), plus its start. */
-export const CHILD_CPU_LIMIT_SECONDS = 130;
+const CHILD_CPU_LIMIT_SECONDS = 130;
 
 /** `--permission` (Node ≥ 22.13/23.5) or `--experimental-permission` (Node 20–22), as the running Node lists them. */
 export function detectPermissionFlag(): string | undefined {

@@ -131,8 +131,8 @@ class Pool implements SandboxPool {
   private readyWaiters: Array<{ count: number; resolve: () => void }> = [];
   /**
    * The spawners that fork the children (pool/spawner.ts), one per slot, taken in turn; empty
-   * when this process forks them itself. One spawner spends about 4 ms of CPU per child where the
-   * child spends about 30 (bench/code-mode), so one keeps about 8 cores of children busy.
+   * when this process forks them itself. A spawner spends about an eighth of the CPU a child
+   * spends starting (docs/sandbox.md, "Cost per body"), so one keeps about 8 cores of children busy.
    */
   private readonly spawners: Array<Spawner | undefined> = [];
   private readonly spawnerCount: number;

@@ -135,7 +135,7 @@ export class RunSession {
    * ending (deadline, limit, cancel, breach) kills at once. Through the spawner the same holds
    * for the write that carries the kill: it wakes the spawner, which forks the replacement at
    * once and, on a busy machine, can take this process's CPU before the caller has its result
-   * (measured: warm p50 about 1 ms worse when the kill went before the caller's continuation).
+   * (docs/sandbox.md, "Where the parent's CPU per body goes": warm latency was worse that way).
    */
   private settle(result: CodeResult, childFinished = false): void {
     if (this.settled) return;

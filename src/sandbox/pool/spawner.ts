@@ -5,9 +5,10 @@
  * before). Both run the same launch plan and give the pool the same handle: bytes to the child's
  * stdin, its stdout and stderr as they come, its exit, and a SIGKILL that goes to node first.
  *
- * Why a spawner: measured with `node dist/bench/code-mode/breakdown.js`, two thirds of the
- * parent's CPU per body was the fork of this (large) process and the kill and reaping of the
- * child; through the spawner the parent writes and reads a few small messages on one pipe.
+ * Why a spawner: most of the parent's CPU per body was the fork of this (large) process and the
+ * kill and reaping of the child; through the spawner the parent writes and reads a few small
+ * messages on one pipe (`node dist/bench/code-mode/breakdown.js` splits the parent's CPU per
+ * body; docs/sandbox.md, "Where the parent's CPU per body goes", has the figures).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -16,7 +17,7 @@ import { spawnerMain } from "./spawner-main.js";
 import { SandboxUnavailableError } from "../../errors.js";
 
 /** Message types of the spawner's wire (see pool/spawner-main.ts, which has the same numbers). */
-export const SPAWNER_MESSAGES = { config: 0, spawn: 1, stdin: 2, kill: 3, hello: 16, spawned: 17, stdout: 18, stderr: 19, exit: 20 } as const;
+const SPAWNER_MESSAGES = { config: 0, spawn: 1, stdin: 2, kill: 3, hello: 16, spawned: 17, stdout: 18, stderr: 19, exit: 20 } as const;
 const HEADER = 9;
 /** A message from the spawner is a child's read chunk (≤ 64 KiB) or a short control message; far more is a broken spawner. */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -109,7 +110,7 @@ export function spawnDirect(spec: LaunchSpec, events: ChildEvents): ChildHandle 
 }
 
 /** The spawner's `--eval` source; the marker names the pool (not `toolsearch-sandbox:`, which marks children). */
-export function spawnerSource(tag: string): string {
+function spawnerSource(tag: string): string {
   return `"use strict";/*toolsearch-spawner:${tag}*/(${spawnerMain.toString()})(require);`;
 }
 
