@@ -277,7 +277,10 @@ describe("a client that hangs up", () => {
     controller.abort();
     await reading;
     await expect.poll(() => existsSync(marks.cancelled), { timeout: 20_000 }).toBe(true);
-    const run = sessionEvents().find((e) => e.type === "call" && e.id === "plugin:slow:hold_until_cancelled")!;
+    // The call's event is written when the cancelled call settles, after the tool saw the abort.
+    const callEvent = () => sessionEvents().find((e) => e.type === "call" && e.id === "plugin:slow:hold_until_cancelled");
+    await expect.poll(() => callEvent() !== undefined, { timeout: 20_000 }).toBe(true);
+    const run = callEvent()!;
     await expect.poll(() => sessionEvents().some((e) => e.type === "run_end" && e.runId === run.runId), { timeout: 20_000 }).toBe(true);
     expect(callsOf(run.runId)).toEqual([expect.objectContaining({ ok: false, code: "CANCELLED" })]);
     expect(provider.received() - mark).toBe(1);
