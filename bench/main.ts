@@ -6,7 +6,7 @@
  *   npm run bench                    full run → bench/results/full.json
  *   npm run bench -- --quick         the CI variant (small sizes) → bench/results/quick/quick.json
  *   npm run bench -- --only payload,relevance    some suites only (→ partial.json unless --name)
- *   npm run bench -- --update-readme also rewrite README.md between <!-- bench:start/end -->
+ *   npm run bench -- --update-readme also rewrite docs/benchmarks.md between <!-- bench:start/end -->
  *   npm run bench -- --quick --compare bench/results/quick-baseline.json
  *                                    also compare every figure with an earlier results file (CI)
  *   npm run bench -- --format        also write <name>.smaller-is-better.json, <name>.bigger-is-better.json

@@ -1,5 +1,5 @@
 /**
- * Redraws a run's charts and SUMMARY.md from its results file, and rewrites the README section
+ * Redraws a run's charts and SUMMARY.md from its results file, and rewrites the figures section of docs/benchmarks.md
  * between `<!-- bench:start -->` and `<!-- bench:end -->`, without measuring anything:
  *
  *   npm run build && node dist/bench/render.js [bench/results/full.json] [--no-readme]

@@ -2,7 +2,7 @@
  * Every failure the engine or the gateway reports is a ToolSearchError with a stable `code`.
  * Callers match on `code` (or `instanceof`), never on message text; the message says what was
  * wrong and, for model-facing errors, what to do next. ERROR_CODES is the one table of codes:
- * docs/configuration.md's table is generated from it and README's list is checked against it
+ * docs/configuration.md's table is generated from it and docs/library.md's list is checked against it
  * (test/error-codes.test.ts).
  */
 import { clip } from "./text/prompt-text.js";

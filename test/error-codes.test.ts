@@ -1,6 +1,6 @@
 /**
  * ERROR_CODES (src/errors.ts) is the one table of codes: docs/configuration.md's table is
- * generated from it (UPDATE_DOCS=1 rewrites it), README's list is checked against it, and each
+ * generated from it (UPDATE_DOCS=1 rewrites it), docs/library.md's list is checked against it, and each
  * class carries the code the table gives it.
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -37,8 +37,8 @@ describe("error codes", () => {
     expect(written.slice(written.indexOf(START), written.indexOf(END) + END.length)).toBe(table());
   });
 
-  it("README's error list names exactly the codes of ERROR_CODES", () => {
-    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  it("docs/library.md's error list names exactly the codes of ERROR_CODES", () => {
+    const readme = readFileSync(new URL("../docs/library.md", import.meta.url), "utf8");
     const start = readme.indexOf("- Errors are `ToolSearchError` subclasses");
     const paragraph = readme.slice(start, readme.indexOf("\n- ", start + 1));
     const listed = [...new Set([...paragraph.matchAll(/`([A-Z][A-Z_]*[A-Z])`/g)].map((m) => m[1]!))];

@@ -1,5 +1,5 @@
 /**
- * The README's benchmark section, regenerated from a results file: everything between
+ * The figures section of docs/benchmarks.md (once the README's), regenerated from a results file: everything between
  * `<!-- bench:start -->` and `<!-- bench:end -->` is replaced, nothing else is touched.
  */
 import { readFileSync, writeFileSync } from "node:fs";
@@ -9,7 +9,7 @@ import { headline, summaryTable } from "./summary.js";
 export const README_START = "<!-- bench:start -->";
 export const README_END = "<!-- bench:end -->";
 
-/** Charts shown in the README, in order, when the results have them. */
+/** Charts shown in the section, in order, when the results have them. */
 const README_CHARTS: ReadonlyArray<[file: string, alt: string]> = [
   ["payload-turn.svg", "Bytes sent to the model over one turn, by catalog size and mode"],
   ["code-mode-latency.svg", "Code-mode latency: warm pool vs spawning"],
@@ -20,11 +20,11 @@ const README_CHARTS: ReadonlyArray<[file: string, alt: string]> = [
 ];
 
 export interface ReadmeSectionOptions {
-  /** Where the charts are, relative to the README (e.g. bench/results/charts). */
+  /** Where the charts are, relative to the doc (e.g. ../bench/results/charts). */
   chartsDir: string;
   /** Chart files that exist (only those are linked). */
   charts: readonly string[];
-  /** The full tables, relative to the README (e.g. bench/results/SUMMARY.md). */
+  /** The full tables, relative to the doc (e.g. ../bench/results/SUMMARY.md). */
   summaryPath: string;
 }
 

@@ -1,4 +1,4 @@
-/** Writes a run's files: <out>/<name>.json, <out>/SUMMARY.md, <out>/charts/*.svg, and optionally the README section. */
+/** Writes a run's files: <out>/<name>.json, <out>/SUMMARY.md, <out>/charts/*.svg, and optionally the figures section of docs/benchmarks.md. */
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { chartsFor } from "../charts/charts.js";
@@ -6,6 +6,9 @@ import type { Progress } from "../harness/progress.js";
 import type { BenchResults } from "../harness/results.js";
 import { updateReadmeFile, README_START } from "./readme.js";
 import { summaryMarkdown } from "./summary.js";
+
+/** Where the measured figures live (the README links to it). */
+export const BENCHMARKS_DOC = "docs/benchmarks.md";
 
 export interface Written {
   json: string;
@@ -35,18 +38,20 @@ export function writeReport(results: BenchResults, options: { root: string; out:
 
   let readmeUpdated = false;
   if (options.updateReadme) {
-    const readme = path.join(root, "README.md");
-    if (!existsSync(readme)) log("README.md not found; section not written");
+    const doc = path.join(root, BENCHMARKS_DOC);
+    if (!existsSync(doc)) log(`${BENCHMARKS_DOC} not found; section not written`);
     else {
+      // The section's links are relative to the doc it sits in.
+      const docDir = path.dirname(doc);
       try {
-        readmeUpdated = updateReadmeFile(readme, results, {
-          chartsDir: rel(root, chartsDir),
+        readmeUpdated = updateReadmeFile(doc, results, {
+          chartsDir: rel(docDir, chartsDir),
           charts: charts.map((c) => c.file),
-          summaryPath: rel(root, summaryFile),
+          summaryPath: rel(docDir, summaryFile),
         });
-        log(readmeUpdated ? "README.md section rewritten" : "README.md section already up to date");
+        log(readmeUpdated ? `${BENCHMARKS_DOC} section rewritten` : `${BENCHMARKS_DOC} section already up to date`);
       } catch (error) {
-        log(`README.md not updated: ${(error as Error).message} (add ${README_START} … markers)`);
+        log(`${BENCHMARKS_DOC} not updated: ${(error as Error).message} (add ${README_START} … markers)`);
       }
     }
   }

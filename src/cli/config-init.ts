@@ -1,7 +1,7 @@
 /**
  * `toolsearch config init`: a commented starter config in an empty folder — the scripted
  * provider, a real MCP server from the registry (the knowledge-graph memory server) and a small
- * sample plugin — so that `toolsearch serve`, the README's curl examples and the console have a
+ * sample plugin — so that `toolsearch serve`, docs/gateway.md's curl examples and the console have a
  * catalog to show from the first minute.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";

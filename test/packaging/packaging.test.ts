@@ -17,6 +17,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../e2e/processes.js";
+import { readmeLibraryExample } from "../support/readme-example.js";
 
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 let work: string;
@@ -88,24 +89,47 @@ describe("the packed package", () => {
     expect(execFileSync(process.execPath, ["subpaths.js"], { cwd: dir, encoding: "utf8", timeout: 60_000 }).trim()).toBe("function function 32");
   });
 
-  it("runs the README's library example (examples/library.ts) as a user would: TypeScript --strict, ESM, a real MCP server", { timeout: 300_000 }, () => {
-    const dir = project("ts-app", "module", ["@modelcontextprotocol/server-memory", "@types/node"]);
-    writeFileSync(path.join(dir, "library.ts"), readFileSync(path.join(ROOT, "examples", "library.ts"), "utf8"));
-    const compilerOptions = { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", outDir: "out", types: ["node"] };
-    writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["library.ts"] }));
-    const tsc = spawnSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], {
-      cwd: dir,
-      encoding: "utf8",
-      timeout: 120_000,
-    });
-    expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
-    const ran = spawnSync(process.execPath, ["out/library.js"], { cwd: dir, encoding: "utf8", timeout: 120_000 });
-    expect(ran.status, ran.stderr).toBe(0);
-    expect(ran.stdout).toContain('model reads: {"ok":true,"value":{"city":"Oslo","sky":"clear"}');
-    // The MCP server started: its tools are in the catalog, and nothing was reported down.
-    expect(ran.stdout).toMatch(/catalog: core:core 1, plugin:github 2, mcp:memory [1-9]\d*/);
-    expect(ran.stderr).not.toContain("is down");
-  });
+  it(
+    "runs the README's library example and every examples/*.mjs as written with node, and the example compiles as TypeScript --strict",
+    { timeout: 300_000 },
+    () => {
+      // As the README says: npm install <tarball> @modelcontextprotocol/server-memory, then node app.mjs.
+      const dir = project("example-app", "module", ["@modelcontextprotocol/server-memory", "@types/node"]);
+      const readmeExample = readmeLibraryExample(readFileSync(path.join(ROOT, "README.md"), "utf8"));
+      writeFileSync(path.join(dir, "app.mjs"), readmeExample);
+      const examples = readdirSync(path.join(ROOT, "examples")).filter((file) => file.endsWith(".mjs"));
+      expect(examples).toContain("library.mjs");
+      for (const file of examples) writeFileSync(path.join(dir, file), readFileSync(path.join(ROOT, "examples", file), "utf8"));
+
+      const stdout = new Map<string, string>();
+      for (const file of ["app.mjs", ...examples]) {
+        const ran = spawnSync(process.execPath, [file], { cwd: dir, encoding: "utf8", timeout: 120_000 });
+        expect(ran.status, `${file}: ${ran.stderr}`).toBe(0);
+        expect(ran.stderr, file).not.toContain("is down");
+        stdout.set(file, ran.stdout);
+      }
+      for (const file of ["app.mjs", "library.mjs"]) {
+        const out = stdout.get(file);
+        // The code-mode body the model sent found and called the core tool.
+        expect(out, file).toContain('{"ok":true,"value":{"city":"Oslo","sky":"clear"}');
+        // The MCP server started, its read tool is found (policy hides only its deletes) and answers.
+        expect(out, file).toMatch(/^mcp:memory:read_graph \{"ok":true,"id":"mcp:memory:read_graph","source":"mcp"/m);
+        // The denied plugin tool is not found, as if it never existed.
+        expect(out, file).toContain('{"ok":false,"id":"plugin:github:delete_repo","error":{"code":"TOOL_NOT_FOUND"');
+      }
+
+      // The same text is a TypeScript --strict module: the public types cover what it uses.
+      writeFileSync(path.join(dir, "app.ts"), readmeExample);
+      const compilerOptions = { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", noEmit: true, types: ["node"] };
+      writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["app.ts"] }));
+      const tsc = spawnSync(process.execPath, [path.join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], {
+        cwd: dir,
+        encoding: "utf8",
+        timeout: 120_000,
+      });
+      expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
+    },
+  );
 
   it(
     "a global install gives the `toolsearch` command the README's Claude Desktop entry runs, and an MCP client gets the control tool",

@@ -1,5 +1,5 @@
 /**
- * The README's curl examples, run as written (bash, the real curl) against the real CLI: the
+ * The gateway doc's curl examples (docs/gateway.md), run as written (bash, the real curl) against the real CLI: the
  * scripted provider and the gateway, on free ports instead of 8787/8788.
  */
 import { execFileSync } from "node:child_process";
@@ -11,12 +11,12 @@ import { ROOT, startCli, type ServerProcess } from "./processes.js";
 
 const MARKER = "<!-- curl-examples";
 
-function readmeCurlLines(): string[] {
-  const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
-  const start = readme.indexOf(MARKER);
-  if (start < 0) throw new Error("README.md has no curl-examples block");
-  const from = readme.indexOf("```sh\n", start) + "```sh\n".length;
-  const block = readme.slice(from, readme.indexOf("\n```", from));
+function docCurlLines(): string[] {
+  const doc = readFileSync(path.join(ROOT, "docs", "gateway.md"), "utf8");
+  const start = doc.indexOf(MARKER);
+  if (start < 0) throw new Error("docs/gateway.md has no curl-examples block");
+  const from = doc.indexOf("```sh\n", start) + "```sh\n".length;
+  const block = doc.slice(from, doc.indexOf("\n```", from));
   return block.split("\n").filter((line) => line.startsWith("curl "));
 }
 
@@ -25,7 +25,7 @@ let gateway: ServerProcess;
 beforeAll(async () => {
   provider = await startCli(["mock-provider", "--port", "0"]);
   const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-curl-"));
-  // The README's gateway runs on its defaults; only the provider's port differs here.
+  // The doc's gateway runs on its defaults; only the provider's port differs here.
   const config = path.join(dir, "toolsearch.config.json5");
   writeFileSync(config, JSON.stringify({ provider: { baseURL: provider.url } }));
   gateway = await startCli(["serve", "--config", config, "--port", "0"]);
@@ -34,9 +34,9 @@ afterAll(async () => {
   await Promise.all([gateway?.stop(), provider?.stop()]);
 });
 
-describe("README curl examples", () => {
+describe("docs/gateway.md curl examples", () => {
   it("there is one per mode, and each answers a turn in that mode", { timeout: 120_000 }, () => {
-    const lines = readmeCurlLines();
+    const lines = docCurlLines();
     expect(lines).toHaveLength(4);
     const port = new URL(gateway.url).port;
     const modes = lines.map((line) => {
