@@ -8,7 +8,7 @@ import { updateReadmeFile, README_START } from "./readme.js";
 import { summaryMarkdown } from "./summary.js";
 
 /** Where the measured figures live (the README links to it). */
-export const BENCHMARKS_DOC = "docs/benchmarks.md";
+const BENCHMARKS_DOC = "docs/benchmarks.md";
 
 export interface Written {
   json: string;
