@@ -25,6 +25,15 @@ export interface FuseParams {
    * score − its second's). A catalog whose text clearly picks one tool keeps it.
    */
   margin: boolean;
+  /**
+   * The share of the learned part kept when the catalog's first hit is a tool nothing was learned
+   * about (no counted pair in the scope): learning's silence on a tool is no evidence against it,
+   * and a request for a tool this scope never called (its traffic so far went to a few others)
+   * looks, to learning, like a request for one of those. The learned score's discriminative part
+   * (model.ts) gives tools a bonus on any word they were taught, which is what this keeps from
+   * taking requests for the tools traffic has not reached yet.
+   */
+  untaughtFirst: number;
 }
 
 /**
@@ -33,7 +42,7 @@ export interface FuseParams {
  */
 const MAX_SURE = 0.5;
 
-export const DEFAULT_FUSE: Omit<FuseParams, "weight"> = { half: 0, margin: true };
+export const DEFAULT_FUSE: Omit<FuseParams, "weight"> = { half: 0, margin: true, untaughtFirst: 0.25 };
 
 /** A name of one word is one word the request shares with it, not the request naming the tool. */
 const MIN_SPELLED_WORDS = 2;
@@ -52,10 +61,14 @@ export function spellsName(request: string, name: string): boolean {
   return words.every((w) => terms.has(stem(w)));
 }
 
+/** Whether anything was learned about a tool (a counted pair in the scope). */
+export type TaughtTool = (id: string) => boolean;
+
 /**
  * `ranked`: the catalog's hits, best first (scores relative, exact matches at 1 and first).
  * `learned`: learned scores of allowed ids. Returns `limit` hits. `keepFirst`: the catalog's
  * first hit stays first (the request spells its name: spellsName) and learning reorders the rest.
+ * `taught`: whether anything was learned about a tool (FuseParams.untaughtFirst).
  */
 export function fuseLearned(
   ranked: readonly BackendHit[],
@@ -63,15 +76,18 @@ export function fuseLearned(
   limit: number,
   params: FuseParams,
   keepFirst = false,
+  taught: TaughtTool = () => true,
 ): FusedHit[] {
   if (learned.size === 0 || params.weight === 0) return ranked.slice(0, limit).map((h) => ({ ...h, learned: false }));
-  if (keepFirst && ranked[0] !== undefined) return fuseAfterFirst(ranked[0], ranked.slice(1), learned, limit, params);
+  if (keepFirst && ranked[0] !== undefined) return fuseAfterFirst(ranked[0], ranked.slice(1), learned, limit, params, taught);
   const top = Math.max(...ranked.map((h) => h.score), Number.EPSILON);
   let best = 0;
   for (const s of learned.values()) best = Math.max(best, s);
   // How much to trust the learned list for this request: its best score's evidence, 0..1 (or the score itself, when it is a share).
   const sure = params.margin && ranked.length > 0 ? (ranked[0]!.score - (ranked[1]?.score ?? 0)) / top : 0;
-  const scale = (params.half === 0 ? params.weight : (params.weight * (best / (best + params.half))) / best) * (1 - Math.min(MAX_SURE, Math.max(0, sure)));
+  const untaught = ranked[0] !== undefined && !taught(ranked[0].id) ? params.untaughtFirst : 1;
+  const trust = (1 - Math.min(MAX_SURE, Math.max(0, sure))) * untaught;
+  const scale = (params.half === 0 ? params.weight : (params.weight * (best / (best + params.half))) / best) * trust;
   const catalogRank = new Map(ranked.map((h, i) => [h.id, i]));
   const fused = new Map<string, number>();
   for (const h of ranked) fused.set(h.id, h.score / top);
@@ -90,12 +106,19 @@ export function fuseLearned(
   });
 }
 
-function fuseAfterFirst(first: BackendHit, rest: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number, params: FuseParams): FusedHit[] {
+function fuseAfterFirst(
+  first: BackendHit,
+  rest: readonly BackendHit[],
+  learned: ReadonlyMap<string, number>,
+  limit: number,
+  params: FuseParams,
+  taught: TaughtTool,
+): FusedHit[] {
   const others = new Map(learned);
   others.delete(first.id);
   // The rest keep the catalog's second score as their best, so the list stays in order.
   const scale = (rest[0]?.score ?? 0) / Math.max(first.score, Number.EPSILON);
-  const tail = limit > 1 ? fuseLearned(rest, others, limit - 1, params) : [];
+  const tail = limit > 1 ? fuseLearned(rest, others, limit - 1, params, false, taught) : [];
   return [{ ...first, score: 1, learned: false }, ...tail.map((h) => ({ ...h, score: h.score * scale }))];
 }
 

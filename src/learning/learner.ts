@@ -208,8 +208,10 @@ export class Learner {
     return { sessions: found.sessions, ...(this.#terms.recordTerms ? { words: found.terms } : {}) };
   }
 
-  fuse(ranked: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number, keepFirst = false): FusedHit[] {
-    return fuseLearned(ranked, learned, limit, { ...DEFAULT_FUSE, weight: this.options.weight }, keepFirst);
+  /** The catalog's hits and the learned scores of a request in `scope` as one list (fuse.ts). */
+  fuse(scope: string, ranked: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number, keepFirst = false): FusedHit[] {
+    const now = this.now();
+    return fuseLearned(ranked, learned, limit, { ...DEFAULT_FUSE, weight: this.options.weight }, keepFirst, (id) => this.#model.taught(scope, id, now));
   }
 
   /** The catalog changed: what was learned about tools that left it is dropped (here and, at the next compaction, in the store). */
@@ -416,7 +418,7 @@ export class RunLearning {
 
   /** `keepFirst`: the catalog's first hit stays first (fuse.ts, spellsName). */
   fuse(ranked: readonly BackendHit[], learned: ReadonlyMap<string, number>, limit: number, keepFirst = false): FusedHit[] {
-    return this.#learner.fuse(ranked, learned, limit, keepFirst);
+    return this.#learner.fuse(this.#scope, ranked, learned, limit, keepFirst);
   }
 
   /** A search answered (catalog hits only). */

@@ -54,6 +54,12 @@ interface PairRecord {
   sessions: number;
   at: number;
   seen: string[];
+  /**
+   * The pair's discriminative weight (LearnedModel.#step): moved only while the pair counts, by
+   * contributors who give it. Held in memory only, not in the rows: a restart, or another worker,
+   * starts it at 0 and ranks by the bags alone until new calls move it again.
+   */
+  weight: number;
 }
 
 /** A tool's learned field in one scope: term → record. */
@@ -71,8 +77,12 @@ interface TermSummary {
   df: number;
   tools: string[];
   counts: number[];
+  /** The active records themselves, whose discriminative weights move with every credited call (#step)... */
+  records: PairRecord[];
+  /** ...and those weights side by side, as ranking reads them (#step keeps both in step). */
+  weights: Float64Array;
   /** Each active record's BM25 term frequency part, for one set of bag lengths and parameters. */
-  saturated?: { lengths: ReadonlyMap<string, number>; params: LearnedScoreParams; values: Float64Array };
+  saturated?: { stamp: number; params: LearnedScoreParams; values: Float64Array };
 }
 
 class ScopeModel {
@@ -95,15 +105,38 @@ class ScopeModel {
   readonly byTerm = new Map<string, Map<string, PairRecord>>();
   /** term → its summary (TermSummary); a term's entry goes whenever one of its records changes. */
   readonly summaries = new Map<string, TermSummary>();
-  /** Bumped on every change: the cached lengths below are for one version. */
-  version = 0;
-  /** Bag lengths (sum of active decayed counts) and their mean, cached per version and hour: decay moves them slowly. */
-  cache: { version: number; at: number; mean: number; total: number; lengths: Map<string, number> } | undefined;
+  /** Tools whose bag changed since the cached lengths were taken: only theirs are taken again. */
+  readonly changedTools = new Set<string>();
+  /** The cached lengths (BagLengths), taken again in full every LENGTH_CACHE_MS (decay moves them slowly). */
+  cache: BagLengths | undefined;
+}
+
+/**
+ * A scope's bag lengths as BM25 reads them, kept exact as bags change: a ranking depends only on
+ * what was taught, never on how long ago a cache was filled (a few seconds are thousands of calls
+ * to a busy gateway).
+ */
+interface BagLengths {
+  /** When the lengths were taken in full (decay applied as of then). */
+  at: number;
+  /** Bumped on every change: a summary's saturation (TermSummary.saturated) is for one stamp. */
+  stamp: number;
+  /** Per tool, the sum of its active records' decayed counts. */
+  lengths: Map<string, number>;
+  /** Per tool, the sum of its records that weigh in totals (ScopeModel.totalsFrom). */
+  taught: Map<string, number>;
+  /** Sum of `taught`: the scope's taught total. */
+  total: number;
+  /** Sum of `lengths`, and the tools with a length: their mean is BM25's average length. */
+  sum: number;
+  tools: number;
+  mean: number;
 }
 
 /** Cached bag lengths are recomputed at least this often (decay changes them slowly). */
 const LENGTH_CACHE_MS = 3_600_000;
-const LENGTH_REFRESH_MS = 5_000;
+/** Distinguishes the lengths of every scope and every change (BagLengths.stamp). */
+let lengthStamps = 0;
 
 const MAX_SESSIONS = 255;
 const LN2 = Math.LN2;
@@ -118,6 +151,10 @@ export interface LearnedScoreParams {
   coverPower: number;
   /** The count at which a tool's evidence counts half (its strongest matched record's count n gives n / (n + this)). */
   evidenceHalf: number;
+  /** Weight of the discriminative part (the tool's softmax probability over its pairs' weights, times its evidence), added to the bag score. */
+  softmaxWeight: number;
+  /** The count at which the discriminative part's evidence counts half. */
+  softmaxHalf: number;
 }
 
 /**
@@ -140,8 +177,20 @@ export interface LearnedScoreParams {
  *   code since removed, a factor for the share of a word's taught count a tool holds, adjacent
  *   word pairs as terms (their records crowd single words out of the bags), a naive Bayes
  *   posterior in place of BM25: each scored lower on the tune replay.
+ * - Plus a discriminative part (softmaxWeight 0.2, half 10; LearnedModel.#step, rate 4): bags
+ *   alone cannot tell that a word taught to a tool with a long bag names another tool when the
+ *   request's other words say so (tune replay 0.775 → 0.793; Seal-Tools and LiveMCPBench
+ *   unchanged with fuse.ts's untaughtFirst, which it needs: without it, traffic that arrives one
+ *   tool at a time gives the tools taught so far a bonus on any request sharing their words, and
+ *   the learning bench's honest traffic before poisoning fell from 0.375 to 0.222 top-1). Half 8
+ *   to 15 and weight 0.2 to 0.3 score within 0.003 of it; half 30 (0.789), half 60 (0.784),
+ *   weight 0.1 (0.782), rate 2 (0.783) or 8 (0.788) less; the discriminative part times the
+ *   bags' coverage^1.5 keeps only 0.780.
  */
-export const LEARNED_BM25: LearnedScoreParams = { k1: 20, b: 1, coverPower: 1.5, evidenceHalf: 15 };
+export const LEARNED_BM25: LearnedScoreParams = { k1: 20, b: 1, coverPower: 1.5, evidenceHalf: 15, softmaxWeight: 0.2, softmaxHalf: 10 };
+
+/** The discriminative step's rate (LearnedModel.#step); 0 turns the steps off. */
+export const LEARNED_STEP = { rate: 4 };
 
 /** Where a changed record sits, so that its row can be written (Learner.flush). */
 interface DirtyPlace {
@@ -158,6 +207,8 @@ export class LearnedModel {
   readonly #tenants = new Map<string, { scopes: number; records: number }>();
   /** Records held in all. */
   #records = 0;
+  /** Scoring's accumulators (#accumulators). */
+  #scratch = new Float64Array(0);
   readonly #options: ResolvedLearningOptions;
 
   constructor(options: ResolvedLearningOptions) {
@@ -178,12 +229,12 @@ export class LearnedModel {
     if (bag === undefined) bag = new Map();
     else scope.tools.delete(o.tool);
     scope.tools.set(o.tool, bag);
-    let changed = false;
+    const fresh = new Set<string>();
     for (const term of o.terms) {
       let record = bag.get(term);
       if (record === undefined) {
         if (bag.size >= this.#options.maxTermsPerTool) this.#evictWeakest(scope, o.tool, bag, o.at);
-        record = { count: 0, sessions: 0, at: o.at, seen: [] };
+        record = { count: 0, sessions: 0, at: o.at, seen: [], weight: 0 };
         this.#addRecord(scope, o.tool, bag, term, record);
       }
       if (record.seen.includes(o.contributor)) continue;
@@ -194,11 +245,67 @@ export class LearnedModel {
       record.at = Math.max(record.at, o.at);
       scope.summaries.delete(term);
       this.#dirty.set(record, { scope: o.scope, tool: o.tool, term });
-      changed = true;
+      fresh.add(term);
     }
-    if (changed) scope.version++;
+    if (fresh.size === 0) return false;
+    scope.changedTools.add(o.tool);
     this.#keepShares(scope, o.tool);
-    return changed;
+    this.#step(scope, o.tool, o.terms, fresh, o.at);
+    return true;
+  }
+
+  /**
+   * The discriminative step of one credited call: a softmax regression step over the weights of
+   * the counted pairs of the request's words (PairRecord.weight), toward the tool called. Bags
+   * say which tools a word was taught for; the weights learn which of them it tells apart, given
+   * the other words of the request ("website" with "company" is not the website tool).
+   *
+   * Within the minSessions rule: only the words this contributor newly gave the tool move, and
+   * only where the (word, tool) pair counts, so neither a pair under minSessions nor a repeat of
+   * a contributor moves any weight (a contributor moves a counted pair once, as it adds to its
+   * count once). Linear in the request words' counted records, as a search of the scope is.
+   */
+  #step(scope: ScopeModel, tool: string, terms: readonly string[], fresh: ReadonlySet<string>, now: number): void {
+    const rate = LEARNED_STEP.rate;
+    const bag = scope.tools.get(tool);
+    if (!(rate > 0) || bag === undefined) return;
+    const features = this.#features(scope, terms, now);
+    const moving = features.filter((f) => {
+      const record = fresh.has(f.term) ? bag.get(f.term) : undefined;
+      return record !== undefined && this.#active(record);
+    });
+    if (moving.length === 0) return;
+    const logits = new Map<string, number>();
+    for (const { summary, x } of features) {
+      for (let i = 0; i < summary.tools.length; i++) logits.set(summary.tools[i]!, (logits.get(summary.tools[i]!) ?? 0) + x * summary.weights[i]!);
+    }
+    const p = softmax(logits);
+    for (const { summary, x } of moving) {
+      for (let i = 0; i < summary.tools.length; i++) {
+        const other = summary.tools[i]!;
+        summary.records[i]!.weight = summary.weights[i]! += rate * x * ((other === tool ? 1 : 0) - (p.get(other) ?? 0));
+      }
+    }
+  }
+
+  /**
+   * A request's features for the discriminative weights: each word with counted pairs, weighted
+   * by its IDF over what the scope was taught and L2-normalised (a long request must not weigh more).
+   */
+  #features(scope: ScopeModel, terms: readonly string[], now: number): Array<{ term: string; summary: TermSummary; x: number }> {
+    const { total } = this.#lengths(scope, now);
+    const out: Array<{ term: string; summary: TermSummary; x: number }> = [];
+    let norm = 0;
+    for (const term of new Set(terms)) {
+      const summary = this.#summary(scope, term, now);
+      if (summary.tools.length === 0) continue;
+      const x = taughtIdf(total, summary.sum);
+      norm += x * x;
+      out.push({ term, summary, x });
+    }
+    norm = Math.sqrt(norm);
+    for (const f of out) f.x /= norm;
+    return out;
   }
 
   /**
@@ -234,37 +341,72 @@ export class LearnedModel {
     const out = new Map<string, number>();
     const scope = this.#scopes.get(scopeKey);
     if (scope === undefined || terms.length === 0) return out;
-    const { total, lengths } = this.#lengths(scope, now);
+    const bags = this.#lengths(scope, now);
+    const { total } = bags;
     const n = Math.max(scope.tools.size, allowed.size);
-    const tools = new Map<string, { bm25: number; cover: number; evidence: number }>();
+    // Per tool, in arrays side by side (a word taught to many tools makes thousands of them): its
+    // index in `tools`, its BM25, coverage, evidence and logit.
+    const index = new Map<string, number>();
+    const tools: string[] = [];
+    const summaries = [...new Set(terms)].map((term) => ({ term, summary: this.#summary(scope, term, now) }));
+    const acc = this.#accumulators(summaries.reduce((most, { summary }) => most + summary.tools.length, 0));
     let mass = 0;
-    for (const term of new Set(terms)) {
-      const summary = this.#summary(scope, term, now);
-      const { sum, df, tools: active, counts } = summary;
-      // A total a few seconds stale may not hold this term's latest pairs yet.
-      const weight = Math.log(1 + Math.max(total, sum) / (sum + 0.5)) * (catalogWeight?.(term) ?? 1);
+    // The discriminative features' norm (#features): the squared IDFs of the words with counted pairs.
+    let norm = 0;
+    for (const { term, summary } of summaries) {
+      const { sum, df, tools: active, counts, weights } = summary;
+      const taught = taughtIdf(total, sum);
+      const weight = taught * (catalogWeight?.(term) ?? 1);
       mass += weight;
       if (active.length === 0) continue;
+      norm += taught * taught;
       const idf = Math.log(1 + (n - Math.max(df, active.length) + 0.5) / (Math.max(df, active.length) + 0.5));
-      const saturated = this.#saturated(summary, scope, params, lengths);
+      const saturated = this.#saturated(summary, params, bags);
       for (let i = 0; i < active.length; i++) {
         const tool = active[i]!;
         if (!allowed.has(tool)) continue;
-        const tf = counts[i]!;
-        let acc = tools.get(tool);
-        if (acc === undefined) tools.set(tool, (acc = { bm25: 0, cover: 0, evidence: 0 }));
-        acc.bm25 += idf * saturated[i]!;
-        acc.cover += weight;
-        acc.evidence = Math.max(acc.evidence, tf);
+        let at = index.get(tool);
+        if (at === undefined) {
+          at = tools.length;
+          index.set(tool, at);
+          tools.push(tool);
+        }
+        acc.bm25[at]! += idf * saturated[i]!;
+        acc.cover[at]! += weight;
+        acc.evidence[at] = Math.max(acc.evidence[at]!, counts[i]!);
+        acc.logit[at]! += taught * weights[i]!;
       }
     }
     let top = 0;
-    for (const acc of tools.values()) top = Math.max(top, acc.bm25);
+    for (let at = 0; at < tools.length; at++) top = Math.max(top, acc.bm25[at]!);
     if (!(top > 0) || !(mass > 0)) return out;
-    for (const [tool, acc] of tools) {
-      out.set(tool, (acc.bm25 / top) * Math.pow(acc.cover / mass, params.coverPower) * (acc.evidence / (acc.evidence + params.evidenceHalf)));
+    // The softmax of the tools' logits (#step) against "none of them" at 0.
+    norm = Math.sqrt(norm);
+    let max = 0;
+    for (let at = 0; at < tools.length; at++) max = Math.max(max, (acc.logit[at]! /= norm));
+    let sum = Math.exp(-max);
+    for (let at = 0; at < tools.length; at++) sum += acc.logit[at] = Math.exp(acc.logit[at]! - max);
+    for (let at = 0; at < tools.length; at++) {
+      const evidence = acc.evidence[at]!;
+      const bagScore = (acc.bm25[at]! / top) * Math.pow(acc.cover[at]! / mass, params.coverPower) * (evidence / (evidence + params.evidenceHalf));
+      const discriminative = (params.softmaxWeight * (acc.logit[at]! / sum) * evidence) / (evidence + params.softmaxHalf);
+      out.set(tools[at]!, bagScore + discriminative);
     }
     return out;
+  }
+
+  /** Zeroed accumulators for `size` tools, reused from one search to the next (ranking is synchronous). */
+  #accumulators(size: number): { bm25: Float64Array; cover: Float64Array; evidence: Float64Array; logit: Float64Array } {
+    if (this.#scratch.length < size * 4) this.#scratch = new Float64Array(Math.max(size * 4, this.#scratch.length * 2));
+    const all = this.#scratch.subarray(0, size * 4);
+    all.fill(0);
+    return { bm25: all.subarray(0, size), cover: all.subarray(size, size * 2), evidence: all.subarray(size * 2, size * 3), logit: all.subarray(size * 3) };
+  }
+
+  /** Whether the scope holds a counted pair of the tool (anything learned about it that ranking uses). */
+  taught(scopeKey: string, tool: string, now: number): boolean {
+    const scope = this.#scopes.get(scopeKey);
+    return scope !== undefined && this.#lengths(scope, now).lengths.has(tool);
   }
 
   /**
@@ -352,13 +494,14 @@ export class LearnedModel {
   merge(rows: Iterable<LearnedRow>, changed = false): void {
     for (const row of rows) {
       const scope = this.#scopes.get(row.scope) ?? this.#openScope(row.scope);
-      scope.version++;
+      scope.changedTools.add(row.tool);
       let bag = scope.tools.get(row.tool);
       if (bag === undefined) scope.tools.set(row.tool, (bag = new Map()));
       const mine = bag.get(row.term);
       if (mine === undefined) {
         if (bag.size >= this.#options.maxTermsPerTool) this.#evictWeakest(scope, row.tool, bag, row.at);
-        const record = { count: row.count, sessions: Math.min(MAX_SESSIONS, row.sessions), at: row.at, seen: row.seen.slice(-this.#options.seenPerPair) };
+        const seen = row.seen.slice(-this.#options.seenPerPair);
+        const record = { count: row.count, sessions: Math.min(MAX_SESSIONS, row.sessions), at: row.at, seen, weight: 0 };
         this.#addRecord(scope, row.tool, bag, row.term, record);
         if (changed) this.#dirty.set(record, { scope: row.scope, tool: row.tool, term: row.term });
         this.#keepShares(scope, row.tool);
@@ -436,7 +579,7 @@ export class LearnedModel {
   #summary(scope: ScopeModel, term: string, now: number): TermSummary {
     const cached = scope.summaries.get(term);
     if (cached !== undefined && Math.abs(now - cached.at) < LENGTH_CACHE_MS) return cached;
-    const summary: TermSummary = { at: now, sum: 0, df: 0, tools: [], counts: [] };
+    const summary: TermSummary = { at: now, sum: 0, df: 0, tools: [], counts: [], records: [], weights: new Float64Array(0) };
     const records = scope.byTerm.get(term);
     if (records === undefined) return summary;
     for (const [tool, record] of records) {
@@ -447,54 +590,66 @@ export class LearnedModel {
       if (!this.#active(record)) continue;
       summary.tools.push(tool);
       summary.counts.push(c);
+      summary.records.push(record);
     }
+    summary.weights = Float64Array.from(summary.records, (r) => r.weight);
     scope.summaries.set(term, summary);
     return summary;
   }
 
   /** tf·(k1 + 1) / (tf + k1·(1 − b + b·length / mean)) of each of the summary's records, kept while the bag lengths and parameters are the same. */
-  #saturated(summary: TermSummary, scope: ScopeModel, params: LearnedScoreParams, lengths: ReadonlyMap<string, number>): Float64Array {
+  #saturated(summary: TermSummary, params: LearnedScoreParams, bags: BagLengths): Float64Array {
     const kept = summary.saturated;
-    if (kept !== undefined && kept.lengths === lengths && kept.params === params) return kept.values;
-    const mean = scope.cache?.mean ?? 1;
+    if (kept !== undefined && kept.stamp === bags.stamp && kept.params === params) return kept.values;
     const values = new Float64Array(summary.tools.length);
     for (let i = 0; i < values.length; i++) {
       const tf = summary.counts[i]!;
-      const norm = params.k1 * (1 - params.b + (params.b * (lengths.get(summary.tools[i]!) ?? 0)) / mean);
+      const norm = params.k1 * (1 - params.b + (params.b * (bags.lengths.get(summary.tools[i]!) ?? 0)) / bags.mean);
       values[i] = (tf * (params.k1 + 1)) / (tf + norm);
     }
-    summary.saturated = { lengths, params, values };
+    summary.saturated = { stamp: bags.stamp, params, values };
     return values;
   }
 
-  /** The scope's bag lengths and their mean (over bags with an active record), cached. */
-  #lengths(scope: ScopeModel, now: number): { mean: number; total: number; lengths: Map<string, number> } {
-    const cached = scope.cache;
-    // Recomputed when the scope changed, at most every LENGTH_REFRESH_MS: a busy scope changes on
-    // every call, and the lengths are only normalisers (a few seconds stale changes nothing).
-    const fresh =
-      cached !== undefined && (cached.version === scope.version || now - cached.at < LENGTH_REFRESH_MS) && Math.abs(now - cached.at) < LENGTH_CACHE_MS;
-    if (fresh) return cached;
-    let total = 0;
-    let all = 0;
-    let tools = 0;
-    const lengths = new Map<string, number>();
-    for (const [tool, bag] of scope.tools) {
-      let len = 0;
-      for (const r of bag.values()) {
-        if (r.sessions < scope.totalsFrom) continue;
-        const c = this.#decayed(r, now);
-        all += c;
-        if (this.#active(r)) len += c;
-      }
-      lengths.set(tool, len);
-      if (len > 0) {
-        total += len;
-        tools++;
-      }
+  /**
+   * The scope's bag lengths (BagLengths): taken in full at most every LENGTH_CACHE_MS, and in
+   * between only those of the tools whose bag changed (at most maxTermsPerTool records each),
+   * so a busy scope, which changes on every call, never walks all its records per search.
+   */
+  #lengths(scope: ScopeModel, now: number): BagLengths {
+    let bags = scope.cache;
+    if (bags === undefined || Math.abs(now - bags.at) >= LENGTH_CACHE_MS) {
+      bags = { at: now, stamp: 0, lengths: new Map(), taught: new Map(), total: 0, sum: 0, tools: 0, mean: 1 };
+      scope.cache = bags;
+      scope.changedTools.clear();
+      for (const tool of scope.tools.keys()) this.#measureBag(scope, bags, tool, now);
+    } else if (scope.changedTools.size > 0) {
+      for (const tool of scope.changedTools) this.#measureBag(scope, bags, tool, now);
+      scope.changedTools.clear();
+    } else return bags;
+    bags.stamp = ++lengthStamps;
+    bags.mean = bags.tools === 0 ? 1 : bags.sum / bags.tools;
+    return bags;
+  }
+
+  /** Takes one tool's bag length and taught count again (a tool no longer in the scope has neither). */
+  #measureBag(scope: ScopeModel, bags: BagLengths, tool: string, now: number): void {
+    let length = 0;
+    let taught = 0;
+    for (const r of scope.tools.get(tool)?.values() ?? []) {
+      if (r.sessions < scope.totalsFrom) continue;
+      const c = this.#decayed(r, now);
+      taught += c;
+      if (this.#active(r)) length += c;
     }
-    scope.cache = { version: scope.version, at: now, mean: tools === 0 ? 1 : total / tools, total: all, lengths };
-    return scope.cache;
+    const before = bags.lengths.get(tool) ?? 0;
+    bags.total += taught - (bags.taught.get(tool) ?? 0);
+    bags.sum += length - before;
+    bags.tools += (length > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
+    if (taught > 0) bags.taught.set(tool, taught);
+    else bags.taught.delete(tool);
+    if (length > 0) bags.lengths.set(tool, length);
+    else bags.lengths.delete(tool);
   }
 
   /** The weakest record of a full bag goes: inactive before active, then the lowest decayed count, then the oldest. */
@@ -512,6 +667,7 @@ export class LearnedModel {
     const record = bag.get(worst);
     if (record !== undefined) this.#dirty.delete(record);
     bag.delete(worst);
+    scope.changedTools.add(tool);
     scope.summaries.delete(worst);
     this.#counted(scope, -1);
     const tools = scope.byTerm.get(worst);
@@ -520,7 +676,7 @@ export class LearnedModel {
   }
 
   #dropTool(scope: ScopeModel, tool: string): void {
-    scope.version++;
+    scope.changedTools.add(tool);
     this.#counted(scope, -(scope.tools.get(tool)?.size ?? 0));
     for (const [term, record] of scope.tools.get(tool) ?? []) {
       this.#dirty.delete(record);
@@ -631,4 +787,23 @@ export class LearnedModel {
     share.scopes--;
     if (share.scopes <= 0) this.#tenants.delete(scope.tenant);
   }
+}
+
+/** A word's IDF over what a scope was taught: its taught count `sum` against the scope's `total`. */
+function taughtIdf(total: number, sum: number): number {
+  return Math.log(1 + Math.max(total, sum) / (sum + 0.5));
+}
+
+/**
+ * Softmax of tool logits against a "none of them" logit of 0: a tool's probability nears 1 only
+ * where its weights say so, not merely for being the one tool a word was taught for.
+ */
+function softmax(logits: ReadonlyMap<string, number>): Map<string, number> {
+  let max = 0;
+  for (const l of logits.values()) max = Math.max(max, l);
+  let sum = Math.exp(-max);
+  for (const l of logits.values()) sum += Math.exp(l - max);
+  const out = new Map<string, number>();
+  for (const [tool, l] of logits) out.set(tool, Math.exp(l - max) / sum);
+  return out;
 }

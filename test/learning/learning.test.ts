@@ -65,6 +65,15 @@ async function teach(
   await run.end();
 }
 
+/** Teaches each (tool, request) of `plan` in its number of sessions, one of each in turn, as mixed traffic arrives. */
+async function teachRoundRobin(engine: Engine, plan: ReadonlyArray<[id: string, request: string, sessions: number]>): Promise<void> {
+  let session = 0;
+  const rounds = Math.max(...plan.map(([, , sessions]) => sessions));
+  for (let round = 0; round < rounds; round++) {
+    for (const [id, request, sessions] of plan) if (round < sessions) await teach(engine, `s${session++}`, id, {}, request);
+  }
+}
+
 /**
  * The hits that text or learning ranked: REQUEST shares no word with the catalog, so before
  * anything is learned it gets only weak partial matches (never empty), which are left out here.
@@ -172,6 +181,50 @@ describe("learning from use", () => {
     for (let i = 0; i < 3; i++) await searchThenCall(`s0-${i}`, 0);
     expect(engine.learning!.stats().active).toBeGreaterThan(0);
     for (const t of [0, 1, 2]) expect((await ids(engine, synthetic[t]!.request))[0]).toBe(idOf(t));
+    await engine.close();
+  });
+
+  it("a request for a tool the scope never called is not pulled to a called one by the words they share", async () => {
+    // Everything this scope learned went to the invoice tool, from requests about the weather
+    // in a ledger; a request that the catalog's text gives to the forecast tool, which learning
+    // knows nothing about, keeps it first.
+    const engine = await engineWith();
+    await teachRoundRobin(engine, [["core:send_invoice", "zorblat weather ledger for the city", 40]]);
+    expect((await ids(engine, "zorblat ledger"))[0]).toBe("core:send_invoice");
+    expect((await ids(engine, "weather forecast for the city"))[0]).toBe("core:get_forecast");
+    await engine.close();
+  });
+
+  it("a word goes to the tool it was taught for most, however recently the bags' lengths were taken", async () => {
+    // The repo tool's bag is long (three other words, forty-one sessions), so BM25's length
+    // normalisation weighs its seven "ledger" sessions below the forecast tool's sixteen. Lengths
+    // taken at the first search and kept for a few seconds left the long bag short.
+    const engine = await engineWith();
+    const plan: Array<[id: string, request: string, sessions: number]> = [
+      ["core:delete_repo", "ledger", 7],
+      ["core:get_forecast", "ledger", 16],
+      ["core:delete_repo", "quib frim plonk", 41],
+    ];
+    await teachRoundRobin(engine, plan);
+    expect((await ids(engine, "ledger"))[0]).toBe("core:get_forecast");
+    expect((await ids(engine, "quib frim plonk"))[0]).toBe("core:delete_repo");
+    await engine.close();
+  });
+
+  it("a request taught in full for one tool goes to it, though one of its words alone was taught for another", async () => {
+    // The forecast tool's bag is long (one word taught thirty more times), so its counts weigh
+    // less against the short bag of the tool taught "zorblat" alone: the learned bags' BM25 put
+    // the repo tool first. The discriminative weights learn that with "frim" beside it,
+    // "zorblat" is the forecast tool's.
+    const engine = await engineWith();
+    const plan: Array<[id: string, request: string, sessions: number]> = [
+      ["core:get_forecast", "zorblat frim ledger", 9],
+      ["core:delete_repo", "zorblat", 11],
+      ["core:get_forecast", "ledger", 30],
+    ];
+    await teachRoundRobin(engine, plan);
+    expect((await ids(engine, "zorblat"))[0]).toBe("core:delete_repo");
+    expect((await ids(engine, "zorblat frim ledger"))[0]).toBe("core:get_forecast");
     await engine.close();
   });
 
