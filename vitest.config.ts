@@ -19,7 +19,7 @@ const INTEGRATION = [
   "test/{bench,faults,gateway,mcp,mcpface,sandbox,security}/**/*.test.ts",
   // Elsewhere in the tree, but a real process, a real server or the shared data sets:
   "test/search/relevance.test.ts",
-  "test/search/snapshot-store.test.ts",
+  "test/search/storage/snapshot-store.test.ts",
   "test/telemetry/{log-escaping,session-log}.test.ts",
   "test/metrics/**/*.test.ts",
   "test/engine/code-mode.test.ts",

@@ -251,7 +251,7 @@ export class SandboxUnavailableError extends ToolSearchError {
   }
 }
 
-/** The WebAssembly scoring core (src/search/bm25f-core.ts) is missing or does not load: a broken build, never a query's fault. */
+/** The WebAssembly scoring core (src/search/scoring/bm25f-core.ts) is missing or does not load: a broken build, never a query's fault. */
 export class SearchEngineUnavailableError extends ToolSearchError {
   constructor(message: string, options?: Options) {
     super("SEARCH_ENGINE_UNAVAILABLE", message, options);

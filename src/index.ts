@@ -60,8 +60,8 @@ export type {
   WordScore,
   FieldName,
 } from "./search/types.js";
-export { fts5Backend } from "./search/fts5-backend.js";
-export { minisearchBackend } from "./search/minisearch-backend.js";
+export { fts5Backend } from "./search/backends/fts5-backend.js";
+export { minisearchBackend } from "./search/backends/minisearch-backend.js";
 
 export type { RunTelemetry, SessionEvent, SessionLogSink, CallRecord, CallVia } from "./telemetry/types.js";
 export { EVENT_CHANNEL } from "./telemetry/run-recorder.js";

@@ -42,7 +42,7 @@ export function memoryBm25(
       scoresOf(query)
         .slice(0, limit)
         .map(([doc]) => docs[doc]!.id),
-    /** Every matching doc with its score, best first: the oracle of test/search/bm25f.property.test.ts. */
+    /** Every matching doc with its score, best first: the oracle of test/search/scoring/bm25f.property.test.ts. */
     scored: (query) => scoresOf(query).map(([doc, score]) => ({ id: docs[doc]!.id, score })),
   };
 }

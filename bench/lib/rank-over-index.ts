@@ -5,7 +5,7 @@
  */
 import { rankRequest, type RankCatalog, type RunScope } from "../../src/dispatch/rank-request.js";
 import type { FusedHit } from "../../src/learning/fuse.js";
-import type { IntentOptions } from "../../src/search/intents.js";
+import type { IntentOptions } from "../../src/search/ranking/intents.js";
 import type { ToolIndex } from "../../src/search/tool-index.js";
 
 export interface IndexScopeOptions {

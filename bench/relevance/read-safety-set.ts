@@ -1,6 +1,6 @@
 /**
  * The read-request safety check (issue 35): requests that only ask to read, list, find or show,
- * over real catalogs, and how many of them get a destructive tool (search/read-safety.ts
+ * over real catalogs, and how many of them get a destructive tool (search/ranking/read-safety.ts
  * isDestructive: MCP `destructiveHint`, else the name's verb) as their first hit. The goal is
  * none. Three kinds of request:
  * - written ones over the real MCP servers the README uses (memory, filesystem, everything),
@@ -21,9 +21,9 @@ import { toSearchDoc } from "../../src/catalog/search-doc.js";
 import { mapTool } from "../../src/mcp/map-tool.js";
 import { defaultMcpOptions } from "../../src/mcp/options.js";
 import { mapToolNames } from "../../src/mcp/tool-names.js";
-import { splitIdentifier, stem } from "../../src/search/analyze.js";
-import { isDestructive, isReadRequest } from "../../src/search/read-safety.js";
-import { STOPWORDS } from "../../src/search/stopwords.js";
+import { splitIdentifier, stem } from "../../src/search/analysis/analyze.js";
+import { isDestructive, isReadRequest } from "../../src/search/ranking/read-safety.js";
+import { STOPWORDS } from "../../src/search/analysis/stopwords.js";
 import type { SearchDoc } from "../../src/search/types.js";
 import type { JudgedQuery } from "../lib/relevance.js";
 

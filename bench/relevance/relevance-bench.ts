@@ -10,7 +10,7 @@
  * - Seal-Tools' 4,076 tools with its `dev` and `test_in_domain` splits, and their multi-step
  *   requests alone ("dev-multi-step", "test_in_domain-multi-step": the 500 of each split that
  *   need 2 to 6 tools, "check the ticket, then submit a new one, finally get the order status"),
- *   where clause fusion (src/search/intents.ts) is measured. They are the only task-level data
+ *   where clause fusion (src/search/ranking/intents.ts) is measured. They are the only task-level data
  *   with several gold tools per task in the shared data (LiveMCPBench's requests need one
  *   tool each). Tuning looked at dev only; test_in_domain is the held-out check.
  * - MetaTool's 199 ChatGPT plugins (a name and one line each) with its `tune` and `validate`
@@ -33,15 +33,15 @@ import { plainBm25 } from "../lib/baseline-bm25.js";
 import { indexScope, rankIds } from "../lib/rank-over-index.js";
 import { evaluate, type JudgedQuery, type RelevanceReport } from "../lib/relevance.js";
 import { loadLiveMcpQueries, loadLiveMcpTools, loadMetaToolQueries, loadMetaToolTools, loadSealQueries, loadSealTools } from "../lib/shared-data.js";
-import { DEFAULT_BM25F } from "../../src/search/bm25f.js";
-import { fts5Backend, fts5BackendWith } from "../../src/search/fts5-backend.js";
+import { DEFAULT_BM25F } from "../../src/search/scoring/bm25f.js";
+import { fts5Backend, fts5BackendWith } from "../../src/search/backends/fts5-backend.js";
 import { fts5Bm25Backend } from "../lib/fts5-bm25/backend.js";
-import { minisearchBackend } from "../../src/search/minisearch-backend.js";
-import type { IntentOptions } from "../../src/search/intents.js";
+import { minisearchBackend } from "../../src/search/backends/minisearch-backend.js";
+import type { IntentOptions } from "../../src/search/ranking/intents.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
 import type { Progress } from "../harness/progress.js";
-import { isDestructive } from "../../src/search/read-safety.js";
+import { isDestructive } from "../../src/search/ranking/read-safety.js";
 import { madeReadRequests, ownReadRequests, serverCatalogs, type ReadRequest, type SafetyCatalog } from "./read-safety-set.js";
 import { ratio, round } from "../harness/stats.js";
 

@@ -11,8 +11,8 @@
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ToolIndexCache } from "../../src/search/index-cache.js";
-import { fts5Backend } from "../../src/search/fts5-backend.js";
+import { ToolIndexCache } from "../../src/search/storage/index-cache.js";
+import { fts5Backend } from "../../src/search/backends/fts5-backend.js";
 import { loadRegistryTools, sharedDataDir } from "../lib/shared-data.js";
 import { MiB, collectGarbage } from "../lib/stats.js";
 import { scaleCatalog } from "./workload.js";

@@ -22,15 +22,15 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadSqlite } from "../../src/search/sqlite-loader.js";
-import { ToolIndexCache } from "../../src/search/index-cache.js";
-import { fts5Backend } from "../../src/search/fts5-backend.js";
-import { minisearchBackend } from "../../src/search/minisearch-backend.js";
+import { loadSqlite } from "../../src/search/backends/sqlite-loader.js";
+import { ToolIndexCache } from "../../src/search/storage/index-cache.js";
+import { fts5Backend } from "../../src/search/backends/fts5-backend.js";
+import { minisearchBackend } from "../../src/search/backends/minisearch-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
 import { loadRegistryTools, loadSealQueries, loadSealTools, repoRoot, sharedDataDir } from "../lib/shared-data.js";
 import { memoryBm25 } from "../lib/memory-bm25.js";
-import type { IntentOptions } from "../../src/search/intents.js";
+import type { IntentOptions } from "../../src/search/ranking/intents.js";
 import { rankRequest, type RunScope } from "../../src/dispatch/rank-request.js";
 import { indexScope } from "../lib/rank-over-index.js";
 import { fts5Bm25Backend } from "../lib/fts5-bm25/backend.js";
@@ -126,7 +126,7 @@ async function measureNatural(dataDir: string): Promise<NaturalResult[]> {
   const docs = loadSealTools(dataDir);
   const queries = loadSealQueries(dataDir, "dev").map((q) => q.query);
   // "fts5 −clauses" ranks each request as one list: beside "fts5 (bm25f)" it shows what clause
-  // fusion (src/search/intents.ts) costs on requests of several sentences.
+  // fusion (src/search/ranking/intents.ts) costs on requests of several sentences.
   const factories: Array<[string, SearchBackendFactory, IntentOptions?]> = [
     ["fts5 (bm25f)", fts5Backend],
     ["fts5 −clauses", fts5Backend, { clauses: false }],

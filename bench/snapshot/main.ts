@@ -18,7 +18,7 @@
 import { mkdtempSync, rmSync, statSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ToolIndexCache } from "../../src/search/index-cache.js";
+import { ToolIndexCache } from "../../src/search/storage/index-cache.js";
 import type { SearchDoc } from "../../src/search/types.js";
 
 const arg = (name: string, fallback: number): number => {

@@ -9,7 +9,7 @@ import type { ToolDefinition } from "../../src/catalog/types.js";
 import type { ToolSearchEngine } from "../../src/engine/engine.js";
 import type { ModelToolCall, ToolSearchRun } from "../../src/engine/run.js";
 import { ToolSearchError } from "../../src/errors.js";
-import { MAX_SUGGESTIBLE_CHARS } from "../../src/search/id-suggester.js";
+import { MAX_SUGGESTIBLE_CHARS } from "../../src/search/ranking/id-suggester.js";
 import { MAX_BATCH_QUERIES, MAX_QUERY_CHARS } from "../../src/validation/search-args.js";
 
 export const HOSTILE_KIND_NAMES = [

@@ -3,7 +3,7 @@
  * `idempotentHint`, `openWorldHint`, `title`): carried from an MCP server's tool listing
  * (bounded: it is untrusted) or declared by a core, plugin or client tool (checked at
  * registration). Ranking reads them to keep a tool that deletes or overwrites from coming first
- * for a request that only asks to read (search/read-safety.ts).
+ * for a request that only asks to read (search/ranking/read-safety.ts).
  */
 import { ConfigInvalidError } from "../errors.js";
 import { stripControl, truncate } from "../text/prompt-text.js";

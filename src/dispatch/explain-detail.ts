@@ -7,9 +7,9 @@
  */
 import type { FusedHit } from "../learning/fuse.js";
 import type { LearnedEvidence } from "../learning/learner.js";
-import type { IntentObserver } from "../search/intents.js";
-import type { SafetyMove } from "../search/read-safety.js";
-import type { GuardMove } from "../search/catalog-guard.js";
+import type { IntentObserver } from "../search/ranking/intents.js";
+import type { SafetyMove } from "../search/ranking/read-safety.js";
+import type { GuardMove } from "../search/ranking/catalog-guard.js";
 import { EXACT_SCORE } from "../search/tool-index.js";
 import type { BackendHit, ScoreDetail } from "../search/types.js";
 import type { ExplainDetail, ListStep, RankStep } from "./types.js";
@@ -41,7 +41,7 @@ export class RankTrace {
   /** Plain field BM25's first hit, moved up by the catalog guard. */
   #guard: GuardMove | undefined;
   #weak = false;
-  /** What searchIntents tells (search/intents.ts IntentObserver). */
+  /** What searchIntents tells (search/ranking/intents.ts IntentObserver). */
   readonly intents: IntentObserver;
 
   constructor(query: string) {
@@ -76,12 +76,12 @@ export class RankTrace {
     this.#textRanks = new Map(ranked.map((h, i) => [h.id, i + 1]));
   }
 
-  /** The safety order moved a destructive hit down (search/read-safety.ts). An arrow function: rankRequest passes it on as is. */
+  /** The safety order moved a destructive hit down (search/ranking/read-safety.ts). An arrow function: rankRequest passes it on as is. */
   readonly safety = (move: SafetyMove): void => {
     this.#safety.set(move.id, move);
   };
 
-  /** The catalog guard moved plain field BM25's first hit up (search/catalog-guard.ts). */
+  /** The catalog guard moved plain field BM25's first hit up (search/ranking/catalog-guard.ts). */
   guard(move: GuardMove): void {
     this.#guard = move;
   }

@@ -25,7 +25,7 @@ function shownOf(entry: CatalogEntry): Shown {
   return s;
 }
 
-/** `weak`: a partial match given because nothing matched the request (search/partial-match.ts). */
+/** `weak`: a partial match given because nothing matched the request (search/ranking/partial-match.ts). */
 export function toHit(entry: CatalogEntry, score: number, weak?: boolean): SearchHit {
   const s = shownOf(entry);
   if (s.signatureDone !== true) {

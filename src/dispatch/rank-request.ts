@@ -2,15 +2,15 @@
  * The one entry point that ranks a request for a run, every step in the order it runs:
  * - the whole request over the run's two indexes (the shared catalog's and the run's client
  *   tools', merged by score: merge-hits.ts), exact names and ids first (search/tool-index.ts),
- *   each index's BM25F with its typo and thesaurus expansions (search/bm25f.ts);
+ *   each index's BM25F with its typo and thesaurus expansions (search/scoring/bm25f.ts);
  * - a request of several steps: each clause ranked the same way and fused with the whole
- *   request's list, then linked siblings of the first hits (search/intents.ts);
+ *   request's list, then linked siblings of the first hits (search/ranking/intents.ts);
  * - on a catalog of long, specific descriptions, the catalog guard: plain field BM25's clear
- *   first hit is not overridden by the engine's own signals (search/catalog-guard.ts);
+ *   first hit is not overridden by the engine's own signals (search/ranking/catalog-guard.ts);
  * - learning from use fused with that ranking (learning/fuse.ts), never over an exact name;
- * - nothing matched: the best partial matches, marked weak (search/partial-match.ts);
+ * - nothing matched: the best partial matches, marked weak (search/ranking/partial-match.ts);
  * - a request that only asks to read: destructive tools below the non-destructive ones that
- *   match it comparably (search/read-safety.ts), whatever the steps before put first.
+ *   match it comparably (search/ranking/read-safety.ts), whatever the steps before put first.
  * "Why is this tool 3rd?" is this file plus the one a step names. Explain mode (RankTrace,
  * explain-detail.ts) is told what each step made as it runs, on this same path. Benches and
  * tests rank a bare index through it too (bench/lib/rank-over-index.ts): their figures are a run's.
@@ -18,9 +18,9 @@
 import type { FusedHit } from "../learning/fuse.js";
 import { spellsName } from "../learning/fuse.js";
 import type { RunLearning } from "../learning/learner.js";
-import { FUSION_DEPTH, searchIntents, type IntentOptions } from "../search/intents.js";
-import { guardPlainFirst } from "../search/catalog-guard.js";
-import { isDestructive, isReadRequest, safeOrder } from "../search/read-safety.js";
+import { FUSION_DEPTH, searchIntents, type IntentOptions } from "../search/ranking/intents.js";
+import { guardPlainFirst } from "../search/ranking/catalog-guard.js";
+import { isDestructive, isReadRequest, safeOrder } from "../search/ranking/read-safety.js";
 import type { ToolIndex, ToolIndexSearchOptions } from "../search/tool-index.js";
 import type { BackendHit, ScoreDetail } from "../search/types.js";
 import type { RankTrace } from "./explain-detail.js";
@@ -49,14 +49,14 @@ export interface RunScope<C extends RankCatalog = RankCatalog> {
   /** Learning from use (learning/): this run's learned scores, and where its searches and calls are reported. */
   learning?: RunLearning;
   /**
-   * Multi-step handling (search/intents.ts): clause fusion and linked siblings, both on unless
+   * Multi-step handling (search/ranking/intents.ts): clause fusion and linked siblings, both on unless
    * switched off here; a run never sets it, the relevance bench's ablations do (`{ clauses: false }`).
    */
   intents?: IntentOptions;
-  /** false: no read-request safety order (search/read-safety.ts); a run never sets it, the relevance bench's ablation does. */
+  /** false: no read-request safety order (search/ranking/read-safety.ts); a run never sets it, the relevance bench's ablation does. */
   readSafety?: false;
   /**
-   * The catalog guard (search/catalog-guard.ts): on by the catalog's profile (ToolIndex.profile);
+   * The catalog guard (search/ranking/catalog-guard.ts): on by the catalog's profile (ToolIndex.profile);
    * false: off, "on": on whatever the profile. A run never sets it; the relevance bench does.
    */
   catalogGuard?: false | "on";
@@ -148,7 +148,7 @@ function destructive(scope: RunScope, id: string): boolean {
 
 /**
  * Nothing in the run matched a request: the best partial matches of both indexes, marked
- * weak (search/partial-match.ts), client tools first on equal scores; only allowed tools.
+ * weak (search/ranking/partial-match.ts), client tools first on equal scores; only allowed tools.
  */
 function weakHits(scope: RunScope, query: string, limit: number): BackendHit[] {
   const { catalog, index, clientIndex } = scope;

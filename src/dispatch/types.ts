@@ -65,7 +65,7 @@ export type RankStep =
   | { step: "weak"; label: string };
 
 /**
- * The catalog guard (search/catalog-guard.ts): on a catalog of long, specific descriptions, plain
+ * The catalog guard (search/ranking/catalog-guard.ts): on a catalog of long, specific descriptions, plain
  * field BM25's first hit, which the engine's own signals had ranked below hits plain field BM25
  * scores well under it, moved up: its 1-based rank before (undefined: the ranking did not hold it) and after.
  */
@@ -77,7 +77,7 @@ export interface GuardStep {
 }
 
 /**
- * A destructive tool (search/read-safety.ts) that a request asking only to read ranked high,
+ * A destructive tool (search/ranking/read-safety.ts) that a request asking only to read ranked high,
  * moved below the non-destructive tools that match it comparably: its 1-based rank before the
  * move and after it (in the list ranked at least SAFETY_DEPTH deep, so `to` may be past the limit).
  */

@@ -17,7 +17,7 @@ import {
 import { normalizeHooks, type HookLists, type ToolHooks } from "../dispatch/hooks.js";
 import { compileOptions, int } from "../validation/ajv.js";
 import { RENAMED_RUN_CONTEXT_KEYS, refuseRenamedKeys } from "../validation/renamed-keys.js";
-import { indexSnapshotSchema, type IndexSnapshotOptions } from "../search/snapshot-store.js";
+import { indexSnapshotSchema, type IndexSnapshotOptions } from "../search/storage/snapshot-store.js";
 import { parsePolicy } from "../policy/policy-schema.js";
 import type { PolicyConfig } from "../policy/types.js";
 import { resolvePoolOptions } from "../sandbox/pool/options.js";

@@ -6,8 +6,8 @@
  * Only ids the caller allows (the run's effective catalog) ever get a learned score, so fusion
  * can reorder the allowed tools and add allowed ones the catalog text missed, nothing more.
  */
-import { analyzeText, splitIdentifier, stem } from "../search/analyze.js";
-import { STOPWORDS } from "../search/stopwords.js";
+import { analyzeText, splitIdentifier, stem } from "../search/analysis/analyze.js";
+import { STOPWORDS } from "../search/analysis/stopwords.js";
 import type { BackendHit } from "../search/types.js";
 
 export interface FusedHit extends BackendHit {

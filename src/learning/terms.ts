@@ -3,7 +3,7 @@
  * dropped, words stemmed), each once, at most `max` of them. The same function turns a request
  * into terms when learning and when ranking, so the two always agree.
  */
-import { analyzeText } from "../search/analyze.js";
+import { analyzeText } from "../search/analysis/analyze.js";
 
 /** Longer terms are ids, hashes or junk: nothing worth learning, and they would bloat a bag. */
 const MAX_TERM_CHARS = 40;

@@ -5,7 +5,7 @@
  * → call over turns; with a matching tool declared directly it calls it; after the final tool
  * result it answers with that result.
  */
-import { analyzeText } from "../search/analyze.js";
+import { analyzeText } from "../search/analysis/analyze.js";
 import type { ChatMessage, ChatRequest, ChatToolCall } from "../wire/chat-types.js";
 import { sampleArgs } from "./sample-args.js";
 

@@ -16,10 +16,10 @@
  * index through it too (bench/lib/rank-over-index.ts), so their figures are the product's.
  */
 import { IndexClosedError } from "../errors.js";
-import { IdSuggester } from "./id-suggester.js";
-import { ownVocabulary, PartialMatcher } from "./partial-match.js";
-import { linkToolset, toolsetKey } from "./siblings.js";
-import { profileCatalog, type CatalogProfile } from "./catalog-profile.js";
+import { IdSuggester } from "./ranking/id-suggester.js";
+import { ownVocabulary, PartialMatcher } from "./ranking/partial-match.js";
+import { linkToolset, toolsetKey } from "./ranking/siblings.js";
+import { profileCatalog, type CatalogProfile } from "./ranking/catalog-profile.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchDoc } from "./types.js";
 
 export interface ToolIndexSearchOptions {

@@ -66,7 +66,7 @@ export interface ScoreDetail {
 /** What BM25F needs to know about a corpus to score a doc as if it belonged to it. */
 export interface CorpusStats {
   readonly docCount: number;
-  /** Mean length of each BM25F field (src/search/bm25f.ts FIELD_NAMES). */
+  /** Mean length of each BM25F field (src/search/scoring/bm25f.ts FIELD_NAMES). */
   readonly avgLengths: readonly number[];
   /** Docs holding the (analysed) term. */
   df(term: string): number;
@@ -97,7 +97,7 @@ export interface BackendHit {
 /**
  * A pluggable full-text backend. Implementations: "fts5" (default: BM25F over JS postings,
  * its snapshots serialised by SQLite in WASM) and "minisearch". `query` is raw user text; each backend analyses it with the shared analyzer
- * (src/search/analyze.ts) so that both see the same terms.
+ * (src/search/analysis/analyze.ts) so that both see the same terms.
  */
 export interface SearchBackend {
   readonly kind: string;
@@ -143,7 +143,7 @@ export interface SearchBackendFactory {
   create(): Promise<SearchBackend>;
   load?(snapshot: Uint8Array, expect?: SnapshotExpectation): Promise<SearchBackend>;
   /**
-   * The name the index worker builds this backend by (src/search/worker-backends.ts): a big
+   * The name the index worker builds this backend by (src/search/storage/worker-backends.ts): a big
    * catalog is then indexed off the main thread and loaded here from its snapshot (with
    * `load`). Without one, every build runs on the calling thread.
    */

@@ -12,7 +12,7 @@ import {
   type LearningConfig,
   type ResolvedLearningOptions,
 } from "../learning/options.js";
-import { MIN_SNAPSHOT_KEY_LENGTH } from "../search/snapshot-store.js";
+import { MIN_SNAPSHOT_KEY_LENGTH } from "../search/storage/snapshot-store.js";
 
 /** The modes, listed here and nowhere else (schemas, the run context, the gateway take them from here). */
 export const TOOL_SEARCH_MODES = ["direct", "code", "tools", "directory"] as const;

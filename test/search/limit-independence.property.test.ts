@@ -3,7 +3,7 @@
  * (LiveMCPBench's 527 MCP tools, Seal-Tools' 4,076), one step or several, the engine's ranking
  * (rankRequest over the index: bench/lib/rank-over-index.ts) at limit k is the first k of its
  * ranking at limit 20. Clause fusion and the sibling fill
- * (src/search/intents.ts) once depended on the limit: a limit of 5 gave siblings a slot that a
+ * (src/search/ranking/intents.ts) once depended on the limit: a limit of 5 gave siblings a slot that a
  * better hit held at 20. Needs the shared data; skipped with a reason when it is absent.
  */
 import fc from "fast-check";
@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadLiveMcpTools, loadSealTools, sharedDataDir } from "../../bench/lib/shared-data.js";
 import { indexScope } from "../../bench/lib/rank-over-index.js";
 import { rankRequest, type RunScope } from "../../src/dispatch/rank-request.js";
-import { analyzeText } from "../../src/search/analyze.js";
-import { fts5Backend } from "../../src/search/fts5-backend.js";
+import { analyzeText } from "../../src/search/analysis/analyze.js";
+import { fts5Backend } from "../../src/search/backends/fts5-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchDoc } from "../../src/search/types.js";
 

@@ -22,8 +22,8 @@ import {
   loadSealTools,
   sharedDataDir,
 } from "../../bench/lib/shared-data.js";
-import { fts5Backend } from "../../src/search/fts5-backend.js";
-import { minisearchBackend } from "../../src/search/minisearch-backend.js";
+import { fts5Backend } from "../../src/search/backends/fts5-backend.js";
+import { minisearchBackend } from "../../src/search/backends/minisearch-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
 
@@ -44,7 +44,7 @@ const FLOORS: Record<string, Pick<RelevanceReport, "recallAt5" | "recallAt10" | 
 
 /**
  * Seal-Tools dev's 500 requests that need several tools, fts5 backend: measured R@5 0.902
- * R@10 0.948 with clause fusion, 0.857 / 0.917 without (src/search/intents.ts).
+ * R@10 0.948 with clause fusion, 0.857 / 0.917 without (src/search/ranking/intents.ts).
  */
 const MULTI_STEP_FLOOR = { recallAt5: 0.895, recallAt10: 0.94, gainAt5: 0.03 };
 

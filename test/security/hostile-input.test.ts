@@ -13,7 +13,7 @@ import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCodePool, createToolSearch, jsonlSessionLog, pluginTools, type CodePool, type ToolDefinition } from "../../src/index.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
-import { MAX_SUGGESTIBLE_CHARS } from "../../src/search/id-suggester.js";
+import { MAX_SUGGESTIBLE_CHARS } from "../../src/search/ranking/id-suggester.js";
 import { MAX_BATCH_QUERIES, MAX_QUERY_CHARS } from "../../src/validation/search-args.js";
 
 const catalog = syntheticTools(1_000).map((t) => t.definition);

@@ -3,10 +3,10 @@
  * bm25f.ts ran in JS before the core moved to WebAssembly, kept line for line (the field loop
  * over packed frequencies, the norm objects, `+=` on typed arrays), over the same layout in a
  * WebAssembly.Memory of its own. Tests hand it to Bm25fIndex to check that the WebAssembly
- * core's scores are bit-identical to it (test/search/bm25f-core.property.test.ts).
+ * core's scores are bit-identical to it (test/search/scoring/bm25f-core.property.test.ts).
  */
-import { wasmApi, type KernelFactory, type ScoreKernels, type WasmMemory } from "../../src/search/bm25f-core.js";
-import { TF_BITS, TF_MAX } from "../../src/search/bm25f.js";
+import { wasmApi, type KernelFactory, type ScoreKernels, type WasmMemory } from "../../src/search/scoring/bm25f-core.js";
+import { TF_BITS, TF_MAX } from "../../src/search/scoring/bm25f.js";
 
 const FIELDS = 4;
 

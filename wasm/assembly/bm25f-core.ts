@@ -3,14 +3,14 @@
  * dist/wasm/bm25f-core.wasm): the posting walk of a query word's variants with per-field length
  * normalisation and saturation, each word's best variant per doc, the per-word sums into
  * the scores, matched-word and name-match counts, and the select of a list's best docs (final
- * score, reset, a bounded heap). src/search/bm25f.ts drives it and keeps the rest (query words,
+ * score, reset, a bounded heap). src/search/scoring/bm25f.ts drives it and keeps the rest (query words,
  * expansion, IDF, the allowed-set filter and the order of the few docs selected);
- * src/search/bm25f-core.ts owns the memory layout.
+ * src/search/scoring/bm25f-core.ts owns the memory layout.
  *
  * Hand-written because no library scores BM25F over these postings: FTS5's bm25() has one
  * saturation for all columns (fts5-backend.ts says why that ranks worse), and the JS engines
  * bring their own index. Every f64 operation is the one bm25f.ts did in JS, in the same order,
- * so scores are bit-identical (test/search/bm25f-core.property.test.ts).
+ * so scores are bit-identical (test/search/scoring/bm25f-core.property.test.ts).
  *
  * Plain exports over linear memory, no runtime, no allocation: the arrays are laid out by the
  * JS side, which passes their byte offsets to setLayout after each move. Not part of the
@@ -18,7 +18,7 @@
  * load<T>) are its own.
  */
 
-// Byte offsets of the arrays (see Bm25fCore in src/search/bm25f-core.ts for what each holds).
+// Byte offsets of the arrays (see Bm25fCore in src/search/scoring/bm25f-core.ts for what each holds).
 let scoresAt: usize = 0;
 let bestAt: usize = 0;
 let wholeAt: usize = 0;

@@ -1,6 +1,6 @@
 /**
  * FTS5's own ranking, kept as the benches' baseline: SQLite FTS5 (in WASM) ranks with bm25()
- * and the column weights of schema.ts. It was the default ranking before BM25F (src/search/bm25f.ts),
+ * and the column weights of schema.ts. It was the default ranking before BM25F (src/search/scoring/bm25f.ts),
  * which bm25() cannot express (one saturation shared by all columns); the relevance bench's
  * "fts5 −bm25f (bm25())" row and the search bench's "fts5 bm25()" latency row measure it.
  *
@@ -10,8 +10,8 @@
  */
 import type { Database, PreparedStatement } from "@sqlite.org/sqlite-wasm";
 import { IndexClosedError } from "../../../src/errors.js";
-import { analyzeDoc, analyzeQuery } from "../../../src/search/analyze.js";
-import { loadSqlite } from "../../../src/search/sqlite-loader.js";
+import { analyzeDoc, analyzeQuery } from "../../../src/search/analysis/analyze.js";
+import { loadSqlite } from "../../../src/search/backends/sqlite-loader.js";
 import type { BackendHit, BackendSearchOptions, SearchBackend, SearchBackendFactory, SearchDoc } from "../../../src/search/types.js";
 import { collectAllowed } from "./collect-allowed.js";
 import { planQuery } from "./query-plan.js";

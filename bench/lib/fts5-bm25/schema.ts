@@ -1,10 +1,10 @@
 /**
  * The FTS5 schema of the bm25() baseline (backend.ts). Columns hold pre-analysed terms
- * (src/search/analyze.ts), space-separated, so the FTS5 tokenizer only has to split on spaces:
+ * (src/search/analysis/analyze.ts), space-separated, so the FTS5 tokenizer only has to split on spaces:
  * `tokenchars '_'` keeps the whole-identifier terms (`get_weather_forecast`) in one token. The
  * same tokenizer reads the quoted query terms, so index and query always agree.
  */
-import { FIELD_WEIGHTS } from "../../../src/search/minisearch-backend.js";
+import { FIELD_WEIGHTS } from "../../../src/search/backends/minisearch-backend.js";
 
 /** Column order matters: the weights and the INSERT bind by position. */
 export const FTS5_COLUMNS = ["name", "ident", "descr", "params", "syn"] as const;

@@ -4,7 +4,7 @@
  * more than the query it is meant to make cheaper.) Only planning reads these counts, so a
  * count that is off would cost speed, never results.
  */
-import type { AnalyzedDoc } from "../../../src/search/analyze.js";
+import type { AnalyzedDoc } from "../../../src/search/analysis/analyze.js";
 import type { TermStats } from "./query-plan.js";
 
 export class TermStatsTable {

@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "@sqlite.org/sqlite-wasm";
 import { FTS5_COLUMNS, FTS5_SCHEMA_SQL, FTS5_TABLE } from "../../../bench/lib/fts5-bm25/schema.js";
-import { loadSqlite } from "../../../src/search/sqlite-loader.js";
+import { loadSqlite } from "../../../src/search/backends/sqlite-loader.js";
 import { planQuery, type TermStats } from "../../../bench/lib/fts5-bm25/query-plan.js";
 
 const WORDS = ["get", "list", "issue", "stock", "price", "weather", "create_issue", 'a"b'];

@@ -1,7 +1,7 @@
 /** TermStatsTable against counting by hand: docs per term in any field and in name/ident, through adds, removes and JSON. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { AnalyzedDoc } from "../../../src/search/analyze.js";
+import type { AnalyzedDoc } from "../../../src/search/analysis/analyze.js";
 import { TermStatsTable } from "../../../bench/lib/fts5-bm25/term-stats.js";
 
 const field = fc.array(fc.constantFrom("get", "issue", "stock", "syn__1"), { maxLength: 4 });
