@@ -312,7 +312,7 @@ export class ToolSearchEngine {
     // The sandbox's code loads with the first code-mode run (or a start in code mode), not with the engine.
     this.pool ??= this.options.codePool
       ? Promise.resolve(this.options.codePool)
-      : import("../sandbox/index.js").then((s) => s.createSandboxPool(this.options.pool));
+      : import("../sandbox/index.js").then((s) => s.createCodePool(this.options.pool));
     return this.pool;
   }
 

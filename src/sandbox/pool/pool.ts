@@ -546,7 +546,7 @@ class Pool implements SandboxPool {
  * `prefork` children ready. Never rejects for an unusable host: `report().available` is false with
  * a reason, and run() answers SANDBOX_UNAVAILABLE. Throws ConfigInvalidError for bad options.
  */
-export async function startCodePool(options?: PoolOptions, internal: InternalPoolOptions = {}): Promise<SandboxPool> {
+export async function createCodePool(options?: PoolOptions, internal: InternalPoolOptions = {}): Promise<SandboxPool> {
   const pool = new Pool(resolvePoolOptions(options), internal);
   try {
     await pool.start();
