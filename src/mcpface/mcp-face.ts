@@ -61,7 +61,7 @@ import type { TenantTurns } from "../dispatch/fair-turns.js";
 import { LineLimit, type SkippedLine } from "./stdio-lines.js";
 import { closingError, CUT_GRACE_MS, settleWithin } from "../http/drain.js";
 import { FaceSession } from "./face-session.js";
-import { admitSession, tenantOf, type TenantKey } from "./tenant-shares.js";
+import { admitSession, tenantOf, type SessionTenantKey } from "./tenant-shares.js";
 import { OperatorEndpoints } from "../admin/operator-endpoints.js";
 
 export interface McpFaceExtras extends EngineExtras {
@@ -100,7 +100,7 @@ interface Live {
   /** HTTP: the token identity that opened it (null without auth). */
   identity?: TokenIdentity | null;
   /** HTTP: whose share of the sessions it counts against. */
-  tenant?: TenantKey;
+  tenant?: SessionTenantKey;
   /** HTTP: its tenant's turns on the control path, one taken per request. */
   turns?: TenantTurns;
   transport?: StreamableHTTPServerTransport;
@@ -123,7 +123,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
   const live = new Set<Live>();
   const byHttpId = new Map<string, Live>();
   let opening = 0;
-  const openingBy = new Map<TenantKey, number>();
+  const openingBy = new Map<SessionTenantKey, number>();
   let http: HttpServer | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   let closed = false;
@@ -187,7 +187,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
   async function openSession(
     context: RunContext,
     label: string,
-    http?: { identity: TokenIdentity | null; tenant: TenantKey; turns: TenantTurns },
+    http?: { identity: TokenIdentity | null; tenant: SessionTenantKey; turns: TenantTurns },
   ): Promise<Live> {
     const session = await FaceSession.open(engine, context, serverReason);
     const budget = new RequestBudget(config.mcp.maxInFlightPerSession);
@@ -454,7 +454,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
 }
 
 /** A session's tenant as the admin API names it: a token's label, `address:<ip>` without auth, "stdio". */
-function tenantLabel(tenant: TenantKey | undefined): string {
+function tenantLabel(tenant: SessionTenantKey | undefined): string {
   if (tenant === undefined) return "stdio";
   return typeof tenant === "string" ? tenant : tokenTenant(tenant);
 }
