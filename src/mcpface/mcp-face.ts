@@ -46,7 +46,7 @@ import type { RunContext } from "../engine/options.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { ClientNotReadingError, ConfigInvalidError, errorMessage, HttpError, type ErrorCode } from "../errors.js";
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, unauthorized, type TokenIdentity } from "../auth/token-auth.js";
-import type { GatewayConfig } from "../config/server-config.js";
+import type { ServerConfig } from "../config/server-config.js";
 import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
 import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
@@ -110,7 +110,7 @@ interface Live {
 }
 
 /** Builds the engine over the config's plugins and MCP servers; nothing listens yet. */
-export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras = {}): Promise<McpFace> {
+export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras = {}): Promise<McpFace> {
   const tokens = config.gateway.auth ? new TokenTable(config.gateway.auth.tokens) : undefined;
   const operator = await OperatorEndpoints.start(config, "mcp");
   const { engine, sessionLog, mcpSources } = await engineFromConfig(config, { ...extras, events: operator.events }).catch(async (error: unknown) => {
@@ -480,7 +480,7 @@ function ms(started: number): string {
  * Without bearer tokens only a loopback address may serve HTTP. Exported so that `mcp --http`
  * refuses a bad --host before it spawns any MCP server, not after.
  */
-export function checkHttpExposure(config: GatewayConfig, host: string): void {
+export function checkHttpExposure(config: ServerConfig, host: string): void {
   if (!config.gateway.auth && !isLoopbackHost(host)) {
     throw new ConfigInvalidError(
       `--host "${host}" is not a loopback address, and without gateway.auth anyone who can reach it could call tools as this config's identity; configure gateway.auth.tokens or bind 127.0.0.1`,
@@ -489,7 +489,7 @@ export function checkHttpExposure(config: GatewayConfig, host: string): void {
 }
 
 /** Who the config's `mcp` section says sessions run as. */
-function mcpSectionIdentity(config: GatewayConfig): { agentId?: string; owner?: boolean; channel?: string } {
+function mcpSectionIdentity(config: ServerConfig): { agentId?: string; owner?: boolean; channel?: string } {
   return {
     ...(config.mcp.agentId !== undefined ? { agentId: config.mcp.agentId } : {}),
     ...(config.mcp.owner !== undefined ? { owner: config.mcp.owner } : {}),
@@ -502,7 +502,7 @@ function mcpSectionIdentity(config: GatewayConfig): { agentId?: string; owner?: 
  * token that identity asks more of (another agentId, owner rights, a channel it does not list)
  * would have every session refused with 403; said at start instead, naming both sides.
  */
-export function checkTokenIdentities(config: GatewayConfig, defaultMode: ToolSearchMode): void {
+export function checkTokenIdentities(config: ServerConfig, defaultMode: ToolSearchMode): void {
   const section = mcpSectionIdentity(config);
   for (const [i, token] of (config.gateway.auth?.tokens ?? []).entries()) {
     try {
