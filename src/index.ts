@@ -60,7 +60,7 @@ export type {
   WordScore,
   FieldName,
 } from "./search/types.js";
-export { fts5Backend } from "./search/fts5-backend.js";
+export { bm25fBackend } from "./search/fts5-backend.js";
 export { minisearchBackend } from "./search/minisearch-backend.js";
 
 export type { RunTelemetry, SessionEvent, SessionLogSink, CallRecord, CallVia } from "./telemetry/types.js";

@@ -20,7 +20,7 @@ import { Policy } from "../policy/policy.js";
 import type { PolicySubject } from "../policy/types.js";
 import type { CodePool, PoolLoad, SandboxReport } from "../sandbox/types.js";
 import { ToolIndexCache, type IndexHold } from "../search/index-cache.js";
-import { bm25fBackend } from "../search/bm25f-backend.js";
+import { memoryBm25fBackend } from "../search/bm25f-backend.js";
 import { loadEnglishWords } from "../search/english-words.js";
 import { ToolIndex } from "../search/tool-index.js";
 import { SURFACES } from "../surfaces/modes.js";
@@ -416,7 +416,7 @@ export class ToolSearchEngine {
  */
 async function clientIndexFor(entries: readonly CatalogEntry[]): Promise<ToolIndex | undefined> {
   if (entries.length === 0) return undefined;
-  return ToolIndex.build(() => bm25fBackend.create(), entries.map(toSearchDoc));
+  return ToolIndex.build(() => memoryBm25fBackend.create(), entries.map(toSearchDoc));
 }
 
 export async function createToolSearch(options: CreateToolSearchOptions = {}): Promise<ToolSearchEngine> {
