@@ -39,7 +39,7 @@ describe("public exports", () => {
         "coreTools",
         "createCodePool",
         "createToolSearch",
-        "fts5Backend",
+        "bm25fBackend",
         "jsonlSessionLog",
         "mcpServer",
         "memoryLearningStore",

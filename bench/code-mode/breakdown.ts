@@ -23,7 +23,7 @@
  * - spawner pipe: writes to the spawner and reads from it per body (each one wakes a process).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { startCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js";
+import { createCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js";
 import type { LaunchPlan } from "../../src/sandbox/pool/launch.js";
 import { BODY, bridge } from "./fixture.js";
 import { positiveIntArg } from "../harness/args.js";
@@ -66,10 +66,10 @@ function killRow(plan: LaunchPlan): () => Promise<number> {
 
 async function main(): Promise<void> {
   const rssMiB = process.memoryUsage().rss / 1048576;
-  const pool: SandboxPool = await startCodePool({ prefork: 2, maxConcurrent: 2, maxQueue: 1000 });
+  const pool: SandboxPool = await createCodePool({ prefork: 2, maxConcurrent: 2, maxQueue: 1000 });
   if (!pool.report().available) throw new Error(`sandbox unavailable: ${pool.report().reason}`);
   // The same pool without the spawner: this process forks and kills every child (before issue 21).
-  const direct: SandboxPool = await startCodePool({ prefork: 2, maxConcurrent: 2, maxQueue: 1000 }, { spawner: false });
+  const direct: SandboxPool = await createCodePool({ prefork: 2, maxConcurrent: 2, maxQueue: 1000 }, { spawner: false });
   const plan = pool.launchPlan()!;
   const chain = [...plan.prefix, ...plan.nodeFlags, "-e", "0"];
   const rows: Array<[string, () => Promise<number>]> = [];
@@ -106,8 +106,8 @@ async function main(): Promise<void> {
   for (let r = 0; r < ROUNDS; r++) for (const [name, row] of rows) samples.get(name)!.push((await row()) / 1000);
   // Warm latency: one body at a time on a ready child, the two pools in alternating blocks.
   const warmPools = {
-    "forks here": await startCodePool({ prefork: 1, maxConcurrent: 1 }, { spawner: false }),
-    spawner: await startCodePool({ prefork: 1, maxConcurrent: 1 }),
+    "forks here": await createCodePool({ prefork: 1, maxConcurrent: 1 }, { spawner: false }),
+    spawner: await createCodePool({ prefork: 1, maxConcurrent: 1 }),
   };
   const warm = new Map<string, number[]>(Object.keys(warmPools).map((name) => [name, []]));
   for (let block = -1; block < 6; block++) {

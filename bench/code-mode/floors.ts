@@ -20,7 +20,7 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { availableParallelism, loadavg } from "node:os";
 import type { Readable, Writable } from "node:stream";
-import { startCodePool } from "../../src/sandbox/pool/pool.js";
+import { createCodePool } from "../../src/sandbox/pool/pool.js";
 import { percentile } from "../harness/stats.js";
 import { BODY, BODY_RESULT, bridge } from "./fixture.js";
 import { quickjsReference } from "./quickjs-reference.js";
@@ -96,7 +96,7 @@ async function roundTrips(source: string, trips: number, idleMs = 0): Promise<nu
 const fmt = (n: number, digits = 2) => n.toFixed(digits);
 
 async function main(): Promise<void> {
-  const pool = await startCodePool({ prefork: 0 });
+  const pool = await createCodePool({ prefork: 0 });
   const report = pool.report();
   const plan = pool.launchPlan();
   await pool.close();

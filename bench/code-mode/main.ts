@@ -37,7 +37,7 @@ import { join } from "node:path";
 import { childSource } from "../../src/sandbox/child/source.js";
 import { msgpackrCodecExpression } from "./msgpackr-child-codec.js";
 import type { LaunchPlan } from "../../src/sandbox/pool/launch.js";
-import { startCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js";
+import { createCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js";
 import { resolvePoolOptions } from "../../src/sandbox/pool/options.js";
 import { SandboxChild } from "../../src/sandbox/pool/sandbox-child.js";
 import { percentile } from "../harness/stats.js";
@@ -117,7 +117,7 @@ interface ReadyMemory {
 
 /** Memory per ready child: node (the leaf under the wrappers) and the wrapper processes above it. */
 async function readyChildMemory(): Promise<ReadyMemory | undefined> {
-  const pool = await startCodePool({ prefork: 4, maxConcurrent: 4 });
+  const pool = await createCodePool({ prefork: 4, maxConcurrent: 4 });
   try {
     await pool.whenReady(4);
     // Let the last start's allocations settle (the ready frame goes out before the loop idles).
@@ -215,8 +215,8 @@ async function startups(pool: SandboxPool): Promise<Record<"bare" | "mini" | "ms
  * from elsewhere falls on both alike; per block, warm p50 ÷ fresh-child p50 (the spread of that ratio).
  */
 async function latencies(): Promise<{ warm: number[]; perCall: number[]; blockRatios: number[] }> {
-  const warmPool = await startCodePool({ prefork: 1, maxConcurrent: 1 });
-  const coldPool = await startCodePool({ prefork: 0, maxConcurrent: 1 });
+  const warmPool = await createCodePool({ prefork: 1, maxConcurrent: 1 });
+  const coldPool = await createCodePool({ prefork: 0, maxConcurrent: 1 });
   const warm: number[] = [];
   const perCall: number[] = [];
   const blockRatios: number[] = [];
@@ -306,7 +306,7 @@ async function throughput(size: number): Promise<{
       sums[mode].cpu += reapedChildrenCpuMs() - cpu0;
     }
     for (const mode of ["pool", "noPrefork"] as const) {
-      const pool = await startCodePool({ prefork: mode === "pool" ? size : 0, maxConcurrent: size, maxQueue: 10_000 });
+      const pool = await createCodePool({ prefork: mode === "pool" ? size : 0, maxConcurrent: size, maxQueue: 10_000 });
       await pool.whenReady(mode === "pool" ? size : 0);
       const cpu0 = bodyChildrenCpuMs(pool);
       const spawner0 = spawnersCpuMs(pool);
@@ -359,7 +359,7 @@ async function throughput(size: number): Promise<{
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
 
 async function main(): Promise<void> {
-  const probePool = await startCodePool({ prefork: 0 });
+  const probePool = await createCodePool({ prefork: 0 });
   const report = probePool.report();
   if (!report.available) {
     console.error(`sandbox unavailable: ${report.reason}`);

@@ -171,7 +171,7 @@ export function figuresOf(results: BenchResults): Figure[] {
             name: `search/${tools}/${s.backend}÷${base.backend}/query-p50`,
             suite: "search",
             // Past a few thousand tools the two backends' query times move apart with the load
-            // (fts5 ÷ minisearch at 10k: 0.61–1.30 over ten quick runs, 2.7–3.6 at 1k).
+            // (bm25f ÷ minisearch at 10k: 0.61–1.30 over ten quick runs, 2.7–3.6 at 1k).
             kind: tools > 2_000 ? "ratio-search-large" : "ratio-search",
             unit: "ratio",
             value: repeated?.value ?? s.p50Ms / base.p50Ms,

@@ -72,7 +72,7 @@ export const THRESHOLDS: Readonly<Record<FigureKind, Threshold>> = {
   "ratio-search-large": {
     by: "factor",
     margin: 1.2,
-    why: "the same past 2,000 tools: spread 113% (fts5 ÷ minisearch at 10k ran 0.61 on a quiet machine, 0.97–1.30 on a busy one)",
+    why: "the same past 2,000 tools: spread 113% (bm25f ÷ minisearch at 10k ran 0.61 on a quiet machine, 0.97–1.30 on a busy one)",
   },
   "ratio-gateway-cpu": {
     by: "factor",

@@ -4,7 +4,7 @@
  * The command and what it prints: main.ts.
  */
 import { pluginTools } from "../../src/catalog/sources.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
 import { createMcpFace } from "../../src/mcpface/mcp-face.js";
 import { distribution, round, roundDistribution, type Distribution } from "../harness/stats.js";
@@ -52,7 +52,7 @@ function phase(results: readonly CallTimes[]): Phase {
 }
 
 export async function runControlShares(options: ControlSharesOptions, log: (line: string) => void = () => {}): Promise<FloodRow[]> {
-  const config = resolveGatewayConfig(
+  const config = resolveServerConfig(
     { tools: { toolSearch: { mode: "tools" } }, provider: { baseURL: "http://127.0.0.1:9/v1" }, gateway: { auth: { tokens: TOKENS } } },
     process.cwd(),
     {},

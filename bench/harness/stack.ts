@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { CatalogSource } from "../../src/catalog/sources.js";
 import type { ToolSearchMode } from "../../src/settings/tool-search-config.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import { startMockProvider, type MockProvider, type RecordedRequest } from "../../src/mock-provider/mock-provider.js";
 import type { PoolOptions } from "../../src/sandbox/types.js";
@@ -72,7 +72,7 @@ export async function startScriptedStack(options: StackOptions): Promise<Scripte
   const timer = await startTimingProxy(provider.port);
   let gateway: Gateway;
   try {
-    const config = resolveGatewayConfig(
+    const config = resolveServerConfig(
       {
         tools: { toolSearch: options.toolSearch ?? true },
         provider: { baseURL: timer.url, timeoutMs: 120_000 },

@@ -2,7 +2,7 @@
  * The relevance bench alone, for development: `node dist/bench/relevance/main.js` prints every
  * set's table and the summary (per set top-1 / hit@5, means over dev and held-out sets).
  *   --quick              the CI sample (every 10th Seal-Tools query, every 20th MetaTool request)
- *   --rankers a,b        only these rankers (plain BM25 and fts5 always run)
+ *   --rankers a,b        only these rankers (plain BM25 and bm25f always run)
  *   --sets LiveMCPBench,MetaTool   only these data sets ("servers": the safety check's real MCP servers)
  *   --json FILE          also write the result as JSON
  */

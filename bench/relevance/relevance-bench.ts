@@ -1,7 +1,7 @@
 /**
  * Relevance over several sets at once, with an ablation: every backend through the engine's own
  * ranking of a request (rankRequest, src/dispatch/rank-request.ts, over the backend's ToolIndex:
- * bench/lib/rank-over-index.ts), the default fts5 backend with each ranking step switched off, and the plain BM25 baseline (name + server + description +
+ * bench/lib/rank-over-index.ts), the default bm25f backend with each ranking step switched off, and the plain BM25 baseline (name + server + description +
  * parameter names, identifiers split, k1 1.2, b 0.75: bench/lib/baseline-bm25.ts), on:
  * - LiveMCPBench's 527 real MCP tools with the 80 written requests of dev-queries.json: all
  *   of them ("dev-queries-all", what the targets are set on), the 60 tuned on ("dev-queries")
@@ -26,7 +26,7 @@
  *
  * The read-request safety check (read-safety-set.ts) runs beside: requests that only ask to
  * read over the real memory, filesystem and everything servers and over LiveMCPBench's and
- * Seal-Tools' catalogs, and how many get a destructive first hit from plain BM25 and from fts5
+ * Seal-Tools' catalogs, and how many get a destructive first hit from plain BM25 and from bm25f
  * (goal: none). MetaTool's plugins have no destructive tool, so it has no row.
  */
 import { plainBm25 } from "../lib/baseline-bm25.js";
@@ -34,7 +34,7 @@ import { indexScope, rankIds } from "../lib/rank-over-index.js";
 import { evaluate, type JudgedQuery, type RelevanceReport } from "../lib/relevance.js";
 import { loadLiveMcpQueries, loadLiveMcpTools, loadMetaToolQueries, loadMetaToolTools, loadSealQueries, loadSealTools } from "../lib/shared-data.js";
 import { DEFAULT_BM25F } from "../../src/search/scoring/bm25f.js";
-import { fts5Backend, fts5BackendWith } from "../../src/search/backends/fts5-backend.js";
+import { bm25fBackend, bm25fBackendWith } from "../../src/search/backends/fts5-backend.js";
 import { fts5Bm25Backend } from "../lib/fts5-bm25/backend.js";
 import { minisearchBackend } from "../../src/search/backends/minisearch-backend.js";
 import type { IntentOptions } from "../../src/search/ranking/intents.js";
@@ -64,7 +64,7 @@ export type Metrics = RelevanceReport;
 
 export interface RankerResult {
   ranker: string;
-  /** "backend" (through rankRequest), "ablation" (fts5 with one step off) or "baseline". */
+  /** "backend" (through rankRequest), "ablation" (bm25f with one step off) or "baseline". */
   kind: "backend" | "ablation" | "baseline";
   metrics: Metrics;
   /** Each metric over the baseline's (1 for the baseline itself). */
@@ -102,7 +102,7 @@ export interface RelevanceSummary {
   rows: SummaryRow[];
   /** Mean over the dev sets and over the held-out sets, per ranker. */
   mean: Record<"dev" | "held-out", Record<string, { top1: number; top5: number }>>;
-  /** Sets where the default ranker (fts5) is below plain BM25 on top-1 (should be none). */
+  /** Sets where the default ranker (bm25f) is below plain BM25 on top-1 (should be none). */
   belowBaseline: string[];
 }
 
@@ -113,7 +113,7 @@ export interface SafetyRow {
   /** Read requests scored, and how many of them have judged answers (written, or a set's own). */
   requests: number;
   judged: number;
-  /** Per ranker (plain BM25 and fts5): read requests whose first hit is destructive, and top-1 over the judged ones. */
+  /** Per ranker (plain BM25 and bm25f): read requests whose first hit is destructive, and top-1 over the judged ones. */
   rankers: Record<string, { destructiveFirst: number; top1: number }>;
 }
 
@@ -136,7 +136,7 @@ export interface RelevanceOptions {
   stride: number;
   /** Score every `metaToolStride`-th MetaTool request (default 1 = all 21,041). */
   metaToolStride?: number;
-  /** Only these rankers (names of RANKERS; the baseline and fts5 always run). */
+  /** Only these rankers (names of RANKERS; the baseline and bm25f always run). */
   rankers?: readonly string[];
   /** Only these data sets ("LiveMCPBench", "Seal-Tools", "MetaTool"). */
   datasets?: readonly string[];
@@ -145,7 +145,7 @@ export interface RelevanceOptions {
 
 const BASELINE_NAME = "plain-bm25";
 /** The engine's default ranking, which must beat the baseline on every set. */
-const DEFAULT_RANKER = "fts5";
+const DEFAULT_RANKER = "bm25f";
 
 interface RankerSpec {
   name: string;
@@ -159,24 +159,24 @@ interface RankerSpec {
   catalogGuard?: false | "on";
 }
 
-/** Every ranker of the table: the baseline, both backends, and fts5 with one step off at a time. */
+/** Every ranker of the table: the baseline, both backends, and bm25f with one step off at a time. */
 const RANKERS: readonly RankerSpec[] = [
   { name: BASELINE_NAME, kind: "baseline" },
-  { name: "fts5", kind: "backend", factory: fts5Backend },
+  { name: "bm25f", kind: "backend", factory: bm25fBackend },
   { name: "minisearch", kind: "backend", factory: minisearchBackend },
-  { name: "fts5 −bm25f (bm25())", kind: "ablation", factory: fts5Bm25Backend },
-  { name: "fts5 −coordination", kind: "ablation", factory: fts5BackendWith({ bm25f: { ...DEFAULT_BM25F, coord: 0 } }) },
-  { name: "fts5 −name precision", kind: "ablation", factory: fts5BackendWith({ bm25f: { ...DEFAULT_BM25F, namePrecision: 0 } }) },
-  { name: "fts5 −vocabulary", kind: "ablation", factory: fts5BackendWith({ bm25f: { ...DEFAULT_BM25F, vocabulary: false } }) },
-  { name: "fts5 −thesaurus", kind: "ablation", factory: fts5BackendWith({ expansion: { thesaurus: false } }) },
-  { name: "fts5 −typos", kind: "ablation", factory: fts5BackendWith({ expansion: { typos: false } }) },
-  { name: "fts5 −both", kind: "ablation", factory: fts5BackendWith({ expansion: { thesaurus: false, typos: false } }) },
-  { name: "fts5 −clauses", kind: "ablation", factory: fts5Backend, intents: { clauses: false } },
-  { name: "fts5 −siblings", kind: "ablation", factory: fts5Backend, intents: { siblings: false } },
-  { name: "fts5 −both intents", kind: "ablation", factory: fts5Backend, intents: { clauses: false, siblings: false } },
-  { name: "fts5 −safety", kind: "ablation", factory: fts5Backend, readSafety: false },
-  { name: "fts5 −guard", kind: "ablation", factory: fts5Backend, catalogGuard: false },
-  { name: "fts5 guard on", kind: "ablation", factory: fts5Backend, catalogGuard: "on" },
+  { name: "bm25f −bm25f (FTS5 bm25())", kind: "ablation", factory: fts5Bm25Backend },
+  { name: "bm25f −coordination", kind: "ablation", factory: bm25fBackendWith({ bm25f: { ...DEFAULT_BM25F, coord: 0 } }) },
+  { name: "bm25f −name precision", kind: "ablation", factory: bm25fBackendWith({ bm25f: { ...DEFAULT_BM25F, namePrecision: 0 } }) },
+  { name: "bm25f −vocabulary", kind: "ablation", factory: bm25fBackendWith({ bm25f: { ...DEFAULT_BM25F, vocabulary: false } }) },
+  { name: "bm25f −thesaurus", kind: "ablation", factory: bm25fBackendWith({ expansion: { thesaurus: false } }) },
+  { name: "bm25f −typos", kind: "ablation", factory: bm25fBackendWith({ expansion: { typos: false } }) },
+  { name: "bm25f −both", kind: "ablation", factory: bm25fBackendWith({ expansion: { thesaurus: false, typos: false } }) },
+  { name: "bm25f −clauses", kind: "ablation", factory: bm25fBackend, intents: { clauses: false } },
+  { name: "bm25f −siblings", kind: "ablation", factory: bm25fBackend, intents: { siblings: false } },
+  { name: "bm25f −both intents", kind: "ablation", factory: bm25fBackend, intents: { clauses: false, siblings: false } },
+  { name: "bm25f −safety", kind: "ablation", factory: bm25fBackend, readSafety: false },
+  { name: "bm25f −guard", kind: "ablation", factory: bm25fBackend, catalogGuard: false },
+  { name: "bm25f guard on", kind: "ablation", factory: bm25fBackend, catalogGuard: "on" },
 ];
 
 type Ranker = { spec: RankerSpec; search: (q: string) => string[]; close?: () => void };
@@ -332,7 +332,7 @@ async function longServersSplit(dataDir: string, wanted: ReadonlySet<string> | u
       return relevant.length === 0 ? [] : [{ ...q, relevant }];
     });
     if (mine.length === 0) continue;
-    const probe = await ToolIndex.build(() => fts5Backend.create(), docs);
+    const probe = await ToolIndex.build(() => bm25fBackend.create(), docs);
     const long = probe.profile()?.longAndSpecific === true;
     probe.close();
     if (!long) continue;
@@ -374,7 +374,7 @@ async function longServersSplit(dataDir: string, wanted: ReadonlySet<string> | u
   return { dataset: "LiveMCPBench", split: "long-description-servers", role: "check", tools, totalQueries: total, sampled: total, rankers };
 }
 
-/** Plain BM25's and fts5's first hits over one catalog's read requests: how many are destructive, and top-1 where judged. */
+/** Plain BM25's and bm25f's first hits over one catalog's read requests: how many are destructive, and top-1 where judged. */
 function scoreSafety(catalog: SafetyCatalog, rankers: readonly Ranker[]): SafetyRow {
   const byId = new Map(catalog.docs.map((d) => [d.id, d]));
   const judged = catalog.requests.filter((r) => r.relevant !== undefined);

@@ -89,11 +89,11 @@ export function summaryTable(results: BenchResults): string {
   }
   const search = resultOf(results.suites.search);
   if (search) {
-    for (const r of search.fts5VsMinisearch) {
-      const f = search.output.sizes.find((s) => s.tools === r.tools && s.backend === "fts5")!;
+    for (const r of search.bm25fVsMinisearch) {
+      const f = search.output.sizes.find((s) => s.tools === r.tools && s.backend === "bm25f")!;
       const m = search.output.sizes.find((s) => s.tools === r.tools && s.backend === "minisearch")!;
       rows.push([
-        `search p50 / p99, ${int(r.tools)} tools, fts5`,
+        `search p50 / p99, ${int(r.tools)} tools, bm25f`,
         `${f3(f.p50Ms)} / ${f3(f.p99Ms)} ms`,
         `${f3(m.p50Ms)} / ${f3(m.p99Ms)} ms, minisearch`,
         `${x(r.p50Ratio)} / ${x(r.p99Ratio)}`,
@@ -445,11 +445,11 @@ function sections(results: BenchResults, level: string, chartsDir?: string): str
         ]),
       ),
     );
-    if (search.fts5VsMinisearch.length > 0) {
+    if (search.bm25fVsMinisearch.length > 0) {
       out.push(
         "",
-        "fts5 (default) ÷ minisearch: " +
-          search.fts5VsMinisearch.map((r) => `${int(r.tools)} tools: build ${x(r.buildRatio)}, p50 ${x(r.p50Ratio)}, p99 ${x(r.p99Ratio)}`).join("; ") +
+        "bm25f (default) ÷ minisearch: " +
+          search.bm25fVsMinisearch.map((r) => `${int(r.tools)} tools: build ${x(r.buildRatio)}, p50 ${x(r.p50Ratio)}, p99 ${x(r.p99Ratio)}`).join("; ") +
           ".",
       );
     }
@@ -480,7 +480,7 @@ function sections(results: BenchResults, level: string, chartsDir?: string): str
   if (relevance) {
     out.push("", `${level} Relevance`, "");
     out.push(
-      `Seal-Tools (${int(relevance.tools)} tools), LiveMCPBench's real MCP tools with written requests and MetaTool's 199 plugins; each backend through the engine's ranking of a request (rankRequest over its index), fts5 with each ranking step switched off (−), beside the plain BM25 baseline (name + server + description + parameter names, identifiers split, k1 1.2, b 0.75: bench/lib/baseline-bm25.ts). ` +
+      `Seal-Tools (${int(relevance.tools)} tools), LiveMCPBench's real MCP tools with written requests and MetaTool's 199 plugins; each backend through the engine's ranking of a request (rankRequest over its index), bm25f with each ranking step switched off (−), beside the plain BM25 baseline (name + server + description + parameter names, identifiers split, k1 1.2, b 0.75: bench/lib/baseline-bm25.ts). ` +
         `Index build on Seal-Tools: ${Object.entries(relevance.indexMs)
           .map(([k, v]) => `${k} ${msf(v)} ms`)
           .join(", ")}.`,

@@ -12,7 +12,7 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ToolIndexCache } from "../../src/search/storage/index-cache.js";
-import { fts5Backend } from "../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../src/search/backends/fts5-backend.js";
 import { loadRegistryTools, sharedDataDir } from "../lib/shared-data.js";
 import { MiB, collectGarbage } from "../lib/stats.js";
 import { scaleCatalog } from "./workload.js";
@@ -44,7 +44,7 @@ async function measure(n: number, thread: boolean): Promise<EngineBuildResult> {
   try {
     loop.enable();
     const t0 = performance.now();
-    await cache.get(docs, fts5Backend, thread ? { workerThreshold: Number.POSITIVE_INFINITY } : {});
+    await cache.get(docs, bm25fBackend, thread ? { workerThreshold: Number.POSITIVE_INFINITY } : {});
     const buildMs = performance.now() - t0;
     loop.disable();
     peak = Math.max(peak, process.memoryUsage.rss());

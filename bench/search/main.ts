@@ -24,7 +24,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadSqlite } from "../../src/search/backends/sqlite-loader.js";
 import { ToolIndexCache } from "../../src/search/storage/index-cache.js";
-import { fts5Backend } from "../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../src/search/backends/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/backends/minisearch-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
@@ -55,7 +55,7 @@ const LIMIT = 8;
 const SEAL_TOOLS = 4_076;
 /** Timed passes over the 700 requests through run.search (each beside the in-memory BM25). */
 const NATURAL_API_ROUNDS = QUICK ? 2 : 3;
-const FACTORIES: SearchBackendFactory[] = [fts5Backend, minisearchBackend];
+const FACTORIES: SearchBackendFactory[] = [bm25fBackend, minisearchBackend];
 
 export interface SizeResult {
   backend: string;
@@ -125,12 +125,12 @@ function timeRanker(ranker: Ranker, queries: readonly string[]): { wall: number[
 async function measureNatural(dataDir: string): Promise<NaturalResult[]> {
   const docs = loadSealTools(dataDir);
   const queries = loadSealQueries(dataDir, "dev").map((q) => q.query);
-  // "fts5 −clauses" ranks each request as one list: beside "fts5 (bm25f)" it shows what clause
-  // fusion (src/search/ranking/intents.ts) costs on requests of several sentences.
+  // "bm25f −clauses" ranks each request as one list: beside "bm25f" it shows what clause
+  // fusion (src/search/intents.ts) costs on requests of several sentences.
   const factories: Array<[string, SearchBackendFactory, IntentOptions?]> = [
-    ["fts5 (bm25f)", fts5Backend],
-    ["fts5 −clauses", fts5Backend, { clauses: false }],
-    ["fts5 bm25()", fts5Bm25Backend],
+    ["bm25f", bm25fBackend],
+    ["bm25f −clauses", bm25fBackend, { clauses: false }],
+    ["FTS5 bm25()", fts5Bm25Backend],
     ["minisearch", minisearchBackend],
   ];
   // One ranker alive at a time, after a full GC: another index's garbage must not land in its timings.

@@ -70,7 +70,7 @@ async function ready(docs: SearchDoc[], dir: string | undefined, key?: string): 
   const fresh = docs.map((d) => ({ ...d, params: d.params.map((p) => ({ ...p })) }));
   const cache = new ToolIndexCache(dir === undefined ? {} : { snapshots: { dir, ...(key !== undefined ? { key } : {}) } });
   const started = performance.now();
-  const index = await cache.get(fresh, "fts5", { workerThreshold: THRESHOLD });
+  const index = await cache.get(fresh, "bm25f", { workerThreshold: THRESHOLD });
   const ms = performance.now() - started;
   if (index.search("send mail message", { limit: 5 }).length === 0) throw new Error("the index answers nothing");
   const via = cache.lastBuild?.via ?? "?";

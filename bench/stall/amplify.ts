@@ -9,7 +9,7 @@
  */
 import { request } from "node:http";
 import { pluginTools } from "../../src/catalog/sources.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import type { Progress } from "../harness/progress.js";
 import { distribution, round, roundDistribution, type Distribution } from "../harness/stats.js";
@@ -65,7 +65,7 @@ export async function runAmplifyRow(probes: Probes, options: AmplifyOptions, log
   let gateway: Gateway | undefined;
   try {
     const gatewaySection = { port: 0, ...(options.maxTurnResultBytes !== undefined ? { maxTurnResultBytes: options.maxTurnResultBytes } : {}) };
-    const config = resolveGatewayConfig(
+    const config = resolveServerConfig(
       { tools: { toolSearch: { mode: "direct" } }, provider: { baseURL: provider.url }, gateway: gatewaySection },
       process.cwd(),
       {},

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { ToolSearchEngine } from "../../src/engine/engine.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import type { Progress } from "../harness/progress.js";
 import { distribution, round, roundDistribution, type Distribution } from "../harness/stats.js";
@@ -53,7 +53,7 @@ export async function runFloodRow(probes: Probes, options: FloodOptions, log: Pr
   const server = await startFloodServer(script, options.tools);
   let gateway: Gateway | undefined;
   try {
-    const config = resolveGatewayConfig(
+    const config = resolveServerConfig(
       {
         tools: { toolSearch: { mode: "tools" } },
         provider: { baseURL: "http://127.0.0.1:9/v1" },

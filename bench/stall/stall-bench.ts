@@ -17,7 +17,7 @@
 import { pluginTools } from "../../src/catalog/sources.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
 import type { ToolSearchEngine } from "../../src/engine/engine.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import type { Progress } from "../harness/progress.js";
 import { distribution, round, roundDistribution, type Distribution } from "../harness/stats.js";
@@ -154,7 +154,7 @@ async function tenantRow(
 /** The gateway as `toolsearch serve` runs it, tools mode, one sandbox child (code mode is asked per run). */
 async function startStallGateway(tools: number): Promise<Gateway> {
   // The provider is never called: the hostile requests go straight to the engine the gateway holds.
-  const config = resolveGatewayConfig(
+  const config = resolveServerConfig(
     { tools: { toolSearch: { mode: "tools" } }, provider: { baseURL: "http://127.0.0.1:9/v1" }, gateway: { port: 0 } },
     process.cwd(),
     {},

@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { pluginTools } from "../../src/catalog/sources.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import { createMcpFace } from "../../src/mcpface/mcp-face.js";
 import { resolvePoolOptions } from "../../src/sandbox/pool/options.js";
 import type { PoolOptions } from "../../src/sandbox/types.js";
@@ -85,7 +85,7 @@ const QUIET_BODY = 'return (await openclaw.tools.search("create a contact", { li
 
 export async function runTenantFloodRow(probes: Probes, options: TenantFloodOptions, log: Progress): Promise<TenantFloodResult | { skipped: string }> {
   const codeTimeoutMs = Math.min(60_000, Math.max(1_000, options.busyMs + 5_000));
-  const config = resolveGatewayConfig(
+  const config = resolveServerConfig(
     { tools: { toolSearch: { mode: "code", codeTimeoutMs } }, provider: { baseURL: "http://127.0.0.1:9/v1" }, gateway: { auth: { tokens: TOKENS } } },
     process.cwd(),
     {},

@@ -33,10 +33,10 @@ export interface SearchSuiteResult {
   ms: number;
   output: SearchBenchOutput;
   /**
-   * fts5 (the default) over minisearch at each size: no plain-BM25 latency is measured by
+   * bm25f (the default) over minisearch at each size: no plain-BM25 latency is measured by
    * bench/search yet, so the comparison is between the two backends.
    */
-  fts5VsMinisearch: Array<{ tools: number; buildRatio: number; p50Ratio: number; p99Ratio: number }>;
+  bm25fVsMinisearch: Array<{ tools: number; buildRatio: number; p50Ratio: number; p99Ratio: number }>;
   /** Run preparation over the cached catalog (same array) as a share of building that index: what the cache saves. */
   cachedVsBuild: Array<{ backend: string; tools: number; cachedMs: number; buildMs: number; ratio: number }>;
   /** Query p50 of each backend ÷ the baseline backend's at the same size, as a median of repeats when the quick run repeats it. */
@@ -46,7 +46,7 @@ export interface SearchSuiteResult {
 /**
  * Quick runs (CI) repeat each size's query-p50 measurement this many times in all (the first is
  * bench/search's own run), each time in fresh `--one` children, alternating which backend goes
- * first: one pair's fts5 ÷ minisearch moved by 41–81% between quick runs here, the median of
+ * first: one pair's bm25f ÷ minisearch moved by 41–81% between quick runs here, the median of
  * three by 6–12%. Full runs measure once (more queries per sample).
  */
 const QUICK_SEARCH_REPEATS = (_tools: number): number => 3;
@@ -73,8 +73,8 @@ export async function runSearchSuite(options: { root: string; quick: boolean; lo
       throw new Error(`bench/search: implausible figures for ${s.backend} at ${s.tools}: ${JSON.stringify(s)}`);
   }
   const sizes = [...new Set(out.sizes.map((s) => s.tools))].sort((a, b) => a - b);
-  const fts5VsMinisearch = sizes.flatMap((tools) => {
-    const f = out.sizes.find((s) => s.tools === tools && s.backend === "fts5");
+  const bm25fVsMinisearch = sizes.flatMap((tools) => {
+    const f = out.sizes.find((s) => s.tools === tools && s.backend === "bm25f");
     const m = out.sizes.find((s) => s.tools === tools && s.backend === "minisearch");
     return f && m ? [{ tools, buildRatio: ratio(f.buildMs, m.buildMs, 3), p50Ratio: ratio(f.p50Ms, m.p50Ms, 3), p99Ratio: ratio(f.p99Ms, m.p99Ms, 3) }] : [];
   });
@@ -93,7 +93,7 @@ export async function runSearchSuite(options: { root: string; quick: boolean; lo
       : [];
   });
   const p50Ratios = await p50RatioRepeats(options, out.sizes, options.quick ? QUICK_SEARCH_REPEATS : () => 1);
-  return { command: run.command, ms: run.ms, output: out, fts5VsMinisearch, cachedVsBuild, p50Ratios };
+  return { command: run.command, ms: run.ms, output: out, bm25fVsMinisearch, cachedVsBuild, p50Ratios };
 }
 
 /**

@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ToolSource } from "../catalog/types.js";
-import type { GatewayConfig } from "../config/server-config.js";
+import type { ServerConfig } from "../config/server-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import { ConfigInvalidError, errorMessage, HttpError } from "../errors.js";
 import { identityFromToken, tenantOfToken, TENANT_NAME_PATTERN, type TokenIdentity } from "../auth/token-auth.js";
@@ -34,7 +34,7 @@ const MAX_SEARCH_BODY_BYTES = 16 * 1024;
 /** What the admin API reads: the face's engine and sources, its live telemetry, and what only the face knows (its sessions). */
 export interface AdminContext {
   face: "serve" | "mcp";
-  config: GatewayConfig;
+  config: ServerConfig;
   engine: ToolSearchEngine;
   mcpSources: readonly McpServerSource[];
   telemetry: LiveTelemetry;

@@ -10,7 +10,7 @@
  * console's files and their server on the first `/console` request.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { GatewayConfig } from "../config/server-config.js";
+import type { ServerConfig } from "../config/server-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import { errorMessage, HttpError, type ErrorCode } from "../errors.js";
 import { sendJson } from "../http/json-http.js";
@@ -48,7 +48,7 @@ export class OperatorEndpoints {
   private console: Promise<ConsoleAssets> | undefined;
 
   private constructor(
-    private readonly config: GatewayConfig,
+    private readonly config: ServerConfig,
     private readonly face: "serve" | "mcp",
     private readonly metrics: LoadedMetrics | undefined,
   ) {
@@ -66,7 +66,7 @@ export class OperatorEndpoints {
   }
 
   /** The endpoints of one face; with `metrics` on, the SDK is loaded first (a missing package is CONFIG_INVALID, before anything starts). */
-  static async start(config: GatewayConfig, face: "serve" | "mcp"): Promise<OperatorEndpoints> {
+  static async start(config: ServerConfig, face: "serve" | "mcp"): Promise<OperatorEndpoints> {
     if (!config.metrics.prometheus && !config.metrics.otlp) return new OperatorEndpoints(config, face, undefined);
     const [{ startMetricsSdk }, { OperatorMetrics }] = await Promise.all([import("../metrics/metrics-sdk.js"), import("../metrics/operator-metrics.js")]);
     const sdk = await startMetricsSdk(config.metrics);

@@ -6,7 +6,7 @@
 import path from "node:path";
 import { loadConfig } from "../config/config-file.js";
 import { engineFromConfig } from "../config/config-engine.js";
-import { resolveGatewayConfig } from "../config/server-config.js";
+import { resolveServerConfig } from "../config/server-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import type { McpServerSource } from "../mcp/index.js";
 import type { PolicySubject } from "../policy/types.js";
@@ -45,7 +45,7 @@ function inToolsMode(toolSearch: ToolSearchConfig | undefined): ToolSearchConfig
 
 export async function openCatalogEngine(configFile: string | undefined, io: CommandIo, command: string): Promise<ToolSearchEngine> {
   const { file, config: raw } = loadConfig(configFile);
-  const config = resolveGatewayConfig(raw, path.dirname(file));
+  const config = resolveServerConfig(raw, path.dirname(file));
   const starting = startingProgress(command, "building the search index");
   // A look at the catalog is no session: nothing goes to the session log.
   const { sessionLog: _log, ...unlogged } = config;

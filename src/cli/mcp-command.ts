@@ -2,7 +2,7 @@
 import path from "node:path";
 import { loadConfig } from "../config/config-file.js";
 import { ClientNotReadingError } from "../errors.js";
-import { resolveGatewayConfig } from "../config/server-config.js";
+import { resolveServerConfig } from "../config/server-config.js";
 import { checkHttpExposure, checkTokenIdentities, createMcpFace } from "../mcpface/mcp-face.js";
 import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
 import { parseWorkers } from "./cluster.js";
@@ -56,7 +56,7 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
     );
   }
   const { file, config: raw } = loadConfig(options.config);
-  const config = resolveGatewayConfig(raw, path.dirname(file), process.env, {
+  const config = resolveServerConfig(raw, path.dirname(file), process.env, {
     ...(port !== undefined ? { port } : {}),
     ...(options.host ? { host: options.host } : {}),
   });

@@ -2,7 +2,7 @@
 import path from "node:path";
 import { loadConfig } from "../config/config-file.js";
 import { isLoopbackHost } from "../auth/token-auth.js";
-import { resolveGatewayConfig, type GatewayConfig } from "../config/server-config.js";
+import { resolveServerConfig, type ServerConfig } from "../config/server-config.js";
 import { startGateway } from "../gateway/gateway-server.js";
 import { startMockProvider } from "../mock-provider/mock-provider.js";
 import { startOtlpExport, type OtlpExport } from "../telemetry/otlp-export.js";
@@ -87,7 +87,7 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
   const port = (worker ? workerPort() : undefined) ?? parsePort(options.port, SERVE_USAGE);
   // A config the gateway refuses (ConfigInvalidError) is answered by main: one line, exit 2.
   const { file, config: raw } = loadConfig(options.config);
-  const config = resolveGatewayConfig(raw, path.dirname(file), process.env, {
+  const config = resolveServerConfig(raw, path.dirname(file), process.env, {
     ...(port !== undefined ? { port } : {}),
     ...(options.host ? { host: options.host } : {}),
   });
@@ -161,7 +161,7 @@ function originOf(endpoint: string): string {
 }
 
 /** Tokens over plain HTTP beyond loopback can be read on the wire. */
-function warnIfExposed(config: GatewayConfig, io: CommandIo): void {
+function warnIfExposed(config: ServerConfig, io: CommandIo): void {
   if (config.gateway.auth && !isLoopbackHost(config.gateway.host)) {
     io.err(`toolsearch serve: bearer tokens travel in clear text over HTTP; put TLS (a reverse proxy) in front of ${config.gateway.host}`);
   }

@@ -8,7 +8,7 @@
 import type { SourceStatus } from "../catalog/catalog.js";
 import { escapeControl } from "../text/prompt-text.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
-import type { GatewayConfig } from "../config/server-config.js";
+import type { ServerConfig } from "../config/server-config.js";
 
 const MAX_REASON_CHARS = 400;
 
@@ -62,7 +62,7 @@ export function reasonOf(message: string): string {
 }
 
 /** Keys of the config file that are accepted but not used, as start-summary lines. */
-export function configNotes(config: GatewayConfig): string[] {
+export function configNotes(config: ServerConfig): string[] {
   return (config.notes ?? []).map((note) => `note: ${note}`);
 }
 
@@ -71,7 +71,7 @@ export function configNotes(config: GatewayConfig): string[] {
  * gateway.admin is false), `/metrics` and OTLP when metrics are on. `base` is the server's
  * origin (none for `mcp` over stdio, which serves no HTTP: only OTLP applies there).
  */
-export function operatorLines(config: GatewayConfig, base: string | undefined): string[] {
+export function operatorLines(config: ServerConfig, base: string | undefined): string[] {
   const lines: string[] = [];
   if (base !== undefined && config.gateway.admin) {
     lines.push(`console ${base}/console/, admin API ${base}/admin/v1 (${config.gateway.auth ? "owner tokens" : "loopback clients"} only)`);

@@ -8,7 +8,7 @@ import { mcpServer, type McpServerSource, type McpSourceEvent } from "../mcp/ind
 import type { PoolOptions } from "../sandbox/types.js";
 import { jsonlSessionLog, type JsonlSessionLog } from "../telemetry/jsonl-session-log.js";
 import type { SessionLogSink } from "../telemetry/types.js";
-import type { GatewayConfig } from "./server-config.js";
+import type { ServerConfig } from "./server-config.js";
 import { loadPluginFolder } from "./plugin-loader.js";
 import { withServerLearning } from "../settings/tool-search-config.js";
 import { tenantOfToken } from "../auth/token-auth.js";
@@ -36,7 +36,7 @@ export interface ConfiguredEngine {
   sessionLog?: JsonlSessionLog;
 }
 
-export async function engineFromConfig(config: GatewayConfig, extras: EngineExtras = {}): Promise<ConfiguredEngine> {
+export async function engineFromConfig(config: ServerConfig, extras: EngineExtras = {}): Promise<ConfiguredEngine> {
   const plugins = (await Promise.all(config.plugins.map(loadPluginFolder))).flat();
   const mcp = config.mcpServers.map(({ options, ...server }) => mcpServer(server, options));
   const listen = extras.onSourceEvent;

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import JSON5 from "json5";
 import { ConfigInvalidError } from "../errors.js";
-import { HOST_SECTIONS, validateGatewaySections } from "./server-config.js";
+import { HOST_SECTIONS, validateServerSections } from "./server-config.js";
 import { parsePolicy } from "../policy/policy-schema.js";
 import type { JsonObject } from "./dot-path.js";
 import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
@@ -69,7 +69,7 @@ export function validateConfig(config: unknown, where = "config"): asserts confi
     if (tools.toolSearch !== undefined) resolveToolSearchConfig(tools.toolSearch);
   }
   if (c.policy !== undefined) parsePolicy(c.policy);
-  validateGatewaySections(c);
+  validateServerSections(c);
 }
 
 export function writeConfigFile(file: string, config: JsonObject): void {

@@ -1,5 +1,6 @@
 /**
- * The gateway's settings: the JSON5 config file's sections, environment fallbacks for the
+ * A config file's settings, for both of its faces (`serve`, the gateway, and `mcp`, the MCP
+ * server): the JSON5 config file's sections, environment fallbacks for the
  * provider (OPENAI_BASE_URL, OPENAI_API_KEY, or ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY when
  * provider.api is "anthropic"; TOOLSEARCH_MODEL), and defaults, in one place.
  */
@@ -134,7 +135,8 @@ export interface MetricsSettings {
   exportIntervalMs: number;
 }
 
-export interface GatewayConfig {
+/** The config file's type: what `serve` and `mcp` both read (`resolveServerConfig`). */
+export interface ServerConfig {
   toolSearch?: ToolSearchConfig;
   policy?: PolicyConfig;
   provider: ProviderSettings;
@@ -355,8 +357,8 @@ const sectionsSchema = {
 
 const checkSections = compileOptions<JsonObject>("serverConfig", sectionsSchema);
 
-/** Checks the gateway sections of a config object (tools.toolSearch and policy are checked by validateConfig). */
-export function validateGatewaySections(config: JsonObject): void {
+/** Checks the server sections of a config object (tools.toolSearch and policy are checked by validateConfig). */
+export function validateServerSections(config: JsonObject): void {
   checkSections(config, "config", withoutTokens(config));
   checkTokenEntries(authEntries(config));
 }
@@ -438,22 +440,18 @@ function modelAliases(entries: ModelEntries): ModelAlias[] {
   return Object.entries(entries).map(([id, entry]) => (typeof entry === "string" ? { id, model: entry } : { id, ...entry }));
 }
 
-export interface GatewayOverrides {
+/** What the command line sets over the file (`--port`, `--host`). */
+export interface ServerOverrides {
   port?: number;
   host?: string;
   mode?: string;
 }
 
-export function resolveGatewayConfig(
-  raw: JsonObject,
-  configDir: string,
-  env: NodeJS.ProcessEnv = process.env,
-  overrides: GatewayOverrides = {},
-): GatewayConfig {
-  validateGatewaySections(raw);
+export function resolveServerConfig(raw: JsonObject, configDir: string, env: NodeJS.ProcessEnv = process.env, overrides: ServerOverrides = {}): ServerConfig {
+  validateServerSections(raw);
   // What is ignored is not read at all: a `${workspaceFolder}` in VS Code's envFile is no missing variable.
   const config = substituteEnv(withoutIgnoredHostKeys(raw), env, "") as JsonObject;
-  validateGatewaySections(config);
+  validateServerSections(config);
   const mcp = (config.mcp ?? {}) as Partial<McpFaceSettings>;
   const maxSessions = mcp.maxSessions ?? 32;
   if (mcp.maxSessionsPerTenant !== undefined && mcp.maxSessionsPerTenant > maxSessions) {

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { pluginTools } from "../catalog/sources.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
-import { resolveGatewayConfig } from "../config/server-config.js";
+import { resolveServerConfig } from "../config/server-config.js";
 import { startGateway } from "../gateway/gateway-server.js";
 import { startMockProvider } from "../mock-provider/mock-provider.js";
 import type { RunTelemetry } from "../telemetry/types.js";
@@ -55,7 +55,7 @@ export async function runDemo(options: DemoOptions): Promise<ModeReport[]> {
     const started = performance.now();
     const { servers, skipped } = builtinMcpServers(workDir);
     for (const pkg of skipped) options.log(`skipped the ${pkg} MCP server: not installed (npm install ${pkg} to include it)`);
-    const config = resolveGatewayConfig(
+    const config = resolveServerConfig(
       { tools: { toolSearch: true }, provider: { baseURL: provider.url }, gateway: { port: 0 }, mcpServers: servers, sessionLog: "session.jsonl" },
       workDir,
     );

@@ -20,7 +20,7 @@ import { Policy } from "../policy/policy.js";
 import type { PolicySubject } from "../policy/types.js";
 import type { CodePool, PoolLoad, SandboxReport } from "../sandbox/types.js";
 import { ToolIndexCache, type IndexHold } from "../search/storage/index-cache.js";
-import { bm25fBackend } from "../search/backends/bm25f-backend.js";
+import { memoryBm25fBackend } from "../search/backends/bm25f-backend.js";
 import { loadEnglishWords } from "../search/analysis/english-words.js";
 import { ToolIndex } from "../search/tool-index.js";
 import { SURFACES } from "../surfaces/modes.js";
@@ -312,7 +312,7 @@ export class ToolSearchEngine {
     // The sandbox's code loads with the first code-mode run (or a start in code mode), not with the engine.
     this.pool ??= this.options.codePool
       ? Promise.resolve(this.options.codePool)
-      : import("../sandbox/index.js").then((s) => s.createSandboxPool(this.options.pool));
+      : import("../sandbox/index.js").then((s) => s.createCodePool(this.options.pool));
     return this.pool;
   }
 
@@ -416,7 +416,7 @@ export class ToolSearchEngine {
  */
 async function clientIndexFor(entries: readonly CatalogEntry[]): Promise<ToolIndex | undefined> {
   if (entries.length === 0) return undefined;
-  return ToolIndex.build(() => bm25fBackend.create(), entries.map(toSearchDoc));
+  return ToolIndex.build(() => memoryBm25fBackend.create(), entries.map(toSearchDoc));
 }
 
 export async function createToolSearch(options: CreateToolSearchOptions = {}): Promise<ToolSearchEngine> {

@@ -39,7 +39,7 @@ export interface CreateToolSearchOptions {
   sources?: readonly CatalogSource[];
   policy?: PolicyConfig;
   hooks?: ToolHooks;
-  /** "fts5" (default), "minisearch", or a SearchBackendFactory. */
+  /** "bm25f" (default), "minisearch", or a SearchBackendFactory. */
   backend?: BackendChoice;
   /** Code-mode pool limits. */
   pool?: PoolOptions;
@@ -145,9 +145,9 @@ const optionsSchema = {
       },
     },
     backend: {
-      description: '"fts5", "minisearch" or a SearchBackendFactory ({ kind, create })',
-      default: "fts5",
-      anyOf: [{ enum: ["fts5", "minisearch"] }, { type: "object", methods: ["create"], required: ["kind"], properties: { kind: { type: "string" } } }],
+      description: '"bm25f", "minisearch" or a SearchBackendFactory ({ kind, create })',
+      default: "bm25f",
+      anyOf: [{ enum: ["bm25f", "minisearch"] }, { type: "object", methods: ["create"], required: ["kind"], properties: { kind: { type: "string" } } }],
     },
     codePool: object(["run", "report"], "a pool from createCodePool (with run and report)"),
     sessionLog: object(["write"], "a sink with a write(event) method, e.g. jsonlSessionLog(file)"),
@@ -203,8 +203,19 @@ function refuseOwnerSources(sources: unknown): void {
   }
 }
 
+/**
+ * The default backend was called "fts5" while it ranked with an SQLite FTS5 table; it no longer
+ * does, and ajv's enum alone would not say what the name became.
+ */
+function refuseRenamedBackend(backend: unknown): void {
+  if (backend === "fts5") {
+    throw new ConfigInvalidError('createToolSearch.backend "fts5" was renamed "bm25f" (the default backend: BM25F scoring, SQLite snapshots, no FTS5 table)');
+  }
+}
+
 export function resolveOptions(options: CreateToolSearchOptions | undefined): ResolvedOptions {
   refuseOwnerSources(options?.sources);
+  refuseRenamedBackend(options?.backend);
   const {
     toolSearch,
     sources,

@@ -55,7 +55,7 @@ import { closingError, CUT_GRACE_MS, settleWithin } from "../http/drain.js";
 import { onAbort } from "../abort-listeners.js";
 import { clientAddressKey } from "../http/client-address.js";
 import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
-import type { GatewayConfig } from "../config/server-config.js";
+import type { ServerConfig } from "../config/server-config.js";
 import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
 import { COMPAT_ROUTE_NAMES, compatRoutes } from "./compat/compat-routes.js";
 import { OperatorEndpoints } from "../admin/operator-endpoints.js";
@@ -82,7 +82,7 @@ export interface GatewayExtras extends EngineExtras {
 }
 
 /** No token list means no authentication, which only a loopback address may offer. */
-function checkExposure(config: GatewayConfig): TokenTable | undefined {
+function checkExposure(config: ServerConfig): TokenTable | undefined {
   if (config.gateway.auth) return new TokenTable(config.gateway.auth.tokens);
   if (!isLoopbackHost(config.gateway.host)) {
     throw new ConfigInvalidError(
@@ -92,7 +92,7 @@ function checkExposure(config: GatewayConfig): TokenTable | undefined {
   return undefined;
 }
 
-export async function startGateway(config: GatewayConfig, extras: GatewayExtras = {}): Promise<Gateway> {
+export async function startGateway(config: ServerConfig, extras: GatewayExtras = {}): Promise<Gateway> {
   // Before anything starts, so a refused config leaves nothing running.
   const tokens = checkExposure(config);
   const operator = await OperatorEndpoints.start(config, "serve");
@@ -289,7 +289,7 @@ export async function startGateway(config: GatewayConfig, extras: GatewayExtras 
 }
 
 /** What bounds one turn, whatever the provider answers: round trips, bytes kept and sent, and time. */
-function turnBudgets(config: GatewayConfig): Pick<AgentTurnInput, "maxTurns" | "timeoutMs" | "turnTimeoutMs" | "maxTurnResultBytes" | "maxRequestBytes"> {
+function turnBudgets(config: ServerConfig): Pick<AgentTurnInput, "maxTurns" | "timeoutMs" | "turnTimeoutMs" | "maxTurnResultBytes" | "maxRequestBytes"> {
   return {
     maxTurns: config.gateway.maxTurns,
     timeoutMs: config.provider.timeoutMs,
@@ -305,7 +305,7 @@ function turnBudgets(config: GatewayConfig): Pick<AgentTurnInput, "maxTurns" | "
  * runAgentTurn gives each request (provider.timeoutMs), which covers the whole answer;
  * boundedProviderFetch caps the answer's bytes and stops its body at that deadline.
  */
-async function providerFor(settings: GatewayConfig["provider"]): Promise<AgentProvider> {
+async function providerFor(settings: ServerConfig["provider"]): Promise<AgentProvider> {
   const common = { baseURL: settings.baseURL, apiKey: settings.apiKey, maxRetries: 0, fetch: boundedProviderFetch(settings.maxResponseBytes) };
   if (settings.api === "anthropic") {
     const { default: Anthropic } = await import("@anthropic-ai/sdk");

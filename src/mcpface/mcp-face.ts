@@ -46,7 +46,7 @@ import type { RunContext } from "../engine/options.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { ClientNotReadingError, ConfigInvalidError, errorMessage, HttpError, type ErrorCode } from "../errors.js";
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, unauthorized, type TokenIdentity } from "../auth/token-auth.js";
-import type { GatewayConfig } from "../config/server-config.js";
+import type { ServerConfig } from "../config/server-config.js";
 import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
 import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
@@ -61,7 +61,7 @@ import type { TenantTurns } from "../dispatch/fair-turns.js";
 import { LineLimit, type SkippedLine } from "./stdio-lines.js";
 import { closingError, CUT_GRACE_MS, settleWithin } from "../http/drain.js";
 import { FaceSession } from "./face-session.js";
-import { admitSession, tenantOf, type TenantKey } from "./tenant-shares.js";
+import { admitSession, tenantOf, type SessionTenantKey } from "./tenant-shares.js";
 import { OperatorEndpoints } from "../admin/operator-endpoints.js";
 
 export interface McpFaceExtras extends EngineExtras {
@@ -100,7 +100,7 @@ interface Live {
   /** HTTP: the token identity that opened it (null without auth). */
   identity?: TokenIdentity | null;
   /** HTTP: whose share of the sessions it counts against. */
-  tenant?: TenantKey;
+  tenant?: SessionTenantKey;
   /** HTTP: its tenant's turns on the control path, one taken per request. */
   turns?: TenantTurns;
   transport?: StreamableHTTPServerTransport;
@@ -110,7 +110,7 @@ interface Live {
 }
 
 /** Builds the engine over the config's plugins and MCP servers; nothing listens yet. */
-export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras = {}): Promise<McpFace> {
+export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras = {}): Promise<McpFace> {
   const tokens = config.gateway.auth ? new TokenTable(config.gateway.auth.tokens) : undefined;
   const operator = await OperatorEndpoints.start(config, "mcp");
   const { engine, sessionLog, mcpSources } = await engineFromConfig(config, { ...extras, events: operator.events }).catch(async (error: unknown) => {
@@ -123,7 +123,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
   const live = new Set<Live>();
   const byHttpId = new Map<string, Live>();
   let opening = 0;
-  const openingBy = new Map<TenantKey, number>();
+  const openingBy = new Map<SessionTenantKey, number>();
   let http: HttpServer | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   let closed = false;
@@ -187,7 +187,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
   async function openSession(
     context: RunContext,
     label: string,
-    http?: { identity: TokenIdentity | null; tenant: TenantKey; turns: TenantTurns },
+    http?: { identity: TokenIdentity | null; tenant: SessionTenantKey; turns: TenantTurns },
   ): Promise<Live> {
     const session = await FaceSession.open(engine, context, serverReason);
     const budget = new RequestBudget(config.mcp.maxInFlightPerSession);
@@ -454,7 +454,7 @@ export async function createMcpFace(config: GatewayConfig, extras: McpFaceExtras
 }
 
 /** A session's tenant as the admin API names it: a token's label, `address:<ip>` without auth, "stdio". */
-function tenantLabel(tenant: TenantKey | undefined): string {
+function tenantLabel(tenant: SessionTenantKey | undefined): string {
   if (tenant === undefined) return "stdio";
   return typeof tenant === "string" ? tenant : tokenTenant(tenant);
 }
@@ -480,7 +480,7 @@ function ms(started: number): string {
  * Without bearer tokens only a loopback address may serve HTTP. Exported so that `mcp --http`
  * refuses a bad --host before it spawns any MCP server, not after.
  */
-export function checkHttpExposure(config: GatewayConfig, host: string): void {
+export function checkHttpExposure(config: ServerConfig, host: string): void {
   if (!config.gateway.auth && !isLoopbackHost(host)) {
     throw new ConfigInvalidError(
       `--host "${host}" is not a loopback address, and without gateway.auth anyone who can reach it could call tools as this config's identity; configure gateway.auth.tokens or bind 127.0.0.1`,
@@ -489,7 +489,7 @@ export function checkHttpExposure(config: GatewayConfig, host: string): void {
 }
 
 /** Who the config's `mcp` section says sessions run as. */
-function mcpSectionIdentity(config: GatewayConfig): { agentId?: string; owner?: boolean; channel?: string } {
+function mcpSectionIdentity(config: ServerConfig): { agentId?: string; owner?: boolean; channel?: string } {
   return {
     ...(config.mcp.agentId !== undefined ? { agentId: config.mcp.agentId } : {}),
     ...(config.mcp.owner !== undefined ? { owner: config.mcp.owner } : {}),
@@ -502,7 +502,7 @@ function mcpSectionIdentity(config: GatewayConfig): { agentId?: string; owner?: 
  * token that identity asks more of (another agentId, owner rights, a channel it does not list)
  * would have every session refused with 403; said at start instead, naming both sides.
  */
-export function checkTokenIdentities(config: GatewayConfig, defaultMode: ToolSearchMode): void {
+export function checkTokenIdentities(config: ServerConfig, defaultMode: ToolSearchMode): void {
   const section = mcpSectionIdentity(config);
   for (const [i, token] of (config.gateway.auth?.tokens ?? []).entries()) {
     try {

@@ -12,12 +12,15 @@ import { HttpError } from "../errors.js";
 import type { TokenIdentity } from "../auth/token-auth.js";
 import { clientAddressKey } from "../http/client-address.js";
 
-/** A token's identity (one object per configured token), or `address:<ip>` without auth. */
-export type TenantKey = TokenIdentity | string;
+/**
+ * Whose an `mcp --http` session is: a token's identity (one object per configured token), or
+ * `address:<ip>` without auth (not a code run's tenant: see the pool's RunTenantKey).
+ */
+export type SessionTenantKey = TokenIdentity | string;
 
 /** What admission needs to know of a session that is open. */
 export interface SharedSession {
-  readonly tenant?: TenantKey;
+  readonly tenant?: SessionTenantKey;
   readonly budget: {
     /** Requests being answered now; 0 means idle. */
     inFlight(): number;
@@ -32,11 +35,11 @@ export interface SessionLimits {
 }
 
 /** The token's identity, or the peer address (IPv4-mapped IPv6 written as IPv4) without auth. */
-export function tenantOf(req: IncomingMessage, identity: TokenIdentity | null): TenantKey {
+export function tenantOf(req: IncomingMessage, identity: TokenIdentity | null): SessionTenantKey {
   return identity ?? clientAddressKey(req);
 }
 
-function describeTenant(tenant: TenantKey): string {
+function describeTenant(tenant: SessionTenantKey): string {
   return typeof tenant === "string" ? `The client address ${tenant.slice("address:".length)}` : "This token";
 }
 
@@ -47,7 +50,7 @@ function describeTenant(tenant: TenantKey): string {
  * `opening` counts sessions being set up now (all tenants, and this tenant's).
  */
 export function admitSession<S extends SharedSession>(
-  tenant: TenantKey,
+  tenant: SessionTenantKey,
   open: Iterable<S>,
   opening: { all: number; tenant: number },
   limits: SessionLimits,
@@ -73,7 +76,7 @@ export function admitSession<S extends SharedSession>(
 }
 
 /** Another tenant's session with nothing in flight, the one unused longest. */
-function leastRecentlyUsedIdle<S extends SharedSession>(sessions: readonly S[], tenant: TenantKey): S | undefined {
+function leastRecentlyUsedIdle<S extends SharedSession>(sessions: readonly S[], tenant: SessionTenantKey): S | undefined {
   let oldest: S | undefined;
   for (const session of sessions) {
     if (session.tenant === tenant || session.budget.inFlight() > 0) continue;

@@ -2,10 +2,11 @@
 import type { CodePool, PoolOptions } from "./types.js";
 
 /**
- * Starts a code-mode pool (see sandbox/index.ts createSandboxPool): one pool of children several
- * engines can share (`createToolSearch({ codePool })`). Throws ConfigInvalidError for bad options.
+ * Starts a code-mode pool (sandbox/pool/pool.ts createCodePool, less its test seams): one pool of
+ * children several engines can share (`createToolSearch({ codePool })`). Throws ConfigInvalidError
+ * for bad options.
  */
 export async function createCodePool(options?: PoolOptions): Promise<CodePool> {
-  const { createSandboxPool } = await import("./index.js");
-  return createSandboxPool(options);
+  const sandbox = await import("./index.js");
+  return sandbox.createCodePool(options);
 }

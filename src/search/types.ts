@@ -95,7 +95,7 @@ export interface BackendHit {
 }
 
 /**
- * A pluggable full-text backend. Implementations: "fts5" (default: BM25F over JS postings,
+ * A pluggable full-text backend. Implementations: "bm25f" (default: BM25F over JS postings,
  * its snapshots serialised by SQLite in WASM) and "minisearch". `query` is raw user text; each backend analyses it with the shared analyzer
  * (src/search/analysis/analyze.ts) so that both see the same terms.
  */
@@ -150,4 +150,4 @@ export interface SearchBackendFactory {
   readonly worker?: string;
 }
 
-export type BackendChoice = "fts5" | "minisearch" | SearchBackendFactory;
+export type BackendChoice = "bm25f" | "minisearch" | SearchBackendFactory;

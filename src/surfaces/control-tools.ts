@@ -7,7 +7,7 @@ export const TOOL_CALL = "tool_call";
 export const TOOL_SEARCH_CODE = "tool_search_code";
 export const CONTROL_NAMES: ReadonlySet<string> = new Set([TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL, TOOL_SEARCH_CODE]);
 
-export function structuredControlTools(maxLimit: number): ProviderTool[] {
+export function toolsModeControlTools(maxLimit: number): ProviderTool[] {
   return [
     controlTool(TOOL_SEARCH, "Search the tool catalog by what a tool does. Returns compact hits: id, name, source, toolset, summary, signature.", {
       type: "object",
@@ -45,7 +45,7 @@ export function codeControlTool(): ProviderTool {
   );
 }
 
-export const STRUCTURED_INSTRUCTIONS = [
+export const TOOLS_MODE_INSTRUCTIONS = [
   "Tools are not listed up front. To use one:",
   "1. tool_search {query} finds tools by what they do (ids look like core:x, plugin:p:x, mcp:server:x).",
   "2. tool_describe {id} gives its exact input schema.",

@@ -9,10 +9,10 @@ import type { CatalogEntry } from "../catalog/types.js";
 import type { ToolSearchSettings } from "../settings/tool-search-config.js";
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import { AmbiguousToolNameError, NameCollisionError, ToolNotFoundError } from "../errors.js";
-import { CONTROL_NAMES, STRUCTURED_INSTRUCTIONS, structuredControlTools } from "./control-tools.js";
+import { CONTROL_NAMES, TOOLS_MODE_INSTRUCTIONS, toolsModeControlTools } from "./control-tools.js";
 import { directCallResult } from "./direct-surface.js";
 import { assignFunctionNames, toProviderTool } from "./provider-tool.js";
-import { isStructuredControl, structuredHandlers } from "./structured-surface.js";
+import { isToolsModeControl, toolsModeHandlers } from "./tools-surface.js";
 import { directoryText } from "./directory-text.js";
 import type { SurfaceMode } from "./surface.js";
 
@@ -22,14 +22,14 @@ export const directoryMode: SurfaceMode = {
     const { catalog } = dispatcher;
     // One directory text per admitted catalog: stable across runs, whatever the prompt.
     const directory = catalog.shared("directory", () => directoryText(catalog.catalogEntries(), settings.directory));
-    const handlers = structuredHandlers(dispatcher);
+    const handlers = toolsModeHandlers(dispatcher);
     const direct = assignFunctionNames(upfrontEntries(dispatcher, settings, prompt), CONTROL_NAMES);
     return {
-      tools: [...structuredControlTools(settings.maxSearchLimit), ...[...direct].map(([fn, entry]) => toProviderTool(fn, entry))],
-      instructions: `${STRUCTURED_INSTRUCTIONS}\n\n${directory}`,
+      tools: [...toolsModeControlTools(settings.maxSearchLimit), ...[...direct].map(([fn, entry]) => toProviderTool(fn, entry))],
+      instructions: `${TOOLS_MODE_INSTRUCTIONS}\n\n${directory}`,
       upfrontIds: [...direct.values()].map((entry) => entry.id),
       async handle(name, args, call) {
-        if (isStructuredControl(name)) return handlers[name](args, call);
+        if (isToolsModeControl(name)) return handlers[name](args, call);
         const declared = direct.get(name);
         if (declared) return directCallResult(await dispatcher.call(declared.id, args, "direct", call.signal, call.trace));
         const hidden = resolveHiddenName(dispatcher, name);

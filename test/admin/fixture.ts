@@ -6,7 +6,7 @@ import path from "node:path";
 import { pluginTools } from "../../src/catalog/sources.js";
 import type { ToolDefinition } from "../../src/catalog/types.js";
 import type { JsonObject } from "../../src/config/dot-path.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import { createMcpFace, type McpFace } from "../../src/mcpface/mcp-face.js";
 import { startMockProvider, type MockProvider } from "../../src/mock-provider/mock-provider.js";
@@ -40,7 +40,7 @@ function memoryServer(): JsonObject {
 
 /** The config both faces run: the plugin, the memory server, a policy with an agent's deny and an owner-only tool. */
 export function faceConfig(provider: MockProvider | undefined, more: JsonObject = {}) {
-  return resolveGatewayConfig(
+  return resolveServerConfig(
     {
       tools: { toolSearch: { mode: "tools" } },
       mcpServers: { memory: memoryServer() },

@@ -137,7 +137,7 @@ function synthetic(tweak: (r: Mutable<BenchResults> & { suites: Required<BenchRe
             limit: 8,
             sizes: [
               {
-                backend: "fts5",
+                backend: "bm25f",
                 tools: 1000,
                 buildMs: 200,
                 p50Ms: 0.4,
@@ -165,9 +165,9 @@ function synthetic(tweak: (r: Mutable<BenchResults> & { suites: Required<BenchRe
             ],
             cachedRun: [],
           },
-          fts5VsMinisearch: [],
+          bm25fVsMinisearch: [],
           cachedVsBuild: [],
-          p50Ratios: [{ tools: 1000, backend: "fts5", baseline: "minisearch", value: 3.3, range: [2.9, 3.6], repeats: 5 }],
+          p50Ratios: [{ tools: 1000, backend: "bm25f", baseline: "minisearch", value: 3.3, range: [2.9, 3.6], repeats: 5 }],
         },
       },
       relevance: {
@@ -176,7 +176,7 @@ function synthetic(tweak: (r: Mutable<BenchResults> & { suites: Required<BenchRe
         result: {
           dataset: "seal-tools",
           tools: 4076,
-          indexMs: { "plain-bm25": 100, fts5: 300 },
+          indexMs: { "plain-bm25": 100, bm25f: 300 },
           splits: [
             {
               split: "dev",
@@ -184,7 +184,7 @@ function synthetic(tweak: (r: Mutable<BenchResults> & { suites: Required<BenchRe
               sampled: 70,
               rankers: [
                 { ranker: "plain-bm25", kind: "baseline", metrics: metrics(0.6, 18), vsBaseline: ratios },
-                { ranker: "fts5", kind: "backend", metrics: metrics(0.86, 5), vsBaseline: ratios },
+                { ranker: "bm25f", kind: "backend", metrics: metrics(0.86, 5), vsBaseline: ratios },
               ],
             },
           ],
@@ -291,9 +291,9 @@ describe("figures of a results file", () => {
         "payload/synthetic-100/code/round-trips",
         "payload/crossover/code/turn-bytes-from-tools",
         "code-mode/pool-2/bodies-per-s÷bare-spawn-floor",
-        "search/1000/fts5÷minisearch/query-p50",
-        "search/1000/fts5/snapshot-bytes",
-        "relevance/dev@70/fts5/recallAt5",
+        "search/1000/bm25f÷minisearch/query-p50",
+        "search/1000/bm25f/snapshot-bytes",
+        "relevance/dev@70/bm25f/recallAt5",
         "relevance/dev@70/plain-bm25/ndcgAt10",
         "gateway/tools/1-session/turns-per-s÷direct",
         "gateway/tools/1-session/cpu-per-turn÷direct",
@@ -314,7 +314,7 @@ describe("figures of a results file", () => {
     expect(ratioUnits.length).toBeGreaterThan(0);
     expect(new Set(ratioUnits)).toEqual(new Set(["ratio"]));
     // The repeated ratios carry their median and range.
-    const search = byName(figures, "search/1000/fts5÷minisearch/query-p50");
+    const search = byName(figures, "search/1000/bm25f÷minisearch/query-p50");
     expect(search).toMatchObject({ value: 3.3, range: [2.9, 3.6], repeats: 5, better: "smaller" });
     expect(byName(figures, "gateway/tools/1-session/turns-per-s÷direct")).toMatchObject({ value: 3.3, range: [3.0, 3.7], better: "bigger" });
     expect(byName(figures, "gateway/tools/1-session/cpu-per-turn÷direct")).toMatchObject({
@@ -345,7 +345,7 @@ describe("figures of a results file", () => {
     const figures = figuresOf(r);
     expect(figures.some((f) => f.suite === "relevance" || f.suite === "gateway")).toBe(false);
     // Without repeats the ratio comes from the one pair of the run.
-    expect(byName(figures, "search/1000/fts5÷minisearch/query-p50").value).toBeCloseTo(0.4 / 0.12, 6);
+    expect(byName(figures, "search/1000/bm25f÷minisearch/query-p50").value).toBeCloseTo(0.4 / 0.12, 6);
   });
 });
 
@@ -361,13 +361,13 @@ describe("--compare verdicts", () => {
 
   it("fails a 2× latency-ratio regression, naming the figure", () => {
     const now = synthetic((s) => {
-      ok(s.suites.search).p50Ratios[0].value = 6.6; // fts5 query p50 twice minisearch's, relative to before
+      ok(s.suites.search).p50Ratios[0].value = 6.6; // bm25f query p50 twice minisearch's, relative to before
     });
     const c = compareResults(baseline, now);
-    expect(c.regressed.map((r) => r.name)).toEqual(["search/1000/fts5÷minisearch/query-p50"]);
+    expect(c.regressed.map((r) => r.name)).toEqual(["search/1000/bm25f÷minisearch/query-p50"]);
     const text = comparisonText(c, { baseline: "base.json", now: "this run" });
-    expect(text).toContain("FAIL search/1000/fts5÷minisearch/query-p50 regressed: 3.300× → 6.600×");
-    expect(text).toMatch(/REGRESSED +search\/1000\/fts5÷minisearch\/query-p50 +3\.300× → 6\.600×/);
+    expect(text).toContain("FAIL search/1000/bm25f÷minisearch/query-p50 regressed: 3.300× → 6.600×");
+    expect(text).toMatch(/REGRESSED +search\/1000\/bm25f÷minisearch\/query-p50 +3\.300× → 6\.600×/);
   });
 
   it("fails a doubled CPU-per-turn ratio and a halved bigger-is-better ratio (pool vs floor)", () => {
@@ -419,14 +419,14 @@ describe("--compare verdicts", () => {
       baseline,
       synthetic((s) => void (ok(s.suites.relevance).splits[0].rankers[1].metrics.recallAt5 = 0.84)),
     );
-    expect(drop.regressed.map((r) => r.name)).toEqual(["relevance/dev@70/fts5/recallAt5"]);
+    expect(drop.regressed.map((r) => r.name)).toEqual(["relevance/dev@70/bm25f/recallAt5"]);
     expect(drop.regressed[0]!.delta).toBeCloseTo(-0.02, 9);
     const rise = compareResults(
       baseline,
       synthetic((s) => void (ok(s.suites.relevance).splits[0].rankers[1].metrics.recallAt5 = 0.9)),
     );
     expect(rise.regressed).toEqual([]);
-    expect(rise.rows.find((r) => r.name === "relevance/dev@70/fts5/recallAt5")!.verdict).toBe("improved");
+    expect(rise.rows.find((r) => r.name === "relevance/dev@70/bm25f/recallAt5")!.verdict).toBe("improved");
   });
 
   it("fails a byte-count change that sends more, and a token or round-trip increase", () => {
@@ -459,9 +459,9 @@ describe("--compare verdicts", () => {
     const c = compareResults(baseline, now);
     expect(c.regressed).toEqual([]);
     const fresh = c.rows.filter((r) => r.verdict === "new").map((r) => r.name);
-    expect(fresh).toContain("relevance/dev@70/fts5/recallAt3");
-    expect(fresh).toContain("relevance/test_in_domain@70/fts5/recallAt5");
-    const added = c.rows.find((r) => r.name === "relevance/dev@70/fts5/recallAt3")!;
+    expect(fresh).toContain("relevance/dev@70/bm25f/recallAt3");
+    expect(fresh).toContain("relevance/test_in_domain@70/bm25f/recallAt5");
+    const added = c.rows.find((r) => r.name === "relevance/dev@70/bm25f/recallAt3")!;
     expect(added.now).toBe(0.8);
     expect(added.baseline).toBeUndefined();
     expect(c.rows.filter((r) => r.verdict === "missing").map((r) => r.name)).toEqual([
@@ -469,7 +469,7 @@ describe("--compare verdicts", () => {
       "payload/crossover/code/first-request-bytes-from-tools",
     ]);
     const text = comparisonText(c, { baseline: "base.json", now: "this run" });
-    expect(text).toMatch(/new +relevance\/dev@70\/fts5\/recallAt3 +– → 0\.800/);
+    expect(text).toMatch(/new +relevance\/dev@70\/bm25f\/recallAt3 +– → 0\.800/);
     expect(text).toContain("new (no baseline, pass)");
   });
 
@@ -560,12 +560,12 @@ describe("--format", () => {
     }
     const md = readFileSync(files.markdown, "utf8");
     const lines = md.split("\n");
-    expect(md).toContain("1 figure regressed past its threshold: `relevance/dev@70/fts5/recallAt5`");
+    expect(md).toContain("1 figure regressed past its threshold: `relevance/dev@70/bm25f/recallAt5`");
     const header = lines.findIndex((l) => l.startsWith("| verdict | figure | baseline | now | change | fails when |"));
     expect(header).toBeGreaterThan(0);
     expect(lines[header + 1]).toBe("|:---|:---|---:|---:|---:|:---|");
     expect(lines[header + 2]).toMatch(
-      /^\| \*\*regressed\*\* \| relevance\/dev@70\/fts5\/recallAt5 \| 0\.860 \| 0\.800 \| -0\.060 \(-7\.0%\) \| worse by > 0\.01 \|$/,
+      /^\| \*\*regressed\*\* \| relevance\/dev@70\/bm25f\/recallAt5 \| 0\.860 \| 0\.800 \| -0\.060 \(-7\.0%\) \| worse by > 0\.01 \|$/,
     );
     expect(md).toContain("<details><summary>");
     // Every table row has the header's cell count.

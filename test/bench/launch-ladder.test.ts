@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { ladder } from "../../bench/code-mode/launch-ladder.js";
 import type { LaunchPlan } from "../../src/sandbox/pool/launch.js";
-import { startCodePool } from "../../src/sandbox/pool/pool.js";
+import { createCodePool } from "../../src/sandbox/pool/pool.js";
 
 const NODE = "/opt/node/bin/node";
 const FLAGS = ["--experimental-permission", "--no-warnings", "--max-old-space-size=64"];
@@ -43,7 +43,7 @@ describe("launch ladder", () => {
   });
 
   it("rebuilds this machine's launch plan, and every step starts and exits 0", async () => {
-    const pool = await startCodePool({ prefork: 0 });
+    const pool = await createCodePool({ prefork: 0 });
     const plan = pool.launchPlan();
     await pool.close();
     expect(plan).toBeDefined();

@@ -3,13 +3,13 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveToolSearchConfig } from "../../src/settings/tool-search-config.js";
 import { boundResult } from "../../src/engine/run.js";
-import { resolveGatewayConfig, substituteEnv } from "../../src/config/server-config.js";
+import { resolveServerConfig, substituteEnv } from "../../src/config/server-config.js";
 
 const dir = path.resolve("/srv/conf");
 
 describe("mcpServers", () => {
   it("takes the keyed form of Claude Desktop and Cursor, in key order, with type ignored", () => {
-    const config = resolveGatewayConfig(
+    const config = resolveServerConfig(
       { mcpServers: { memory: { command: "npx", args: ["-y", "x"], type: "stdio" }, web: { url: "http://127.0.0.1:9/mcp" } } },
       dir,
       {},
@@ -21,7 +21,7 @@ describe("mcpServers", () => {
   });
 
   it("runs stdio servers in the config's folder; relative cwd and ./command resolve there; bare commands stay for PATH", () => {
-    const config = resolveGatewayConfig(
+    const config = resolveServerConfig(
       {
         mcpServers: [
           { name: "a", command: "./bin/server", cwd: "data" },
@@ -39,7 +39,7 @@ describe("mcpServers", () => {
 
   it("refuses a name twice, a bad name, and an entry with neither command nor url", () => {
     expect(() =>
-      resolveGatewayConfig(
+      resolveServerConfig(
         {
           mcpServers: [
             { name: "a", command: "x" },
@@ -50,8 +50,8 @@ describe("mcpServers", () => {
         {},
       ),
     ).toThrow(/a second server named "a"/);
-    expect(() => resolveGatewayConfig({ mcpServers: { "bad name": { command: "x" } } }, dir, {})).toThrow(/CONFIG_INVALID|mcpServers/);
-    expect(() => resolveGatewayConfig({ mcpServers: { a: { args: [] } } }, dir, {})).toThrow(/mcpServers/);
+    expect(() => resolveServerConfig({ mcpServers: { "bad name": { command: "x" } } }, dir, {})).toThrow(/CONFIG_INVALID|mcpServers/);
+    expect(() => resolveServerConfig({ mcpServers: { a: { args: [] } } }, dir, {})).toThrow(/mcpServers/);
   });
 });
 
@@ -62,7 +62,7 @@ describe("${VAR} substitution", () => {
       "mcpServers.m.env.KEY: the environment variable NOPE is not set (used as ${NOPE})",
     );
     expect(() => substituteEnv({ a: "${1x}" }, {}, "")).toThrow(/not a variable name/);
-    const config = resolveGatewayConfig({ mcpServers: { m: { command: "node", env: { TOKEN: "${T}" } } }, provider: { apiKey: "${K}" } }, dir, {
+    const config = resolveServerConfig({ mcpServers: { m: { command: "node", env: { TOKEN: "${T}" } } }, provider: { apiKey: "${K}" } }, dir, {
       T: "t",
       K: "k",
     });
@@ -74,8 +74,8 @@ describe("${VAR} substitution", () => {
 describe("the mcp section", () => {
   it("has defaults, takes an identity, refuses unknown keys", () => {
     const budgets = { maxInFlightPerSession: 8, maxUnreadBytes: 16 * 1024 * 1024 };
-    expect(resolveGatewayConfig({}, dir, {}).mcp).toEqual({ maxSessions: 32, sessionIdleMs: 1_800_000, maxSessionsPerTenant: 8, ...budgets });
-    expect(resolveGatewayConfig({ mcp: { agentId: "desk", owner: false, channel: "ide", maxSessions: 4 } }, dir, {}).mcp).toEqual({
+    expect(resolveServerConfig({}, dir, {}).mcp).toEqual({ maxSessions: 32, sessionIdleMs: 1_800_000, maxSessionsPerTenant: 8, ...budgets });
+    expect(resolveServerConfig({ mcp: { agentId: "desk", owner: false, channel: "ide", maxSessions: 4 } }, dir, {}).mcp).toEqual({
       agentId: "desk",
       owner: false,
       channel: "ide",
@@ -84,19 +84,19 @@ describe("the mcp section", () => {
       maxSessionsPerTenant: 1,
       ...budgets,
     });
-    expect(() => resolveGatewayConfig({ mcp: { agent: "x" } }, dir, {})).toThrow(/mcp/);
-    expect(() => resolveGatewayConfig({ mcp: { maxSessions: 0 } }, dir, {})).toThrow(/maxSessions/);
+    expect(() => resolveServerConfig({ mcp: { agent: "x" } }, dir, {})).toThrow(/mcp/);
+    expect(() => resolveServerConfig({ mcp: { maxSessions: 0 } }, dir, {})).toThrow(/maxSessions/);
   });
 
   it("takes a tenant's share and the per-session budgets; a share above the whole is refused", () => {
-    const mcp = resolveGatewayConfig({ mcp: { maxSessions: 10, maxSessionsPerTenant: 10, maxInFlightPerSession: 2, maxUnreadBytes: 65_536 } }, dir, {}).mcp;
+    const mcp = resolveServerConfig({ mcp: { maxSessions: 10, maxSessionsPerTenant: 10, maxInFlightPerSession: 2, maxUnreadBytes: 65_536 } }, dir, {}).mcp;
     expect(mcp).toMatchObject({ maxSessions: 10, maxSessionsPerTenant: 10, maxInFlightPerSession: 2, maxUnreadBytes: 65_536 });
-    expect(resolveGatewayConfig({ mcp: { maxSessions: 10 } }, dir, {}).mcp.maxSessionsPerTenant).toBe(3);
-    expect(() => resolveGatewayConfig({ mcp: { maxSessions: 4, maxSessionsPerTenant: 5 } }, dir, {})).toThrow(
+    expect(resolveServerConfig({ mcp: { maxSessions: 10 } }, dir, {}).mcp.maxSessionsPerTenant).toBe(3);
+    expect(() => resolveServerConfig({ mcp: { maxSessions: 4, maxSessionsPerTenant: 5 } }, dir, {})).toThrow(
       /mcp\.maxSessionsPerTenant \(5\) is above mcp\.maxSessions \(4\)/,
     );
-    expect(() => resolveGatewayConfig({ mcp: { maxInFlightPerSession: 0 } }, dir, {})).toThrow(/maxInFlightPerSession/);
-    expect(() => resolveGatewayConfig({ mcp: { maxUnreadBytes: 1024 } }, dir, {})).toThrow(/maxUnreadBytes/);
+    expect(() => resolveServerConfig({ mcp: { maxInFlightPerSession: 0 } }, dir, {})).toThrow(/maxInFlightPerSession/);
+    expect(() => resolveServerConfig({ mcp: { maxUnreadBytes: 1024 } }, dir, {})).toThrow(/maxUnreadBytes/);
   });
 });
 

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateConfig } from "../../src/config/config-file.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import type { JsonObject } from "../../src/config/dot-path.js";
 
 const fixture = (name: string) =>
@@ -13,7 +13,7 @@ const env = { MCP_TOKEN: "t0ken", GITHUB_TOKEN: "gh" };
 describe("other MCP hosts' configs", () => {
   it("Claude Desktop: every server, with its env; the app's own keys (globalShortcut, preferences) are read past with a note", () => {
     expect(() => validateConfig(fixture("claude-desktop"))).not.toThrow();
-    const config = resolveGatewayConfig(fixture("claude-desktop"), "/cfg", env);
+    const config = resolveServerConfig(fixture("claude-desktop"), "/cfg", env);
     expect(config.mcpServers.map((s) => s.name)).toEqual(["memory", "filesystem"]);
     expect(config.mcpServers[0]).toMatchObject({ command: "npx", env: { MEMORY_FILE_PATH: "/tmp/memory.jsonl" } });
     expect(config.notes).toEqual(["globalShortcut is ignored: a Claude Desktop setting", "preferences is ignored: Claude Desktop's app settings"]);
@@ -21,7 +21,7 @@ describe("other MCP hosts' configs", () => {
 
   it("VS Code: servers is read as mcpServers, inputs and envFile are ignored with a note (their ${…} never read)", () => {
     expect(() => validateConfig(fixture("vscode"))).not.toThrow();
-    const config = resolveGatewayConfig(fixture("vscode"), "/cfg", env);
+    const config = resolveServerConfig(fixture("vscode"), "/cfg", env);
     expect(config.mcpServers.map((s) => s.name)).toEqual(["memory", "remote"]);
     expect(config.mcpServers[0]).toEqual({ name: "memory", command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"], cwd: "/cfg" });
     expect(config.mcpServers[1]).toMatchObject({ url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer t0ken" } });
@@ -33,24 +33,24 @@ describe("other MCP hosts' configs", () => {
   });
 
   it("servers beside mcpServers: both are read, a name in both is refused; any other unknown section is still refused", () => {
-    const both = resolveGatewayConfig({ mcpServers: { a: { command: "node" } }, servers: { b: { command: "node" } } }, "/cfg", env);
+    const both = resolveServerConfig({ mcpServers: { a: { command: "node" } }, servers: { b: { command: "node" } } }, "/cfg", env);
     expect(both.mcpServers.map((s) => s.name)).toEqual(["a", "b"]);
-    expect(() => resolveGatewayConfig({ mcpServers: { a: { command: "node" } }, servers: { a: { command: "node" } } }, "/cfg", env)).toThrow(
+    expect(() => resolveServerConfig({ mcpServers: { a: { command: "node" } }, servers: { a: { command: "node" } } }, "/cfg", env)).toThrow(
       /^servers\.a: a second server named "a"/,
     );
-    expect(() => resolveGatewayConfig({ servers: { a: { comand: "node" } } }, "/cfg", env)).toThrow(/config\.servers\.a: unknown option "comand"/);
+    expect(() => resolveServerConfig({ servers: { a: { comand: "node" } } }, "/cfg", env)).toThrow(/config\.servers\.a: unknown option "comand"/);
     expect(() => validateConfig({ polciy: {} })).toThrow(/unknown section "polciy"/);
   });
 
   it("Cursor: stdio, url with headers, and a typed entry with cwd", () => {
-    const config = resolveGatewayConfig(fixture("cursor"), "/cfg", env);
+    const config = resolveServerConfig(fixture("cursor"), "/cfg", env);
     expect(config.mcpServers.map((s) => s.name)).toEqual(["memory", "remote", "typed"]);
     expect(config.mcpServers[1]).toMatchObject({ url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer t0ken" } });
     expect(config.mcpServers[2]).toMatchObject({ command: "node", cwd: "/srv/mcp" });
   });
 
   it("Cline: a disabled server is not started; timeout (seconds) is the call timeout; autoApprove, alwaysAllow and transportType are reported as ignored", () => {
-    const config = resolveGatewayConfig(fixture("cline"), "/cfg", env);
+    const config = resolveServerConfig(fixture("cline"), "/cfg", env);
     expect(config.mcpServers.map((s) => s.name)).toEqual(["memory"]);
     expect(Object.keys(config.mcpServers[0]!).sort()).toEqual(["args", "command", "cwd", "env", "name", "options"]);
     expect(config.mcpServers[0]!.options).toEqual({ callTimeoutMs: 60_000 });
@@ -64,7 +64,7 @@ describe("other MCP hosts' configs", () => {
   });
 
   it("timeout: up to 3,600 is seconds (Cline, Roo Code), above is milliseconds (Gemini CLI, Claude Code); callTimeoutMs wins over it", () => {
-    const resolve = (entry: Record<string, unknown>) => resolveGatewayConfig({ mcpServers: { s: { command: "node", ...entry } } } as JsonObject, "/cfg", env);
+    const resolve = (entry: Record<string, unknown>) => resolveServerConfig({ mcpServers: { s: { command: "node", ...entry } } } as JsonObject, "/cfg", env);
     expect(resolve({ timeout: 30 }).mcpServers[0]!.options).toEqual({ callTimeoutMs: 30_000 });
     expect(resolve({ timeout: 3_600 }).mcpServers[0]!.options).toEqual({ callTimeoutMs: 3_600_000 });
     expect(resolve({ timeout: 600_000 }).mcpServers[0]!.options).toEqual({ callTimeoutMs: 600_000 });
@@ -79,7 +79,7 @@ describe("other MCP hosts' configs", () => {
   });
 
   it("each server entry takes its own connectTimeoutMs, startupTimeoutMs, callTimeoutMs, maxConcurrentCalls and maxQueuedCallsPerTenant", () => {
-    const config = resolveGatewayConfig(
+    const config = resolveServerConfig(
       {
         mcpServers: [
           {
@@ -106,16 +106,16 @@ describe("other MCP hosts' configs", () => {
       options: { connectTimeoutMs: 2_000, startupTimeoutMs: 120_000, callTimeoutMs: 30_000, maxConcurrentCalls: 2, maxQueuedCallsPerTenant: 8 },
     });
     expect(config.mcpServers[1]).toEqual({ name: "plain", url: "https://mcp.example.com/mcp" });
-    expect(() => resolveGatewayConfig({ mcpServers: { s: { command: "node", maxConcurrentCalls: 0 } } }, "/cfg", env)).toThrow(
+    expect(() => resolveServerConfig({ mcpServers: { s: { command: "node", maxConcurrentCalls: 0 } } }, "/cfg", env)).toThrow(
       /mcpServers\.s\.maxConcurrentCalls/,
     );
   });
 
   it("a keyed entry with a typo is told about that entry's key first, with the key meant", () => {
-    expect(() => resolveGatewayConfig({ mcpServers: { memory: { comand: "node" } } }, "/cfg", env)).toThrow(
+    expect(() => resolveServerConfig({ mcpServers: { memory: { comand: "node" } } }, "/cfg", env)).toThrow(
       /^config\.mcpServers\.memory: unknown option "comand" \(did you mean "command"\?\)/,
     );
     // Not the other form's complaint: the keyed form is an object, so "must be array" is never the message.
-    expect(() => resolveGatewayConfig({ mcpServers: { memory: { comand: "node" } } }, "/cfg", env)).not.toThrow(/must be array/);
+    expect(() => resolveServerConfig({ mcpServers: { memory: { comand: "node" } } }, "/cfg", env)).not.toThrow(/must be array/);
   });
 });

@@ -1,8 +1,8 @@
-import { fts5Backend } from "../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../src/search/backends/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/backends/minisearch-backend.js";
-import { bm25fBackend } from "../../src/search/backends/bm25f-backend.js";
+import { memoryBm25fBackend } from "../../src/search/backends/bm25f-backend.js";
 import { backendContract } from "./backend-contract.js";
 
-backendContract(fts5Backend);
-backendContract(minisearchBackend);
 backendContract(bm25fBackend);
+backendContract(minisearchBackend);
+backendContract(memoryBm25fBackend);

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { sealToolDefinitions } from "../../bench/lib/seal-tool-definitions.js";
 import { sharedDataDir } from "../../bench/lib/shared-data.js";
 import { createToolSearch, pluginTools, type ToolSearchEngine } from "../../src/index.js";
-import { fts5Backend } from "../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../src/search/backends/fts5-backend.js";
 import type { SearchBackendFactory } from "../../src/search/types.js";
 import { githubTools } from "../fixtures/tools.js";
 
@@ -22,14 +22,14 @@ const clientTool = (name: string, description: string) => ({ name, description, 
 const CAMERA = clientTool("open_camera_app", "Open the device camera app");
 const FLASHLIGHT = clientTool("toggle_flashlight", "Turn the device flashlight on or off");
 
-/** fts5, counting how many indexes get built. */
-function countingFts5(): { factory: SearchBackendFactory; builds: () => number } {
+/** bm25f, counting how many indexes get built. */
+function countingBm25f(): { factory: SearchBackendFactory; builds: () => number } {
   let builds = 0;
   const factory: SearchBackendFactory = {
-    kind: "fts5",
+    kind: "bm25f",
     create: () => {
       builds++;
-      return fts5Backend.create();
+      return bm25fBackend.create();
     },
   };
   return { factory, builds: () => builds };
@@ -37,7 +37,7 @@ function countingFts5(): { factory: SearchBackendFactory; builds: () => number }
 
 describe.skipIf(dataDir === undefined)("client tools over 4,076 Seal-Tools tools", () => {
   it("rank first when they match best, without re-indexing the catalog", async () => {
-    const { factory, builds } = countingFts5();
+    const { factory, builds } = countingBm25f();
     engine = await createToolSearch({ toolSearch: { mode: "tools" }, backend: factory, sources: [pluginTools("seal", sealToolDefinitions(dataDir!))] });
     const run = await engine.prepareRun({ sessionId: "s", clientTools: [CAMERA, FLASHLIGHT] });
     const camera = await run.search("open the camera");

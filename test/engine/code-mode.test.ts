@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCodePool, type CodePool, type ToolSearchEngine } from "../../src/index.js";
-import { startCodePool } from "../../src/sandbox/pool/pool.js";
+import * as sandbox from "../../src/sandbox/index.js";
 import { waitFor } from "../sandbox/helpers.js";
 import { fixtureEngine, parse } from "./helpers.js";
 
@@ -109,7 +109,7 @@ describe("code mode through the engine", () => {
 
 describe("fair shares of the code pool", () => {
   it("a run's bodies count against its tenant (the session, or RunContext.tenant): past its queue share it gets POOL_SATURATED, another session still queues", async () => {
-    const shared = await startCodePool({ prefork: 1, maxConcurrent: 1, maxQueue: 4, maxQueuePerTenant: 1 });
+    const shared = await sandbox.createCodePool({ prefork: 1, maxConcurrent: 1, maxQueue: 4, maxQueuePerTenant: 1 });
     const engine = await fixtureEngine({ codePool: shared, toolSearch: { mode: "code" } });
     const answer = (run: Awaited<ReturnType<ToolSearchEngine["prepareRun"]>>, code: string) =>
       run.handleToolCall({ name: "tool_search_code", arguments: JSON.stringify({ code }) }).then(parse);
@@ -155,7 +155,7 @@ describe("fair shares of the code pool", () => {
 
 describe("fallback", () => {
   it("code mode becomes tools mode before compaction when the sandbox cannot start, and telemetry says why", async () => {
-    const broken = await startCodePool({ prefork: 1 }, { launchPlans: (plans) => plans.map((p) => ({ ...p, command: "/nonexistent/node" })) });
+    const broken = await sandbox.createCodePool({ prefork: 1 }, { launchPlans: (plans) => plans.map((p) => ({ ...p, command: "/nonexistent/node" })) });
     const engine = await fixtureEngine({ codePool: broken, toolSearch: true });
     try {
       expect(broken.report().available).toBe(false);

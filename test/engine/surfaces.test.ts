@@ -137,7 +137,7 @@ describe("options", () => {
     await expect(createToolSearch({ toolSearch: { mode: "fast" as "code" } })).rejects.toThrow(
       /tools\.toolSearch\.mode: must be one of "direct", "code", "tools", "directory"; got "fast"/,
     );
-    await expect(createToolSearch({ backend: "tantivy" as "fts5" })).rejects.toThrow(/backend: must be "fts5", "minisearch"/);
+    await expect(createToolSearch({ backend: "tantivy" as "bm25f" })).rejects.toThrow(/backend: must be "bm25f", "minisearch"/);
     await expect(createToolSearch({ nope: 1 } as never)).rejects.toThrow(/unknown option "nope"/);
     await expect(createToolSearch({ hooks: { approve: 5 as never } })).rejects.toThrow(
       /hooks\.approve: must be a function or an array of functions; got 5 \(number\)/,

@@ -1,7 +1,7 @@
 /**
  * Tenants are named by their tokens, never by their place in `gateway.auth.tokens`: reordering,
  * adding or revoking tokens moves no learning (or poisoning) from one customer to another.
- * Through the config path both faces use (resolveGatewayConfig → engineFromConfig → TokenTable).
+ * Through the config path both faces use (resolveServerConfig → engineFromConfig → TokenTable).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,7 +11,7 @@ import { coreTools } from "../../src/catalog/sources.js";
 import type { ToolDefinition } from "../../src/catalog/types.js";
 import { tenantOfToken, tokenTenant, TokenTable } from "../../src/auth/token-auth.js";
 import { engineFromConfig } from "../../src/config/config-engine.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 
 const A = "token-of-acme-0123456789abcdef";
 const B = "token-of-globex-0123456789abcdef";
@@ -33,7 +33,7 @@ afterEach(() => {
 
 type Entry = { token: string; tenant?: string };
 async function gatewayEngine(dir: string, tokens: Entry[]) {
-  const config = resolveGatewayConfig(
+  const config = resolveServerConfig(
     {
       tools: { toolSearch: { mode: "tools", indexCacheDir: dir, learning: { minSessions: 1, flushMs: 3_600_000 } } },
       gateway: { port: 0, auth: { tokens } },
@@ -75,7 +75,7 @@ describe("token tenants", () => {
   });
 
   it("refuses a tenant name that is not a plain name", () => {
-    expect(() => resolveGatewayConfig({ gateway: { auth: { tokens: [{ token: A, tenant: "token:0" }] } } }, process.cwd(), {})).toThrow(
+    expect(() => resolveServerConfig({ gateway: { auth: { tokens: [{ token: A, tenant: "token:0" }] } } }, process.cwd(), {})).toThrow(
       expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining("tenant") }),
     );
   });

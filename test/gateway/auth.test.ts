@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { pluginTools } from "../../src/catalog/sources.js";
 import type { ToolDefinition } from "../../src/catalog/types.js";
 import { isLoopbackHost } from "../../src/auth/token-auth.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import { startMockProvider, type MockProvider } from "../../src/mock-provider/mock-provider.js";
 import { CLI } from "../e2e/processes.js";
@@ -48,7 +48,7 @@ const tokens = [
 ];
 
 async function startAuthGateway(providerUrl: string, extra: { host?: string } = {}): Promise<Gateway> {
-  const config = resolveGatewayConfig(
+  const config = resolveServerConfig(
     {
       tools: { toolSearch: { mode: "direct" } },
       policy,
@@ -222,7 +222,7 @@ describe("gateway.auth config", () => {
   const resolve =
     (auth: unknown, env: NodeJS.ProcessEnv = {}) =>
     () =>
-      resolveGatewayConfig({ gateway: { auth } }, process.cwd(), env);
+      resolveServerConfig({ gateway: { auth } }, process.cwd(), env);
 
   it("rejects short tokens without printing them", () => {
     expect(resolve({ tokens: [{ token: "tiny-secret" }] })).toThrow(
@@ -264,7 +264,7 @@ describe("loopback rule", () => {
   });
 
   it("startGateway refuses a non-loopback host without gateway.auth (CONFIG_INVALID naming gateway.auth)", async () => {
-    const config = resolveGatewayConfig({ gateway: { host: "0.0.0.0", port: 0 } }, process.cwd(), {});
+    const config = resolveServerConfig({ gateway: { host: "0.0.0.0", port: 0 } }, process.cwd(), {});
     await expect(startGateway(config)).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringContaining("gateway.auth") });
   });
 

@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pluginTools } from "../../src/catalog/sources.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import { startMockProvider, type MockProvider } from "../../src/mock-provider/mock-provider.js";
 import type { SessionEvent } from "../../src/telemetry/types.js";
@@ -22,7 +22,7 @@ const source = () =>
   );
 
 async function gatewayFor(baseURL: string, extra: Record<string, unknown> = {}, timeoutMs = 5_000): Promise<Gateway> {
-  const config = resolveGatewayConfig({ provider: { baseURL, timeoutMs }, gateway: { port: 0, maxBodyBytes: 64 * 1024 }, ...extra }, process.cwd());
+  const config = resolveServerConfig({ provider: { baseURL, timeoutMs }, gateway: { port: 0, maxBodyBytes: 64 * 1024 }, ...extra }, process.cwd());
   return startGateway(config, { sources: [source()] });
 }
 
@@ -170,17 +170,17 @@ describe("gateway with a broken provider", () => {
 
   it("provider.api picks the API; an unknown one is a config error; anthropic reads ANTHROPIC_* variables", () => {
     const env = { ANTHROPIC_BASE_URL: "http://anthropic.test", ANTHROPIC_API_KEY: "a-key", OPENAI_BASE_URL: "http://openai.test/v1" };
-    expect(resolveGatewayConfig({}, process.cwd(), env).provider).toMatchObject({ api: "chat", baseURL: "http://openai.test/v1" });
-    expect(resolveGatewayConfig({ provider: { api: "responses" } }, process.cwd(), env).provider).toMatchObject({
+    expect(resolveServerConfig({}, process.cwd(), env).provider).toMatchObject({ api: "chat", baseURL: "http://openai.test/v1" });
+    expect(resolveServerConfig({ provider: { api: "responses" } }, process.cwd(), env).provider).toMatchObject({
       api: "responses",
       baseURL: "http://openai.test/v1",
     });
-    expect(resolveGatewayConfig({ provider: { api: "anthropic" } }, process.cwd(), env).provider).toMatchObject({
+    expect(resolveServerConfig({ provider: { api: "anthropic" } }, process.cwd(), env).provider).toMatchObject({
       api: "anthropic",
       baseURL: "http://anthropic.test",
       apiKey: "a-key",
     });
-    expect(() => resolveGatewayConfig({ provider: { api: "gemini" } }, process.cwd(), env)).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+    expect(() => resolveServerConfig({ provider: { api: "gemini" } }, process.cwd(), env)).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
   });
 
   for (const kind of ["garbage", "hang"] as const) {

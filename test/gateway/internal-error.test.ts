@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { pluginTools } from "../../src/catalog/sources.js";
 import { RunDispatcher } from "../../src/dispatch/run-dispatcher.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import { startMockProvider, type MockProvider } from "../../src/mock-provider/mock-provider.js";
 import { postJson } from "../e2e/processes.js";
@@ -17,7 +17,7 @@ let provider: MockProvider;
 let gateway: Gateway;
 beforeAll(async () => {
   provider = await startMockProvider();
-  const config = resolveGatewayConfig(
+  const config = resolveServerConfig(
     { provider: { baseURL: provider.url, timeoutMs: 5_000 }, gateway: { port: 0 }, tools: { toolSearch: { mode: "tools" } } },
     process.cwd(),
   );

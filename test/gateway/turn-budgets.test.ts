@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startHostileProvider, type HostileBehaviour, type HostileProvider } from "../../bench/stall/hostile-provider.js";
 import { pluginTools } from "../../src/catalog/sources.js";
 import type { ToolDefinition } from "../../src/catalog/types.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import type { ProviderApi } from "../../src/wire/wire-types.js";
 import { postJson } from "../e2e/processes.js";
@@ -39,7 +39,7 @@ async function gatewayFor(
   provider: HostileProvider,
   sections: { provider?: Record<string, unknown>; gateway?: Record<string, unknown> } = {},
 ): Promise<Gateway> {
-  const config = resolveGatewayConfig(
+  const config = resolveServerConfig(
     {
       tools: { toolSearch: { mode: "direct" } },
       provider: { api, baseURL: api === "anthropic" ? provider.origin : provider.url, timeoutMs: 60_000, ...sections.provider },
@@ -145,13 +145,13 @@ describe("a provider that sends headers, then drips or goes silent", () => {
 
 describe("turn budget settings", () => {
   it("have defaults in one place and are range-checked", () => {
-    const config = resolveGatewayConfig({}, process.cwd(), {});
+    const config = resolveServerConfig({}, process.cwd(), {});
     expect(config.gateway).toMatchObject({ maxTurnResultBytes: MIB, turnTimeoutMs: 600_000 });
     expect(config.provider).toMatchObject({ maxRequestBytes: 16 * MIB, timeoutMs: 60_000 });
-    expect(() => resolveGatewayConfig({ gateway: { maxTurnResultBytes: 10 } }, process.cwd(), {})).toThrow(
+    expect(() => resolveServerConfig({ gateway: { maxTurnResultBytes: 10 } }, process.cwd(), {})).toThrow(
       /gateway.maxTurnResultBytes: must be an integer from 1024/,
     );
-    expect(() => resolveGatewayConfig({ gateway: { turnTimeoutMs: "soon" } }, process.cwd(), {})).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
-    expect(() => resolveGatewayConfig({ provider: { maxRequestBytes: 0 } }, process.cwd(), {})).toThrow(/provider.maxRequestBytes/);
+    expect(() => resolveServerConfig({ gateway: { turnTimeoutMs: "soon" } }, process.cwd(), {})).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+    expect(() => resolveServerConfig({ provider: { maxRequestBytes: 0 } }, process.cwd(), {})).toThrow(/provider.maxRequestBytes/);
   });
 });

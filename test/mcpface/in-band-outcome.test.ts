@@ -10,7 +10,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { pluginTools } from "../../src/catalog/sources.js";
 import { RunDispatcher } from "../../src/dispatch/run-dispatcher.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import type { ToolSearchMode } from "../../src/index.js";
 import { createMcpFace } from "../../src/mcpface/mcp-face.js";
 import { LOOKS_FAILED, RESULT_TOOLS } from "../support/result-tools.js";
@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 async function faceClient(mode: ToolSearchMode): Promise<Client> {
-  const config = resolveGatewayConfig({ tools: { toolSearch: { mode } }, provider: { baseURL: "http://127.0.0.1:9/v1" } }, process.cwd(), {});
+  const config = resolveServerConfig({ tools: { toolSearch: { mode } }, provider: { baseURL: "http://127.0.0.1:9/v1" } }, process.cwd(), {});
   const face = await createMcpFace(config, { sources: [pluginTools("t", RESULT_TOOLS)] });
   cleanups.push(() => face.close());
   const { url } = await face.listenHttp("127.0.0.1", 0);

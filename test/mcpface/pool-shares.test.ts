@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { pluginTools } from "../../src/catalog/sources.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import { createMcpFace, type McpFace } from "../../src/mcpface/mcp-face.js";
 
 const TOKENS = [{ token: "flood-token-0123456789abcdef" }, { token: "quiet-token-0123456789abcdef" }];
@@ -46,7 +46,7 @@ describe("mcp --http: the code pool shared per token", () => {
       inputSchema: { type: "object", properties: {} },
       execute: async () => (started(), await released, "released"),
     };
-    const config = resolveGatewayConfig(
+    const config = resolveServerConfig(
       { tools: { toolSearch: { mode: "code" } }, provider: { baseURL: "http://127.0.0.1:9/v1" }, gateway: { auth: { tokens: TOKENS } } },
       process.cwd(),
       {},

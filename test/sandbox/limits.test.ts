@@ -1,6 +1,6 @@
 /** Deadlines, cancellation and per-run limits, with real children. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSandboxPool, type SandboxPool } from "../../src/sandbox/index.js";
+import { createCodePool, type SandboxPool } from "../../src/sandbox/index.js";
 import { fakeBridge, poolProcesses, unaccountedProcesses, waitFor } from "./helpers.js";
 
 const FAST = { timeoutMs: 1000 };
@@ -8,7 +8,7 @@ const FAST = { timeoutMs: 1000 };
 describe("deadlines and limits", () => {
   let pool: SandboxPool;
   beforeAll(async () => {
-    pool = await createSandboxPool({
+    pool = await createCodePool({
       prefork: 2,
       maxResultBytes: 10_000,
       maxLogBytes: 1000,
@@ -107,7 +107,7 @@ describe("deadlines and limits", () => {
   });
 
   it("ends a run whose tool result exceeds the frame limit with CODE_LIMIT naming maxFrameBytes", async () => {
-    const small = await createSandboxPool({ prefork: 1, maxFrameBytes: 200_000, maxResultBytes: 1000, maxLogBytes: 1000 });
+    const small = await createCodePool({ prefork: 1, maxFrameBytes: 200_000, maxResultBytes: 1000, maxLogBytes: 1000 });
     try {
       const result = await small.run('return (await openclaw.tools.call("core:big", { bytes: 300000 })).length;', fakeBridge(), FAST);
       expect(result).toMatchObject({ ok: false, error: { code: "CODE_LIMIT" } });

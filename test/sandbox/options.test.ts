@@ -1,7 +1,7 @@
 /** PoolOptions checking and the body-stack trimmer (no children). */
 import { describe, expect, it } from "vitest";
 import { ConfigInvalidError } from "../../src/errors.js";
-import { createSandboxPool } from "../../src/sandbox/index.js";
+import { createCodePool } from "../../src/sandbox/index.js";
 import { resolvePoolOptions } from "../../src/sandbox/pool/options.js";
 import { trimBodyStack } from "../../src/sandbox/pool/stack.js";
 
@@ -50,8 +50,8 @@ describe("pool options", () => {
     expect(() => resolvePoolOptions(options as never)).toThrow(message);
   });
 
-  it("createSandboxPool rejects bad options with CONFIG_INVALID before starting anything", async () => {
-    await expect(createSandboxPool({ maxConcurrent: 0 })).rejects.toMatchObject({ code: "CONFIG_INVALID" });
+  it("createCodePool rejects bad options with CONFIG_INVALID before starting anything", async () => {
+    await expect(createCodePool({ maxConcurrent: 0 })).rejects.toMatchObject({ code: "CONFIG_INVALID" });
   });
 });
 

@@ -1,7 +1,6 @@
 /** The pool with real children: end to end runs, lifecycle, saturation, cleanup. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSandboxPool, probeSandbox, type SandboxPool } from "../../src/sandbox/index.js";
-import { startCodePool } from "../../src/sandbox/pool/pool.js";
+import { createCodePool, probeSandbox, type SandboxPool } from "../../src/sandbox/index.js";
 import { fakeBridge, isAlive, manualGate, poolProcesses, SEARCH_DESCRIBE_CALL, unaccountedProcesses, waitFor } from "./helpers.js";
 
 const RUN = { timeoutMs: 10_000 };
@@ -9,7 +8,7 @@ const RUN = { timeoutMs: 10_000 };
 describe("code pool", () => {
   let pool: SandboxPool;
   beforeAll(async () => {
-    pool = await createSandboxPool({ prefork: 2 });
+    pool = await createCodePool({ prefork: 2 });
   });
   afterAll(async () => {
     await pool.close();
@@ -121,7 +120,7 @@ describe("code pool", () => {
 
 describe("pool lifecycle", () => {
   it("keeps `prefork` children ready and never reuses one", async () => {
-    const pool = await createSandboxPool({ prefork: 3, maxConcurrent: 1 });
+    const pool = await createCodePool({ prefork: 3, maxConcurrent: 1 });
     try {
       await pool.whenReady(3);
       expect(pool.readyCount()).toBe(3);
@@ -150,7 +149,7 @@ describe("pool lifecycle", () => {
   });
 
   it("answers POOL_SATURATED immediately past the queue, and runs queued bodies later", async () => {
-    const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1, maxQueue: 1 });
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1, maxQueue: 1 });
     try {
       await pool.whenReady(1);
       const { gate, open } = manualGate();
@@ -171,7 +170,7 @@ describe("pool lifecycle", () => {
   });
 
   it("spawns on demand with prefork 0", async () => {
-    const pool = await createSandboxPool({ prefork: 0, maxConcurrent: 2 });
+    const pool = await createCodePool({ prefork: 0, maxConcurrent: 2 });
     try {
       const results = await Promise.all([1, 2, 3].map((n) => pool.run(`return ${n};`, fakeBridge(), RUN)));
       expect(results.map((r) => r.ok && r.value)).toEqual([1, 2, 3]);
@@ -181,7 +180,7 @@ describe("pool lifecycle", () => {
   });
 
   it("close() kills every child, running or waiting, and leaves no process behind", async () => {
-    const pool = await createSandboxPool({ prefork: 2, maxConcurrent: 2 });
+    const pool = await createCodePool({ prefork: 2, maxConcurrent: 2 });
     await pool.whenReady(2);
     const bridge = fakeBridge();
     const running = pool.run('await openclaw.tools.call("core:wait", {});', bridge, RUN);
@@ -202,7 +201,7 @@ describe("pool lifecycle", () => {
   });
 
   it("fails queued bodies with SANDBOX_UNAVAILABLE when closed", async () => {
-    const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1 });
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1 });
     await pool.whenReady(1);
     const { gate } = manualGate();
     const bridge = fakeBridge(gate);
@@ -216,7 +215,7 @@ describe("pool lifecycle", () => {
   });
 
   it("rejects bad run arguments with CONFIG_INVALID (API misuse)", async () => {
-    const pool = await createSandboxPool({ prefork: 0 });
+    const pool = await createCodePool({ prefork: 0 });
     try {
       await expect(pool.run("return 1", fakeBridge(), { timeoutMs: 0 })).rejects.toMatchObject({ code: "CONFIG_INVALID" });
       await expect(pool.run(42 as unknown as string, fakeBridge(), RUN)).rejects.toMatchObject({ code: "CONFIG_INVALID" });
@@ -241,7 +240,7 @@ function orderBridge(order: string[], gate?: () => Promise<void>) {
 const labelled = (label: string) => `await openclaw.tools.search(${JSON.stringify(label)}); return ${JSON.stringify(label)};`;
 
 /** Tenant A's body "A0", held at the bridge (its slot taken) until `open()`. */
-async function holdFirstBody(pool: Awaited<ReturnType<typeof createSandboxPool>>, order: string[]) {
+async function holdFirstBody(pool: Awaited<ReturnType<typeof createCodePool>>, order: string[]) {
   const { gate, open } = manualGate();
   const body = pool.run(labelled("A0"), orderBridge(order, gate), { ...RUN, tenant: "A" });
   await waitFor(() => order.length === 1, 5000, "A's first body to reach the bridge");
@@ -250,7 +249,7 @@ async function holdFirstBody(pool: Awaited<ReturnType<typeof createSandboxPool>>
 
 describe("fair shares among tenants", () => {
   it("serves tenants' queues in turn: B's one body runs before A's many", async () => {
-    const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1 });
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1 });
     try {
       await pool.whenReady(1);
       const order: string[] = [];
@@ -268,7 +267,7 @@ describe("fair shares among tenants", () => {
   });
 
   it("keeps a slot for other tenants: A's bodies hold one of two, B's body runs while they wait", async () => {
-    const pool = await createSandboxPool({ prefork: 2, maxConcurrent: 2 });
+    const pool = await createCodePool({ prefork: 2, maxConcurrent: 2 });
     try {
       await pool.whenReady(2);
       const order: string[] = [];
@@ -286,7 +285,7 @@ describe("fair shares among tenants", () => {
   });
 
   it("runs bodies that name no tenant side by side, each a tenant of its own", async () => {
-    const pool = await createSandboxPool({ prefork: 2, maxConcurrent: 2 });
+    const pool = await createCodePool({ prefork: 2, maxConcurrent: 2 });
     try {
       await pool.whenReady(2);
       const order: string[] = [];
@@ -301,7 +300,7 @@ describe("fair shares among tenants", () => {
   });
 
   it("reports its load: bodies running and waiting, tenant by tenant, busiest first", async () => {
-    const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1, maxQueue: 8 });
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1, maxQueue: 8 });
     try {
       await pool.whenReady(1);
       expect(pool.load()).toMatchObject({ ready: 1, running: 0, queued: 0, maxConcurrent: 1, maxQueue: 8, tenants: [] });
@@ -332,7 +331,7 @@ describe("fair shares among tenants", () => {
   });
 
   it("answers POOL_SATURATED to a tenant past its queue share while another still queues", async () => {
-    const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1, maxQueue: 8, maxQueuePerTenant: 2 });
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1, maxQueue: 8, maxQueuePerTenant: 2 });
     try {
       await pool.whenReady(1);
       const order: string[] = [];
@@ -353,7 +352,7 @@ describe("fair shares among tenants", () => {
   });
 
   it("a queued body cancelled by its signal leaves the queue at once and frees its place in the share", async () => {
-    const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1, maxQueue: 8, maxQueuePerTenant: 1 });
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1, maxQueue: 8, maxQueuePerTenant: 1 });
     try {
       await pool.whenReady(1);
       const order: string[] = [];
@@ -374,7 +373,7 @@ describe("fair shares among tenants", () => {
   });
 
   it("a running body cancelled by its signal is killed at once and its slot goes to the next tenant in turn", async () => {
-    const pool = await createSandboxPool({ prefork: 1, maxConcurrent: 1 });
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1 });
     try {
       await pool.whenReady(1);
       const order: string[] = [];
@@ -399,7 +398,7 @@ describe("fair shares among tenants", () => {
   });
 
   it("rejects a tenant that is not a non-empty string with CONFIG_INVALID", async () => {
-    const pool = await createSandboxPool({ prefork: 0 });
+    const pool = await createCodePool({ prefork: 0 });
     try {
       await expect(pool.run("return 1", fakeBridge(), { ...RUN, tenant: "" })).rejects.toMatchObject({
         code: "CONFIG_INVALID",
@@ -422,7 +421,7 @@ describe("probeSandbox", () => {
 describe("unavailable sandbox", () => {
   it("reports why and answers SANDBOX_UNAVAILABLE when no child can start", async () => {
     // Every launch plan points at a program that does not exist: a host where nothing starts.
-    const pool = await startCodePool({ prefork: 1 }, { launchPlans: (plans) => plans.map((p) => ({ ...p, command: "/nonexistent/toolsearch-node" })) });
+    const pool = await createCodePool({ prefork: 1 }, { launchPlans: (plans) => plans.map((p) => ({ ...p, command: "/nonexistent/toolsearch-node" })) });
     try {
       const report = pool.report();
       expect(report.available).toBe(false);
@@ -435,7 +434,7 @@ describe("unavailable sandbox", () => {
   });
 
   it("refuses to run bodies when the permission model does not take effect in the child", async () => {
-    const pool = await startCodePool(
+    const pool = await createCodePool(
       { prefork: 1, namespaces: false },
       { launchPlans: (plans) => plans.map((p) => ({ ...p, nodeFlags: p.nodeFlags.filter((f) => !f.includes("permission")) })) },
     );
@@ -450,7 +449,7 @@ describe("unavailable sandbox", () => {
 
   it("falls back to a weaker launch plan and says which it skipped", async (ctx) => {
     let hadUnshare = false;
-    const pool = await startCodePool(
+    const pool = await createCodePool(
       { prefork: 0 },
       {
         launchPlans: (plans) => {

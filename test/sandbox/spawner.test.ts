@@ -3,7 +3,7 @@
  * that this (large) process never forks per body. Real processes throughout.
  */
 import { describe, expect, it } from "vitest";
-import { startCodePool } from "../../src/sandbox/pool/pool.js";
+import { createCodePool } from "../../src/sandbox/pool/pool.js";
 import { childPids } from "../support/proc.js";
 import { fakeBridge, isAlive, manualGate, parentOf, poolProcesses, SEARCH_DESCRIBE_CALL, unaccountedProcesses, waitFor } from "./helpers.js";
 
@@ -11,8 +11,8 @@ const RUN = { timeoutMs: 10_000 };
 
 describe.runIf(process.platform === "linux")("spawner", () => {
   it("forks every child: none is this process's own, and the layers are those of a child forked here", async () => {
-    const pool = await startCodePool({ prefork: 2, maxConcurrent: 2 }, { spawners: 1 });
-    const direct = await startCodePool({ prefork: 0 }, { spawner: false });
+    const pool = await createCodePool({ prefork: 2, maxConcurrent: 2 }, { spawners: 1 });
+    const direct = await createCodePool({ prefork: 0 }, { spawner: false });
     try {
       await pool.whenReady(2);
       const [spawner] = pool.spawnerPids();
@@ -31,7 +31,7 @@ describe.runIf(process.platform === "linux")("spawner", () => {
   });
 
   it("with two spawners, children are forked by each in turn and every body runs", async () => {
-    const pool = await startCodePool({ prefork: 4, maxConcurrent: 2 }, { spawners: 2 });
+    const pool = await createCodePool({ prefork: 4, maxConcurrent: 2 }, { spawners: 2 });
     try {
       await pool.whenReady(4);
       const spawners = pool.spawnerPids();
@@ -49,7 +49,7 @@ describe.runIf(process.platform === "linux")("spawner", () => {
   });
 
   it("close() ends the spawners with their children", async () => {
-    const pool = await startCodePool({ prefork: 2 }, { spawners: 2 });
+    const pool = await createCodePool({ prefork: 2 }, { spawners: 2 });
     await pool.whenReady(2);
     const spawners = pool.spawnerPids();
     expect(spawners).toHaveLength(2);
@@ -61,7 +61,7 @@ describe.runIf(process.platform === "linux")("spawner", () => {
   });
 
   it("per body, one write carries the run and one the finished child's kill with its replacement's spawn (each bridge call adds its answer)", async () => {
-    const pool = await startCodePool({ prefork: 1, maxConcurrent: 1 }, { spawners: 1 });
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1 }, { spawners: 1 });
     try {
       const writesFor = async (body: string, bodies: number) => {
         await pool.whenReady(1);
@@ -83,7 +83,7 @@ describe.runIf(process.platform === "linux")("spawner", () => {
   });
 
   it("a spawner killed from outside takes its children with it: the running body fails, a new spawner serves the next", async () => {
-    const pool = await startCodePool({ prefork: 1, maxConcurrent: 1 }, { spawners: 1 });
+    const pool = await createCodePool({ prefork: 1, maxConcurrent: 1 }, { spawners: 1 });
     try {
       await pool.whenReady(1);
       const [first] = pool.spawnerPids() as [number];
@@ -107,7 +107,7 @@ describe.runIf(process.platform === "linux")("spawner", () => {
 
   it("when the spawner cannot start, this process forks each child and the report's notes say so", async () => {
     // The spawner runs under the first plan's setpriv; a plan whose command does not exist stops it.
-    const pool = await startCodePool(
+    const pool = await createCodePool(
       { prefork: 1 },
       { launchPlans: (plans) => [{ ...plans[0]!, setpriv: true, command: "/nonexistent/toolsearch-setpriv" }, ...plans] },
     );

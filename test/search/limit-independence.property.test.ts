@@ -12,7 +12,7 @@ import { loadLiveMcpTools, loadSealTools, sharedDataDir } from "../../bench/lib/
 import { indexScope } from "../../bench/lib/rank-over-index.js";
 import { rankRequest, type RunScope } from "../../src/dispatch/rank-request.js";
 import { analyzeText } from "../../src/search/analysis/analyze.js";
-import { fts5Backend } from "../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../src/search/backends/fts5-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchDoc } from "../../src/search/types.js";
 
@@ -44,7 +44,7 @@ for (const [name, load] of [
 
     beforeAll(async () => {
       const docs = load(dataDir!);
-      index = await ToolIndex.build(() => fts5Backend.create(), docs);
+      index = await ToolIndex.build(() => bm25fBackend.create(), docs);
       scope = indexScope(index);
       words = vocabulary(docs);
     }, 60_000);

@@ -22,7 +22,7 @@ import {
   loadSealTools,
   sharedDataDir,
 } from "../../bench/lib/shared-data.js";
-import { fts5Backend } from "../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../src/search/backends/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/backends/minisearch-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
@@ -33,18 +33,18 @@ const dataDir = sharedDataDir();
 if (dataDir === undefined) console.warn("relevance: ../shared/data not found; Seal-Tools relevance tests skipped");
 
 /**
- * Measured on dev with clause fusion (fts5 R@5 0.923 R@10 0.960 MRR 0.981 top-1 0.970;
- * minisearch 0.913 0.951 0.972 0.954). The fts5 floors of R@5 and top-1 are the targets set
+ * Measured on dev with clause fusion (bm25f R@5 0.923 R@10 0.960 MRR 0.981 top-1 0.970;
+ * minisearch 0.913 0.951 0.972 0.954). The bm25f floors of R@5 and top-1 are the targets set
  * for this set (R@5 ≥ 0.92, top-1 ≥ 0.97).
  */
 const FLOORS: Record<string, Pick<RelevanceReport, "recallAt5" | "recallAt10" | "mrr" | "top1">> = {
-  fts5: { recallAt5: 0.92, recallAt10: 0.95, mrr: 0.975, top1: 0.97 },
+  bm25f: { recallAt5: 0.92, recallAt10: 0.95, mrr: 0.975, top1: 0.97 },
   minisearch: { recallAt5: 0.905, recallAt10: 0.945, mrr: 0.968, top1: 0.95 },
 };
 
 /**
- * Seal-Tools dev's 500 requests that need several tools, fts5 backend: measured R@5 0.902
- * R@10 0.948 with clause fusion, 0.857 / 0.917 without (src/search/ranking/intents.ts).
+ * Seal-Tools dev's 500 requests that need several tools, bm25f backend: measured R@5 0.902
+ * R@10 0.948 with clause fusion, 0.857 / 0.917 without (src/search/intents.ts).
  */
 const MULTI_STEP_FLOOR = { recallAt5: 0.895, recallAt10: 0.94, gainAt5: 0.03 };
 
@@ -70,7 +70,7 @@ describe.skipIf(dataDir === undefined)("relevance on Seal-Tools dev", () => {
   // minisearch, kept as a baseline backend, need only hold its floors.
   const noBar = { recallAt5: Number.NEGATIVE_INFINITY, top1: Number.NEGATIVE_INFINITY };
   for (const [factory, beatsBaseline] of [
-    [fts5Backend, true],
+    [bm25fBackend, true],
     [minisearchBackend, false],
   ] as Array<[SearchBackendFactory, boolean]>) {
     // Slow on purpose (15 s to 30 s): 700 requests through the engine's whole ranking of a 4,076-tool index.
@@ -100,15 +100,15 @@ describe.skipIf(dataDir === undefined)("relevance on Seal-Tools dev", () => {
 
 describe.skipIf(dataDir === undefined)("relevance on Seal-Tools dev's multi-step requests", () => {
   it(
-    "fts5: clause fusion finds more of each task's tools than one ranked list",
+    "bm25f: clause fusion finds more of each task's tools than one ranked list",
     async () => {
-      const index = await ToolIndex.build(() => fts5Backend.create(), loadSealTools(dataDir!));
+      const index = await ToolIndex.build(() => bm25fBackend.create(), loadSealTools(dataDir!));
       try {
         const multi = loadSealQueries(dataDir!, "dev").filter((q) => q.relevant.length > 1);
         const fused = evaluate(multi, rankIds(indexScope(index), 10));
         const single = evaluate(multi, rankIds(indexScope(index, { intents: { clauses: false } }), 10));
-        console.log(formatReport("fts5, clause fusion", fused));
-        console.log(formatReport("fts5, one list", single));
+        console.log(formatReport("bm25f, clause fusion", fused));
+        console.log(formatReport("bm25f, one list", single));
         expect(multi.length).toBe(500);
         expect(fused.recallAt5).toBeGreaterThanOrEqual(MULTI_STEP_FLOOR.recallAt5);
         expect(fused.recallAt10).toBeGreaterThanOrEqual(MULTI_STEP_FLOOR.recallAt10);
@@ -122,23 +122,23 @@ describe.skipIf(dataDir === undefined)("relevance on Seal-Tools dev's multi-step
 });
 
 /**
- * Measured with fts5: all 80 top-1 0.8625 top-5 0.975; the 20 held out top-1 0.90 top-5 1.0.
+ * Measured with bm25f: all 80 top-1 0.8625 top-5 0.975; the 20 held out top-1 0.90 top-5 1.0.
  * The floors of all 80 are the targets set for them (top-1 ≥ 0.85, top-5 ≥ 0.97).
  */
 const LIVE_FLOORS = { all: { top1: 0.85, top5: 0.97 }, heldOut: { top1: 0.85, top5: 0.95 } };
 
 describe.skipIf(dataDir === undefined)("relevance on LiveMCPBench written requests", () => {
   it(
-    "fts5: finds the tool people ask for, also on the held-out requests",
+    "bm25f: finds the tool people ask for, also on the held-out requests",
     async () => {
-      const index = await ToolIndex.build(() => fts5Backend.create(), loadLiveMcpTools(dataDir!));
+      const index = await ToolIndex.build(() => bm25fBackend.create(), loadLiveMcpTools(dataDir!));
       try {
         const rank = rankIds(indexScope(index), 10);
         const run = (queries: JudgedQuery[]) => evaluate(queries, rank);
         const all = run(loadLiveMcpQueries(dataDir!, "all"));
         const heldOut = run(loadLiveMcpQueries(dataDir!, "held-out"));
-        console.log(formatReport("fts5, all 80", all));
-        console.log(formatReport("fts5, 20 held out", heldOut));
+        console.log(formatReport("bm25f, all 80", all));
+        console.log(formatReport("bm25f, 20 held out", heldOut));
         expect(all.queries).toBe(80);
         expect(all.top1).toBeGreaterThanOrEqual(LIVE_FLOORS.all.top1);
         expect(all.top5).toBeGreaterThanOrEqual(LIVE_FLOORS.all.top5);
@@ -154,23 +154,23 @@ describe.skipIf(dataDir === undefined)("relevance on LiveMCPBench written reques
 
 /**
  * MetaTool validate (199 plugins, one line each; requests share few words with them): measured
- * with fts5 top-1 0.451 top-5 0.662, plain BM25 0.298 / 0.472. Tuning looked at `tune` only.
+ * with bm25f top-1 0.451 top-5 0.662, plain BM25 0.298 / 0.472. Tuning looked at `tune` only.
  */
 const METATOOL_FLOOR = { top1: 0.44, top5: 0.65 };
 
 describe.skipIf(dataDir === undefined)("relevance on MetaTool validate", () => {
   it(
-    "fts5: beats plain BM25 on requests worded unlike the descriptions",
+    "bm25f: beats plain BM25 on requests worded unlike the descriptions",
     async () => {
       const docs = loadMetaToolTools(dataDir!);
       const queries = loadMetaToolQueries(dataDir!, "validate");
-      const index = await ToolIndex.build(() => fts5Backend.create(), docs);
+      const index = await ToolIndex.build(() => bm25fBackend.create(), docs);
       try {
         const bm25 = plainBm25(docs);
         const base = evaluate(queries, (q) => bm25.search(q, 10));
         const ours = evaluate(queries, rankIds(indexScope(index), 10));
         console.log(formatReport("plain BM25, validate", base));
-        console.log(formatReport("fts5, validate", ours));
+        console.log(formatReport("bm25f, validate", ours));
         expect(docs.length).toBe(199);
         expect(queries.length).toBe(4214);
         expect(ours.top1).toBeGreaterThanOrEqual(METATOOL_FLOOR.top1);

@@ -9,7 +9,7 @@ import { once } from "node:events";
 import inspector from "node:inspector";
 import { createServer, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSandboxPool, type SandboxPool } from "../../src/sandbox/index.js";
+import { createCodePool, type SandboxPool } from "../../src/sandbox/index.js";
 import { childArgs, detectPermissionFlag, launchPlans } from "../../src/sandbox/pool/launch.js";
 import { resolvePoolOptions } from "../../src/sandbox/pool/options.js";
 import { fakeBridge, isAlive, poolProcesses } from "../sandbox/helpers.js";
@@ -32,7 +32,7 @@ beforeAll(async () => {
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   port = (server.address() as { port: number }).port;
-  pool = await createSandboxPool({ prefork: 2 });
+  pool = await createCodePool({ prefork: 2 });
 });
 
 afterAll(async () => {

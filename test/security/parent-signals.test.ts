@@ -6,13 +6,13 @@
 import { spawnSync } from "node:child_process";
 import inspector from "node:inspector";
 import { describe, expect, it } from "vitest";
-import { createSandboxPool } from "../../src/sandbox/index.js";
+import { createCodePool } from "../../src/sandbox/index.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(process.platform === "win32")("parent inspector guard", () => {
   it("keeps the inspector closed against _debugProcess and kill -USR1", async () => {
-    const pool = await createSandboxPool({ prefork: 0 });
+    const pool = await createCodePool({ prefork: 0 });
     try {
       expect(pool.report().layers.parentInspectorGuard).toBe(true);
       (process as unknown as { _debugProcess(pid: number): void })._debugProcess(process.pid);

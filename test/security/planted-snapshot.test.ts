@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ToolIndexCache } from "../../src/search/storage/index-cache.js";
 import { fingerprintDocs } from "../../src/search/storage/fingerprint.js";
-import { fts5Backend } from "../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../src/search/backends/fts5-backend.js";
 import { minisearchBackend } from "../../src/search/backends/minisearch-backend.js";
 import { guardConnection } from "../../src/search/backends/fts5-snapshot-guard.js";
 import { loadSqlite } from "../../src/search/backends/sqlite-loader.js";
@@ -42,7 +42,7 @@ function cache(dir: string, key?: string): { cache: ToolIndexCache; warnings: st
   caches.push(c);
   return { cache: c, warnings };
 }
-const top = (c: ToolIndexCache, q: string) => c.get(DOCS, "fts5").then((i) => i.search(q, { limit: 3 }).map((h) => h.id));
+const top = (c: ToolIndexCache, q: string) => c.get(DOCS, "bm25f").then((i) => i.search(q, { limit: 3 }).map((h) => h.id));
 const snapshots = (dir: string) => readdirSync(dir).filter((f) => f.endsWith(".tsidx"));
 
 /** SQL that swaps two ids in the BM25F id list: each id then owns the other's postings. */
@@ -54,7 +54,7 @@ const NOT_ITS_OWN = /another length than its analysis|terms where its analysis h
 
 /** An honest snapshot's payload for DOCS, changed by `change` (SQL, or a function of the open database). */
 async function planted(change: string | ((db: Database) => void)): Promise<Uint8Array> {
-  const backend = await fts5Backend.create();
+  const backend = await bm25fBackend.create();
   backend.add(DOCS);
   const honest = await backend.serialize!();
   backend.close!();
@@ -75,7 +75,7 @@ async function planted(change: string | ((db: Database) => void)): Promise<Uint8
 /** Writes a payload as a valid snapshot of DOCS: header, fingerprint, docs digest and SHA-256 all right (and a MAC with a key). */
 async function plant(dir: string, payload: Uint8Array, key?: string): Promise<void> {
   const store = new SnapshotStore({ dir, ...(key !== undefined ? { key } : {}) }, () => {});
-  expect(await store.write("fts5", FP, { docs: DOCS.length, docsDigest: fingerprintDocs(DOCS) }, payload)).toEqual({ ok: true });
+  expect(await store.write("bm25f", FP, { docs: DOCS.length, docsDigest: fingerprintDocs(DOCS) }, payload)).toEqual({ ok: true });
 }
 
 /** The planted snapshot was refused, deleted, reported, and the index rebuilt and written anew. */
@@ -149,7 +149,7 @@ describe("planted snapshots (row 3: postings that are not the catalog's)", () =>
     const dir = folder();
     const payload = await planted(swapIds("core:read_file", "plugin:dump:big_result"));
     // What the attack did before: loaded without checks, the swapped snapshot ranks big_result first.
-    const trusted = await fts5Backend.load!(payload);
+    const trusted = await bm25fBackend.load!(payload);
     expect(trusted.search("read a file", { limit: 1 })[0]?.id).toBe("plugin:dump:big_result");
     trusted.close!();
     await plant(dir, payload);
@@ -159,10 +159,10 @@ describe("planted snapshots (row 3: postings that are not the catalog's)", () =>
   it("a snapshot of other docs under this catalog's fingerprint: refused by the docs digest", async () => {
     const dir = folder();
     const other = DOCS.map((d) => (d.id === "core:read_file" ? { ...d, description: "Delete every file" } : d));
-    const backend = await fts5Backend.create();
+    const backend = await bm25fBackend.create();
     backend.add(other);
     const store = new SnapshotStore({ dir }, () => {});
-    await store.write("fts5", FP, { docs: other.length, docsDigest: fingerprintDocs(other) }, await backend.serialize!());
+    await store.write("bm25f", FP, { docs: other.length, docsDigest: fingerprintDocs(other) }, await backend.serialize!());
     backend.close!();
     await expectRejected(dir, /docs digest mismatch/);
   });
@@ -170,7 +170,7 @@ describe("planted snapshots (row 3: postings that are not the catalog's)", () =>
   it("the same, with the digest in its header forged to this catalog's: refused by its postings", async () => {
     const dir = folder();
     const other = DOCS.map((d) => (d.id === "core:read_file" ? { ...d, description: "Delete every file" } : d));
-    const backend = await fts5Backend.create();
+    const backend = await bm25fBackend.create();
     backend.add(other);
     await plant(dir, await backend.serialize!());
     backend.close!();

@@ -5,7 +5,7 @@
  * no value the body can reach may come from another realm.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSandboxPool, type SandboxPool } from "../../src/sandbox/index.js";
+import { createCodePool, type SandboxPool } from "../../src/sandbox/index.js";
 import { fakeBridge, poolProcesses } from "../sandbox/helpers.js";
 import { BODY_PRELUDE, expectParentUnchanged, snapshotParent, type ParentSnapshot } from "./guard.js";
 
@@ -16,7 +16,7 @@ describe("escapes from the body's realm", () => {
   let before: ParentSnapshot;
   beforeAll(async () => {
     before = snapshotParent();
-    pool = await createSandboxPool({ prefork: 2 });
+    pool = await createCodePool({ prefork: 2 });
   });
   afterAll(async () => {
     await pool.close();

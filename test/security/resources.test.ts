@@ -4,7 +4,7 @@
  * and the pool keeps serving.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSandboxPool, type SandboxPool } from "../../src/sandbox/index.js";
+import { createCodePool, type SandboxPool } from "../../src/sandbox/index.js";
 import { fakeBridge, isAlive, poolProcesses, unaccountedProcesses, waitFor } from "../sandbox/helpers.js";
 import { expectParentUnchanged, snapshotParent, type ParentSnapshot } from "./guard.js";
 
@@ -13,7 +13,7 @@ describe("resource exhaustion", () => {
   let before: ParentSnapshot;
   beforeAll(async () => {
     before = snapshotParent();
-    pool = await createSandboxPool({ prefork: 2, maxOldSpaceSizeMb: 64, maxMemoryMb: 256 });
+    pool = await createCodePool({ prefork: 2, maxOldSpaceSizeMb: 64, maxMemoryMb: 256 });
   });
   afterAll(async () => {
     await pool.close();

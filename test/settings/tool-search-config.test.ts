@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, resolveToolSearchConfig } from "../../src/settings/tool-search-config.js";
 import { resolveOptions } from "../../src/engine/options.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 
 describe("tools.toolSearch", () => {
   it("true is code mode, false is direct, defaults fill the rest", () => {
@@ -36,7 +36,7 @@ describe("tools.toolSearch.indexCacheKey / indexCacheKeyEnv", () => {
 
   it("the key (or its variable) reaches the snapshot options next to indexCacheDir", () => {
     expect(resolveOptions({ toolSearch: { indexCacheDir: "/tmp/x", indexCacheKey: KEY } }).indexCache).toEqual({ dir: "/tmp/x", key: KEY });
-    const config = resolveGatewayConfig({ tools: { toolSearch: { indexCacheDir: "cache", indexCacheKeyEnv: "SNAP_KEY" } } }, "/srv/app", { SNAP_KEY: KEY });
+    const config = resolveServerConfig({ tools: { toolSearch: { indexCacheDir: "cache", indexCacheKeyEnv: "SNAP_KEY" } } }, "/srv/app", { SNAP_KEY: KEY });
     expect(config.toolSearch).toEqual({ indexCacheDir: "/srv/app/cache", indexCacheKey: KEY });
     expect(resolveOptions({ toolSearch: config.toolSearch! }).indexCache).toEqual({ dir: "/srv/app/cache", key: KEY });
   });
@@ -58,10 +58,10 @@ describe("tools.toolSearch.indexCacheKey / indexCacheKeyEnv", () => {
     expect(messageOf(() => resolveToolSearchConfig({ indexCacheKey: KEY, indexCacheKeyEnv: "K" }))).toMatch(
       /at most one of "indexCacheKey" or "indexCacheKeyEnv"/,
     );
-    expect(messageOf(() => resolveGatewayConfig({ tools: { toolSearch: { indexCacheKeyEnv: "SNAP_KEY" } } }, "/srv", {}))).toMatch(
+    expect(messageOf(() => resolveServerConfig({ tools: { toolSearch: { indexCacheKeyEnv: "SNAP_KEY" } } }, "/srv", {}))).toMatch(
       /indexCacheKeyEnv: the environment variable SNAP_KEY is not set/,
     );
-    const weak = messageOf(() => resolveGatewayConfig({ tools: { toolSearch: { indexCacheKeyEnv: "SNAP_KEY" } } }, "/srv", { SNAP_KEY: "weak" }));
+    const weak = messageOf(() => resolveServerConfig({ tools: { toolSearch: { indexCacheKeyEnv: "SNAP_KEY" } } }, "/srv", { SNAP_KEY: "weak" }));
     expect(weak).toMatch(/SNAP_KEY holds 4 characters; a key needs at least 16/);
     expect(weak).not.toContain('weak"');
   });

@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pluginTools } from "../../src/catalog/sources.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
-import { resolveGatewayConfig } from "../../src/config/server-config.js";
+import { resolveServerConfig } from "../../src/config/server-config.js";
 import { startGateway } from "../../src/gateway/gateway-server.js";
 import { startMockProvider, type MockProvider } from "../../src/mock-provider/mock-provider.js";
 import type { SessionEvent } from "../../src/telemetry/types.js";
@@ -29,7 +29,7 @@ afterAll(async () => {
 
 /** One turn through a gateway whose config has this `sessionLog`; the log's lines and mode after. */
 async function turnWith(sessionLog: unknown, file: string): Promise<{ text: string; search: Record<string, unknown>; mode: number }> {
-  const config = resolveGatewayConfig(
+  const config = resolveServerConfig(
     { tools: { toolSearch: { mode: "tools" } }, provider: { baseURL: provider.url, timeoutMs: 10_000 }, gateway: { port: 0 }, sessionLog },
     path.dirname(file),
   );
@@ -86,7 +86,7 @@ describe("the JSONL session log", () => {
   });
 
   it("a config sessionLog object with an unknown key is a config error", () => {
-    expect(() => resolveGatewayConfig({ sessionLog: { file: "x.jsonl", queries: true } }, process.cwd())).toThrow(
+    expect(() => resolveServerConfig({ sessionLog: { file: "x.jsonl", queries: true } }, process.cwd())).toThrow(
       expect.objectContaining({ code: "CONFIG_INVALID" }),
     );
   });

@@ -21,7 +21,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { unauthorized, identityFromToken, type TokenIdentity, type TokenTable } from "../../auth/token-auth.js";
-import type { GatewayConfig, ModelAlias } from "../../config/server-config.js";
+import type { ServerConfig, ModelAlias } from "../../config/server-config.js";
 import { CancelledError, ERROR_CODES, errorMessage, HttpError, ToolSearchError, type ErrorCode } from "../../errors.js";
 import { sendJson } from "../../http/json-http.js";
 import type { RequestGuard } from "../../http/request-guard.js";
@@ -36,7 +36,7 @@ import { messagesApi } from "./messages.js";
 import { responsesApi } from "./responses.js";
 
 export interface CompatRoutesContext extends CompatTurnContext {
-  config: GatewayConfig;
+  config: ServerConfig;
   /** The gateway's tokens; undefined without gateway.auth. */
   tokens: TokenTable | undefined;
   guard: RequestGuard;

@@ -4,12 +4,15 @@
  * body by at most one of its own, not by a hundred.
  */
 
-/** A tenant's key: the caller's `tenant` string, or a symbol of its own for a run that names none. */
-export type TenantKey = string | symbol;
+/**
+ * Whose a code run is, in the pool's queue and counts: the caller's `tenant` string, or a symbol
+ * of its own for a run that names none (not an MCP session's tenant: see mcpface SessionTenantKey).
+ */
+export type RunTenantKey = string | symbol;
 
 export class FairQueue<T> {
   /** Tenant → its waiting items, oldest first. The Map's order is the turn order. */
-  private readonly lines = new Map<TenantKey, T[]>();
+  private readonly lines = new Map<RunTenantKey, T[]>();
   private count = 0;
 
   /** Items waiting, all tenants together. */
@@ -18,12 +21,12 @@ export class FairQueue<T> {
   }
 
   /** Items `tenant` has waiting. */
-  sizeOf(tenant: TenantKey): number {
+  sizeOf(tenant: RunTenantKey): number {
     return this.lines.get(tenant)?.length ?? 0;
   }
 
   /** A tenant with nothing waiting joins at the back of the turn order. */
-  push(tenant: TenantKey, item: T): void {
+  push(tenant: RunTenantKey, item: T): void {
     const line = this.lines.get(tenant);
     if (line) line.push(item);
     else this.lines.set(tenant, [item]);
@@ -31,7 +34,7 @@ export class FairQueue<T> {
   }
 
   /** Takes `item` out wherever it waits (a cancelled waiter); false when it was not waiting. */
-  remove(tenant: TenantKey, item: T): boolean {
+  remove(tenant: RunTenantKey, item: T): boolean {
     const line = this.lines.get(tenant);
     const at = line ? line.indexOf(item) : -1;
     if (!line || at < 0) return false;
@@ -45,7 +48,7 @@ export class FairQueue<T> {
    * The oldest item of the first tenant in turn that `eligible` admits (a tenant at its running
    * share is passed over and keeps its place); that tenant then goes to the back of the turn.
    */
-  take(eligible: (tenant: TenantKey) => boolean): T | undefined {
+  take(eligible: (tenant: RunTenantKey) => boolean): T | undefined {
     for (const [tenant, line] of this.lines) {
       if (!eligible(tenant)) continue;
       const item = line.shift() as T;
@@ -58,14 +61,14 @@ export class FairQueue<T> {
   }
 
   /** How many items could be taken now, when each tenant may have `allowance(tenant)` more taken. */
-  countEligible(allowance: (tenant: TenantKey) => number): number {
+  countEligible(allowance: (tenant: RunTenantKey) => number): number {
     let total = 0;
     for (const [tenant, line] of this.lines) total += Math.max(0, Math.min(line.length, allowance(tenant)));
     return total;
   }
 
   /** Each tenant with items waiting, and how many. */
-  *sizes(): IterableIterator<[TenantKey, number]> {
+  *sizes(): IterableIterator<[RunTenantKey, number]> {
     for (const [tenant, line] of this.lines) yield [tenant, line.length];
   }
 

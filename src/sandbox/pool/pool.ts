@@ -34,7 +34,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigInvalidError, SandboxUnavailableError } from "../../errors.js";
 import { childSource } from "../child/source.js";
-import { FairQueue, type TenantKey } from "./fair-queue.js";
+import { FairQueue, type RunTenantKey } from "./fair-queue.js";
 import {
   MAX_LOAD_TENANTS,
   type BridgeHandler,
@@ -68,7 +68,7 @@ const NO_LAYERS: Layers = {
 };
 
 interface Waiter {
-  tenant: TenantKey;
+  tenant: RunTenantKey;
   code: string;
   bridge: BridgeHandler;
   options: CodeRunOptions;
@@ -121,8 +121,8 @@ class Pool implements SandboxPool {
   private readonly idle: SandboxChild[] = [];
   private readonly starting = new Set<SandboxChild>();
   /** Children running a body → whose body. */
-  private readonly running = new Map<SandboxChild, TenantKey>();
-  private readonly runningByTenant = new Map<TenantKey, number>();
+  private readonly running = new Map<SandboxChild, RunTenantKey>();
+  private readonly runningByTenant = new Map<RunTenantKey, number>();
   /** Every child not yet reaped. */
   private readonly live = new Set<SandboxChild>();
   private readonly queue = new FairQueue<Waiter>();
@@ -247,7 +247,7 @@ class Pool implements SandboxPool {
   }
 
   load(): PoolLoad {
-    const byTenant = new Map<TenantKey, { running: number; queued: number }>();
+    const byTenant = new Map<RunTenantKey, { running: number; queued: number }>();
     for (const [tenant, running] of this.runningByTenant) byTenant.set(tenant, { running, queued: 0 });
     for (const [tenant, queued] of this.queue.sizes()) byTenant.set(tenant, { running: byTenant.get(tenant)?.running ?? 0, queued });
     const tenants = [...byTenant]
@@ -308,7 +308,7 @@ class Pool implements SandboxPool {
     if (options.signal?.aborted) return failure("CANCELLED", "The run was cancelled by the caller before it started.");
 
     // A run that names no tenant is a tenant of its own: it competes with each tenant as one body.
-    const tenant: TenantKey = tenantName ?? Symbol("untenanted run");
+    const tenant: RunTenantKey = tenantName ?? Symbol("untenanted run");
     if (this.mayStart(tenant) && this.idle.length > 0) {
       return this.startOn(this.idle.shift() as SandboxChild, tenant, code, bridge, options);
     }
@@ -334,16 +334,16 @@ class Pool implements SandboxPool {
   }
 
   /** A body of `tenant` may take a slot now: one is free and the tenant is below its running share. */
-  private mayStart(tenant: TenantKey): boolean {
+  private mayStart(tenant: RunTenantKey): boolean {
     return this.running.size < this.options.maxConcurrent && this.runningOf(tenant) < this.options.maxRunningPerTenant;
   }
 
-  private runningOf(tenant: TenantKey): number {
+  private runningOf(tenant: RunTenantKey): number {
     return this.runningByTenant.get(tenant) ?? 0;
   }
 
   /** POOL_SATURATED when the tenant's share of the queue, or the whole queue, is full. */
-  private saturation(tenant: TenantKey): CodeResult | undefined {
+  private saturation(tenant: RunTenantKey): CodeResult | undefined {
     const { maxConcurrent, maxQueue, maxQueuePerTenant, maxRunningPerTenant } = this.options;
     const waiting = this.queue.sizeOf(tenant);
     if (waiting >= maxQueuePerTenant) {
@@ -393,7 +393,7 @@ class Pool implements SandboxPool {
     this.flushReadyWaiters(true);
   }
 
-  private startOn(child: SandboxChild, tenant: TenantKey, code: string, bridge: BridgeHandler, options: CodeRunOptions): Promise<CodeResult> {
+  private startOn(child: SandboxChild, tenant: RunTenantKey, code: string, bridge: BridgeHandler, options: CodeRunOptions): Promise<CodeResult> {
     this.running.set(child, tenant);
     this.runningByTenant.set(tenant, this.runningOf(tenant) + 1);
     // The replacement is forked when this child dies, not now: forking blocks the event loop for
@@ -488,7 +488,7 @@ class Pool implements SandboxPool {
   }
 
   private releaseSlot(child: SandboxChild): void {
-    const tenant = this.running.get(child) as TenantKey;
+    const tenant = this.running.get(child) as RunTenantKey;
     this.running.delete(child);
     const left = this.runningOf(tenant) - 1;
     if (left > 0) this.runningByTenant.set(tenant, left);
@@ -546,7 +546,7 @@ class Pool implements SandboxPool {
  * `prefork` children ready. Never rejects for an unusable host: `report().available` is false with
  * a reason, and run() answers SANDBOX_UNAVAILABLE. Throws ConfigInvalidError for bad options.
  */
-export async function startCodePool(options?: PoolOptions, internal: InternalPoolOptions = {}): Promise<SandboxPool> {
+export async function createCodePool(options?: PoolOptions, internal: InternalPoolOptions = {}): Promise<SandboxPool> {
   const pool = new Pool(resolvePoolOptions(options), internal);
   try {
     await pool.start();

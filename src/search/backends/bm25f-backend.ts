@@ -8,8 +8,8 @@ import { IndexClosedError } from "../../errors.js";
 import { Bm25fIndex, fieldTerms } from "../scoring/bm25f.js";
 import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchBackendFactory, SearchDoc } from "../types.js";
 
-class Bm25fBackend implements SearchBackend {
-  readonly kind = "bm25f";
+class MemoryBm25fBackend implements SearchBackend {
+  readonly kind = "bm25f-memory";
   #index: Bm25fIndex | undefined = new Bm25fIndex();
 
   get size(): number {
@@ -46,4 +46,5 @@ class Bm25fBackend implements SearchBackend {
   }
 }
 
-export const bm25fBackend: SearchBackendFactory = { kind: "bm25f", create: () => Promise.resolve(new Bm25fBackend()) };
+/** Not the default backend `bm25f` (fts5-backend.ts): the same scoring, without snapshots, options or a worker. */
+export const memoryBm25fBackend: SearchBackendFactory = { kind: "bm25f-memory", create: () => Promise.resolve(new MemoryBm25fBackend()) };

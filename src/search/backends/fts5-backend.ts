@@ -1,7 +1,7 @@
 /**
- * The default backend ("fts5", named for the SQLite FTS5 table it once ranked with): BM25F
- * (bm25f.ts) over compact postings, scored inside WebAssembly (bm25f-core.ts), in a snapshot
- * that SQLite (in WASM) serialises. FTS5's own bm25() cannot express BM25F (one saturation
+ * The default backend, "bm25f" (called "fts5" until it stopped ranking with an SQLite FTS5
+ * table; that name is refused, engine/options.ts): BM25F (bm25f.ts) over compact postings,
+ * scored inside WebAssembly (bm25f-core.ts), in a snapshot that SQLite (in WASM) serialises. FTS5's own bm25() cannot express BM25F (one saturation
  * shared by all columns), and FTS5 generating
  * the candidates cost more than the whole BM25F query (on Seal-Tools' long dev requests an OR
  * of the terms matches thousands of rows); the benches keep it as their baseline
@@ -23,17 +23,17 @@ import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, Sear
 const BM25F_KEYS = ["ids", "terms", "lengths", "start", "data"] as const;
 const bm25fKey = (part: string): string => `bm25f_${part}`;
 
-export interface Fts5Options {
+export interface Bm25fBackendOptions {
   /** Thesaurus and typo expansion of query words; both on by default. */
   expansion?: ExpansionOptions;
   bm25f?: Bm25fParams;
 }
 
-export class Fts5Backend implements SearchBackend {
-  readonly kind = "fts5";
+export class Bm25fBackend implements SearchBackend {
+  readonly kind = "bm25f";
   #index: Bm25fIndex | undefined;
 
-  /** Use `fts5Backend.create()` / `.load()`. */
+  /** Use `bm25fBackend.create()` / `.load()`. */
   constructor(index: Bm25fIndex) {
     this.#index = index;
   }
@@ -67,7 +67,7 @@ export class Fts5Backend implements SearchBackend {
 
   /**
    * The postings as they are, without SQLite: what the index worker hands back to the main
-   * thread (fts5FromParts), whose SQLite heap then never grows to hold a whole snapshot.
+   * thread (bm25fFromParts), whose SQLite heap then never grows to hold a whole snapshot.
    */
   parts(): Bm25fSnapshot {
     return this.#open().toSnapshot();
@@ -112,14 +112,14 @@ function readBm25f(db: Database): Bm25fSnapshot {
   throw new ConfigInvalidError("the snapshot has no BM25F postings");
 }
 
-function makeIndex(options: Fts5Options, snapshot?: Bm25fSnapshot): Bm25fIndex {
+function makeIndex(options: Bm25fBackendOptions, snapshot?: Bm25fSnapshot): Bm25fIndex {
   const params = options.bm25f ?? DEFAULT_BM25F;
   const expander = makeExpander(options.expansion);
   return snapshot === undefined ? new Bm25fIndex(params, expander) : Bm25fIndex.fromSnapshot(snapshot, params, expander);
 }
 
-async function create(options: Fts5Options = {}): Promise<Fts5Backend> {
-  return new Fts5Backend(makeIndex(options));
+async function create(options: Bm25fBackendOptions = {}): Promise<Bm25fBackend> {
+  return new Bm25fBackend(makeIndex(options));
 }
 
 /**
@@ -169,29 +169,29 @@ async function readSnapshot(sqlite3: Sqlite3Static, snapshot: Uint8Array, expect
   return postings;
 }
 
-async function load(snapshot: Uint8Array, options: Fts5Options = {}, expect?: SnapshotExpectation): Promise<Fts5Backend> {
+async function load(snapshot: Uint8Array, options: Bm25fBackendOptions = {}, expect?: SnapshotExpectation): Promise<Bm25fBackend> {
   const sqlite3 = await loadSqlite();
   try {
-    return new Fts5Backend(makeIndex(options, await readSnapshot(sqlite3, snapshot, expect)));
+    return new Bm25fBackend(makeIndex(options, await readSnapshot(sqlite3, snapshot, expect)));
   } catch (error) {
-    throw new ConfigInvalidError(`backend "fts5": the index snapshot could not be loaded (${errorMessage(error)}); rebuild the index.`, { cause: error });
+    throw new ConfigInvalidError(`backend "bm25f": the index snapshot could not be loaded (${errorMessage(error)}); rebuild the index.`, { cause: error });
   }
 }
 
-/** A backend over postings another thread of this build made (Fts5Backend.parts): trusted, not checked. */
-export async function fts5FromParts(parts: Bm25fSnapshot): Promise<Fts5Backend> {
-  return new Fts5Backend(makeIndex({}, parts));
+/** A backend over postings another thread of this build made (Bm25fBackend.parts): trusted, not checked. */
+export async function bm25fFromParts(parts: Bm25fSnapshot): Promise<Bm25fBackend> {
+  return new Bm25fBackend(makeIndex({}, parts));
 }
 
-/** An FTS5 backend factory with non-default BM25F or expansion options (the relevance bench's ablations). */
-export function fts5BackendWith(options: Fts5Options): SearchBackendFactory {
-  return { kind: "fts5", create: () => create(options), load: (snapshot, expect) => load(snapshot, options, expect) };
+/** A bm25f backend factory with non-default BM25F or expansion options (the relevance bench's ablations). */
+export function bm25fBackendWith(options: Bm25fBackendOptions): SearchBackendFactory {
+  return { kind: "bm25f", create: () => create(options), load: (snapshot, expect) => load(snapshot, options, expect) };
 }
 
 /** The default backend: BM25F over postings in the WebAssembly core's memory, snapshots serialised by SQLite in WASM. */
-export const fts5Backend: SearchBackendFactory = {
-  kind: "fts5",
+export const bm25fBackend: SearchBackendFactory = {
+  kind: "bm25f",
   create: () => create(),
   load: (snapshot, expect) => load(snapshot, {}, expect),
-  worker: "fts5",
+  worker: "bm25f",
 };

@@ -10,7 +10,7 @@ import type Tinypool from "tinypool";
 import { ConfigInvalidError, errorMessage, IndexClosedError } from "../../errors.js";
 import { analyzerSignature } from "./analyzer-signature.js";
 import { fingerprintDocs } from "./fingerprint.js";
-import { fts5Backend } from "../backends/fts5-backend.js";
+import { bm25fBackend } from "../backends/fts5-backend.js";
 import { minisearchBackend } from "../backends/minisearch-backend.js";
 import { SnapshotStore, type IndexSnapshotOptions } from "./snapshot-store.js";
 import { printable } from "../../text/printable.js";
@@ -58,7 +58,7 @@ const DEFAULT_MAX_ENTRIES = 4;
 
 /** The built-in factories by name; a custom factory is used as given (createToolSearch checked the choice). */
 export function resolveBackend(choice: BackendChoice | undefined): SearchBackendFactory {
-  return choice === "minisearch" ? minisearchBackend : typeof choice === "object" ? choice : fts5Backend;
+  return choice === "minisearch" ? minisearchBackend : typeof choice === "object" ? choice : bm25fBackend;
 }
 
 /**

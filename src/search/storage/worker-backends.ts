@@ -4,7 +4,7 @@
  * never imports the worker. A new worker-capable backend is one entry in this table.
  */
 import type { Bm25fSnapshot } from "../scoring/bm25f.js";
-import { Fts5Backend, fts5Backend, fts5FromParts } from "../backends/fts5-backend.js";
+import { Bm25fBackend, bm25fBackend, bm25fFromParts } from "../backends/fts5-backend.js";
 import { minisearchBackend } from "../backends/minisearch-backend.js";
 import type { SearchBackend, SearchBackendFactory, SearchDoc } from "../types.js";
 import { InternalError } from "../../errors.js";
@@ -23,7 +23,7 @@ export interface WorkerBackend {
 }
 
 const WORKER_BACKENDS: ReadonlyMap<string, WorkerBackend> = new Map<string, WorkerBackend>([
-  ["fts5", { factory: fts5Backend, parts: fts5Parts, adopt: fts5FromParts }],
+  ["bm25f", { factory: bm25fBackend, parts: bm25fParts, adopt: bm25fFromParts }],
   ["minisearch", { factory: minisearchBackend }],
 ]);
 
@@ -32,8 +32,8 @@ export function workerBackend(name: string): WorkerBackend | undefined {
   return WORKER_BACKENDS.get(name);
 }
 
-function fts5Parts(backend: SearchBackend): { parts: Bm25fSnapshot; transfer: ArrayBuffer[] } {
-  if (!(backend instanceof Fts5Backend)) throw new InternalError("fts5 worker entry: not an Fts5Backend");
+function bm25fParts(backend: SearchBackend): { parts: Bm25fSnapshot; transfer: ArrayBuffer[] } {
+  if (!(backend instanceof Bm25fBackend)) throw new InternalError("bm25f worker entry: not a Bm25fBackend");
   const parts = backend.parts();
   // Each numeric part is a fresh copy (bm25f.ts toSnapshot), never a view of the core's memory.
   return { parts, transfer: [parts.lengths.buffer, parts.start.buffer, parts.data.buffer].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer) };

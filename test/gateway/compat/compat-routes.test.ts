@@ -15,7 +15,7 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pluginTools } from "../../../src/catalog/sources.js";
 import type { ToolDefinition } from "../../../src/catalog/types.js";
-import { resolveGatewayConfig } from "../../../src/config/server-config.js";
+import { resolveServerConfig } from "../../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../../src/gateway/gateway-server.js";
 import { startMockProvider, type MockProvider, type RecordedRequest } from "../../../src/mock-provider/mock-provider.js";
 import type { SessionEvent } from "../../../src/telemetry/types.js";
@@ -34,7 +34,7 @@ const catalog = [
 
 async function gatewayFor(providerUrl: string, extra: Record<string, unknown> = {}): Promise<Gateway> {
   const { provider = {}, gateway = {}, ...rest } = extra as { provider?: object; gateway?: object };
-  const config = resolveGatewayConfig(
+  const config = resolveServerConfig(
     {
       tools: { toolSearch: { mode: "direct" } },
       provider: { baseURL: providerUrl, timeoutMs: 10_000, ...provider },
@@ -380,7 +380,7 @@ describe("a client that hangs up in the middle of a streamed answer", () => {
 });
 
 describe("provider.models", () => {
-  const resolve = (provider: Record<string, unknown>) => resolveGatewayConfig({ provider }, process.cwd(), {}).provider.models;
+  const resolve = (provider: Record<string, unknown>) => resolveServerConfig({ provider }, process.cwd(), {}).provider.models;
 
   it("defaults to the provider's model; takes names and { model, mode } entries in order", () => {
     expect(resolve({ model: "gpt-4o" })).toEqual([{ id: "gpt-4o", model: "gpt-4o" }]);

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fts5Backend } from "../../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../../src/search/backends/fts5-backend.js";
 import { minisearchBackend } from "../../../src/search/backends/minisearch-backend.js";
 import type { SearchBackendFactory, SearchDoc } from "../../../src/search/types.js";
 import { CATALOG } from "../../contract/backend-contract.js";
@@ -28,7 +28,7 @@ const catalog = fc
   .map((docs) => docs.map((d, i): SearchDoc => ({ ...d, id: `plugin:${d.toolset || "o"}:${d.name}_${i}`, source: "plugin" })));
 
 describe.each([
-  ["fts5", fts5Backend],
+  ["bm25f", bm25fBackend],
   ["minisearch", minisearchBackend],
 ] as Array<[string, SearchBackendFactory]>)("%s snapshots", (_name, factory) => {
   async function snapshotOf(docs: readonly SearchDoc[]): Promise<Uint8Array> {

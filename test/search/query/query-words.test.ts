@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { analyzeQuery, splitIdentifier } from "../../../src/search/analysis/analyze.js";
 import { DEFAULT_BM25F } from "../../../src/search/scoring/bm25f.js";
-import { fts5Backend, fts5BackendWith } from "../../../src/search/backends/fts5-backend.js";
+import { bm25fBackend, bm25fBackendWith } from "../../../src/search/backends/fts5-backend.js";
 import { queryWords } from "../../../src/search/query/query-words.js";
 import { ToolIndex } from "../../../src/search/tool-index.js";
 import { mcpDoc } from "../../support/search-docs.js";
@@ -32,15 +32,15 @@ const joined = [
   tool("openai_chat", "Chat completion.", ["prompt"]),
 ];
 
-const off = () => fts5BackendWith({ bm25f: { ...DEFAULT_BM25F, vocabulary: false } }).create();
+const off = () => bm25fBackendWith({ bm25f: { ...DEFAULT_BM25F, vocabulary: false } }).create();
 let index: ToolIndex;
 let plain: ToolIndex;
 let joinedIndex: ToolIndex;
 let joinedPlain: ToolIndex;
 beforeAll(async () => {
-  index = await ToolIndex.build(() => fts5Backend.create(), catalog);
+  index = await ToolIndex.build(() => bm25fBackend.create(), catalog);
   plain = await ToolIndex.build(off, catalog);
-  joinedIndex = await ToolIndex.build(() => fts5Backend.create(), joined);
+  joinedIndex = await ToolIndex.build(() => bm25fBackend.create(), joined);
   joinedPlain = await ToolIndex.build(off, joined);
 });
 afterAll(() => {

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { analyzeText, stem } from "../../../src/search/analysis/analyze.js";
-import { bm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
-import { fts5Backend } from "../../../src/search/backends/fts5-backend.js";
+import { memoryBm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
+import { bm25fBackend } from "../../../src/search/backends/fts5-backend.js";
 import { THESAURUS_WEIGHT, thesaurusOf } from "../../../src/search/query/query-expansion.js";
 import { THESAURUS_GROUPS } from "../../../src/search/query/thesaurus.js";
 import type { SearchBackend, SearchDoc } from "../../../src/search/types.js";
@@ -17,7 +17,7 @@ const tool = (name: string, description: string): SearchDoc => ({ id: `plugin:t:
 const FILLER = Array.from({ length: 30 }, (_, i) => tool(`lorem_${i}`, `ipsum dolor amet ${i}`));
 
 async function index(docs: SearchDoc[]): Promise<SearchBackend> {
-  const b = await bm25fBackend.create();
+  const b = await memoryBm25fBackend.create();
   b.add([...FILLER, ...docs]);
   return b;
 }
@@ -64,7 +64,7 @@ describe("thesaurus", () => {
   });
 
   it("works the same through the default backend", async () => {
-    const b = await fts5Backend.create();
+    const b = await bm25fBackend.create();
     try {
       b.add([...FILLER, tool("resize_image", "Resize an image"), tool("resize_picture", "Resize a picture"), tool("take_screenshot", "Capture the screen")]);
       expect(b.search("resize picture", { limit: 3 }).map((h) => h.id)[0]).toBe("plugin:t:resize_picture");

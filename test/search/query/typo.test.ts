@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { stem } from "../../../src/search/analysis/analyze.js";
-import { bm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
+import { memoryBm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
 import { isCommonWord, isEnglishWord } from "../../../src/search/analysis/english-words.js";
 import { TypoIndex, maxTypoDistance } from "../../../src/search/query/typo.js";
 import type { SearchDoc } from "../../../src/search/types.js";
@@ -60,27 +60,27 @@ describe("typo correction in search", () => {
   });
 
   it("corrects a rare English word the catalog lacks: wether is a misspelt weather", async () => {
-    const b = await bm25fBackend.create();
+    const b = await memoryBm25fBackend.create();
     b.add(docs);
     expect(b.search("whats the wether like in paris", { limit: 3 }).map((h) => h.id)[0]).toBe("plugin:t:get_weather_forecast");
   });
 
   it("corrects words in neither the catalog nor English", async () => {
-    const b = await bm25fBackend.create();
+    const b = await memoryBm25fBackend.create();
     b.add(docs);
     expect(b.search("the video transcipt", { limit: 3 }).map((h) => h.id)[0]).toBe("plugin:t:get_transcript");
     expect(b.search("wheather forcast", { limit: 3 }).map((h) => h.id)[0]).toBe("plugin:t:get_weather_forecast");
   });
 
   it("leaves common English words the catalog lacks alone: paris is not a misspelt parse", async () => {
-    const b = await bm25fBackend.create();
+    const b = await memoryBm25fBackend.create();
     b.add(docs);
     expect(b.search("paris", { limit: 3 })).toEqual([]);
     expect(b.search("finally", { limit: 3 })).toEqual([]);
   });
 
   it("never corrects a word the catalog holds", async () => {
-    const b = await bm25fBackend.create();
+    const b = await memoryBm25fBackend.create();
     b.add([...docs, tool("get_forcast", "Forcast lookup")]);
     expect(b.search("forcast", { limit: 3 }).map((h) => h.id)).toEqual(["plugin:t:get_forcast"]);
   });

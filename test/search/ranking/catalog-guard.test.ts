@@ -11,7 +11,7 @@ import { RankTrace } from "../../../src/dispatch/explain-detail.js";
 import { rankRequest } from "../../../src/dispatch/rank-request.js";
 import { GUARD_MARGIN, guardPlainFirst } from "../../../src/search/ranking/catalog-guard.js";
 import { profileCatalog } from "../../../src/search/ranking/catalog-profile.js";
-import { fts5Backend } from "../../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../../src/search/backends/fts5-backend.js";
 import { ToolIndex } from "../../../src/search/tool-index.js";
 import type { SearchDoc } from "../../../src/search/types.js";
 import { mcpDoc } from "../../support/search-docs.js";
@@ -77,15 +77,15 @@ const LONG = [
 
 describe("the catalog's profile", () => {
   it("is long and specific for a server that documents each tool at length, not for one-line tools nor repeated boilerplate", async () => {
-    const long = await ToolIndex.build(() => fts5Backend.create(), LONG);
+    const long = await ToolIndex.build(() => bm25fBackend.create(), LONG);
     const short = await ToolIndex.build(
-      () => fts5Backend.create(),
+      () => bm25fBackend.create(),
       LONG.map((d) => ({ ...d, description: d.description.split(":")[0]!.split(".")[0]! })),
     );
     const boilerplate =
       "This tool is part of the shell server of the workstation; call it with the arguments its schema lists, wait for the answer, and read the result it returns to the caller as text or structured content.";
     const same = await ToolIndex.build(
-      () => fts5Backend.create(),
+      () => bm25fBackend.create(),
       LONG.map((d) => ({ ...d, description: `${boilerplate} ${d.name}` })),
     );
     try {
@@ -109,7 +109,7 @@ describe("the catalog's profile", () => {
 describe("through rankRequest", () => {
   let index: ToolIndex;
   beforeAll(async () => {
-    index = await ToolIndex.build(() => fts5Backend.create(), LONG);
+    index = await ToolIndex.build(() => bm25fBackend.create(), LONG);
   });
   afterAll(() => index?.close());
 
@@ -129,7 +129,7 @@ const dataDir = sharedDataDir();
 describe.skipIf(dataDir === undefined)("the shared data's catalogs", () => {
   it("have short descriptions: the guard is off on LiveMCPBench, Seal-Tools and MetaTool", async () => {
     for (const docs of [loadLiveMcpTools(dataDir!), loadSealTools(dataDir!), loadMetaToolTools(dataDir!)]) {
-      const index = await ToolIndex.build(() => fts5Backend.create(), docs);
+      const index = await ToolIndex.build(() => bm25fBackend.create(), docs);
       try {
         expect(index.profile()?.longAndSpecific).toBe(false);
       } finally {

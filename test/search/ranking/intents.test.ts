@@ -2,8 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { fuse, SIBLING_POSITION, splitClauses, withSiblings } from "../../../src/search/ranking/intents.js";
 import { buildSiblings, MAX_TOOLSET_TOOLS } from "../../../src/search/ranking/siblings.js";
-import { bm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
-import { fts5Backend } from "../../../src/search/backends/fts5-backend.js";
+import { memoryBm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
+import { bm25fBackend } from "../../../src/search/backends/fts5-backend.js";
 import { ToolIndex } from "../../../src/search/tool-index.js";
 import { mcpDoc } from "../../support/search-docs.js";
 import { rankOverIndex } from "../../../bench/lib/rank-over-index.js";
@@ -100,7 +100,7 @@ describe("siblings", () => {
 
 describe("a request of several intents (rankRequest over one index)", () => {
   it("answers every step of a multi-step request and ranks a one-step request as the index's one list", async () => {
-    const index = await ToolIndex.build(() => bm25fBackend.create(), [...word, ...others]);
+    const index = await ToolIndex.build(() => memoryBm25fBackend.create(), [...word, ...others]);
     const ids = (q: string) => rankOverIndex(index, q, 4).map((h) => h.id);
     const steps = ids("What is the status of support ticket 7? Then send an email to the customer, and also give me the weather forecast for Oslo");
     expect(steps).toEqual(expect.arrayContaining(["mcp:tickets:get_ticket_status", "mcp:mail:send_email", "mcp:weather:get_forecast"]));
@@ -110,7 +110,7 @@ describe("a request of several intents (rankRequest over one index)", () => {
   });
 
   it("ranks the whole request and its clauses in one pass as separate searches would", async () => {
-    for (const factory of [bm25fBackend, fts5Backend]) {
+    for (const factory of [memoryBm25fBackend, bm25fBackend]) {
       const index = await ToolIndex.build(() => factory.create(), [...word, ...others]);
       const query = "Get the status of support ticket 7, then send an email to the customer";
       const clauses = splitClauses(query);

@@ -4,8 +4,8 @@
  * allowed set still filters them; a request of stopwords only still gets [].
  */
 import { describe, expect, it } from "vitest";
-import { bm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
-import { fts5Backend } from "../../../src/search/backends/fts5-backend.js";
+import { memoryBm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
+import { bm25fBackend } from "../../../src/search/backends/fts5-backend.js";
 import { minisearchBackend } from "../../../src/search/backends/minisearch-backend.js";
 import { ToolIndex } from "../../../src/search/tool-index.js";
 import { mcpDoc } from "../../support/search-docs.js";
@@ -26,8 +26,8 @@ const memory = [
 const weather = [doc("weather", "get_forecast", "Weather forecast for a city", ["city"])];
 
 describe("never empty", () => {
-  // fts5 and bm25f read their own postings; minisearch has none, so a vocabulary is built from the docs.
-  for (const factory of [fts5Backend, bm25fBackend, minisearchBackend]) {
+  // bm25f and bm25f-memory read their own postings; minisearch has none, so a vocabulary is built from the docs.
+  for (const factory of [bm25fBackend, memoryBm25fBackend, minisearchBackend]) {
     it(`${factory.kind}: a request no tool matches gets weak partial matches, prefix matches first`, async () => {
       const index = await ToolIndex.build(() => factory.create(), [...weather, ...memory]);
       try {
@@ -51,7 +51,7 @@ describe("never empty", () => {
   }
 
   it("only returns allowed tools, and nothing for an empty allowed set or a request of stopwords", async () => {
-    const index = await ToolIndex.build(() => fts5Backend.create(), [...weather, ...memory]);
+    const index = await ToolIndex.build(() => bm25fBackend.create(), [...weather, ...memory]);
     try {
       const allowed = new Set(["mcp:memory:read_graph", "mcp:weather:get_forecast"]);
       const hits = index.search("what do you know about Alice", { limit: 10, allowed });
@@ -70,7 +70,7 @@ describe("never empty", () => {
   });
 
   it("gives the same first hits whatever the limit", async () => {
-    const index = await ToolIndex.build(() => fts5Backend.create(), [...weather, ...memory]);
+    const index = await ToolIndex.build(() => bm25fBackend.create(), [...weather, ...memory]);
     try {
       for (const q of ["what do you know about Alice", "forget everything about Bob", "link Alice to Acme as employee"]) {
         const all = index.search(q, { limit: 20 }).map((h) => h.id);

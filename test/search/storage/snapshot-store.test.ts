@@ -34,7 +34,7 @@ const snapshotFile = (dir: string): string =>
     dir,
     readdirSync(dir).find((f) => f.endsWith(".tsidx"))!,
   );
-const ids = (c: ToolIndexCache, q: string) => c.get(CATALOG, "fts5").then((i) => i.search(q, { limit: 5 }).map((h) => h.id));
+const ids = (c: ToolIndexCache, q: string) => c.get(CATALOG, "bm25f").then((i) => i.search(q, { limit: 5 }).map((h) => h.id));
 
 describe("index snapshots", () => {
   it("round-trip: a second cache loads the first one's snapshot and answers the same", async () => {
@@ -87,9 +87,9 @@ describe("index snapshots", () => {
     const dir = folder();
     const store = new SnapshotStore({ dir, maxBytes: 1_024 });
     const fp = fingerprintDocs(CATALOG);
-    expect(await store.write("fts5", fp, META, new Uint8Array(2_048))).toMatchObject({ ok: false });
-    writeFileSync(store.file("fts5", fp), Buffer.alloc(100_000));
-    expect(await store.read("fts5", fp)).toMatchObject({ ok: false, reason: expect.stringMatching(/cap/) });
+    expect(await store.write("bm25f", fp, META, new Uint8Array(2_048))).toMatchObject({ ok: false });
+    writeFileSync(store.file("bm25f", fp), Buffer.alloc(100_000));
+    expect(await store.read("bm25f", fp)).toMatchObject({ ok: false, reason: expect.stringMatching(/cap/) });
     expect(readdirSync(dir)).toEqual([]);
   });
 
@@ -97,12 +97,12 @@ describe("index snapshots", () => {
     const dir = folder();
     const store = new SnapshotStore({ dir, keep: 2 });
     for (const fp of ["a", "b", "c", "d"]) {
-      expect(await store.write("fts5", fp, META, new Uint8Array([1, 2, 3]))).toEqual({ ok: true });
+      expect(await store.write("bm25f", fp, META, new Uint8Array([1, 2, 3]))).toEqual({ ok: true });
       await new Promise((r) => setTimeout(r, 15));
     }
-    expect(readdirSync(dir).sort()).toEqual(["fts5-c.tsidx", "fts5-d.tsidx"]);
-    expect(await store.read("fts5", "d")).toMatchObject({ ok: true, docs: 1 });
-    expect(await store.read("fts5", "c").then((r) => r.ok && [...r.payload])).toEqual([1, 2, 3]);
+    expect(readdirSync(dir).sort()).toEqual(["bm25f-c.tsidx", "bm25f-d.tsidx"]);
+    expect(await store.read("bm25f", "d")).toMatchObject({ ok: true, docs: 1 });
+    expect(await store.read("bm25f", "c").then((r) => r.ok && [...r.payload])).toEqual([1, 2, 3]);
   });
 
   it("reports reasons as one printable line: control characters escaped, long text clipped", () => {
@@ -189,7 +189,7 @@ describe.skipIf(!posix)("the cache folder (row 4)", () => {
     const c = cache(dir, {}, warnings);
     expect(await ids(c, "send an email")).toContain("plugin:mail:send_email");
     expect(c.lastBuild).toMatchObject({ via: "thread", reason: expect.stringMatching(/writable by others \(mode 0777/) });
-    await c.get([...CATALOG].slice(1), "fts5");
+    await c.get([...CATALOG].slice(1), "bm25f");
     expect(warnings).toEqual([expect.stringMatching(/index cache folder not used: .*writable by others/)]);
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -220,7 +220,7 @@ describe.skipIf(!posix)("the cache folder (row 4)", () => {
 
 describe("build locks (row 4)", () => {
   const fp = fingerprintDocs(CATALOG);
-  const lockOf = (store: SnapshotStore) => `${store.file("fts5", fp)}.lock`;
+  const lockOf = (store: SnapshotStore) => `${store.file("bm25f", fp)}.lock`;
   /** A pid that was a real process and is no more. */
   const deadPid = (): number => spawnSync(process.execPath, ["-e", ""]).pid!;
 
@@ -230,7 +230,7 @@ describe("build locks (row 4)", () => {
     const store = new SnapshotStore({ dir, lockWaitMs: 3_600_000 }, (m) => warnings.push(m));
     writeFileSync(lockOf(store), JSON.stringify({ ...(await thisHolder()), pid: deadPid() }));
     // Waiting would run past the test's timeout.
-    const lock = await store.lock("fts5", fp);
+    const lock = await store.lock("bm25f", fp);
     expect(lock.build).toBe(true);
     expect(warnings).toEqual([expect.stringMatching(/broken: pid \d+ is not running/)]);
     // It is this process's lock now, and release() removes it.
@@ -244,7 +244,7 @@ describe("build locks (row 4)", () => {
     const warnings: string[] = [];
     const store = new SnapshotStore({ dir, lockWaitMs: 3_600_000 }, (m) => warnings.push(m));
     writeFileSync(lockOf(store), JSON.stringify({ ...(await thisHolder()), start: "1" }));
-    expect((await store.lock("fts5", fp)).build).toBe(true);
+    expect((await store.lock("bm25f", fp)).build).toBe(true);
     expect(warnings).toEqual([expect.stringMatching(/now belongs to another process/)]);
   });
 
@@ -254,9 +254,9 @@ describe("build locks (row 4)", () => {
     const store = new SnapshotStore({ dir, lockWaitMs: 3_600_000 }, (m) => warnings.push(m));
     const held = JSON.stringify({ ...(await thisHolder()), pid: process.ppid, start: undefined });
     writeFileSync(lockOf(store), held);
-    const waiting = store.lock("fts5", fp);
+    const waiting = store.lock("bm25f", fp);
     // The holder finishes: its snapshot appears, and the waiter uses it instead of building.
-    await new SnapshotStore({ dir }, () => {}).write("fts5", fp, META, new Uint8Array([1, 2, 3]));
+    await new SnapshotStore({ dir }, () => {}).write("bm25f", fp, META, new Uint8Array([1, 2, 3]));
     const lock = await waiting;
     expect(lock.build).toBe(false);
     await lock.release();
@@ -269,7 +269,7 @@ describe("build locks (row 4)", () => {
     const store = new SnapshotStore({ dir, lockWaitMs: 200 }, () => {});
     const held = JSON.stringify({ ...(await thisHolder()), pid: process.ppid, start: undefined });
     writeFileSync(lockOf(store), held);
-    const lock = await store.lock("fts5", fp);
+    const lock = await store.lock("bm25f", fp);
     expect(lock.build).toBe(true);
     await lock.release();
     expect(readFileSync(lockOf(store), "utf8")).toBe(held);
@@ -282,10 +282,10 @@ describe("build locks (row 4)", () => {
     const old = new Date(Date.now() - 120_000);
     writeFileSync(lockOf(store), JSON.stringify({ pid: 1, host: `not-${hostname()}` }));
     utimesSync(lockOf(store), old, old);
-    await (await store.lock("fts5", fp)).release();
+    await (await store.lock("bm25f", fp)).release();
     writeFileSync(lockOf(store), "garbage");
     utimesSync(lockOf(store), old, old);
-    await (await store.lock("fts5", fp)).release();
+    await (await store.lock("bm25f", fp)).release();
     expect(warnings).toEqual([expect.stringMatching(/on host not-.*over 60000 ms/), expect.stringMatching(/names no holder/)]);
   });
 

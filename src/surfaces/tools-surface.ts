@@ -2,10 +2,10 @@
 import type { RunDispatcher } from "../dispatch/run-dispatcher.js";
 import { InvalidArgsError, ToolNotFoundError } from "../errors.js";
 import { refuseUnknownKeys } from "../validation/control-args.js";
-import { STRUCTURED_INSTRUCTIONS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, structuredControlTools } from "./control-tools.js";
+import { TOOLS_MODE_INSTRUCTIONS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, toolsModeControlTools } from "./control-tools.js";
 import { failed, failedWith, succeeded, type SurfaceCall, type SurfaceMode, type SurfaceResult } from "./surface.js";
 
-export interface StructuredHandlers {
+export interface ToolsModeHandlers {
   [TOOL_SEARCH](args: Record<string, unknown>, call: SurfaceCall): Promise<SurfaceResult>;
   [TOOL_DESCRIBE](args: Record<string, unknown>, call: SurfaceCall): Promise<SurfaceResult>;
   [TOOL_CALL](args: Record<string, unknown>, call: SurfaceCall): Promise<SurfaceResult>;
@@ -16,7 +16,7 @@ const WEAK_NOTE =
   "No tool matched these words; the hits are weak partial matches. Rephrase with the words a tool's name or description would use, or describe one of these.";
 
 /** The three control tools' behaviour, shared by the tools and directory surfaces. */
-export function structuredHandlers(dispatcher: RunDispatcher): StructuredHandlers {
+export function toolsModeHandlers(dispatcher: RunDispatcher): ToolsModeHandlers {
   return {
     async [TOOL_SEARCH](args, { signal, trace }) {
       refuseUnknownKeys(TOOL_SEARCH, args, ["query", "queries", "limit"]);
@@ -63,19 +63,19 @@ function parseNestedArgs(args: unknown): unknown {
   }
 }
 
-export function isStructuredControl(name: string): name is keyof StructuredHandlers {
+export function isToolsModeControl(name: string): name is keyof ToolsModeHandlers {
   return name === TOOL_SEARCH || name === TOOL_DESCRIBE || name === TOOL_CALL;
 }
 
-export const structuredMode: SurfaceMode = {
+export const toolsMode: SurfaceMode = {
   build({ dispatcher, settings }) {
-    const handlers = structuredHandlers(dispatcher);
+    const handlers = toolsModeHandlers(dispatcher);
     return {
-      tools: structuredControlTools(settings.maxSearchLimit),
-      instructions: STRUCTURED_INSTRUCTIONS,
+      tools: toolsModeControlTools(settings.maxSearchLimit),
+      instructions: TOOLS_MODE_INSTRUCTIONS,
       upfrontIds: [],
       async handle(name, args, call) {
-        if (!isStructuredControl(name)) {
+        if (!isToolsModeControl(name)) {
           // As direct mode answers a name it does not know; the suggestions are this mode's whole list.
           return failedWith(new ToolNotFoundError(name, [TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL]));
         }
