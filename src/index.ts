@@ -60,7 +60,7 @@ export type {
   WordScore,
   FieldName,
 } from "./search/types.js";
-export { bm25fBackend } from "./search/backends/fts5-backend.js";
+export { bm25fBackend } from "./search/backends/bm25f-backend.js";
 export { minisearchBackend } from "./search/backends/minisearch-backend.js";
 
 export type { RunTelemetry, SessionEvent, SessionLogSink, CallRecord, CallVia } from "./telemetry/types.js";

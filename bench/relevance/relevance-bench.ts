@@ -34,7 +34,7 @@ import { indexScope, rankIds } from "../lib/rank-over-index.js";
 import { evaluate, type JudgedQuery, type RelevanceReport } from "../lib/relevance.js";
 import { loadLiveMcpQueries, loadLiveMcpTools, loadMetaToolQueries, loadMetaToolTools, loadSealQueries, loadSealTools } from "../lib/shared-data.js";
 import { DEFAULT_BM25F } from "../../src/search/scoring/bm25f.js";
-import { bm25fBackend, bm25fBackendWith } from "../../src/search/backends/fts5-backend.js";
+import { bm25fBackend, bm25fBackendWith } from "../../src/search/backends/bm25f-backend.js";
 import { fts5Bm25Backend } from "../lib/fts5-bm25/backend.js";
 import { minisearchBackend } from "../../src/search/backends/minisearch-backend.js";
 import type { IntentOptions } from "../../src/search/ranking/intents.js";

@@ -12,7 +12,7 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ToolIndexCache } from "../../src/search/storage/index-cache.js";
-import { bm25fBackend } from "../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../src/search/backends/bm25f-backend.js";
 import { loadRegistryTools, sharedDataDir } from "../lib/shared-data.js";
 import { MiB, collectGarbage } from "../lib/stats.js";
 import { scaleCatalog } from "./workload.js";

@@ -24,7 +24,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadSqlite } from "../../src/search/backends/sqlite-loader.js";
 import { ToolIndexCache } from "../../src/search/storage/index-cache.js";
-import { bm25fBackend } from "../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../src/search/backends/bm25f-backend.js";
 import { minisearchBackend } from "../../src/search/backends/minisearch-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js";

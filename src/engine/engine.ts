@@ -20,7 +20,7 @@ import { Policy } from "../policy/policy.js";
 import type { PolicySubject } from "../policy/types.js";
 import type { CodePool, PoolLoad, SandboxReport } from "../sandbox/types.js";
 import { ToolIndexCache, type IndexHold } from "../search/storage/index-cache.js";
-import { memoryBm25fBackend } from "../search/backends/bm25f-backend.js";
+import { memoryBm25fBackend } from "../search/backends/memory-bm25f-backend.js";
 import { loadEnglishWords } from "../search/analysis/english-words.js";
 import { ToolIndex } from "../search/tool-index.js";
 import { SURFACES } from "../surfaces/modes.js";

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { sealToolDefinitions } from "../../bench/lib/seal-tool-definitions.js";
 import { sharedDataDir } from "../../bench/lib/shared-data.js";
 import { createToolSearch, pluginTools, type ToolSearchEngine } from "../../src/index.js";
-import { bm25fBackend } from "../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../src/search/backends/bm25f-backend.js";
 import type { SearchBackendFactory } from "../../src/search/types.js";
 import { githubTools } from "../fixtures/tools.js";
 

@@ -12,7 +12,7 @@ import { loadLiveMcpTools, loadSealTools, sharedDataDir } from "../../bench/lib/
 import { indexScope } from "../../bench/lib/rank-over-index.js";
 import { rankRequest, type RunScope } from "../../src/dispatch/rank-request.js";
 import { analyzeText } from "../../src/search/analysis/analyze.js";
-import { bm25fBackend } from "../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../src/search/backends/bm25f-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchDoc } from "../../src/search/types.js";
 

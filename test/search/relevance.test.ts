@@ -22,7 +22,7 @@ import {
   loadSealTools,
   sharedDataDir,
 } from "../../bench/lib/shared-data.js";
-import { bm25fBackend } from "../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../src/search/backends/bm25f-backend.js";
 import { minisearchBackend } from "../../src/search/backends/minisearch-backend.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
 import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js";

@@ -8,7 +8,7 @@
  * src/search/scoring/bm25f-core.ts owns the memory layout.
  *
  * Hand-written because no library scores BM25F over these postings: FTS5's bm25() has one
- * saturation for all columns (fts5-backend.ts says why that ranks worse), and the JS engines
+ * saturation for all columns (src/search/backends/bm25f-backend.ts says why that ranks worse), and the JS engines
  * bring their own index. Every f64 operation is the one bm25f.ts did in JS, in the same order,
  * so scores are bit-identical (test/search/scoring/bm25f-core.property.test.ts).
  *

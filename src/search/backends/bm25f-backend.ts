@@ -1,25 +1,53 @@
 /**
- * A backend over BM25F postings alone (bm25f.ts, scored in WebAssembly), for small per-run
- * indexes: a run's client tools. Given the catalog's statistics (`stats` in the search options) it scores its
- * docs as if they were part of the catalog, so client and catalog hits merge by score.
- * Garbage-collected with the run: nothing to close, no snapshot.
+ * The default backend, "bm25f" (called "fts5" until it stopped ranking with an SQLite FTS5
+ * table; that name is refused, engine/options.ts): BM25F (bm25f.ts) over compact postings,
+ * scored inside WebAssembly (bm25f-core.ts), in a snapshot that SQLite (in WASM) serialises. FTS5's own bm25() cannot express BM25F (one saturation
+ * shared by all columns), and FTS5 generating
+ * the candidates cost more than the whole BM25F query (on Seal-Tools' long dev requests an OR
+ * of the terms matches thousands of rows); the benches keep it as their baseline
+ * (bench/lib/fts5-bm25, `npm run build && node dist/bench/search/main.js --natural`). So no
+ * FTS5 row is written: an add is an analysis and a postings update, and SQLite only holds the
+ * postings while a snapshot is written or read. The SQLite module itself is shared by the
+ * whole thread (sqlite-loader.ts).
  */
-import { IndexClosedError } from "../../errors.js";
-import { Bm25fIndex, fieldTerms } from "../scoring/bm25f.js";
-import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchBackendFactory, SearchDoc } from "../types.js";
+import type { Database, Sqlite3Static } from "@sqlite.org/sqlite-wasm";
+import { ConfigInvalidError, errorMessage, IndexClosedError } from "../../errors.js";
+import { loadSqlite } from "./sqlite-loader.js";
+import type { SqlGuard } from "./snapshot-guard.js";
+import { META_TABLE, SNAPSHOT_SCHEMA_SQL } from "./snapshot-schema.js";
+import { Bm25fIndex, DEFAULT_BM25F, fieldTerms, type Bm25fParams, type Bm25fSnapshot } from "../scoring/bm25f.js";
+import { makeExpander, type ExpansionOptions } from "../query/query-expansion.js";
+import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchBackendFactory, SearchDoc, SnapshotExpectation } from "../types.js";
 
-class MemoryBm25fBackend implements SearchBackend {
-  readonly kind = "bm25f-memory";
-  #index: Bm25fIndex | undefined = new Bm25fIndex();
+/** BM25F snapshot parts (bm25f.ts Bm25fSnapshot), one row each: text as text, numbers as blobs. */
+const BM25F_KEYS = ["ids", "terms", "lengths", "start", "data"] as const;
+const bm25fKey = (part: string): string => `bm25f_${part}`;
+
+export interface Bm25fBackendOptions {
+  /** Thesaurus and typo expansion of query words; both on by default. */
+  expansion?: ExpansionOptions;
+  bm25f?: Bm25fParams;
+}
+
+export class Bm25fBackend implements SearchBackend {
+  readonly kind = "bm25f";
+  #index: Bm25fIndex | undefined;
+
+  /** Use `bm25fBackend.create()` / `.load()`. */
+  constructor(index: Bm25fIndex) {
+    this.#index = index;
+  }
 
   get size(): number {
     return this.#open().size;
   }
 
+  /** Adds docs; a doc whose id is already indexed replaces it. */
   add(docs: readonly SearchDoc[]): void {
     this.#open().add(docs.map((doc) => ({ id: doc.id, fields: fieldTerms(doc) })));
   }
 
+  /** Removes docs by id; unknown ids are ignored. */
   remove(ids: readonly string[]): void {
     this.#open().remove(ids);
   }
@@ -28,12 +56,40 @@ class MemoryBm25fBackend implements SearchBackend {
     return this.#open().search(query, options);
   }
 
+  /** All clauses in one pass: BM25F sums word scores, so the whole request is the sum of its clauses. */
   searchClauses(clauses: readonly string[], options: BackendSearchOptions): BackendHit[][] {
     return this.#open().searchClauses(clauses, options);
   }
 
   corpusStats(): CorpusStats | undefined {
     return this.#open();
+  }
+
+  /**
+   * The postings as they are, without SQLite: what the index worker hands back to the main
+   * thread (bm25fFromParts), whose SQLite heap then never grows to hold a whole snapshot.
+   */
+  parts(): Bm25fSnapshot {
+    return this.#open().toSnapshot();
+  }
+
+  /**
+   * The BM25F postings in a fresh database, in SQLite's serialization format. SQLite is loaded
+   * here, at the first snapshot: an index that is never written to disk never loads it.
+   */
+  async serialize(): Promise<Uint8Array> {
+    const snapshot = this.#open().toSnapshot();
+    const sqlite3 = await loadSqlite();
+    const db = new sqlite3.oo1.DB(":memory:");
+    try {
+      db.exec(SNAPSHOT_SCHEMA_SQL);
+      db.transaction(() => {
+        for (const part of BM25F_KEYS) db.exec({ sql: `INSERT INTO ${META_TABLE}(key, value) VALUES (?, ?)`, bind: [bm25fKey(part), snapshot[part]] });
+      });
+      return sqlite3.capi.sqlite3_js_db_export(db);
+    } finally {
+      db.close();
+    }
   }
 
   close(): void {
@@ -46,5 +102,96 @@ class MemoryBm25fBackend implements SearchBackend {
   }
 }
 
-/** Not the default backend `bm25f` (fts5-backend.ts): the same scoring, without snapshots, options or a worker. */
-export const memoryBm25fBackend: SearchBackendFactory = { kind: "bm25f-memory", create: () => Promise.resolve(new MemoryBm25fBackend()) };
+/** The BM25F parts of a database; throws unless it has all of them. */
+function readBm25f(db: Database): Bm25fSnapshot {
+  const part = (name: string): unknown => db.selectValue(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [bm25fKey(name)]);
+  const [ids, terms, lengths, start, data] = BM25F_KEYS.map(part);
+  if (typeof ids === "string" && typeof terms === "string" && lengths instanceof Uint8Array && start instanceof Uint8Array && data instanceof Uint8Array) {
+    return { ids, terms, lengths, start, data };
+  }
+  throw new ConfigInvalidError("the snapshot has no BM25F postings");
+}
+
+function makeIndex(options: Bm25fBackendOptions, snapshot?: Bm25fSnapshot): Bm25fIndex {
+  const params = options.bm25f ?? DEFAULT_BM25F;
+  const expander = makeExpander(options.expansion);
+  return snapshot === undefined ? new Bm25fIndex(params, expander) : Bm25fIndex.fromSnapshot(snapshot, params, expander);
+}
+
+async function create(options: Bm25fBackendOptions = {}): Promise<Bm25fBackend> {
+  return new Bm25fBackend(makeIndex(options));
+}
+
+/**
+ * The postings of a serialised database. `expect`: the bytes come from disk, so nothing in them
+ * may run (guardConnection, checkSchema), the postings must stay in bounds and name exactly the
+ * catalog's docs, and (unless `expect.postings` is false) be what the analyzer makes of them.
+ */
+async function readSnapshot(sqlite3: Sqlite3Static, snapshot: Uint8Array, expect: SnapshotExpectation | undefined): Promise<Bm25fSnapshot> {
+  const { capi, wasm } = sqlite3;
+  // The checks of a snapshot from disk load with the first one read, not with the package.
+  const [{ checkSchema, DEFAULT_LOAD_TIMEOUT_MS, guardConnection }, { checkBm25fBounds, checkBm25fPostings }] = await Promise.all([
+    import("./snapshot-guard.js"),
+    import("../scoring/bm25f-verify.js"),
+  ]);
+  const db = new sqlite3.oo1.DB(":memory:");
+  let guard: SqlGuard | undefined;
+  let postings: Bm25fSnapshot;
+  try {
+    if (snapshot.byteLength === 0) throw new ConfigInvalidError("the snapshot is empty");
+    // Before a byte of the snapshot is read: no view or trigger can run, no schema is trusted.
+    if (expect !== undefined) guard = guardConnection(sqlite3, db, expect.timeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS);
+    // The buffer must come from sqlite3_malloc (wasm.alloc is that here) because FREEONCLOSE
+    // hands it to SQLite, which frees it with the database and may grow it (RESIZEABLE).
+    const pointer = wasm.allocFromTypedArray(snapshot);
+    const rc = capi.sqlite3_deserialize(
+      db,
+      "main",
+      pointer,
+      snapshot.byteLength,
+      snapshot.byteLength,
+      capi.SQLITE_DESERIALIZE_FREEONCLOSE | capi.SQLITE_DESERIALIZE_RESIZEABLE,
+    );
+    // On failure SQLite has already freed the buffer (FREEONCLOSE), so no dealloc here.
+    if (rc !== capi.SQLITE_OK) throw new ConfigInvalidError(`sqlite3_deserialize failed: ${capi.sqlite3_js_rc_str(rc)}`);
+    if (expect !== undefined) checkSchema(sqlite3, db);
+    // Copied out of the WASM heap: the database is done with once they are read.
+    postings = readBm25f(db);
+  } finally {
+    guard?.release();
+    db.close();
+  }
+  if (expect !== undefined) {
+    // Deep check: what the ranking reads is what the analyzer makes of these docs (off the SQL deadline).
+    if (expect.postings === false) checkBm25fBounds(postings, expect.docs);
+    else await checkBm25fPostings(postings, expect.docs);
+  }
+  return postings;
+}
+
+async function load(snapshot: Uint8Array, options: Bm25fBackendOptions = {}, expect?: SnapshotExpectation): Promise<Bm25fBackend> {
+  const sqlite3 = await loadSqlite();
+  try {
+    return new Bm25fBackend(makeIndex(options, await readSnapshot(sqlite3, snapshot, expect)));
+  } catch (error) {
+    throw new ConfigInvalidError(`backend "bm25f": the index snapshot could not be loaded (${errorMessage(error)}); rebuild the index.`, { cause: error });
+  }
+}
+
+/** A backend over postings another thread of this build made (Bm25fBackend.parts): trusted, not checked. */
+export async function bm25fFromParts(parts: Bm25fSnapshot): Promise<Bm25fBackend> {
+  return new Bm25fBackend(makeIndex({}, parts));
+}
+
+/** A bm25f backend factory with non-default BM25F or expansion options (the relevance bench's ablations). */
+export function bm25fBackendWith(options: Bm25fBackendOptions): SearchBackendFactory {
+  return { kind: "bm25f", create: () => create(options), load: (snapshot, expect) => load(snapshot, options, expect) };
+}
+
+/** The default backend: BM25F over postings in the WebAssembly core's memory, snapshots serialised by SQLite in WASM. */
+export const bm25fBackend: SearchBackendFactory = {
+  kind: "bm25f",
+  create: () => create(),
+  load: (snapshot, expect) => load(snapshot, {}, expect),
+  worker: "bm25f",
+};

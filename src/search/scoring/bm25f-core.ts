@@ -7,7 +7,7 @@
  * JS filters those few by the run's allowed set and orders them.
  *
  * Hand-written because no library scores BM25F over these postings in WebAssembly: FTS5's
- * bm25() saturates once for all columns (fts5-backend.ts), and the JS engines keep their own
+ * bm25() saturates once for all columns (bm25f-backend.ts), and the JS engines keep their own
  * index. The core repeats bm25f.ts's f64 operations in the same order, so scores are
  * bit-identical to the JS loop it replaced (test/search/scoring/bm25f-core.property.test.ts runs that
  * loop, test/support/js-kernels.ts, beside it).

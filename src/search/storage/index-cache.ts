@@ -10,7 +10,7 @@ import type Tinypool from "tinypool";
 import { ConfigInvalidError, errorMessage, IndexClosedError } from "../../errors.js";
 import { analyzerSignature } from "./analyzer-signature.js";
 import { fingerprintDocs } from "./fingerprint.js";
-import { bm25fBackend } from "../backends/fts5-backend.js";
+import { bm25fBackend } from "../backends/bm25f-backend.js";
 import { minisearchBackend } from "../backends/minisearch-backend.js";
 import { SnapshotStore, type IndexSnapshotOptions } from "./snapshot-store.js";
 import { printable } from "../../text/printable.js";

@@ -4,7 +4,7 @@
  * never imports the worker. A new worker-capable backend is one entry in this table.
  */
 import type { Bm25fSnapshot } from "../scoring/bm25f.js";
-import { Bm25fBackend, bm25fBackend, bm25fFromParts } from "../backends/fts5-backend.js";
+import { Bm25fBackend, bm25fBackend, bm25fFromParts } from "../backends/bm25f-backend.js";
 import { minisearchBackend } from "../backends/minisearch-backend.js";
 import type { SearchBackend, SearchBackendFactory, SearchDoc } from "../types.js";
 import { InternalError } from "../../errors.js";

@@ -79,7 +79,7 @@ describe("planQuery on random catalogs (property, SQLite FTS5)", () => {
         // Not pruned: the plan is the full expression itself.
         expect(plan.pruned || plan.planned === plan.full).toBe(true);
 
-        // The backend's rule (fts5-backend.ts search): planned first, the full expression when too few.
+        // The backend's rule (bench/lib/fts5-bm25/backend.ts search): planned first, the full expression when too few.
         const first = top(plan.planned, n);
         const hits = plan.pruned && first.length < n ? top(plan.full, n) : first;
         expect(hits).toHaveLength(Math.min(n, oracle.length));

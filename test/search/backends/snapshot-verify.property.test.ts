@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bm25fBackend } from "../../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
 import { minisearchBackend } from "../../../src/search/backends/minisearch-backend.js";
 import type { SearchBackendFactory, SearchDoc } from "../../../src/search/types.js";
 import { CATALOG } from "../../contract/backend-contract.js";

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { analyzeQuery, splitIdentifier } from "../../../src/search/analysis/analyze.js";
 import { DEFAULT_BM25F } from "../../../src/search/scoring/bm25f.js";
-import { bm25fBackend, bm25fBackendWith } from "../../../src/search/backends/fts5-backend.js";
+import { bm25fBackend, bm25fBackendWith } from "../../../src/search/backends/bm25f-backend.js";
 import { queryWords } from "../../../src/search/query/query-words.js";
 import { ToolIndex } from "../../../src/search/tool-index.js";
 import { mcpDoc } from "../../support/search-docs.js";

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { analyzeText, stem } from "../../../src/search/analysis/analyze.js";
-import { memoryBm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
-import { bm25fBackend } from "../../../src/search/backends/fts5-backend.js";
+import { memoryBm25fBackend } from "../../../src/search/backends/memory-bm25f-backend.js";
+import { bm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
 import { THESAURUS_WEIGHT, thesaurusOf } from "../../../src/search/query/query-expansion.js";
 import { THESAURUS_GROUPS } from "../../../src/search/query/thesaurus.js";
 import type { SearchBackend, SearchDoc } from "../../../src/search/types.js";

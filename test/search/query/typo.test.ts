@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { stem } from "../../../src/search/analysis/analyze.js";
-import { memoryBm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
+import { memoryBm25fBackend } from "../../../src/search/backends/memory-bm25f-backend.js";
 import { isCommonWord, isEnglishWord } from "../../../src/search/analysis/english-words.js";
 import { TypoIndex, maxTypoDistance } from "../../../src/search/query/typo.js";
 import type { SearchDoc } from "../../../src/search/types.js";

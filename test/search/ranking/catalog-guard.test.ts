@@ -11,7 +11,7 @@ import { RankTrace } from "../../../src/dispatch/explain-detail.js";
 import { rankRequest } from "../../../src/dispatch/rank-request.js";
 import { GUARD_MARGIN, guardPlainFirst } from "../../../src/search/ranking/catalog-guard.js";
 import { profileCatalog } from "../../../src/search/ranking/catalog-profile.js";
-import { bm25fBackend } from "../../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
 import { ToolIndex } from "../../../src/search/tool-index.js";
 import type { SearchDoc } from "../../../src/search/types.js";
 import { mcpDoc } from "../../support/search-docs.js";

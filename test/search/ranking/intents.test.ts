@@ -2,8 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { fuse, SIBLING_POSITION, splitClauses, withSiblings } from "../../../src/search/ranking/intents.js";
 import { buildSiblings, MAX_TOOLSET_TOOLS } from "../../../src/search/ranking/siblings.js";
-import { memoryBm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
-import { bm25fBackend } from "../../../src/search/backends/fts5-backend.js";
+import { memoryBm25fBackend } from "../../../src/search/backends/memory-bm25f-backend.js";
+import { bm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
 import { ToolIndex } from "../../../src/search/tool-index.js";
 import { mcpDoc } from "../../support/search-docs.js";
 import { rankOverIndex } from "../../../bench/lib/rank-over-index.js";

@@ -4,8 +4,8 @@
  * allowed set still filters them; a request of stopwords only still gets [].
  */
 import { describe, expect, it } from "vitest";
-import { memoryBm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
-import { bm25fBackend } from "../../../src/search/backends/fts5-backend.js";
+import { memoryBm25fBackend } from "../../../src/search/backends/memory-bm25f-backend.js";
+import { bm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
 import { minisearchBackend } from "../../../src/search/backends/minisearch-backend.js";
 import { ToolIndex } from "../../../src/search/tool-index.js";
 import { mcpDoc } from "../../support/search-docs.js";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveOptions } from "../../../src/engine/options.js";
 import { ToolIndexCache, fingerprintDocs, resolveBackend } from "../../../src/search/storage/index-cache.js";
-import { bm25fBackend } from "../../../src/search/backends/fts5-backend.js";
+import { bm25fBackend } from "../../../src/search/backends/bm25f-backend.js";
 import { minisearchBackend } from "../../../src/search/backends/minisearch-backend.js";
 import type { SearchBackend, SearchBackendFactory, SearchDoc } from "../../../src/search/types.js";
 import { CATALOG, doc, widgets } from "../../contract/backend-contract.js";
