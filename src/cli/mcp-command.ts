@@ -107,8 +107,10 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
   } finally {
     // The drain: a second signal ends it at once.
     const insist = signalled ? nextSignal() : undefined;
+    // Said once close() has begun (it stops taking requests before it first waits), as serve does.
+    const closing = face.close(insist ? { drainMs: config.gateway.drainMs, signal: insist.signal } : {});
     if (insist) io.err(`toolsearch mcp: stopping; calls in flight get up to ${config.gateway.drainMs} ms (gateway.drainMs); a second signal stops at once`);
-    await face.close(insist ? { drainMs: config.gateway.drainMs, signal: insist.signal } : {});
+    await closing;
     insist?.release();
     await otlp?.shutdown();
     if (notReading) exitLeavingStdout(io, notReading);

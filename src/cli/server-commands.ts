@@ -130,12 +130,15 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
   } else {
     io.out(`listening ${gateway.url}`);
     await untilSignal();
-    io.err(`toolsearch serve: stopping; requests in flight get up to ${config.gateway.drainMs} ms (gateway.drainMs); a second signal stops at once`);
   }
   // The drain: a second signal (in a worker, a second stop from the primary) ends it at once.
   const insist = worker ? nextStop() : nextSignal();
+  // close() stops listening before it first waits, so the line below is true when it is read:
+  // printed first, a connection made on reading it could still reach the listener's backlog.
+  const closing = gateway.close({ drainMs: config.gateway.drainMs, signal: insist.signal });
+  if (!worker) io.err(`toolsearch serve: stopping; requests in flight get up to ${config.gateway.drainMs} ms (gateway.drainMs); a second signal stops at once`);
   try {
-    await gateway.close({ drainMs: config.gateway.drainMs, signal: insist.signal });
+    await closing;
   } finally {
     insist.release();
   }
