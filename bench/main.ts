@@ -21,6 +21,7 @@
  * --compare, a figure that regressed past its threshold (bench/compare/thresholds.ts); timing
  * figures are compared only as ratios measured in the same run, so a slow machine alone does not
  * fail a run. Suites whose data is absent are skipped with the reason printed.
+ * Records whether the sandbox runs on this machine with its own probe on purpose: imports src/sandbox/index.ts directly.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";

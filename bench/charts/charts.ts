@@ -1,5 +1,5 @@
 /** The benchmark's charts, drawn from a results file alone (so they can be redrawn without rerunning anything). */
-import type { ToolSearchMode } from "../../src/settings/tool-search-config.js";
+import type { ToolSearchMode } from "../../src/index.js";
 import { resultOf, type BenchResults } from "../harness/results.js";
 import { barChart, compactBytes, compactNumber, lineChart } from "./svg.js";
 

@@ -21,6 +21,7 @@
  *   spawner (pool/spawner.ts); then a body with no bridge call and one with 30, which split the
  *   pool's share into a fixed part per body and a part per bridge call;
  * - spawner pipe: writes to the spawner and reads from it per body (each one wakes a process).
+ * Measures the pool's internals (its launch plan, forks with and without the spawner) on purpose: imports src/sandbox/pool/ directly.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createCodePool, type SandboxPool } from "../../src/sandbox/pool/pool.js";

@@ -1,6 +1,7 @@
 /**
  * The body every code-mode bench runs, search → describe → call, and the in-memory bridge it
  * runs against: what is measured is the sandbox, not a catalog.
+ * Measures the sandbox against its own bridge interface on purpose: imports src/sandbox/types.ts directly.
  */
 import type { BridgeHandler } from "../../src/sandbox/types.js";
 

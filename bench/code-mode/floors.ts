@@ -16,6 +16,7 @@
  *    search → describe → call body needs four (run/result and three bridge calls), so four round
  *    trips are the lowest warm p50 any child per body can reach, whatever runs inside it; next to
  *    it, the in-process reference (quickjs-emscripten) measured in the same run.
+ * Measures the pool's launch plan layer by layer on purpose: imports src/sandbox/pool/ directly.
  */
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { availableParallelism, loadavg } from "node:os";

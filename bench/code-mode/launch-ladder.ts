@@ -1,6 +1,7 @@
 /**
  * The launch ladder of bench/code-mode/floors.ts: `node -e 0`, then the pool's launch plan
  * rebuilt one layer at a time, innermost first, ending with exactly the plan the probe chose.
+ * Measures the sandbox launch ladder on purpose: imports src/sandbox/pool/ directly.
  */
 import type { LaunchPlan } from "../../src/sandbox/pool/launch.js";
 

@@ -29,6 +29,7 @@
  * Pool sizes: 1, 2, 4, … up to os.availableParallelism() (and it), or `--sizes 1,2,4`.
  * Prints a table and writes bench/results/code-mode.json. Targets: warm p50 ≤ 5 ms; pool
  * throughput ≥ 80% of the bare-spawn rate; ≥ 90% of the launch floor.
+ * Measures the pool's internals (child source, launch plan, one child, resolved options) on purpose: imports src/sandbox/child/, src/sandbox/pool/ directly.
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

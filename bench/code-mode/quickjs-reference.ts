@@ -2,6 +2,7 @@
  * The in-process reference of the code-mode benches (issue 21): quickjs-emscripten, the WASM
  * sandbox a user might pick instead of a child per body. A devDependency of the bench only;
  * src/ never imports it.
+ * Runs the reference against the sandbox's own bridge interface on purpose: imports src/sandbox/types.ts directly.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -2,8 +2,9 @@
  * The control-path shares bench (issue 31, item 5): a quiet tenant's `tool_search` over a shared
  * `mcp --http`, alone and while another tenant floods the control path, in alternating rounds.
  * The command and what it prints: main.ts.
+ * Measures the MCP face in process over a generated catalog on purpose: imports src/config/, src/mcpface/, src/demo/ directly.
  */
-import { pluginTools } from "../../src/catalog/sources.js";
+import { pluginTools } from "../../src/index.js";
 import { resolveServerConfig } from "../../src/config/server-config.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
 import { createMcpFace } from "../../src/mcpface/mcp-face.js";

@@ -5,11 +5,10 @@
  * Direct mode is the baseline each ratio divides by. Everything runs in this process and on
  * this machine's cores (gateway, provider, sandbox children), so the figures are an upper
  * bound for the engine's own overhead, not a model's speed.
+ * Builds its catalog with the demo's generator on purpose: imports src/demo/synthetic-catalog.ts directly.
  */
-import { pluginTools } from "../../src/catalog/sources.js";
-import type { ToolSearchMode } from "../../src/settings/tool-search-config.js";
+import { pluginTools, type ToolSearchMode, type PoolOptions } from "../../src/index.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
-import type { PoolOptions } from "../../src/sandbox/types.js";
 import { isExpectedTool } from "../harness/expected.js";
 import type { Progress } from "../harness/progress.js";
 import { startScriptedStack, type ScriptedStack } from "../harness/stack.js";

@@ -3,19 +3,17 @@
  * loopback HTTP) in front of the scripted OpenAI-compatible provider, exactly as `npm start`
  * runs them (src/demo/demo.ts). Request bytes are what the provider received, so discovery
  * round trips, the growing conversation and the openai client's own serialisation all count.
+ * Measures the gateway in process before the scripted provider on purpose: imports src/config/, src/gateway/, src/mock-provider/ directly.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { CatalogSource } from "../../src/catalog/sources.js";
-import type { ToolSearchMode } from "../../src/settings/tool-search-config.js";
+import type { CatalogSource, ToolSearchMode, PoolOptions, RunTelemetry } from "../../src/index.js";
 import { resolveServerConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import { startMockProvider, type MockProvider, type RecordedRequest } from "../../src/mock-provider/mock-provider.js";
-import type { PoolOptions } from "../../src/sandbox/types.js";
-import type { RunTelemetry } from "../../src/telemetry/types.js";
 
 export interface TurnOutcome {
   /** The mode the run used (code falls back to tools when the sandbox cannot start). */

@@ -7,6 +7,7 @@
  * session in the replay). The second is about what any bag-of-words learner reaches under that
  * rule; the first, what it would reach without it. `linear` is a classifier over the counted
  * pairs (linearCeiling, below).
+ * Measures learning's own request terms on purpose: imports src/learning/terms.ts directly.
  */
 import { learnedTerms } from "../../src/learning/terms.js";
 import { bm25OverCounts } from "../lib/baseline-bm25.js";

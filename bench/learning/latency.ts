@@ -10,7 +10,7 @@
  * (the catalog path alone), beside the in-memory BM25 yardstick (bench/lib/memory-bm25.ts) over
  * the same docs and requests.
  */
-import type { SearchDoc } from "../../src/search/types.js";
+import type { SearchDoc } from "../../src/index.js";
 import { median } from "../harness/stats.js";
 import { loadRegistryTools } from "../lib/shared-data.js";
 import { memoryBm25 } from "../lib/memory-bm25.js";

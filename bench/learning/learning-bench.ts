@@ -8,6 +8,7 @@
  * The learned ranking's parameters were chosen by replaying 80% of MetaTool's tune split and
  * scoring the other 20%, and on Seal-Tools' replay (bench/learning/probe-set.ts): MetaTool's
  * validate figure is held out, Seal-Tools' is not.
+ * Measures the ceiling at learning's default evidence rule on purpose: imports src/learning/options.ts directly.
  */
 import { writeFileSync } from "node:fs";
 import path from "node:path";

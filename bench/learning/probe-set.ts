@@ -1,5 +1,6 @@
 // Probe: one set's replay at its whole past split, with a given weight (tuning aid; see probe.ts).
 //   node dist/bench/learning/probe-set.js SET WEIGHT [dev|bench]   (env K1, B, POW, EVID, SMW, SMH, RATE, UF, HALF, MARGIN=0)
+// Tunes learning model internals (fusion, learned BM25, step) on purpose: imports src/learning/ directly.
 import { sharedDataDir } from "../lib/shared-data.js";
 import { liveMcpSet, sealSet, metaToolSet, shuffled } from "./sets.js";
 import { replayCurve } from "./replay.js";

@@ -6,9 +6,7 @@
  * checkpoint the held-out requests are ranked with `run.explain` (not recorded, teaches
  * nothing) in a run of another session of the same agent.
  */
-import { createToolSearch, type ToolSearchEngine } from "../../src/engine/engine.js";
-import { pluginTools } from "../../src/catalog/sources.js";
-import type { LearningObject } from "../../src/learning/options.js";
+import { createToolSearch, type ToolSearchEngine, pluginTools, type LearningObject } from "../../src/index.js";
 import type { JudgedQuery } from "../lib/relevance.js";
 import type { ReplaySet } from "./sets.js";
 

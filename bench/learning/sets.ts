@@ -8,8 +8,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { ToolDefinition } from "../../src/catalog/types.js";
-import type { SearchDoc } from "../../src/search/types.js";
+import type { ToolDefinition, SearchDoc } from "../../src/index.js";
 import type { JudgedQuery } from "../lib/relevance.js";
 import { scaleCatalog } from "../search/workload.js";
 import { loadLiveMcpQueries, loadLiveMcpTools, loadSealQueries, loadSealTools } from "../lib/shared-data.js";

@@ -9,6 +9,7 @@
  * longest gap between 1 ms timers).
  *
  *   npm run build && node --expose-gc dist/bench/learning/store-stall-main.js [--records 100000,400000]
+ * Measures the learned store with learning's resolved options on purpose: imports src/learning/options.ts directly.
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -3,6 +3,7 @@
  * /healthz latency over the next seconds (while the workers load the store), whether the primary
  * ever reports a worker unresponsive, and how long SIGTERM takes. A real process tree on
  * loopback; the store is the journal a folder shared by the workers holds.
+ * Fills the learned store with learning's resolved options on purpose: imports src/learning/options.ts directly.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

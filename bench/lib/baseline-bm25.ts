@@ -5,7 +5,7 @@
  * stopwords, field weights, expansion or fusion: what any tool search must at least match.
  * Ties keep catalog order.
  */
-import type { SearchDoc } from "../../src/search/types.js";
+import type { SearchDoc } from "../../src/index.js";
 
 /** camelCase / snake_case / kebab split, lowercase, ASCII letters and digits ("getHTTPResponse" → get, http, response). */
 function plainTokens(text: string): string[] {

@@ -4,7 +4,7 @@
  * matches. No identifier splitting, stemming, fields or expansion: what any engine must beat
  * on latency to justify itself.
  */
-import type { SearchDoc } from "../../src/search/types.js";
+import type { SearchDoc } from "../../src/index.js";
 
 const words = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 

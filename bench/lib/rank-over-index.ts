@@ -2,6 +2,7 @@
  * The product's ranking (src/dispatch/rank-request.ts rankRequest: clauses and fusion, linked
  * siblings, weak fallback) over a bare ToolIndex, for benches and tests: what they measure is
  * then what a run returns, not a second path of their own. No client tools, no learning.
+ * Measures the product's ranking over a bare index on purpose: imports src/dispatch/rank-request.ts, src/search/, src/learning/fuse.ts directly.
  */
 import { rankRequest, type RankCatalog, type RunScope } from "../../src/dispatch/rank-request.js";
 import type { FusedHit } from "../../src/learning/fuse.js";

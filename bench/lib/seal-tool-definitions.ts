@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { ToolDefinition } from "../../src/catalog/types.js";
+import type { ToolDefinition } from "../../src/index.js";
 
 const TYPES: Record<string, string> = { str: "string", int: "integer", float: "number", bool: "boolean", list: "array", dict: "object" };
 

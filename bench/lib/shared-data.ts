@@ -1,12 +1,13 @@
 /**
  * Locates the read-only shared data (../shared/data beside the repository) and turns its
  * files into SearchDocs and judged queries. Callers decide what to do when it is absent.
+ * Bounds annotations as the catalog does on purpose: imports src/catalog/annotations.ts directly.
  */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { boundAnnotations } from "../../src/catalog/annotations.js";
-import type { SearchDoc } from "../../src/search/types.js";
+import type { SearchDoc } from "../../src/index.js";
 import type { JudgedQuery } from "./relevance.js";
 
 /** The repository root, whether this file runs from bench/lib (TS) or dist/bench/lib (JS). */

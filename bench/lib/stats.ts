@@ -1,4 +1,7 @@
-/** Small helpers the benchmarks share: percentiles, a seeded PRNG, memory snapshots. */
+/**
+ * Small helpers the benchmarks share: percentiles, a seeded PRNG, memory snapshots.
+ * Shares the demo catalog's seeded PRNG on purpose: imports src/demo/synthetic-catalog.ts directly.
+ */
 import v8 from "node:v8";
 import vm from "node:vm";
 

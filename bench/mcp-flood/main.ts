@@ -16,8 +16,7 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createToolSearch } from "../../src/index.js";
-import { mcpServer } from "../../src/mcp/index.js";
+import { createToolSearch, mcpServer } from "../../src/index.js";
 import { percentile } from "../lib/stats.js";
 
 interface FloodResult {

@@ -10,12 +10,12 @@
  * valid `mcpServer` names ("Ant Design Components" → "Ant_Design_Components"), as a user
  * configuring that server would have to. Calling a tool returns a canned result, which is all
  * a payload measurement needs.
+ * Maps static tools with the MCP source's own mapping on purpose: imports src/mcp/ directly.
  */
 import { readFileSync } from "node:fs";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import path from "node:path";
-import type { CatalogSource } from "../../src/catalog/sources.js";
-import type { JsonSchema, ToolDefinition } from "../../src/catalog/types.js";
+import type { CatalogSource, JsonSchema, ToolDefinition } from "../../src/index.js";
 import { mapTool } from "../../src/mcp/map-tool.js";
 import { defaultMcpOptions } from "../../src/mcp/options.js";
 import { mapToolNames, sanitizeToolName } from "../../src/mcp/tool-names.js";

@@ -5,9 +5,9 @@
  * and instructions, and of every request of the turn, discovery round trips included. Direct
  * mode is the baseline every ratio divides by. Then the crossover: the smallest catalog where a
  * search mode's whole turn is smaller than direct's, found by bisection over catalog sizes.
+ * Builds its catalogs with the demo's generator and reads the scripted provider's requests on purpose: imports src/demo/, src/mock-provider/ directly.
  */
-import { pluginTools, type CatalogSource } from "../../src/catalog/sources.js";
-import type { ToolSearchMode } from "../../src/settings/tool-search-config.js";
+import { pluginTools, type CatalogSource, type ToolSearchMode } from "../../src/index.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
 import type { RecordedRequest } from "../../src/mock-provider/mock-provider.js";
 import { isExpectedTool } from "../harness/expected.js";

@@ -10,6 +10,7 @@
  * - made from each catalog's destructive tools: "list the relations" for `delete_relations`,
  *   kept only where a non-destructive tool's name holds the same words (`get_relations`), so a
  *   safe answer exists. They have no judged answer: only the first hit's kind is counted.
+ * Measures the ranking's read-safety internals over MCP-mapped tools on purpose: imports src/catalog/search-doc.ts, src/mcp/, src/search/ directly.
  */
 import { createRequire } from "node:module";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -24,7 +25,7 @@ import { mapToolNames } from "../../src/mcp/tool-names.js";
 import { splitIdentifier, stem } from "../../src/search/analysis/analyze.js";
 import { isDestructive, isReadRequest } from "../../src/search/ranking/read-safety.js";
 import { STOPWORDS } from "../../src/search/analysis/stopwords.js";
-import type { SearchDoc } from "../../src/search/types.js";
+import type { SearchDoc } from "../../src/index.js";
 import type { JudgedQuery } from "../lib/relevance.js";
 
 /** A read request, with the tools that answer it where they are known. */

@@ -28,18 +28,18 @@
  * read over the real memory, filesystem and everything servers and over LiveMCPBench's and
  * Seal-Tools' catalogs, and how many get a destructive first hit from plain BM25 and from bm25f
  * (goal: none). MetaTool's plugins have no destructive tool, so it has no row.
+ * Measures the search internals (ToolIndex, BM25F parameters, ranking steps switched off) on purpose: imports src/search/ directly.
  */
 import { plainBm25 } from "../lib/baseline-bm25.js";
 import { indexScope, rankIds } from "../lib/rank-over-index.js";
 import { evaluate, type JudgedQuery, type RelevanceReport } from "../lib/relevance.js";
 import { loadLiveMcpQueries, loadLiveMcpTools, loadMetaToolQueries, loadMetaToolTools, loadSealQueries, loadSealTools } from "../lib/shared-data.js";
 import { DEFAULT_BM25F } from "../../src/search/scoring/bm25f.js";
-import { bm25fBackend, bm25fBackendWith } from "../../src/search/backends/bm25f-backend.js";
+import { bm25fBackend, minisearchBackend, type SearchBackendFactory, type SearchDoc } from "../../src/index.js";
+import { bm25fBackendWith } from "../../src/search/backends/bm25f-backend.js";
 import { fts5Bm25Backend } from "../lib/fts5-bm25/backend.js";
-import { minisearchBackend } from "../../src/search/backends/minisearch-backend.js";
 import type { IntentOptions } from "../../src/search/ranking/intents.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
-import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
 import type { Progress } from "../harness/progress.js";
 import { isDestructive } from "../../src/search/ranking/read-safety.js";
 import { madeReadRequests, ownReadRequests, serverCatalogs, type ReadRequest, type SafetyCatalog } from "./read-safety-set.js";

@@ -1,5 +1,5 @@
 /** The markdown summary of a results file: headline figures, then one table set per suite. */
-import type { ToolSearchMode } from "../../src/settings/tool-search-config.js";
+import type { ToolSearchMode } from "../../src/index.js";
 import type { BenchResults, SuiteName, SuiteOutcome } from "../harness/results.js";
 import { resultOf, SUITE_NAMES } from "../harness/results.js";
 import { stallHeadline, stallMarkdown, stallSummaryRows } from "./stall.js";

@@ -17,6 +17,7 @@
  * (natural-api.ts: createToolSearch with learning on, run.search at limits 8 and 5; full runs
  * also at 100k tools). `--natural` runs only this part. Last, an engine's start over a big
  * catalog beside minisearch's bare build (engine-start.ts; 100k tools, quick 10k).
+ * Measures the BM25F index, its cache and the ranking alone on purpose: imports src/search/, src/dispatch/rank-request.ts directly.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -24,10 +25,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadSqlite } from "../../src/search/backends/sqlite-loader.js";
 import { ToolIndexCache } from "../../src/search/storage/index-cache.js";
-import { bm25fBackend } from "../../src/search/backends/bm25f-backend.js";
-import { minisearchBackend } from "../../src/search/backends/minisearch-backend.js";
+import { bm25fBackend, minisearchBackend, type SearchBackendFactory, type SearchDoc } from "../../src/index.js";
 import { ToolIndex } from "../../src/search/tool-index.js";
-import type { SearchBackendFactory, SearchDoc } from "../../src/search/types.js";
 import { loadRegistryTools, loadSealQueries, loadSealTools, repoRoot, sharedDataDir } from "../lib/shared-data.js";
 import { memoryBm25 } from "../lib/memory-bm25.js";
 import type { IntentOptions } from "../../src/search/ranking/intents.js";

@@ -8,8 +8,7 @@
  *
  *   npm run build && node dist/bench/search/natural-api.js [tools=4076] [--rounds 3] [--stride N]
  */
-import { createToolSearch, pluginTools } from "../../src/index.js";
-import type { SearchDoc } from "../../src/search/types.js";
+import { createToolSearch, pluginTools, type SearchDoc } from "../../src/index.js";
 import { percentile } from "../harness/stats.js";
 import { memoryBm25 } from "../lib/memory-bm25.js";
 import { sealToolDefinitions } from "../lib/seal-tool-definitions.js";

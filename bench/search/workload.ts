@@ -3,7 +3,7 @@
  * copied up to a size (copies renamed, so every id and name is distinct), and the request mix
  * (30 written requests and 70 snippets of descriptions).
  */
-import type { SearchDoc } from "../../src/search/types.js";
+import type { SearchDoc } from "../../src/index.js";
 import { seededRandom } from "../lib/stats.js";
 
 const WRITTEN_QUERIES = [

@@ -14,12 +14,13 @@
  * checked, in the worker thread).
  *
  * Prints one line per way and the ratios; exits 1 when either is over its target.
+ * Measures the index cache's snapshot store on purpose: imports src/search/storage/ directly.
  */
 import { mkdtempSync, rmSync, statSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ToolIndexCache } from "../../src/search/storage/index-cache.js";
-import type { SearchDoc } from "../../src/search/types.js";
+import type { SearchDoc } from "../../src/index.js";
 
 const arg = (name: string, fallback: number): number => {
   const i = process.argv.indexOf(name);

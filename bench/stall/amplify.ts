@@ -6,9 +6,10 @@
  * event-loop histogram and the /healthz poller are what every other session of the process (a
  * bystander) sees. RSS is sampled through each turn; a turn's growth is its peak over the RSS
  * just before it. Without turn budgets one such turn sent a 224 MiB request and took 2.5 GB.
+ * Measures the gateway in process on purpose: imports src/config/, src/gateway/ directly.
  */
 import { request } from "node:http";
-import { pluginTools } from "../../src/catalog/sources.js";
+import { pluginTools } from "../../src/index.js";
 import { resolveServerConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import type { Progress } from "../harness/progress.js";

@@ -4,11 +4,9 @@
  * with thousands of patterns, `uniqueItems` over a big array. Each kind is scaled by one size
  * parameter and climbs a ladder of sizes up to its target (the hostile size from the issue), so
  * that the benchmark can stop climbing on code where one step would block the loop for minutes.
+ * Sizes hostile inputs at the engine's own input bounds on purpose: imports src/search/ranking/id-suggester.ts, src/validation/ directly.
  */
-import type { ToolDefinition } from "../../src/catalog/types.js";
-import type { ToolSearchEngine } from "../../src/engine/engine.js";
-import type { ModelToolCall, ToolSearchRun } from "../../src/engine/run.js";
-import { ToolSearchError } from "../../src/errors.js";
+import { type ToolDefinition, type ToolSearchEngine, type ModelToolCall, type ToolSearchRun, ToolSearchError } from "../../src/index.js";
 import { MAX_SUGGESTIBLE_CHARS } from "../../src/search/ranking/id-suggester.js";
 import { MAX_BATCH_QUERIES, MAX_QUERY_CHARS } from "../../src/validation/search-args.js";
 

@@ -4,11 +4,12 @@
  * prepareRun + search back to back. A quiet window with the same server connected comes first,
  * so the run latency under flood sits beside its own baseline. CPU is this process's
  * (process.cpuUsage), i.e. the gateway's share of the flood.
+ * Measures the gateway in process on purpose: imports src/config/, src/gateway/ directly.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { ToolSearchEngine } from "../../src/engine/engine.js";
+import type { ToolSearchEngine } from "../../src/index.js";
 import { resolveServerConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import type { Progress } from "../harness/progress.js";

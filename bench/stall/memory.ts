@@ -6,7 +6,7 @@
  * forced full GCs, at the start and after each quarter of the runs, so the curve shows whether
  * it levels off.
  */
-import type { ToolSearchEngine } from "../../src/engine/engine.js";
+import type { ToolSearchEngine } from "../../src/index.js";
 import type { Progress } from "../harness/progress.js";
 import { distribution, round, roundDistribution, type Distribution } from "../harness/stats.js";
 import { memory } from "../lib/stats.js";

@@ -13,10 +13,10 @@
  * sizes and stops when one request would pass the per-step deadline, so the run completes and
  * says which size it reached (and an extrapolated time at the target). On hardened code the
  * same ladder reaches the target sizes.
+ * Measures the gateway in process over a generated catalog on purpose: imports src/config/, src/gateway/, src/demo/ directly.
  */
-import { pluginTools } from "../../src/catalog/sources.js";
+import { pluginTools, type ToolSearchEngine } from "../../src/index.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
-import type { ToolSearchEngine } from "../../src/engine/engine.js";
 import { resolveServerConfig } from "../../src/config/server-config.js";
 import { startGateway, type Gateway } from "../../src/gateway/gateway-server.js";
 import type { Progress } from "../harness/progress.js";

@@ -9,15 +9,15 @@
  * engine and the pool, as a real client's do. Each tenant's client (the official SDK client) runs
  * in a worker thread of its own, so that the clients' own work is not counted on the gateway's
  * event loop: it costs about as much per request as the server's side.
+ * Measures the MCP face and the pool's tenant shares in process on purpose: imports src/config/, src/mcpface/, src/sandbox/pool/, src/demo/ directly.
  */
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import { pluginTools } from "../../src/catalog/sources.js";
+import { pluginTools, type PoolOptions } from "../../src/index.js";
 import { syntheticTools } from "../../src/demo/synthetic-catalog.js";
 import { resolveServerConfig } from "../../src/config/server-config.js";
 import { createMcpFace } from "../../src/mcpface/mcp-face.js";
 import { resolvePoolOptions } from "../../src/sandbox/pool/options.js";
-import type { PoolOptions } from "../../src/sandbox/types.js";
 import type { Progress } from "../harness/progress.js";
 import { distribution, round, roundDistribution, type Distribution } from "../harness/stats.js";
 import type { Probes, WindowFigures } from "./probes.js";

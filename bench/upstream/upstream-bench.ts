@@ -17,8 +17,7 @@
  *   itself, first come first served, as before the shares.
  */
 import path from "node:path";
-import { createToolSearch } from "../../src/index.js";
-import { mcpServer, type McpStdioServerConfig } from "../../src/mcp/index.js";
+import { createToolSearch, mcpServer, type McpStdioServerConfig } from "../../src/index.js";
 import type { Progress } from "../harness/progress.js";
 import { startScriptedStack, type ScriptedStack, type TurnOutcome } from "../harness/stack.js";
 import { distribution, ratio, roundDistribution, type Distribution } from "../harness/stats.js";

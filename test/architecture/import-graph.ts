@@ -33,7 +33,9 @@ function nodeOf(srcRelative: string): string {
   return slash < 0 ? srcRelative : srcRelative.slice(0, slash);
 }
 
-export function readImports(): ImportSite[] {
+/** Every relative import of the .ts files under `folder` (src/ unless named) that tsconfig.json compiles. */
+export function readImports(folder = "src"): ImportSite[] {
+  const under = resolve(ROOT, folder);
   const api = new API({ cwd: ROOT });
   try {
     const snapshot = api.updateSnapshot({ openProject: resolve(ROOT, "tsconfig.json") });
@@ -41,7 +43,7 @@ export function readImports(): ImportSite[] {
     if (!project) throw new Error("tsconfig.json opened no project");
     const sites: ImportSite[] = [];
     for (const fileName of project.program.getSourceFileNames()) {
-      if (!fileName.startsWith(SRC + "/") || !fileName.endsWith(".ts") || fileName.endsWith(".d.ts")) continue;
+      if (!fileName.startsWith(under + "/") || !fileName.endsWith(".ts") || fileName.endsWith(".d.ts")) continue;
       const sourceFile = project.program.getSourceFile(fileName);
       if (!sourceFile) throw new Error(`no source file for ${fileName}`);
       const lineStarts = sourceFile.getLineStarts();

@@ -7,12 +7,13 @@
  * FTS5 generates the candidates here, so each query is planned to bound its cost
  * (query-plan.ts, from the document frequencies of term-stats.ts), and a policy filter widens a
  * top-n until it has its k allowed hits (collect-allowed.ts). No snapshot: the benches build it fresh.
+ * A baseline backend built from the engine's analysis and SQLite loader on purpose: imports src/search/, src/errors.ts directly.
  */
 import type { Database, PreparedStatement } from "@sqlite.org/sqlite-wasm";
 import { IndexClosedError } from "../../../src/errors.js";
 import { analyzeDoc, analyzeQuery } from "../../../src/search/analysis/analyze.js";
 import { loadSqlite } from "../../../src/search/backends/sqlite-loader.js";
-import type { BackendHit, BackendSearchOptions, SearchBackend, SearchBackendFactory, SearchDoc } from "../../../src/search/types.js";
+import type { BackendHit, BackendSearchOptions, SearchBackend, SearchBackendFactory, SearchDoc } from "../../../src/index.js";
 import { collectAllowed } from "./collect-allowed.js";
 import { planQuery } from "./query-plan.js";
 import { FTS5_SCHEMA_SQL, FTS5_TABLE } from "./schema.js";

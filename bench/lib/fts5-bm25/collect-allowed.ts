@@ -4,7 +4,7 @@
  * allowed hits or the backend has no more matches. So a run that may see 10 of 10,000 tools
  * still gets its k hits when k of its tools match.
  */
-import type { BackendHit } from "../../../src/search/types.js";
+import type { BackendHit } from "../../../src/index.js";
 
 export function collectAllowed(limit: number, size: number, allowed: ReadonlySet<string> | undefined, topN: (n: number) => BackendHit[]): BackendHit[] {
   if (allowed === undefined) return topN(limit);

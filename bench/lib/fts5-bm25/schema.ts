@@ -3,6 +3,7 @@
  * (src/search/analysis/analyze.ts), space-separated, so the FTS5 tokenizer only has to split on spaces:
  * `tokenchars '_'` keeps the whole-identifier terms (`get_weather_forecast`) in one token. The
  * same tokenizer reads the quoted query terms, so index and query always agree.
+ * Weighs columns with the engine's own field weights on purpose: imports src/search/backends/ directly.
  */
 import { FIELD_WEIGHTS } from "../../../src/search/backends/minisearch-backend.js";
 

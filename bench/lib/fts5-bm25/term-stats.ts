@@ -3,6 +3,7 @@
  * (fts5vocab can answer the same, but by walking a term's whole doclist: for a common term,
  * more than the query it is meant to make cheaper.) Only planning reads these counts, so a
  * count that is off would cost speed, never results.
+ * Counts the engine's own analysed terms on purpose: imports src/search/analysis/ directly.
  */
 import type { AnalyzedDoc } from "../../../src/search/analysis/analyze.js";
 import type { TermStats } from "./query-plan.js";
