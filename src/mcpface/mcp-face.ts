@@ -27,8 +27,7 @@
  * then are sessions and connections closed (face-drain.ts).
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable, Writable } from "node:stream";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -44,14 +43,14 @@ import {
 import type { ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
-import { ClientNotReadingError, ConfigInvalidError, errorMessage, HttpError, type ErrorCode } from "../errors.js";
+import { ClientNotReadingError, ConfigInvalidError, HttpError, type ErrorCode } from "../errors.js";
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, unauthorized, type TokenIdentity } from "../auth/token-auth.js";
 import type { ServerConfig } from "../config/server-config.js";
 import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
 import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
+import { HttpSkeleton } from "../http/http-skeleton.js";
 import { RequestGuard } from "../http/request-guard.js";
-import { listenOn } from "../http/listen.js";
 import type { McpServerSource } from "../mcp/index.js";
 import { packageVersion } from "../version.js";
 import { guardStdioOutput, HttpAnswerFlow, REFUSED, RequestBudget, requestIds, tooManyRequestsMessage } from "./answer-flow.js";
@@ -59,7 +58,7 @@ import { FaceDrain } from "./face-drain.js";
 import { httpRefusalCode, refuseInvalidParams, unreadableLineAnswer } from "./protocol-errors.js";
 import type { TenantTurns } from "../dispatch/fair-turns.js";
 import { LineLimit, type SkippedLine } from "./stdio-lines.js";
-import { closingError, CUT_GRACE_MS, settleWithin } from "../http/drain.js";
+import { closingError, drainThenCut } from "../http/drain.js";
 import { FaceSession } from "./face-session.js";
 import { admitSession, tenantOf, type SessionTenantKey } from "./tenant-shares.js";
 import { OperatorEndpoints } from "../admin/operator-endpoints.js";
@@ -124,12 +123,10 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
   const byHttpId = new Map<string, Live>();
   let opening = 0;
   const openingBy = new Map<SessionTenantKey, number>();
-  let http: HttpServer | undefined;
+  let http: HttpSkeleton | undefined;
   let sweeper: NodeJS.Timeout | undefined;
   let closed = false;
   const drain = new FaceDrain();
-  /** HTTP responses to POSTs that carry requests, until written: the drain waits for them. */
-  const answering = new Set<ServerResponse>();
 
   operator.attach({ engine, mcpSources, sessions: () => [...live].map((e) => ({ tenant: tenantLabel(e.tenant), inFlight: e.budget.inFlight() })) });
 
@@ -246,35 +243,20 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
   async function listenHttp(host: string, port: number): Promise<{ url: string; port: number }> {
     checkHttpExposure(config, host);
     const guard = new RequestGuard({ bindHost: host, authenticated: tokens !== undefined });
-    const server = createServer((req, res) => {
-      operator.observe(req, res);
-      const started = performance.now();
-      if (log)
-        res.once("finish", () =>
-          log(
-            `${req.method} ${(req.url ?? "/").slice(0, 200)} ${res.statusCode} ${ms(started)} session=${String(req.headers["mcp-session-id"] ?? "-").slice(0, 64)}`,
-          ),
-        );
-      route(req, res, guard).catch((error: unknown) => {
-        if (error instanceof HttpError)
-          return sendJson(
-            res,
-            error.status,
-            { jsonrpc: "2.0", error: { code: httpRefusalCode(error.code), message: error.message, data: { code: error.code } }, id: null },
-            error.headers,
-          );
-        const detail = errorMessage(error);
-        console.error(`toolsearch mcp: internal error on ${req.method} ${req.url}: ${detail.replace(/\s+/g, " ").slice(0, 500)}`);
-        if (!res.headersSent)
-          sendJson(res, 500, {
-            jsonrpc: "2.0",
-            error: { code: JsonRpcCode.InternalError, message: "internal error", data: { code: "INTERNAL" satisfies ErrorCode } },
-            id: null,
-          });
-        else res.end();
-      });
+    const server = new HttpSkeleton({
+      name: "toolsearch mcp",
+      route: (req, res) => route(req, res, guard, server),
+      errorBody: (code, message) => ({
+        jsonrpc: "2.0",
+        error: { code: code === "INTERNAL" ? JsonRpcCode.InternalError : httpRefusalCode(code), message, data: { code } },
+        id: null,
+      }),
+      observe: (req, res) => operator.observe(req, res),
+      ...(log ? { log } : {}),
+      sessionOf: (req) => String(req.headers["mcp-session-id"] ?? "-").slice(0, 64),
+      drainWaitsFor: "tracked",
     });
-    await listenOn(server, port, host);
+    const bound = await server.listen(port, host);
     http = server;
     const idle = config.mcp.sessionIdleMs;
     sweeper = setInterval(
@@ -285,11 +267,10 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
       Math.min(60_000, Math.max(500, Math.floor(idle / 4))),
     );
     sweeper.unref();
-    const bound = (server.address() as AddressInfo).port;
     return { url: `http://${host.includes(":") ? `[${host}]` : host}:${bound}/mcp`, port: bound };
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse, guard: RequestGuard): Promise<void> {
+  async function route(req: IncomingMessage, res: ServerResponse, guard: RequestGuard, server: HttpSkeleton): Promise<void> {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     // Before anything, /healthz included: without tokens the loopback bind is the only guard, and a page in a browser can reach it.
     guard.admit(req);
@@ -304,7 +285,7 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
       // Another token's session is as unknown as one that never existed.
       if (!entry?.transport || !entry.flow || entry.identity !== identity) throw new HttpError("SESSION_NOT_FOUND", "Session not found; initialize a new one.");
       entry.budget.touch();
-      if (req.method === "POST") return postToSession(entry.budget, entry.flow, entry.transport, entry.turns!, req, res, guard);
+      if (req.method === "POST") return postToSession(entry.budget, entry.flow, entry.transport, entry.turns!, req, res, guard, server);
       if (req.method === "GET") entry.flow.trackStream(req, res);
       return entry.transport.handleRequest(req, res);
     }
@@ -372,6 +353,7 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
     req: IncomingMessage,
     res: ServerResponse,
     guard: RequestGuard,
+    server: HttpSkeleton,
   ): Promise<void> {
     await flow.whenDrained(req, (unread) =>
       log?.(
@@ -393,12 +375,9 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
       }
     });
     budget.touch();
-    answering.add(res);
+    server.track(res);
     const gone = new AbortController();
-    res.once("close", () => {
-      answering.delete(res);
-      gone.abort(new HttpError("CLIENT_CLOSED", "The client closed the connection."));
-    });
+    res.once("close", () => gone.abort(new HttpError("CLIENT_CLOSED", "The client closed the connection.")));
     // In its tenant's turn: the protocol's own work on a request (parsing, validation, the
     // answer's stream) costs several times a search, so a flooding tenant's requests wait in
     // its queue for it, not in front of another tenant's.
@@ -434,18 +413,16 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
       drain.start();
       stopListening();
       if (sweeper) clearInterval(sweeper);
-      const server = http;
-      const stopped = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
-      server?.closeIdleConnections();
-      const settled = () => answering.size === 0 && [...live].every((entry) => entry.budget.inFlight() === 0);
-      if (!(await settleWithin(settled, options.drainMs ?? 0, options.signal))) {
-        drain.cut(options.drainMs ?? 0);
-        // The CLOSING answers go out before their sessions and connections are closed.
-        await settleWithin(settled, CUT_GRACE_MS);
+      const drainMs = options.drainMs ?? 0;
+      const busy = () => [...live].some((entry) => entry.budget.inFlight() > 0);
+      const cut = () => drain.cut(drainMs);
+      // The CLOSING answers go out before their sessions and connections are closed.
+      const closeSessions = async () => void (await Promise.allSettled([...live].map((entry) => closeLive(entry))));
+      if (http) await http.close({ drainMs, ...(options.signal ? { signal: options.signal } : {}), busy, cut, beforeConnectionsClose: closeSessions });
+      else {
+        await drainThenCut(() => !busy(), drainMs, options.signal, cut);
+        await closeSessions();
       }
-      await Promise.allSettled([...live].map((entry) => closeLive(entry)));
-      http?.closeAllConnections();
-      await stopped;
       await engine.close();
       await sessionLog?.close();
       await operator.close();
