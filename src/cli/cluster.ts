@@ -147,7 +147,7 @@ type Io = { out(line: string): void; err(line: string): void };
  * ready, keeps them alive (see the header), and stops them all on SIGTERM/SIGINT.
  * Resolves with the exit code: 0 after a signal, 1 when the start failed or no worker is left.
  */
-export async function runPrimary(
+export function runPrimary(
   workers: number,
   command: string,
   io: Io,
@@ -155,87 +155,141 @@ export async function runPrimary(
   listen: { port: number },
   drainMs: number,
 ): Promise<number> {
-  const slots: Slot[] = Array.from({ length: workers }, (_, index) => ({
-    state: { index, pid: undefined, state: "starting", restarts: 0, since: new Date().toISOString() },
-    worker: undefined,
-    restartTimes: [],
-    timer: undefined,
-    lastBeat: 0,
-    killed: false,
-  }));
-  let stopping = false;
-  let announced = false;
-  let url: string | undefined;
-  // A failed start is an outcome this function prints (the worker has said its own error), not an error to throw.
-  let startFailed: ((why: string) => void) | undefined;
-  let allReady: (() => void) | undefined;
-  const ready = new Promise<{ ok: true } | { ok: false; why: string }>((resolve) => {
-    allReady = () => resolve({ ok: true });
-    startFailed = (why) => resolve({ ok: false, why });
-  });
-  let lastWorkerGone: (() => void) | undefined;
-  const noWorkerLeft = new Promise<void>((resolve) => (lastWorkerGone = resolve));
-  const tag = `toolsearch ${command}:`;
+  return new Primary(workers, `toolsearch ${command}:`, io, supervision, listen.port, drainMs).run();
+}
 
-  const set = (slot: Slot, state: WorkerStateName, pid?: number): void => {
+/** How the start ended: every worker ready, or one dead first (the worker has said its own error). */
+type StartOutcome = { ok: true } | { ok: false; why: string };
+
+/** A promise and the function that settles it. */
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((settle) => (resolve = settle));
+  return { promise, resolve };
+}
+
+/** The primary's state: its slots, where the start and the stop stand, and what it waits for. */
+class Primary {
+  readonly #slots: Slot[];
+  #stopping = false;
+  #announced = false;
+  #url: string | undefined;
+  /** A failed start is an outcome `run` prints, not an error to throw. */
+  readonly #started = deferred<StartOutcome>();
+  readonly #noWorkerLeft = deferred<void>();
+  /** The first SIGTERM/SIGINT: until the workers are up, it stops them too. */
+  readonly #signalled = deferred<void>();
+
+  constructor(
+    private readonly workers: number,
+    private readonly tag: string,
+    private readonly io: Io,
+    private readonly supervision: WorkerSupervisionSettings,
+    private readonly listenPort: number,
+    private readonly drainMs: number,
+  ) {
+    this.#slots = Array.from({ length: workers }, (_, index) => ({
+      state: { index, pid: undefined, state: "starting", restarts: 0, since: new Date().toISOString() },
+      worker: undefined,
+      restartTimes: [],
+      timer: undefined,
+      lastBeat: 0,
+      killed: false,
+    }));
+  }
+
+  async run(): Promise<number> {
+    const { io, tag } = this;
+    const onSignal = (): void => this.#onSignal();
+    // A worker of a terminal's process group gets the SIGINT too; the primary's message decides.
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    const monitor = setInterval(() => this.#checkHeartbeats(), this.supervision.heartbeatMs);
+    const signalled = this.#signalled.promise;
+    try {
+      for (const slot of this.#slots) this.#fork(slot);
+      const started = await Promise.race([this.#started.promise, signalled.then(() => undefined)]);
+      if (started === undefined) return 0;
+      if (!started.ok) {
+        io.err(started.why);
+        return 1;
+      }
+      io.out(`listening ${this.#url ?? "?"}`);
+      const gone = await Promise.race([signalled.then(() => false), this.#noWorkerLeft.promise.then(() => true)]);
+      if (!gone) return 0;
+      io.err(`${tag} no worker left: every slot spent its restarts; exiting 1 so that a supervisor restarts the service`);
+      return 1;
+    } catch (error) {
+      io.err(errorMessage(error));
+      return 1;
+    } finally {
+      clearInterval(monitor);
+      await this.#stopAll();
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+  }
+
+  #set(slot: Slot, state: WorkerStateName, pid?: number): void {
     slot.state.state = state;
     if (pid !== undefined) slot.state.pid = pid;
     if (state !== "cooling-down") delete slot.state.retryAt;
     slot.state.since = new Date().toISOString();
-  };
+  }
 
-  const onMessage = (slot: Slot, worker: Worker, message: ToPrimary): void => {
+  #onMessage(slot: Slot, worker: Worker, message: ToPrimary): void {
     if (slot.worker !== worker) return;
     // Any message is a sign of life, not only the heartbeat.
     slot.lastBeat = performance.now();
     if (slot.state.state === "unresponsive") {
-      set(slot, "ready");
-      io.err(`${tag} worker ${slot.state.index} (pid ${slot.state.pid}) answers again; ready`);
+      this.#set(slot, "ready");
+      this.io.err(`${this.tag} worker ${slot.state.index} (pid ${slot.state.pid}) answers again; ready`);
     }
     if (message?.type === "toolsearch:ready") {
-      url ??= message.url;
-      set(slot, "ready");
-      if (!announced && slots.every((s) => s.state.state === "ready")) {
-        announced = true;
-        allReady?.();
+      this.#url ??= message.url;
+      this.#set(slot, "ready");
+      if (!this.#announced && this.#slots.every((s) => s.state.state === "ready")) {
+        this.#announced = true;
+        this.#started.resolve({ ok: true });
       }
     } else if (message?.type === "toolsearch:health?") {
-      const answer: ToWorker = { type: "toolsearch:health", id: message.id, workers: slots.map((s) => ({ ...s.state })) };
+      const answer: ToWorker = { type: "toolsearch:health", id: message.id, workers: this.#slots.map((s) => ({ ...s.state })) };
       if (worker.isConnected()) worker.send(answer);
     }
-  };
+  }
 
-  const fork = (slot: Slot): void => {
+  #fork(slot: Slot): void {
     slot.timer = undefined;
     slot.killed = false;
     const env = {
       TOOLSEARCH_WORKER_INDEX: String(slot.state.index),
-      TOOLSEARCH_WORKERS: String(workers),
-      TOOLSEARCH_HEARTBEAT_MS: String(supervision.heartbeatMs),
-      TOOLSEARCH_LISTEN_PORT: String(listen.port),
+      TOOLSEARCH_WORKERS: String(this.workers),
+      TOOLSEARCH_HEARTBEAT_MS: String(this.supervision.heartbeatMs),
+      TOOLSEARCH_LISTEN_PORT: String(this.listenPort),
     };
     const worker = cluster.fork(env);
     slot.worker = worker;
-    set(slot, "starting", worker.process.pid);
-    worker.on("message", (message: ToPrimary) => onMessage(slot, worker, message));
+    this.#set(slot, "starting", worker.process.pid);
+    worker.on("message", (message: ToPrimary) => this.#onMessage(slot, worker, message));
     worker.once("exit", (code, signal) => {
       if (slot.worker !== worker) return;
       slot.worker = undefined;
-      set(slot, "exited");
-      if (stopping) return;
+      this.#set(slot, "exited");
+      if (this.#stopping) return;
       const why = signal ?? code;
-      if (!announced) return startFailed?.(`${tag} worker ${slot.state.index} exited (${why}) before it was ready`);
-      restartLater(slot, `worker ${slot.state.index} (pid ${slot.state.pid}) exited (${why})`);
+      if (!this.#announced) return this.#started.resolve({ ok: false, why: `${this.tag} worker ${slot.state.index} exited (${why}) before it was ready` });
+      this.#restartLater(slot, `worker ${slot.state.index} (pid ${slot.state.pid}) exited (${why})`);
     });
-  };
+  }
 
   /** The backoff fork while the slot's budget lasts, else the cool-down; exits when no worker is left. */
-  const restartLater = (slot: Slot, what: string): void => {
+  #restartLater(slot: Slot, what: string): void {
+    const { supervision, tag, io } = this;
     const now = performance.now();
     slot.restartTimes = slot.restartTimes.filter((t) => now - t < RESTART_WINDOW_MS);
     const spent = slot.restartTimes.length;
     if (spent >= supervision.restartsPerMinute) {
-      set(slot, "cooling-down");
+      this.#set(slot, "cooling-down");
       slot.state.retryAt = new Date(Date.now() + supervision.cooldownMs).toISOString();
       io.err(
         `${tag} ${what}; slot ${slot.state.index} spent its ${supervision.restartsPerMinute} restart${supervision.restartsPerMinute === 1 ? "" : "s"} this minute, cooling down: it is retried in ${seconds(supervision.cooldownMs)}`,
@@ -244,30 +298,31 @@ export async function runPrimary(
         slot.restartTimes = [];
         slot.state.restarts += 1;
         io.err(`${tag} slot ${slot.state.index} cooled down; starting a worker again`);
-        fork(slot);
+        this.#fork(slot);
       }, supervision.cooldownMs);
-      if (slots.every((s) => s.state.state === "cooling-down")) lastWorkerGone?.();
+      if (this.#slots.every((s) => s.state.state === "cooling-down")) this.#noWorkerLeft.resolve();
       return;
     }
     const delay = Math.min(MAX_RESTART_BACKOFF_MS, RESTART_BACKOFF_MS * 2 ** spent);
     slot.restartTimes.push(now);
     slot.state.restarts += 1;
-    set(slot, "restarting");
+    this.#set(slot, "restarting");
     io.err(
       `${tag} ${what}; starting another in ${delay} ms (restart ${spent + 1} of ${supervision.restartsPerMinute} this minute for slot ${slot.state.index})`,
     );
-    slot.timer = setTimeout(() => fork(slot), delay);
-  };
+    slot.timer = setTimeout(() => this.#fork(slot), delay);
+  }
 
   /** Marks silent workers unresponsive, and kills those silent past the limit. */
-  const checkHeartbeats = (): void => {
+  #checkHeartbeats(): void {
+    const { supervision, tag, io } = this;
     const now = performance.now();
-    for (const slot of slots) {
+    for (const slot of this.#slots) {
       const { state } = slot.state;
       if ((state !== "ready" && state !== "unresponsive") || slot.worker === undefined || slot.killed) continue;
       const silent = now - slot.lastBeat;
       if (state === "ready" && silent > MISSED_BEATS * supervision.heartbeatMs) {
-        set(slot, "unresponsive");
+        this.#set(slot, "unresponsive");
         io.err(`${tag} worker ${slot.state.index} (pid ${slot.state.pid}) sent no heartbeat for ${seconds(silent)}; unresponsive (not ready)`);
       }
       if (supervision.killUnresponsiveMs > 0 && silent > supervision.killUnresponsiveMs) {
@@ -276,13 +331,14 @@ export async function runPrimary(
         slot.worker.process.kill("SIGKILL");
       }
     }
-  };
+  }
 
-  const stopAll = async (): Promise<void> => {
-    stopping = true;
-    io.err(`${tag} stopping: each worker drains its requests in flight (gateway.drainMs ${drainMs} ms); a second signal stops at once`);
-    for (const slot of slots) clearTimeout(slot.timer);
-    const exits = slots.map(
+  async #stopAll(): Promise<void> {
+    const { drainMs } = this;
+    this.#stopping = true;
+    this.io.err(`${this.tag} stopping: each worker drains its requests in flight (gateway.drainMs ${drainMs} ms); a second signal stops at once`);
+    for (const slot of this.#slots) clearTimeout(slot.timer);
+    const exits = this.#slots.map(
       (slot) =>
         new Promise<void>((resolve) => {
           const worker = slot.worker;
@@ -292,56 +348,29 @@ export async function runPrimary(
             clearTimeout(kill);
             resolve();
           });
-          set(slot, "stopping");
-          const stop: ToWorker = { type: "toolsearch:stop" };
-          if (worker.isConnected()) worker.send(stop);
-          else worker.process.kill("SIGTERM");
+          this.#set(slot, "stopping");
+          tellToStop(worker);
         }),
     );
     await Promise.all(exits);
-  };
-
-  // Until the workers are up, a signal stops them too.
-  let signalled: (() => void) | undefined;
-  const signal = new Promise<void>((resolve) => (signalled = resolve));
-  // A signal while stopping is the operator insisting: every worker's drain ends at once.
-  const onSignal = (): void => {
-    if (!stopping) return signalled?.();
-    io.err(`${tag} stopping at once`);
-    const stop: ToWorker = { type: "toolsearch:stop" };
-    for (const slot of slots) {
-      const worker = slot.worker;
-      if (worker === undefined || worker.isDead()) continue;
-      if (worker.isConnected()) worker.send(stop);
-      else worker.process.kill("SIGTERM");
-    }
-  };
-  // A worker of a terminal's process group gets the SIGINT too; the primary's message decides.
-  process.on("SIGINT", onSignal);
-  process.on("SIGTERM", onSignal);
-  const monitor = setInterval(checkHeartbeats, supervision.heartbeatMs);
-  try {
-    for (const slot of slots) fork(slot);
-    const started = await Promise.race([ready, signal.then(() => undefined)]);
-    if (started === undefined) return 0;
-    if (!started.ok) {
-      io.err(started.why);
-      return 1;
-    }
-    io.out(`listening ${url ?? "?"}`);
-    const gone = await Promise.race([signal.then(() => false), noWorkerLeft.then(() => true)]);
-    if (!gone) return 0;
-    io.err(`${tag} no worker left: every slot spent its restarts; exiting 1 so that a supervisor restarts the service`);
-    return 1;
-  } catch (error) {
-    io.err(errorMessage(error));
-    return 1;
-  } finally {
-    clearInterval(monitor);
-    await stopAll();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
   }
+
+  /** A signal while stopping is the operator insisting: every worker's drain ends at once. */
+  #onSignal(): void {
+    if (!this.#stopping) return this.#signalled.resolve();
+    this.io.err(`${this.tag} stopping at once`);
+    for (const slot of this.#slots) {
+      const worker = slot.worker;
+      if (worker !== undefined && !worker.isDead()) tellToStop(worker);
+    }
+  }
+}
+
+/** The stop message, or SIGTERM to a worker whose IPC channel is gone. */
+function tellToStop(worker: Worker): void {
+  const stop: ToWorker = { type: "toolsearch:stop" };
+  if (worker.isConnected()) worker.send(stop);
+  else worker.process.kill("SIGTERM");
 }
 
 function seconds(ms: number): string {

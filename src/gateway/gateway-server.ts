@@ -19,24 +19,14 @@
  * /v1/chat/completions, /v1/responses, /v1/messages, /v1/models), so that their clients point
  * at it by changing their base URL and API key.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import OpenAI from "openai";
 import { runAgentTurn, type AgentProvider, type AgentTurnInput } from "../agent/agent-turn.js";
 import { boundedProviderFetch } from "../agent/bounded-fetch.js";
 import type { ToolDefinition } from "../catalog/types.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
-import {
-  CancelledError,
-  ConfigInvalidError,
-  errorMessage,
-  HttpError,
-  ProviderFailedError,
-  ToolSearchError,
-  TurnBudgetError,
-  type ErrorCode,
-} from "../errors.js";
+import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, ToolSearchError, TurnBudgetError } from "../errors.js";
 import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
 import { RequestGuard } from "../http/request-guard.js";
@@ -50,8 +40,8 @@ import {
   unauthorized,
   type TokenIdentity,
 } from "../auth/token-auth.js";
-import { listenOn } from "../http/listen.js";
-import { closingError, CUT_GRACE_MS, settleWithin } from "../http/drain.js";
+import { closingError } from "../http/drain.js";
+import { HttpSkeleton } from "../http/http-skeleton.js";
 import { onAbort } from "../abort-listeners.js";
 import { clientAddressKey } from "../http/client-address.js";
 import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
@@ -115,10 +105,17 @@ export async function startGateway(config: ServerConfig, extras: GatewayExtras =
   const write = extras.log;
   const log = write ? (line: string) => write(escapeControl(line)) : undefined;
   const guard = new RequestGuard({ bindHost: config.gateway.host, authenticated: tokens !== undefined });
-  // Shutdown (close): requests being answered, whether the server is draining, and the cut at the drain's end.
-  const inFlight = new Set<ServerResponse>();
-  let draining = false;
+  // Shutdown (close): the cut at the drain's end stops the turns still running.
   const cut = new AbortController();
+  const http = new HttpSkeleton({
+    name: "toolsearch gateway",
+    route: (req, res) => route(req, res),
+    errorBody: (code, message) => ({ error: { code, message } }),
+    observe: (req, res) => operator.observe(req, res),
+    ...(log ? { log } : {}),
+    sessionOf: (_req, res) => String(res.getHeader("x-toolsearch-session") ?? "-"),
+    drainWaitsFor: "every",
+  });
   // The OpenAI- and Anthropic-compatible routes (compat/): answered in those APIs' own shapes, errors included.
   const compat = compatRoutes({
     engine,
@@ -129,28 +126,7 @@ export async function startGateway(config: ServerConfig, extras: GatewayExtras =
     budgets: turnBudgets(config),
     trustLoopbackIdentity: config.gateway.trustLoopbackIdentity,
     logged: log !== undefined,
-    shutdown: { draining: () => draining, cut: cut.signal },
-  });
-  const server = createServer((req, res) => {
-    operator.observe(req, res);
-    inFlight.add(res);
-    res.once("close", () => inFlight.delete(res));
-    if (draining) leaveAfter(res);
-    if (log) {
-      const started = performance.now();
-      res.once("finish", () =>
-        log(
-          `${req.method} ${(req.url ?? "/").slice(0, 200)} ${res.statusCode} ${Math.round(performance.now() - started)}ms session=${res.getHeader("x-toolsearch-session") ?? "-"}`,
-        ),
-      );
-    }
-    route(req, res).catch((error: unknown) => {
-      if (error instanceof HttpError) return sendJson(res, error.status, { error: { code: error.code, message: error.message } }, error.headers);
-      // The detail may hold paths, hosts or secrets: it goes to the operator's stderr, not the client.
-      const detail = errorMessage(error);
-      console.error(`toolsearch gateway: internal error on ${req.method} ${req.url}: ${detail.replace(/\s+/g, " ")}`);
-      sendJson(res, 500, { error: { code: "INTERNAL" satisfies ErrorCode, message: "internal error" } });
-    });
+    shutdown: { draining: () => http.draining, cut: cut.signal },
   });
 
   /** The caller's token identity; undefined without a valid token; `null` when the gateway has no auth (the body's identity is trusted). */
@@ -158,18 +134,12 @@ export async function startGateway(config: ServerConfig, extras: GatewayExtras =
     return tokens ? tokens.match(req.headers.authorization) : null;
   }
 
-  /** While draining, an answer closes its connection once written: no keep-alive connection outlives the drain idle. */
-  function leaveAfter(res: ServerResponse): void {
-    if (!res.headersSent) res.setHeader("connection", "close");
-    res.once("finish", () => setImmediate(() => server.closeIdleConnections()));
-  }
-
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (await compat.serve(req, res)) return;
     // Before anything, /healthz included: a rebound page must not even learn that this port answers.
     guard.admit(req);
     // /healthz too: a balancer's probe learns to send this instance nothing more.
-    if (draining) throw closingError("this instance takes no new request; send it to another instance, or again once this one is back.");
+    if (http.draining) throw closingError("this instance takes no new request; send it to another instance, or again once this one is back.");
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     const identity = identityOf(req);
     if (operator.serves(path)) return operator.handle(req, res, identity, guard);
@@ -253,8 +223,9 @@ export async function startGateway(config: ServerConfig, extras: GatewayExtras =
     }
   }
 
+  let port: number;
   try {
-    await listenOn(server, config.gateway.port, config.gateway.host);
+    port = await http.listen(config.gateway.port, config.gateway.host);
   } catch (error) {
     // A busy port: what started for this gateway (MCP children, the pool) must not outlive it.
     await engine.close();
@@ -262,25 +233,17 @@ export async function startGateway(config: ServerConfig, extras: GatewayExtras =
     await operator.close();
     throw error;
   }
-  const { port } = server.address() as AddressInfo;
   return {
     url: `http://${config.gateway.host}:${port}`,
     port,
     engine,
     async close(options = {}) {
-      if (!draining) {
-        draining = true;
-        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-        server.closeIdleConnections();
-        for (const res of inFlight) leaveAfter(res);
-        const drained = await settleWithin(() => inFlight.size === 0, options.drainMs ?? 0, options.signal);
-        if (!drained) {
-          cut.abort(closingError(`this turn was still running at the end of the drain (gateway.drainMs ${options.drainMs ?? 0} ms) and was stopped.`));
-          await settleWithin(() => inFlight.size === 0, CUT_GRACE_MS);
-        }
-        server.closeAllConnections();
-        await stopped;
-      }
+      const drainMs = options.drainMs ?? 0;
+      await http.close({
+        drainMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+        cut: () => cut.abort(closingError(`this turn was still running at the end of the drain (gateway.drainMs ${drainMs} ms) and was stopped.`)),
+      });
       await engine.close();
       await sessionLog?.close();
       await operator.close();

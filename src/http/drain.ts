@@ -20,7 +20,7 @@ export function closingError(detail: string): HttpError {
  * Resolves true once `settled()` holds, false when `ms` pass or `signal` aborts first (a
  * second signal: the operator does not want to wait).
  */
-export async function settleWithin(settled: () => boolean, ms: number, signal?: AbortSignal): Promise<boolean> {
+async function settleWithin(settled: () => boolean, ms: number, signal?: AbortSignal): Promise<boolean> {
   const deadline = performance.now() + ms;
   while (!settled()) {
     const left = deadline - performance.now();
@@ -28,6 +28,17 @@ export async function settleWithin(settled: () => boolean, ms: number, signal?: 
     await pause(Math.min(POLL_MS, left), signal);
   }
   return true;
+}
+
+/**
+ * The drain and its end, for both servers: waits up to `drainMs` (or until `signal` aborts) for
+ * `settled`; when it does not hold by then, `cut` stops what still runs and its CLOSING answers
+ * get CUT_GRACE_MS to go out.
+ */
+export async function drainThenCut(settled: () => boolean, drainMs: number, signal: AbortSignal | undefined, cut: () => void): Promise<void> {
+  if (await settleWithin(settled, drainMs, signal)) return;
+  cut();
+  await settleWithin(settled, CUT_GRACE_MS);
 }
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

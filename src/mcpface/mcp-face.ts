@@ -27,8 +27,7 @@
  * then are sessions and connections closed (face-drain.ts).
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable, Writable } from "node:stream";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -44,14 +43,14 @@ import {
 import type { ToolSearchEngine } from "../engine/engine.js";
 import type { RunContext } from "../engine/options.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
-import { ClientNotReadingError, ConfigInvalidError, errorMessage, HttpError, type ErrorCode } from "../errors.js";
+import { ClientNotReadingError, ConfigInvalidError, HttpError, type ErrorCode } from "../errors.js";
 import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, unauthorized, type TokenIdentity } from "../auth/token-auth.js";
 import type { ServerConfig } from "../config/server-config.js";
 import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
 import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
+import { HttpSkeleton } from "../http/http-skeleton.js";
 import { RequestGuard } from "../http/request-guard.js";
-import { listenOn } from "../http/listen.js";
 import type { McpServerSource } from "../mcp/index.js";
 import { packageVersion } from "../version.js";
 import { guardStdioOutput, HttpAnswerFlow, REFUSED, RequestBudget, requestIds, tooManyRequestsMessage } from "./answer-flow.js";
@@ -59,8 +58,9 @@ import { FaceDrain } from "./face-drain.js";
 import { httpRefusalCode, refuseInvalidParams, unreadableLineAnswer } from "./protocol-errors.js";
 import type { TenantTurns } from "../dispatch/fair-turns.js";
 import { LineLimit, type SkippedLine } from "./stdio-lines.js";
-import { closingError, CUT_GRACE_MS, settleWithin } from "../http/drain.js";
+import { closingError, drainThenCut } from "../http/drain.js";
 import { FaceSession } from "./face-session.js";
+import { FaceSessions, type LiveSession } from "./face-sessions.js";
 import { admitSession, tenantOf, type SessionTenantKey } from "./tenant-shares.js";
 import { OperatorEndpoints } from "../admin/operator-endpoints.js";
 
@@ -92,23 +92,6 @@ export interface McpFace {
   close(options?: { drainMs?: number; signal?: AbortSignal }): Promise<void>;
 }
 
-interface Live {
-  session: FaceSession;
-  server: Server;
-  /** Its requests in flight (capped) and when it was last used. */
-  budget: RequestBudget;
-  /** HTTP: the token identity that opened it (null without auth). */
-  identity?: TokenIdentity | null;
-  /** HTTP: whose share of the sessions it counts against. */
-  tenant?: SessionTenantKey;
-  /** HTTP: its tenant's turns on the control path, one taken per request. */
-  turns?: TenantTurns;
-  transport?: StreamableHTTPServerTransport;
-  /** HTTP: its answers on their way to the client (unread bytes, hang-ups). */
-  flow?: HttpAnswerFlow;
-  closing?: Promise<void>;
-}
-
 /** Builds the engine over the config's plugins and MCP servers; nothing listens yet. */
 export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras = {}): Promise<McpFace> {
   const tokens = config.gateway.auth ? new TokenTable(config.gateway.auth.tokens) : undefined;
@@ -120,24 +103,18 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
   // A tool name or a header is the client's text: escaped, so it cannot forge a log line.
   const write = extras.log;
   const log = write ? (line: string) => write(escapeControl(line)) : undefined;
-  const live = new Set<Live>();
-  const byHttpId = new Map<string, Live>();
-  let opening = 0;
-  const openingBy = new Map<SessionTenantKey, number>();
-  let http: HttpServer | undefined;
-  let sweeper: NodeJS.Timeout | undefined;
-  let closed = false;
+  const sessions = new FaceSessions();
   const drain = new FaceDrain();
-  /** HTTP responses to POSTs that carry requests, until written: the drain waits for them. */
-  const answering = new Set<ServerResponse>();
+  /** Set once `listenHttp` binds: the server, and the timer that closes idle sessions. */
+  let listening: { http: HttpSkeleton; sweeper: NodeJS.Timeout } | undefined;
 
-  operator.attach({ engine, mcpSources, sessions: () => [...live].map((e) => ({ tenant: tenantLabel(e.tenant), inFlight: e.budget.inFlight() })) });
+  operator.attach({ engine, mcpSources, sessions: () => sessions.all().map((e) => ({ tenant: tenantLabel(e.tenant), inFlight: e.budget.inFlight() })) });
 
   const serverReason = (name: string): string | undefined => mcpSources.find((source) => source.toolset === name)?.unavailableReason();
   const configIdentity = mcpSectionIdentity(config);
 
   const stopListening = engine.onCatalogChange(() => {
-    for (const entry of live) {
+    for (const entry of sessions.all()) {
       entry.session.markStale();
       entry.server.sendToolListChanged().catch(() => {
         // not initialized yet, or the client is gone: nothing to tell
@@ -173,26 +150,15 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
     return server;
   }
 
-  function closeLive(entry: Live): Promise<void> {
-    entry.closing ??= (async () => {
-      live.delete(entry);
-      if (entry.transport?.sessionId) byHttpId.delete(entry.transport.sessionId);
-      entry.flow?.close();
-      await entry.server.close().catch(() => {});
-      await entry.session.close();
-    })();
-    return entry.closing;
-  }
-
   async function openSession(
     context: RunContext,
     label: string,
     http?: { identity: TokenIdentity | null; tenant: SessionTenantKey; turns: TenantTurns },
-  ): Promise<Live> {
+  ): Promise<LiveSession> {
     const session = await FaceSession.open(engine, context, serverReason);
     const budget = new RequestBudget(config.mcp.maxInFlightPerSession);
-    const entry: Live = { session, budget, server: newServer(session, budget, label), ...(http ?? {}) };
-    live.add(entry);
+    const entry: LiveSession = { session, budget, server: newServer(session, budget, label), ...(http ?? {}) };
+    sessions.add(entry);
     return entry;
   }
 
@@ -237,7 +203,7 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
       unguard();
       stdin.unpipe(lines);
       lines.destroy();
-      await closeLive(entry);
+      await sessions.close(entry);
     }
   }
 
@@ -246,50 +212,28 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
   async function listenHttp(host: string, port: number): Promise<{ url: string; port: number }> {
     checkHttpExposure(config, host);
     const guard = new RequestGuard({ bindHost: host, authenticated: tokens !== undefined });
-    const server = createServer((req, res) => {
-      operator.observe(req, res);
-      const started = performance.now();
-      if (log)
-        res.once("finish", () =>
-          log(
-            `${req.method} ${(req.url ?? "/").slice(0, 200)} ${res.statusCode} ${ms(started)} session=${String(req.headers["mcp-session-id"] ?? "-").slice(0, 64)}`,
-          ),
-        );
-      route(req, res, guard).catch((error: unknown) => {
-        if (error instanceof HttpError)
-          return sendJson(
-            res,
-            error.status,
-            { jsonrpc: "2.0", error: { code: httpRefusalCode(error.code), message: error.message, data: { code: error.code } }, id: null },
-            error.headers,
-          );
-        const detail = errorMessage(error);
-        console.error(`toolsearch mcp: internal error on ${req.method} ${req.url}: ${detail.replace(/\s+/g, " ").slice(0, 500)}`);
-        if (!res.headersSent)
-          sendJson(res, 500, {
-            jsonrpc: "2.0",
-            error: { code: JsonRpcCode.InternalError, message: "internal error", data: { code: "INTERNAL" satisfies ErrorCode } },
-            id: null,
-          });
-        else res.end();
-      });
+    const server = new HttpSkeleton({
+      name: "toolsearch mcp",
+      route: (req, res) => route(req, res, guard, server),
+      errorBody: (code, message) => ({
+        jsonrpc: "2.0",
+        error: { code: code === "INTERNAL" ? JsonRpcCode.InternalError : httpRefusalCode(code), message, data: { code } },
+        id: null,
+      }),
+      observe: (req, res) => operator.observe(req, res),
+      ...(log ? { log } : {}),
+      sessionOf: (req) => String(req.headers["mcp-session-id"] ?? "-").slice(0, 64),
+      drainWaitsFor: "tracked",
     });
-    await listenOn(server, port, host);
-    http = server;
+    const bound = await server.listen(port, host);
     const idle = config.mcp.sessionIdleMs;
-    sweeper = setInterval(
-      () => {
-        const now = Date.now();
-        for (const entry of [...byHttpId.values()]) if (entry.budget.inFlight() === 0 && now - entry.budget.lastUsed() > idle) void closeLive(entry);
-      },
-      Math.min(60_000, Math.max(500, Math.floor(idle / 4))),
-    );
+    const sweeper = setInterval(() => sessions.closeIdle(idle), Math.min(60_000, Math.max(500, Math.floor(idle / 4))));
     sweeper.unref();
-    const bound = (server.address() as AddressInfo).port;
+    listening = { http: server, sweeper };
     return { url: `http://${host.includes(":") ? `[${host}]` : host}:${bound}/mcp`, port: bound };
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse, guard: RequestGuard): Promise<void> {
+  async function route(req: IncomingMessage, res: ServerResponse, guard: RequestGuard, server: HttpSkeleton): Promise<void> {
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
     // Before anything, /healthz included: without tokens the loopback bind is the only guard, and a page in a browser can reach it.
     guard.admit(req);
@@ -300,45 +244,39 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
     if (identity === undefined) throw unauthorized(req.headers.authorization, "server");
     const sessionHeader = req.headers["mcp-session-id"];
     if (typeof sessionHeader === "string") {
-      const entry = byHttpId.get(sessionHeader);
+      const entry = sessions.http(sessionHeader);
       // Another token's session is as unknown as one that never existed.
       if (!entry?.transport || !entry.flow || entry.identity !== identity) throw new HttpError("SESSION_NOT_FOUND", "Session not found; initialize a new one.");
       entry.budget.touch();
-      if (req.method === "POST") return postToSession(entry.budget, entry.flow, entry.transport, entry.turns!, req, res, guard);
+      if (req.method === "POST") return postToSession(entry.budget, entry.flow, entry.transport, entry.turns!, req, res, guard, server);
       if (req.method === "GET") entry.flow.trackStream(req, res);
       return entry.transport.handleRequest(req, res);
     }
     if (req.method !== "POST") throw new HttpError("BAD_REQUEST", "No mcp-session-id: POST an initialize request first.");
     const body = await guard.readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR");
     if (!isInitializeRequest(body)) throw new HttpError("BAD_REQUEST", "No mcp-session-id: the first request of a session must be initialize.");
-    if (closed) throw new HttpError("CLOSING", "The server is shutting down.");
+    if (drain.draining) throw new HttpError("CLOSING", "The server is shutting down.");
     const tenant = tenantOf(req, identity);
-    const victim = admitSession(tenant, byHttpId.values(), { all: opening, tenant: openingBy.get(tenant) ?? 0 }, config.mcp);
+    const victim = admitSession(tenant, sessions.httpSessions(), sessions.opening(tenant), config.mcp);
     if (victim) {
       log?.(
         `mcp session ${victim.transport?.sessionId ?? "-"} evicted: idle longest, and another tenant needed its slot (mcp.maxSessions ${config.mcp.maxSessions})`,
       );
-      void closeLive(victim);
+      void sessions.close(victim);
     }
-    opening += 1;
-    openingBy.set(tenant, (openingBy.get(tenant) ?? 0) + 1);
-    let entry: Live | undefined;
-    try {
+    const entry = await sessions.whileOpening(tenant, async () => {
       const sessionId = randomUUID();
       // The session's share of the control path: the token's tenant, else the client's address.
       const shareKey = identity ? tokenTenant(identity) : (tenant as string);
       const share = identity ? { tenant: shareKey } : { shareKey };
-      entry = await openSession({ sessionId, ...runIdentity(identity), ...share }, sessionId, {
+      const opened = await openSession({ sessionId, ...runIdentity(identity), ...share }, sessionId, {
         identity,
         tenant,
         turns: engine.controlTurns(shareKey),
       });
-      const opened = entry;
       const transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => sessionId,
-        onsessioninitialized: (id) => {
-          byHttpId.set(id, opened);
-        },
+        onsessioninitialized: (id) => sessions.bindHttp(id, opened),
       });
       opened.transport = transport;
       opened.flow = new HttpAnswerFlow(config.mcp.maxUnreadBytes, (unread, socket) => {
@@ -347,17 +285,14 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
         );
       });
       opened.flow.attach(transport);
-      transport.onclose = () => void closeLive(opened);
+      transport.onclose = () => void sessions.close(opened);
       await opened.server.connect(transport);
       refuseInvalidParams(transport);
       await transport.handleRequest(req, res, body);
-    } finally {
-      opening -= 1;
-      const left = (openingBy.get(tenant) ?? 1) - 1;
-      if (left > 0) openingBy.set(tenant, left);
-      else openingBy.delete(tenant);
-    }
-    if (entry && !byHttpId.has(entry.transport?.sessionId ?? "")) await closeLive(entry);
+      return opened;
+    });
+    // An initialize the SDK refused opened no session: its run ends now.
+    if (!sessions.isBound(entry)) await sessions.close(entry);
   }
 
   /**
@@ -372,6 +307,7 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
     req: IncomingMessage,
     res: ServerResponse,
     guard: RequestGuard,
+    server: HttpSkeleton,
   ): Promise<void> {
     await flow.whenDrained(req, (unread) =>
       log?.(
@@ -393,12 +329,9 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
       }
     });
     budget.touch();
-    answering.add(res);
+    server.track(res);
     const gone = new AbortController();
-    res.once("close", () => {
-      answering.delete(res);
-      gone.abort(new HttpError("CLIENT_CLOSED", "The client closed the connection."));
-    });
+    res.once("close", () => gone.abort(new HttpError("CLIENT_CLOSED", "The client closed the connection.")));
     // In its tenant's turn: the protocol's own work on a request (parsing, validation, the
     // answer's stream) costs several times a search, so a flooding tenant's requests wait in
     // its queue for it, not in front of another tenant's.
@@ -427,25 +360,23 @@ export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras 
     mcpSources,
     serveStdio,
     listenHttp,
-    sessionCount: () => live.size,
+    sessionCount: () => sessions.size,
     async close(options = {}) {
-      if (closed) return;
-      closed = true;
+      if (drain.draining) return;
       drain.start();
       stopListening();
-      if (sweeper) clearInterval(sweeper);
-      const server = http;
-      const stopped = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
-      server?.closeIdleConnections();
-      const settled = () => answering.size === 0 && [...live].every((entry) => entry.budget.inFlight() === 0);
-      if (!(await settleWithin(settled, options.drainMs ?? 0, options.signal))) {
-        drain.cut(options.drainMs ?? 0);
-        // The CLOSING answers go out before their sessions and connections are closed.
-        await settleWithin(settled, CUT_GRACE_MS);
+      const drainMs = options.drainMs ?? 0;
+      const busy = () => sessions.busy();
+      const cut = () => drain.cut(drainMs);
+      // The CLOSING answers go out before their sessions and connections are closed.
+      const closeSessions = () => sessions.closeAll();
+      if (listening) {
+        clearInterval(listening.sweeper);
+        await listening.http.close({ drainMs, ...(options.signal ? { signal: options.signal } : {}), busy, cut, beforeConnectionsClose: closeSessions });
+      } else {
+        await drainThenCut(() => !busy(), drainMs, options.signal, cut);
+        await closeSessions();
       }
-      await Promise.allSettled([...live].map((entry) => closeLive(entry)));
-      http?.closeAllConnections();
-      await stopped;
       await engine.close();
       await sessionLog?.close();
       await operator.close();
