@@ -96,6 +96,23 @@ export type ClauseSearcher = (query: string, clauses: readonly string[], limit: 
  */
 export const FUSION_DEPTH = 20;
 
+/** What searchIntents ranks, and with what. */
+export interface IntentSearch {
+  query: string;
+  /** Hits returned at most. */
+  limit: number;
+  /** One text ranked on its own (the whole request, or a clause without `searchClauses`). */
+  search: Searcher;
+  /** The whole request and its clauses ranked at once, where the backend can (SearchBackend.searchClauses). */
+  searchClauses?: ClauseSearcher | undefined;
+  /** A tool's linked siblings (ToolIndex.siblings); without it, no siblings are carried. */
+  siblingsOf?: ((id: string) => readonly string[]) | undefined;
+  /** Clause fusion and linked siblings, each on unless switched off here. */
+  options?: IntentOptions | undefined;
+  /** Explain mode: told what each step made. */
+  observe?: IntentObserver | undefined;
+}
+
 /**
  * The hits for a request: the whole request's ranking fused with each clause's, then linked
  * siblings of the first hits after SIBLING_POSITION (see withSiblings). Scores of a fused list
@@ -103,15 +120,7 @@ export const FUSION_DEPTH = 20;
  * the clauses at once; otherwise each is a `search`. The first k hits are the same whatever
  * limit ≥ k is asked (up to FUSION_DEPTH).
  */
-export function searchIntents(
-  query: string,
-  limit: number,
-  search: Searcher,
-  siblingsOf: ((id: string) => readonly string[]) | undefined,
-  options: IntentOptions = {},
-  searchClauses?: ClauseSearcher,
-  observe?: IntentObserver,
-): BackendHit[] {
+export function searchIntents({ query, limit, search, searchClauses, siblingsOf, options = {}, observe }: IntentSearch): BackendHit[] {
   const clauses = splitClauses(query);
   if (clauses.length === 1) return observed(search(query, limit), [query], observe);
   const depth = Math.max(limit, FUSION_DEPTH);
