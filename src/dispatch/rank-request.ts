@@ -138,6 +138,24 @@ function textRanking(plan: RequestPlan, scope: RunScope, trace: RankTrace | unde
   });
 }
 
+/** Whether the catalog guard is on for this run's catalog: by its profile, unless the scope says otherwise. */
+function guarded(scope: RunScope): boolean {
+  if (scope.catalogGuard !== undefined) return scope.catalogGuard === "on";
+  return scope.index.profile()?.longAndSpecific === true;
+}
+
+/**
+ * On a catalog of long, specific descriptions (or where the scope turns it on), the catalog
+ * guard: plain field BM25's clear first hit of the catalog first (catalog-guard.ts).
+ */
+function catalogGuard(plan: RequestPlan, scope: RunScope, ranked: BackendHit[], trace: RankTrace | undefined): BackendHit[] {
+  if (!guarded(scope)) return ranked;
+  const plain = scope.index.search(plan.query, { limit: FUSION_DEPTH, allowed: scope.catalog.catalogIds, weak: false, plain: true });
+  const { hits, move } = guardPlainFirst(ranked, plain, { keep: (id) => scope.catalog.clientIds.has(id) });
+  if (move !== undefined) trace?.guard(move);
+  return hits;
+}
+
 /**
  * Learning from use fused with the text ranking (learning/fuse.ts). A request that spells the
  * first hit's whole name keeps it first; learning reorders the rest.
@@ -168,30 +186,7 @@ function weakFallback(plan: RequestPlan, scope: RunScope, trace: RankTrace | und
 
 /** A read request: destructive tools below the non-destructive ones that match it comparably (read-safety.ts). */
 function readSafetyOrder(scope: RunScope, hits: readonly FusedHit[], trace: RankTrace | undefined): FusedHit[] {
-  return safeOrder(hits, (id) => destructive(scope, id), trace?.safety);
-}
-
-/** Whether the catalog guard is on for this run's catalog: by its profile, unless the scope says otherwise. */
-function guarded(scope: RunScope): boolean {
-  if (scope.catalogGuard !== undefined) return scope.catalogGuard === "on";
-  return scope.index.profile()?.longAndSpecific === true;
-}
-
-/**
- * On a catalog of long, specific descriptions (or where the scope turns it on), the catalog
- * guard: plain field BM25's clear first hit of the catalog first (catalog-guard.ts).
- */
-function catalogGuard(plan: RequestPlan, scope: RunScope, ranked: BackendHit[], trace: RankTrace | undefined): BackendHit[] {
-  if (!guarded(scope)) return ranked;
-  const plain = scope.index.search(plan.query, { limit: FUSION_DEPTH, allowed: scope.catalog.catalogIds, weak: false, plain: true });
-  const { hits, move } = guardPlainFirst(
-    ranked,
-    plain,
-    (id) => scope.catalog.clientIds.has(id),
-    (hit) => hit,
-  );
-  if (move !== undefined) trace?.guard(move);
-  return hits;
+  return safeOrder(hits, { destructive: (id) => destructive(scope, id), moved: trace?.safety });
 }
 
 /** Whether a tool of the run (catalog or client) deletes, overwrites or stops something for good (read-safety.ts). */

@@ -134,7 +134,7 @@ export function searchIntents({ query, limit, search, searchClauses, siblingsOf,
   }
   // Only for tasks of several steps: a one-action request wants alternatives in its tail, not
   // the next steps (siblings there cost dev-queries 0.01–0.05 of R@10).
-  const out = options.siblings === false || siblingsOf === undefined ? hits : withSiblings(hits, depth, siblingsOf, observe?.sibling);
+  const out = options.siblings === false || siblingsOf === undefined ? hits : withSiblings(hits, depth, { siblingsOf, onSibling: observe?.sibling });
   return out.slice(0, limit);
 }
 
@@ -186,6 +186,14 @@ const SIBLING_SLOTS = 2;
 /** Whose siblings are carried: the first hits only. */
 const SIBLING_ANCHORS = 3;
 
+/** Where withSiblings finds a hit's siblings, and who hears of each it carries. */
+export interface SiblingOptions {
+  /** A tool's linked siblings (ToolIndex.siblings). */
+  siblingsOf: (id: string) => readonly string[];
+  /** Told `id` was carried as a sibling of the hit `of` (explain mode). */
+  onSibling?: ((id: string, of: string) => void) | undefined;
+}
+
 /**
  * A task's steps are often implied, not stated: "a PDF report with a word cloud" needs
  * create-document, add-paragraph, add-picture and convert-to-pdf of one server. The linked
@@ -193,12 +201,7 @@ const SIBLING_ANCHORS = 3;
  * come next, then the rest of the ranking (without them): the hits they push down are the
  * ranking's weaker ones, and no limit changes the order of the first hits.
  */
-export function withSiblings(
-  hits: readonly BackendHit[],
-  limit: number,
-  siblingsOf: (id: string) => readonly string[],
-  onSibling?: (id: string, of: string) => void,
-): BackendHit[] {
+export function withSiblings(hits: readonly BackendHit[], limit: number, { siblingsOf, onSibling }: SiblingOptions): BackendHit[] {
   if (hits.length <= SIBLING_POSITION || limit <= SIBLING_POSITION) return hits.slice(0, limit);
   const head = hits.slice(0, SIBLING_POSITION);
   const present = new Set(head.map((h) => h.id));
