@@ -82,43 +82,60 @@ const SAFETY_DEPTH = FUSION_DEPTH;
  * match), each saying whether learning moved it up. `trace` (explain mode) hears every step.
  */
 export function rankRequest(query: string, limit: number, scope: RunScope, trace?: RankTrace): FusedHit[] {
-  const { catalog, index, learning, intents = {} } = scope;
-  const select = query.trim().toLowerCase().startsWith("select:");
-  const reading = !select && scope.readSafety !== false && isReadRequest(query);
-  const depth = reading ? Math.max(limit, SAFETY_DEPTH) : limit;
-  // The one hook of learning into ranking: learned scores of the run's allowed catalog tools
-  // only (so policy is never widened), fused with the catalog's ranking (learning/fuse.ts).
-  const learned = learning && !select ? learning.scores(query, catalog.catalogIds, index.backend.corpusStats?.()) : undefined;
-  const fusing = learned !== undefined && learned.size > 0;
-  const text = searchIntents(
-    query,
-    fusing ? Math.max(depth, LEARNED_POOL) : depth,
-    (q, n) => mergedHits(scope, q, n, trace),
-    (id) => index.siblings(id, catalog.catalogIds),
-    intents,
-    (q, clauses, n) => mergedClauses(scope, q, clauses, n, trace),
-    trace?.intents,
-  );
-  // An exact name or id stays first and alone decides: learning reorders only what text ranked.
-  // A request that spells the first hit's whole name keeps it first; learning reorders the rest.
-  const firstName = text[0] !== undefined ? catalog.get(text[0].id)?.name : undefined;
-  const exact = text[0] !== undefined && isExact(query, text[0].id, firstName);
-  const ranked = !select && !exact && guarded(scope) ? guardPlain(scope, query, text, trace) : text;
-  const rankedName = ranked === text ? firstName : ranked[0] !== undefined ? catalog.get(ranked[0].id)?.name : undefined;
-  const spelled = fusing && !exact && rankedName !== undefined && spellsName(query, rankedName);
-  const fused = fusing && !exact && learning ? learning.fuse(ranked, learned, depth, spelled) : ranked.slice(0, depth).map(unlearned);
+  const plan = planRequest(query, limit, scope);
+  const text = textRanking(plan, scope, trace);
+  // An exact name or id stays first and alone decides: no guard, no learning, no safety order.
+  const exact = text[0] !== undefined && isExact(query, text[0].id, scope.catalog.get(text[0].id)?.name);
+  const ranked = plan.select || exact ? text : catalogGuard(plan, scope, text, trace);
+  const fused = exact ? unlearnedHits(ranked, plan.depth) : learningFused(plan, scope, ranked);
   trace?.textRanking(ranked);
-  // Never empty: nothing ranked (and nothing learned) gives the best partial matches, marked weak.
-  if (fused.length === 0) trace?.weak();
-  const hits = fused.length > 0 ? fused : weakHits(scope, query, depth).map(unlearned);
-  // A request that names a tool exactly gets that tool first, whatever it does.
-  const safe = reading && !exact ? safeOrder(hits, (id) => destructive(scope, id), trace?.safety) : hits;
+  const hits = fused.length > 0 ? fused : weakFallback(plan, scope, trace);
+  const safe = plan.reading && !exact ? readSafetyOrder(scope, hits, trace) : hits;
   return safe.slice(0, limit);
 }
 
-/** A hit learning did not move, built field by field: a spread of hits of several shapes is slow, and every search makes these. */
-function unlearned(h: BackendHit): FusedHit {
-  return h.weak === true ? { id: h.id, score: h.score, weak: true, learned: false } : { id: h.id, score: h.score, learned: false };
+/** What a request asks of the steps, settled before any is run. */
+interface RequestPlan {
+  readonly query: string;
+  /** A `select:` list of exact ids: no learning, no guard, no safety order. */
+  readonly select: boolean;
+  /** The request only asks to read: the safety order applies (read-safety.ts). */
+  readonly reading: boolean;
+  /** How deep each step ranks before the cut to the limit. */
+  readonly depth: number;
+  /** Learned scores to fuse with the text ranking; undefined when there are none. */
+  readonly learned: ReadonlyMap<string, number> | undefined;
+}
+
+function planRequest(query: string, limit: number, scope: RunScope): RequestPlan {
+  const { catalog, index, learning } = scope;
+  const select = query.trim().toLowerCase().startsWith("select:");
+  const reading = !select && scope.readSafety !== false && isReadRequest(query);
+  // The one hook of learning into ranking: learned scores of the run's allowed catalog tools
+  // only (so policy is never widened), fused with the catalog's ranking (learning/fuse.ts).
+  const learned = learning && !select ? learning.scores(query, catalog.catalogIds, index.backend.corpusStats?.()) : undefined;
+  return {
+    query,
+    select,
+    reading,
+    depth: reading ? Math.max(limit, SAFETY_DEPTH) : limit,
+    learned: learned !== undefined && learned.size > 0 ? learned : undefined,
+  };
+}
+
+/** The text ranking over both indexes: the whole request, and a multi-step one's clauses fused with it (intents.ts). */
+function textRanking(plan: RequestPlan, scope: RunScope, trace: RankTrace | undefined): BackendHit[] {
+  const { catalog, index } = scope;
+  return searchIntents({
+    query: plan.query,
+    // Deep enough that a tool learning ranks high is among the hits it fuses with.
+    limit: plan.learned === undefined ? plan.depth : Math.max(plan.depth, LEARNED_POOL),
+    search: (q, n) => mergedHits(scope, q, n, trace),
+    searchClauses: (q, clauses, n) => mergedClauses(scope, q, clauses, n, trace),
+    siblingsOf: (id) => index.siblings(id, catalog.catalogIds),
+    options: scope.intents,
+    observe: trace?.intents,
+  });
 }
 
 /** Whether the catalog guard is on for this run's catalog: by its profile, unless the scope says otherwise. */
@@ -127,17 +144,49 @@ function guarded(scope: RunScope): boolean {
   return scope.index.profile()?.longAndSpecific === true;
 }
 
-/** The catalog guard over the text ranking: plain field BM25's clear first hit of the catalog first (catalog-guard.ts). */
-function guardPlain(scope: RunScope, query: string, ranked: readonly BackendHit[], trace: RankTrace | undefined): BackendHit[] {
-  const plain = scope.index.search(query, { limit: FUSION_DEPTH, allowed: scope.catalog.catalogIds, weak: false, plain: true });
-  const { hits, move } = guardPlainFirst(
-    ranked,
-    plain,
-    (id) => scope.catalog.clientIds.has(id),
-    (hit) => hit,
-  );
+/**
+ * On a catalog of long, specific descriptions (or where the scope turns it on), the catalog
+ * guard: plain field BM25's clear first hit of the catalog first (catalog-guard.ts).
+ */
+function catalogGuard(plan: RequestPlan, scope: RunScope, ranked: BackendHit[], trace: RankTrace | undefined): BackendHit[] {
+  if (!guarded(scope)) return ranked;
+  const plain = scope.index.search(plan.query, { limit: FUSION_DEPTH, allowed: scope.catalog.catalogIds, weak: false, plain: true });
+  const { hits, move } = guardPlainFirst(ranked, plain, { keep: (id) => scope.catalog.clientIds.has(id) });
   if (move !== undefined) trace?.guard(move);
   return hits;
+}
+
+/**
+ * Learning from use fused with the text ranking (learning/fuse.ts). A request that spells the
+ * first hit's whole name keeps it first; learning reorders the rest.
+ */
+function learningFused(plan: RequestPlan, scope: RunScope, ranked: readonly BackendHit[]): FusedHit[] {
+  const { learned, depth } = plan;
+  if (learned === undefined || scope.learning === undefined) return unlearnedHits(ranked, depth);
+  const firstName = ranked[0] !== undefined ? scope.catalog.get(ranked[0].id)?.name : undefined;
+  const spelled = firstName !== undefined && spellsName(plan.query, firstName);
+  return scope.learning.fuse(ranked, learned, depth, spelled);
+}
+
+/** The first `depth` hits, none moved by learning. */
+function unlearnedHits(ranked: readonly BackendHit[], depth: number): FusedHit[] {
+  return ranked.slice(0, depth).map(unlearned);
+}
+
+/** A hit learning did not move, built field by field: a spread of hits of several shapes is slow, and every search makes these. */
+function unlearned(h: BackendHit): FusedHit {
+  return h.weak === true ? { id: h.id, score: h.score, weak: true, learned: false } : { id: h.id, score: h.score, learned: false };
+}
+
+/** Never empty: nothing ranked (and nothing learned) gives the best partial matches, marked weak. */
+function weakFallback(plan: RequestPlan, scope: RunScope, trace: RankTrace | undefined): FusedHit[] {
+  trace?.weak();
+  return weakHits(scope, plan.query, plan.depth).map(unlearned);
+}
+
+/** A read request: destructive tools below the non-destructive ones that match it comparably (read-safety.ts). */
+function readSafetyOrder(scope: RunScope, hits: readonly FusedHit[], trace: RankTrace | undefined): FusedHit[] {
+  return safeOrder(hits, { destructive: (id) => destructive(scope, id), moved: trace?.safety });
 }
 
 /** Whether a tool of the run (catalog or client) deletes, overwrites or stops something for good (read-safety.ts). */

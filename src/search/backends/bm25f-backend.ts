@@ -11,13 +11,15 @@
  * whole thread (sqlite-loader.ts).
  */
 import type { Database, Sqlite3Static } from "@sqlite.org/sqlite-wasm";
-import { ConfigInvalidError, errorMessage, IndexClosedError } from "../../errors.js";
+import { ConfigInvalidError } from "../../errors.js";
+import { Bm25fPostingsBackend } from "./bm25f-postings-backend.js";
+import { loadedSnapshot } from "./indexed-backend.js";
 import { loadSqlite } from "./sqlite-loader.js";
 import type { SqlGuard } from "./snapshot-guard.js";
 import { META_TABLE, SNAPSHOT_SCHEMA_SQL } from "./snapshot-schema.js";
-import { Bm25fIndex, DEFAULT_BM25F, fieldTerms, type Bm25fParams, type Bm25fSnapshot } from "../scoring/bm25f.js";
+import { Bm25fIndex, DEFAULT_BM25F, type Bm25fParams, type Bm25fSnapshot } from "../scoring/bm25f.js";
 import { makeExpander, type ExpansionOptions } from "../query/query-expansion.js";
-import type { BackendHit, BackendSearchOptions, CorpusStats, SearchBackend, SearchBackendFactory, SearchDoc, SnapshotExpectation } from "../types.js";
+import type { SearchBackendFactory, SnapshotExpectation } from "../types.js";
 
 /** BM25F snapshot parts (bm25f.ts Bm25fSnapshot), one row each: text as text, numbers as blobs. */
 const BM25F_KEYS = ["ids", "terms", "lengths", "start", "data"] as const;
@@ -29,48 +31,16 @@ export interface Bm25fBackendOptions {
   bm25f?: Bm25fParams;
 }
 
-export class Bm25fBackend implements SearchBackend {
+/** Made by `bm25fBackend.create()` / `.load()`: the shared BM25F backend, with snapshots. */
+export class Bm25fBackend extends Bm25fPostingsBackend {
   readonly kind = "bm25f";
-  #index: Bm25fIndex | undefined;
-
-  /** Use `bm25fBackend.create()` / `.load()`. */
-  constructor(index: Bm25fIndex) {
-    this.#index = index;
-  }
-
-  get size(): number {
-    return this.#open().size;
-  }
-
-  /** Adds docs; a doc whose id is already indexed replaces it. */
-  add(docs: readonly SearchDoc[]): void {
-    this.#open().add(docs.map((doc) => ({ id: doc.id, fields: fieldTerms(doc) })));
-  }
-
-  /** Removes docs by id; unknown ids are ignored. */
-  remove(ids: readonly string[]): void {
-    this.#open().remove(ids);
-  }
-
-  search(query: string, options: BackendSearchOptions): BackendHit[] {
-    return this.#open().search(query, options);
-  }
-
-  /** All clauses in one pass: BM25F sums word scores, so the whole request is the sum of its clauses. */
-  searchClauses(clauses: readonly string[], options: BackendSearchOptions): BackendHit[][] {
-    return this.#open().searchClauses(clauses, options);
-  }
-
-  corpusStats(): CorpusStats | undefined {
-    return this.#open();
-  }
 
   /**
    * The postings as they are, without SQLite: what the index worker hands back to the main
    * thread (bm25fFromParts), whose SQLite heap then never grows to hold a whole snapshot.
    */
   parts(): Bm25fSnapshot {
-    return this.#open().toSnapshot();
+    return this.open().toSnapshot();
   }
 
   /**
@@ -78,7 +48,7 @@ export class Bm25fBackend implements SearchBackend {
    * here, at the first snapshot: an index that is never written to disk never loads it.
    */
   async serialize(): Promise<Uint8Array> {
-    const snapshot = this.#open().toSnapshot();
+    const snapshot = this.open().toSnapshot();
     const sqlite3 = await loadSqlite();
     const db = new sqlite3.oo1.DB(":memory:");
     try {
@@ -90,15 +60,6 @@ export class Bm25fBackend implements SearchBackend {
     } finally {
       db.close();
     }
-  }
-
-  close(): void {
-    this.#index = undefined;
-  }
-
-  #open(): Bm25fIndex {
-    if (this.#index === undefined) throw new IndexClosedError();
-    return this.#index;
   }
 }
 
@@ -171,11 +132,7 @@ async function readSnapshot(sqlite3: Sqlite3Static, snapshot: Uint8Array, expect
 
 async function load(snapshot: Uint8Array, options: Bm25fBackendOptions = {}, expect?: SnapshotExpectation): Promise<Bm25fBackend> {
   const sqlite3 = await loadSqlite();
-  try {
-    return new Bm25fBackend(makeIndex(options, await readSnapshot(sqlite3, snapshot, expect)));
-  } catch (error) {
-    throw new ConfigInvalidError(`backend "bm25f": the index snapshot could not be loaded (${errorMessage(error)}); rebuild the index.`, { cause: error });
-  }
+  return loadedSnapshot("bm25f", async () => new Bm25fBackend(makeIndex(options, await readSnapshot(sqlite3, snapshot, expect))));
 }
 
 /** A backend over postings another thread of this build made (Bm25fBackend.parts): trusted, not checked. */

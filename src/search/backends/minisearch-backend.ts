@@ -5,9 +5,10 @@
 import type MiniSearch from "minisearch";
 import type { Options, Query, SearchOptions } from "minisearch";
 import { lazyRequire } from "../../lazy-require.js";
-import { ConfigInvalidError, errorMessage, IndexClosedError } from "../../errors.js";
+import { ConfigInvalidError } from "../../errors.js";
 import { analyzeDoc, analyzeQuery } from "../analysis/analyze.js";
 import type { BackendHit, BackendSearchOptions, SearchBackend, SearchBackendFactory, SearchDoc, SnapshotExpectation } from "../types.js";
+import { IndexedBackend, loadedSnapshot } from "./indexed-backend.js";
 
 interface IndexedFields {
   id: string;
@@ -65,21 +66,16 @@ function indexedFields(doc: SearchDoc): IndexedFields {
   };
 }
 
-class MiniSearchBackend implements SearchBackend {
+class MiniSearchBackend extends IndexedBackend<MiniSearch<IndexedFields>> implements SearchBackend {
   readonly kind = "minisearch";
-  #index: MiniSearch<IndexedFields> | undefined;
-
-  constructor(index: MiniSearch<IndexedFields> = new (miniSearch())(OPTIONS)) {
-    this.#index = index;
-  }
 
   get size(): number {
-    return this.#open().documentCount;
+    return this.open().documentCount;
   }
 
   /** A doc whose id is already indexed replaces it. */
   add(docs: readonly SearchDoc[]): void {
-    const index = this.#open();
+    const index = this.open();
     for (const doc of docs) {
       if (index.has(doc.id)) index.discard(doc.id);
       index.add(indexedFields(doc));
@@ -87,12 +83,12 @@ class MiniSearchBackend implements SearchBackend {
   }
 
   remove(ids: readonly string[]): void {
-    const index = this.#open();
+    const index = this.open();
     for (const id of ids) if (index.has(id)) index.discard(id);
   }
 
   search(query: string, options: BackendSearchOptions): BackendHit[] {
-    const index = this.#open();
+    const index = this.open();
     const limit = Math.floor(options.limit);
     if (!(limit > 0) || index.documentCount === 0) return [];
     const terms = analyzeQuery(query);
@@ -114,17 +110,8 @@ class MiniSearchBackend implements SearchBackend {
   }
 
   serialize(): Uint8Array {
-    const json = JSON.stringify({ format: SNAPSHOT_FORMAT, index: this.#open() });
+    const json = JSON.stringify({ format: SNAPSHOT_FORMAT, index: this.open() });
     return new TextEncoder().encode(json);
-  }
-
-  close(): void {
-    this.#index = undefined;
-  }
-
-  #open(): MiniSearch<IndexedFields> {
-    if (this.#index === undefined) throw new IndexClosedError();
-    return this.#index;
   }
 }
 
@@ -134,8 +121,8 @@ const fieldTexts = (doc: SearchDoc): string[] => {
 };
 
 /** `expect`: a snapshot from disk, checked against these docs first (minisearch-verify.ts). */
-async function load(snapshot: Uint8Array, expect?: SnapshotExpectation): Promise<MiniSearchBackend> {
-  try {
+function load(snapshot: Uint8Array, expect?: SnapshotExpectation): Promise<MiniSearchBackend> {
+  return loadedSnapshot("minisearch", async () => {
     const text = new TextDecoder("utf-8", { fatal: true }).decode(snapshot);
     const parsed = JSON.parse(text) as { format?: unknown; index?: unknown };
     if (parsed.format !== SNAPSHOT_FORMAT || typeof parsed.index !== "object" || parsed.index === null) {
@@ -150,15 +137,13 @@ async function load(snapshot: Uint8Array, expect?: SnapshotExpectation): Promise
     // loadJSON takes the index's JSON text; re-stringifying the inner object costs a little
     // at load and keeps the snapshot one self-describing JSON document.
     return new MiniSearchBackend(miniSearch().loadJSON<IndexedFields>(JSON.stringify(index), OPTIONS));
-  } catch (error) {
-    throw new ConfigInvalidError(`backend "minisearch": the index snapshot could not be loaded (${errorMessage(error)}); rebuild the index.`, { cause: error });
-  }
+  });
 }
 
 /** The pure-JS fallback backend (minisearch). */
 export const minisearchBackend: SearchBackendFactory = {
   kind: "minisearch",
-  create: () => Promise.resolve(new MiniSearchBackend()),
+  create: () => Promise.resolve(new MiniSearchBackend(new (miniSearch())(OPTIONS))),
   load,
   worker: "minisearch",
 };

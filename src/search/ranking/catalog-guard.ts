@@ -30,18 +30,23 @@ export interface GuardMove {
   to: number;
 }
 
+/** What the guard asks of the run. */
+export interface CatalogGuardOptions {
+  /** Hits the guard never passes (a run's client tools: plain field BM25 ranks the catalog only). */
+  keep: (id: string) => boolean;
+}
+
 /**
  * `ranked` (the engine's hits, best first) with plain field BM25's first hit (`plain[0]`) above
  * every hit that `plain` scores below GUARD_MARGIN of it (a hit `plain` does not hold scores 0;
  * `keep` names hits never passed). The moved hit takes the score of the hit it passes, so
  * scores stay in order. Unchanged when both rank the same first or the rest are near-ties.
  */
-export function guardPlainFirst<H extends BackendHit>(
-  ranked: readonly H[],
+export function guardPlainFirst(
+  ranked: readonly BackendHit[],
   plain: readonly BackendHit[],
-  keep: (id: string) => boolean,
-  make: (hit: BackendHit) => H,
-): { hits: H[]; move?: GuardMove } {
+  { keep }: CatalogGuardOptions,
+): { hits: BackendHit[]; move?: GuardMove } {
   const first = plain[0];
   if (first === undefined || ranked[0]?.id === first.id) return { hits: [...ranked] };
   const plainScore = new Map(plain.map((h) => [h.id, h.score]));
@@ -50,7 +55,7 @@ export function guardPlainFirst<H extends BackendHit>(
   const to = at === -1 ? ranked.length : at;
   if (ranked[to]?.id === first.id || to === ranked.length) return { hits: [...ranked] };
   const from = ranked.findIndex((h) => h.id === first.id);
-  const moved = from === -1 ? make({ id: first.id, score: ranked[to]!.score }) : { ...ranked[from]!, score: ranked[to]!.score };
+  const moved = from === -1 ? { id: first.id, score: ranked[to]!.score } : { ...ranked[from]!, score: ranked[to]!.score };
   const hits = ranked.filter((h) => h.id !== first.id);
   hits.splice(to, 0, moved);
   return { hits, move: { id: first.id, from: from === -1 ? undefined : from + 1, to: to + 1 } };

@@ -96,6 +96,23 @@ export type ClauseSearcher = (query: string, clauses: readonly string[], limit: 
  */
 export const FUSION_DEPTH = 20;
 
+/** What searchIntents ranks, and with what. */
+export interface IntentSearch {
+  query: string;
+  /** Hits returned at most. */
+  limit: number;
+  /** One text ranked on its own (the whole request, or a clause without `searchClauses`). */
+  search: Searcher;
+  /** The whole request and its clauses ranked at once, where the backend can (SearchBackend.searchClauses). */
+  searchClauses?: ClauseSearcher | undefined;
+  /** A tool's linked siblings (ToolIndex.siblings); without it, no siblings are carried. */
+  siblingsOf?: ((id: string) => readonly string[]) | undefined;
+  /** Clause fusion and linked siblings, each on unless switched off here. */
+  options?: IntentOptions | undefined;
+  /** Explain mode: told what each step made. */
+  observe?: IntentObserver | undefined;
+}
+
 /**
  * The hits for a request: the whole request's ranking fused with each clause's, then linked
  * siblings of the first hits after SIBLING_POSITION (see withSiblings). Scores of a fused list
@@ -103,15 +120,7 @@ export const FUSION_DEPTH = 20;
  * the clauses at once; otherwise each is a `search`. The first k hits are the same whatever
  * limit ≥ k is asked (up to FUSION_DEPTH).
  */
-export function searchIntents(
-  query: string,
-  limit: number,
-  search: Searcher,
-  siblingsOf: ((id: string) => readonly string[]) | undefined,
-  options: IntentOptions = {},
-  searchClauses?: ClauseSearcher,
-  observe?: IntentObserver,
-): BackendHit[] {
+export function searchIntents({ query, limit, search, searchClauses, siblingsOf, options = {}, observe }: IntentSearch): BackendHit[] {
   const clauses = splitClauses(query);
   if (clauses.length === 1) return observed(search(query, limit), [query], observe);
   const depth = Math.max(limit, FUSION_DEPTH);
@@ -125,7 +134,7 @@ export function searchIntents(
   }
   // Only for tasks of several steps: a one-action request wants alternatives in its tail, not
   // the next steps (siblings there cost dev-queries 0.01–0.05 of R@10).
-  const out = options.siblings === false || siblingsOf === undefined ? hits : withSiblings(hits, depth, siblingsOf, observe?.sibling);
+  const out = options.siblings === false || siblingsOf === undefined ? hits : withSiblings(hits, depth, { siblingsOf, onSibling: observe?.sibling });
   return out.slice(0, limit);
 }
 
@@ -177,6 +186,14 @@ const SIBLING_SLOTS = 2;
 /** Whose siblings are carried: the first hits only. */
 const SIBLING_ANCHORS = 3;
 
+/** Where withSiblings finds a hit's siblings, and who hears of each it carries. */
+export interface SiblingOptions {
+  /** A tool's linked siblings (ToolIndex.siblings). */
+  siblingsOf: (id: string) => readonly string[];
+  /** Told `id` was carried as a sibling of the hit `of` (explain mode). */
+  onSibling?: ((id: string, of: string) => void) | undefined;
+}
+
 /**
  * A task's steps are often implied, not stated: "a PDF report with a word cloud" needs
  * create-document, add-paragraph, add-picture and convert-to-pdf of one server. The linked
@@ -184,12 +201,7 @@ const SIBLING_ANCHORS = 3;
  * come next, then the rest of the ranking (without them): the hits they push down are the
  * ranking's weaker ones, and no limit changes the order of the first hits.
  */
-export function withSiblings(
-  hits: readonly BackendHit[],
-  limit: number,
-  siblingsOf: (id: string) => readonly string[],
-  onSibling?: (id: string, of: string) => void,
-): BackendHit[] {
+export function withSiblings(hits: readonly BackendHit[], limit: number, { siblingsOf, onSibling }: SiblingOptions): BackendHit[] {
   if (hits.length <= SIBLING_POSITION || limit <= SIBLING_POSITION) return hits.slice(0, limit);
   const head = hits.slice(0, SIBLING_POSITION);
   const present = new Set(head.map((h) => h.id));

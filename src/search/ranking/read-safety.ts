@@ -200,13 +200,21 @@ export interface SafetyMove {
   to: number;
 }
 
+/** What the safety order asks of the ranking it reorders. */
+export interface SafetyOrderOptions {
+  /** Whether a hit's tool deletes, overwrites or stops something for good (isDestructive of its doc). */
+  destructive: (id: string) => boolean;
+  /** Told each hit that fell (explain mode). */
+  moved?: ((move: SafetyMove) => void) | undefined;
+}
+
 /**
  * `hits` (best first) in the safety order of a read request: each destructive hit goes below
  * every non-destructive hit after it that scores at least COMPARABLE times its score, and is
  * given that lower score; the other hits keep their order and scores, and so do destructive hits
  * among themselves. `moved` hears each hit that fell, with its 1-based rank before and after.
  */
-export function safeOrder<H extends BackendHit>(hits: readonly H[], destructive: (id: string) => boolean, moved?: (move: SafetyMove) => void): H[] {
+export function safeOrder<H extends BackendHit>(hits: readonly H[], { destructive, moved }: SafetyOrderOptions): H[] {
   const falls = hits.map((hit) => destructive(hit.id));
   if (!falls.includes(true)) return [...hits];
   const kept = hits.filter((_, i) => !falls[i]);

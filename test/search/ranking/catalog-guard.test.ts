@@ -21,26 +21,21 @@ const never = () => false;
 
 describe("guardPlainFirst", () => {
   it("puts plain field BM25's first above the hits it scores below the margin, with the score of the hit it passes", () => {
-    const out = guardPlainFirst(hits(["a", 1], ["b", 0.9], ["p", 0.8]), hits(["p", 10], ["b", 9], ["a", 2]), never, (h) => h);
+    const out = guardPlainFirst(hits(["a", 1], ["b", 0.9], ["p", 0.8]), hits(["p", 10], ["b", 9], ["a", 2]), { keep: never });
     // b is a near-tie in plain field BM25 (9 of 10): the signals keep it first; a is not (2 of 10).
     expect(out.hits).toEqual(hits(["p", 1], ["a", 1], ["b", 0.9]));
     expect(out.move).toEqual({ id: "p", from: 3, to: 1 });
   });
 
   it("leaves the ranking alone when both put the same first, when the rest are near-ties, and never passes a kept hit", () => {
-    expect(guardPlainFirst(hits(["p", 1], ["a", 0.5]), hits(["p", 3], ["a", 1]), never, (h) => h).move).toBeUndefined();
-    expect(guardPlainFirst(hits(["a", 1], ["p", 0.5]), hits(["p", 10], ["a", 10 * GUARD_MARGIN]), never, (h) => h).move).toBeUndefined();
-    const kept = guardPlainFirst(
-      hits(["client:x", 1], ["a", 0.8], ["p", 0.5]),
-      hits(["p", 10], ["a", 1]),
-      (id) => id.startsWith("client:"),
-      (h) => h,
-    );
+    expect(guardPlainFirst(hits(["p", 1], ["a", 0.5]), hits(["p", 3], ["a", 1]), { keep: never }).move).toBeUndefined();
+    expect(guardPlainFirst(hits(["a", 1], ["p", 0.5]), hits(["p", 10], ["a", 10 * GUARD_MARGIN]), { keep: never }).move).toBeUndefined();
+    const kept = guardPlainFirst(hits(["client:x", 1], ["a", 0.8], ["p", 0.5]), hits(["p", 10], ["a", 1]), { keep: (id) => id.startsWith("client:") });
     expect(kept.hits.map((h) => h.id)).toEqual(["client:x", "p", "a"]);
   });
 
   it("brings in plain field BM25's first when the ranking did not hold it", () => {
-    const out = guardPlainFirst(hits(["a", 1], ["b", 0.4]), hits(["p", 5]), never, (h) => h);
+    const out = guardPlainFirst(hits(["a", 1], ["b", 0.4]), hits(["p", 5]), { keep: never });
     expect(out.hits.map((h) => h.id)).toEqual(["p", "a", "b"]);
     expect(out.move).toEqual({ id: "p", from: undefined, to: 1 });
   });

@@ -89,7 +89,7 @@ describe("siblings", () => {
     const hits = Array.from({ length: 12 }, (_, i) => ({ id: `h${i}`, score: 12 - i }));
     // h3 is already among the first hits; h10 is further down and moves up as a sibling.
     const siblingsOf = (id: string) => (id === "h0" ? ["s1", "h3", "h10", "s3"] : []);
-    const ids = (limit: number) => withSiblings(hits, limit, siblingsOf).map((h) => h.id);
+    const ids = (limit: number) => withSiblings(hits, limit, { siblingsOf }).map((h) => h.id);
     expect(ids(12)).toEqual(["h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "s1", "h10", "h8", "h9"]);
     expect(ids(10)).toEqual(ids(12).slice(0, 10));
     // A limit at or below the position keeps the ranking's own hits only.

@@ -63,7 +63,7 @@ describe("safeOrder", () => {
 
   it("puts a destructive hit below every non-destructive one scoring at least COMPARABLE of it, with that lowered score", () => {
     const moves: SafetyMove[] = [];
-    const out = safeOrder(hits(["delete_relations", 1], ["open_nodes", 0.9], ["read_graph", 0.6], ["echo", 0.4]), destructive, (m) => moves.push(m));
+    const out = safeOrder(hits(["delete_relations", 1], ["open_nodes", 0.9], ["read_graph", 0.6], ["echo", 0.4]), { destructive, moved: (m) => moves.push(m) });
     expect(out.map((h) => h.id)).toEqual(["open_nodes", "read_graph", "delete_relations", "echo"]);
     expect(out[2]!.score).toBe(COMPARABLE);
     expect(moves).toEqual([{ id: "delete_relations", from: 1, to: 3 }]);
@@ -71,13 +71,13 @@ describe("safeOrder", () => {
 
   it("keeps a destructive hit first when nothing else matches comparably, and destructive hits in their order", () => {
     const moves: SafetyMove[] = [];
-    const out = safeOrder(hits(["delete_a", 1], ["delete_b", 0.95], ["weak_match", 0.2]), destructive, (m) => moves.push(m));
+    const out = safeOrder(hits(["delete_a", 1], ["delete_b", 0.95], ["weak_match", 0.2]), { destructive, moved: (m) => moves.push(m) });
     expect(out.map((h) => h.id)).toEqual(["delete_a", "delete_b", "weak_match"]);
     expect(moves).toEqual([]);
   });
 
   it("leaves a list without destructive hits as it is", () => {
     const list = hits(["a", 1], ["b", 0.5]);
-    expect(safeOrder(list, destructive)).toEqual(list);
+    expect(safeOrder(list, { destructive })).toEqual(list);
   });
 });
