@@ -101,10 +101,11 @@ describe("the mcp section", () => {
 });
 
 describe("maxResultBytes", () => {
-  it("defaults to 1 MiB and is clamped to 1 KiB..64 MiB", () => {
+  it("defaults to 1 MiB; outside 1 KiB..64 MiB it is refused, not clamped", () => {
     expect(resolveToolSearchConfig(undefined).maxResultBytes).toBe(1_048_576);
-    expect(resolveToolSearchConfig({ maxResultBytes: 10 }).maxResultBytes).toBe(1_024);
-    expect(resolveToolSearchConfig({ maxResultBytes: 1e12 }).maxResultBytes).toBe(64 * 1024 * 1024);
+    expect(resolveToolSearchConfig({ maxResultBytes: 1_024 }).maxResultBytes).toBe(1_024);
+    expect(() => resolveToolSearchConfig({ maxResultBytes: 10 })).toThrow(/maxResultBytes: must be an integer from 1024 to 67108864; got 10 \(number\)/);
+    expect(() => resolveToolSearchConfig({ maxResultBytes: 1e12 })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
   });
 
   it("cuts at a character boundary, within the limit, with a marker", () => {
