@@ -33,6 +33,7 @@ const DECLARING_MODULES = [
   "../src/gateway/compat/messages.js",
   "../src/gateway/compat/responses.js",
   "../src/admin/admin-routes.js",
+  "../src/agent/agent-turn.js",
 ];
 
 const DRAFT_07 = "http://json-schema.org/draft-07/schema";

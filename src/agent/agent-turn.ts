@@ -27,7 +27,8 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type OpenAI from "openai";
 import { onAbort } from "../abort-listeners.js";
 import { boundResult, type ToolSearchRun } from "../engine/run.js";
-import { ConfigInvalidError, errorMessage, InvalidArgsError, ProviderFailedError, toErrorPayload, TurnBudgetError } from "../errors.js";
+import { errorMessage, InvalidArgsError, ProviderFailedError, toErrorPayload, TurnBudgetError } from "../errors.js";
+import { compileOptions, int } from "../validation/ajv.js";
 import type { ChatMessage } from "../wire/chat-types.js";
 import type { AnthropicContentBlock, AnthropicMessage, ResponsesInputItem, ResponsesOutputItem } from "../wire/wire-types.js";
 import type { RunTelemetry } from "../telemetry/types.js";
@@ -151,16 +152,15 @@ interface RequestOptions {
 type TextSink = ((delta: string) => void) | undefined;
 
 export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
-  const { run, provider, messages, timeoutMs, turnTimeoutMs } = checkInput(input);
-  const maxTurns = input.maxTurns ?? DEFAULT_MAX_TURNS;
-  const maxRequestBytes = input.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
-  const budget = new ResultBudget(input.maxTurnResultBytes ?? DEFAULT_MAX_TURN_RESULT_BYTES);
-  const conversation = conversationFor(provider, run, messages, input.onText);
+  const checked = checkInput(input);
+  const { run, provider, messages, timeoutMs, turnTimeoutMs, maxTurns, maxRequestBytes } = checked;
+  const budget = new ResultBudget(checked.maxTurnResultBytes);
+  const conversation = conversationFor(provider, run, messages, checked.onText);
   const where = providerWhere(provider);
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   // Aborted by the caller (with its reason) or at the turn's deadline; every request and call listens to it.
   const turn = deadline(
-    input.signal,
+    checked.signal,
     turnTimeoutMs,
     () => new TurnBudgetError(`The turn ran past its ${turnTimeoutMs} ms deadline (turnTimeoutMs; gateway.turnTimeoutMs in the gateway) and was stopped.`),
   );
@@ -187,7 +187,7 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
           content,
         };
         toolCalls.push(answered);
-        if (input.onToolCall?.(answered) === true) handedOff = true;
+        if (checked.onToolCall?.(answered) === true) handedOff = true;
         // A synchronous tool's call settles in microtasks: without a turn of the loop between
         // calls, one response's 32 calls (each serializing up to a 1 MiB result) would hold the
         // process's loop, every other session's, for all 32 at once.
@@ -313,36 +313,40 @@ class ResultBudget {
   }
 }
 
-function checkInput(input: AgentTurnInput): AgentTurnInput {
-  if (typeof input !== "object" || input === null) throw new ConfigInvalidError("runAgentTurn needs { run, provider, messages }.");
-  const { provider, messages, maxTurns } = input;
-  if (typeof input.run?.handleToolCall !== "function") throw new ConfigInvalidError("runAgentTurn: run must be a ToolSearchRun (engine.prepareRun).");
-  if (typeof provider !== "object" || provider === null || !["chat", "responses", "anthropic"].includes(provider.api)) {
-    throw new ConfigInvalidError(
-      `runAgentTurn: provider.api must be "chat", "responses" or "anthropic"; got ${JSON.stringify((provider as { api?: unknown } | null)?.api)}`,
-    );
-  }
-  if (typeof provider.model !== "string" || provider.model.length === 0)
-    throw new ConfigInvalidError("runAgentTurn: provider.model must be a non-empty string.");
-  if (typeof provider.client !== "object" || provider.client === null)
-    throw new ConfigInvalidError("runAgentTurn: provider.client must be the API's client (openai or @anthropic-ai/sdk).");
-  for (const name of ["onText", "onToolCall"] as const) {
-    if (input[name] !== undefined && typeof input[name] !== "function") throw new ConfigInvalidError(`runAgentTurn: ${name} must be a function when given.`);
-  }
-  if (!Array.isArray(messages) || messages.length === 0) throw new ConfigInvalidError("runAgentTurn: messages must be a non-empty list.");
-  if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > MAX_TURNS)) {
-    throw new ConfigInvalidError(`runAgentTurn: maxTurns must be an integer from 1 to ${MAX_TURNS}; got ${String(maxTurns)}`);
-  }
-  checkLimit("timeoutMs", input.timeoutMs, 1, MAX_TIMEOUT_MS);
-  checkLimit("turnTimeoutMs", input.turnTimeoutMs, 1, MAX_TIMEOUT_MS);
-  checkLimit("maxTurnResultBytes", input.maxTurnResultBytes, 0, Number.MAX_SAFE_INTEGER);
-  checkLimit("maxRequestBytes", input.maxRequestBytes, 1, Number.MAX_SAFE_INTEGER);
-  return input;
-}
+/** runAgentTurn's input, checked and defaulted once (checkInput): every message names the key, what it allows and the value given. */
+const agentTurnSchema = {
+  type: "object",
+  additionalProperties: false,
+  required: ["run", "provider", "messages"],
+  properties: {
+    run: { type: "object", methods: ["handleToolCall", "answerToolCall"], description: "a ToolSearchRun (engine.prepareRun)" },
+    provider: {
+      type: "object",
+      required: ["api", "model", "client"],
+      properties: {
+        api: { enum: ["chat", "responses", "anthropic"] },
+        model: { type: "string", minLength: 1, description: "a non-empty string" },
+        client: { type: "object", description: "the API's client (openai or @anthropic-ai/sdk)" },
+      },
+    },
+    messages: { type: "array", minItems: 1, description: "a non-empty list of messages" },
+    maxTurns: int(1, MAX_TURNS, DEFAULT_MAX_TURNS),
+    signal: { type: "object", methods: ["addEventListener", "throwIfAborted"], description: "an AbortSignal" },
+    timeoutMs: int(1, MAX_TIMEOUT_MS),
+    turnTimeoutMs: int(1, MAX_TIMEOUT_MS),
+    maxTurnResultBytes: int(0, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_TURN_RESULT_BYTES),
+    maxRequestBytes: int(1, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_REQUEST_BYTES),
+    onText: { function: true },
+    onToolCall: { function: true },
+  },
+};
+type CheckedTurnInput = AgentTurnInput & Required<Pick<AgentTurnInput, "maxTurns" | "maxTurnResultBytes" | "maxRequestBytes">>;
+// Not copied deep: the messages are the caller's conversation (up to megabytes, every turn); only
+// the top level is copied, which is where the defaults go.
+const checkTurnInput = compileOptions<CheckedTurnInput>("agentTurn", agentTurnSchema, { copy: false });
 
-function checkLimit(name: string, value: number | undefined, min: number, max: number): void {
-  if (value === undefined || (Number.isInteger(value) && value >= min && value <= max)) return;
-  throw new ConfigInvalidError(`runAgentTurn: ${name} must be an integer from ${min} to ${max}; got ${String(value)}`);
+function checkInput(input: AgentTurnInput): CheckedTurnInput {
+  return checkTurnInput(typeof input === "object" && input !== null ? { ...input } : input, "runAgentTurn");
 }
 
 /** UTF-8 bytes of a value's JSON, as the clients send it. */

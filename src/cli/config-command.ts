@@ -1,8 +1,7 @@
 /** `toolsearch config get|set|unset`: reads and edits the JSON5 config file, keeping it valid. */
 import JSON5 from "json5";
 import { configPath, loadConfig, readConfigFile, writeConfigFile } from "../config/config-file.js";
-import { ConfigPathError, getPath, parsePath, setPath, unsetPath, type JsonObject } from "../config/dot-path.js";
-import { resolveToolSearchConfig } from "../settings/tool-search-config.js";
+import { ConfigPathError, getPath, parsePath, setPath, unsetPath } from "../config/dot-path.js";
 import { ConfigInvalidError, errorMessage, ToolSearchError } from "../errors.js";
 import { clip } from "../text/prompt-text.js";
 import { configInit } from "./config-init.js";
@@ -18,19 +17,6 @@ export const CONFIG_USAGE = `Usage: toolsearch config <init [--force] | get [pat
                       or a quote must parse. Example: config set tools.toolSearch.mode directory
   unset <path>        Remove a value.
   --config FILE       The config file (default: ./toolsearch.config.json5).`;
-
-/**
- * The value a tools.toolSearch number is used as, when that is not the one written: numbers out
- * of range are clamped rather than refused, which the user setting one should be told.
- */
-function clampedTo(config: JsonObject, keys: readonly string[]): number | undefined {
-  if (keys[0] !== "tools" || keys[1] !== "toolSearch" || keys.length < 3) return undefined;
-  const written = getPath(config, keys);
-  if (typeof written !== "number") return undefined;
-  const settings = resolveToolSearchConfig(getPath(config, keys.slice(0, 2))) as unknown as JsonObject;
-  const used = getPath(settings, keys.slice(2));
-  return typeof used === "number" && used !== written ? used : undefined;
-}
 
 /** A value begun as an object, an array or a quoted string: it must parse, or it is refused. */
 const STARTS_AS_JSON5 = /^\s*[[{"']/;
@@ -73,8 +59,6 @@ export function configCommand(positionals: readonly string[], configFile: string
       const written = setPath(readConfigFile(file), keys, parseValue(values[0]!));
       writeConfigFile(file, written);
       io.err(`set ${path} in ${file}`);
-      const used = clampedTo(written, keys);
-      if (used !== undefined) io.err(`note: ${path} is outside its range and is used as ${used} (docs/configuration.md lists the ranges)`);
       return 0;
     }
     if (action === "unset" && path !== undefined && values.length === 0) {

@@ -5,7 +5,7 @@
  * provider.api is "anthropic"; TOOLSEARCH_MODEL), and defaults, in one place.
  */
 import path from "node:path";
-import { compileOptions } from "../validation/ajv.js";
+import { compileOptions, int } from "../validation/ajv.js";
 import type { JsonObject } from "./dot-path.js";
 import { resolveIndexCacheKey, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchObject } from "../settings/tool-search-config.js";
 import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURNS, DEFAULT_MAX_TURN_RESULT_BYTES } from "../agent/agent-turn.js";
@@ -155,6 +155,7 @@ export interface ServerConfig {
 /** A server entry of the config file: how to reach it, and the `mcpServer` options it sets (`connectTimeoutMs`, …). */
 export type ConfiguredMcpServer = McpServerConfig & { options?: McpServerOptions };
 
+const MIB = 1024 * 1024;
 const text = { type: "string", minLength: 1, maxLength: 256 };
 const authSchema = {
   type: "object",
@@ -255,21 +256,29 @@ const mcpServersSchema = {
   },
 };
 
+/**
+ * The server sections: their ranges and their defaults, each written once, here, as the
+ * schema's `default` (ajv fills them in when the sections are checked). Only the defaults that
+ * follow something else are computed (resolveServerConfig): the provider's address, key and
+ * model (from the environment), mcp.maxSessionsPerTenant (from maxSessions), metrics'
+ * exporters (from OTEL_METRICS_EXPORTER).
+ */
 const sectionsSchema = {
   type: "object",
   properties: {
     provider: {
       type: "object",
       additionalProperties: false,
+      default: {},
       properties: {
-        api: { enum: [...PROVIDER_APIS] },
+        api: { enum: [...PROVIDER_APIS], default: "chat" },
         baseURL: { type: "string", minLength: 1 },
         apiKey: { type: "string" },
         model: { type: "string", minLength: 1 },
-        timeoutMs: { type: "integer", minimum: 100, maximum: 600_000 },
-        maxTokens: { type: "integer", minimum: 1, maximum: 1_000_000 },
-        maxResponseBytes: { type: "integer", minimum: 1024, maximum: 1024 * 1024 * 1024 },
-        maxRequestBytes: { type: "integer", minimum: 1024, maximum: 1024 * 1024 * 1024 },
+        timeoutMs: int(100, 600_000, 60_000),
+        maxTokens: int(1, 1_000_000),
+        maxResponseBytes: int(1024, 1024 * MIB, 16 * MIB),
+        maxRequestBytes: int(1024, 1024 * MIB, DEFAULT_MAX_REQUEST_BYTES),
         models: {
           type: "object",
           minProperties: 1,
@@ -292,53 +301,59 @@ const sectionsSchema = {
     gateway: {
       type: "object",
       additionalProperties: false,
+      default: {},
       properties: {
-        host: { type: "string", minLength: 1 },
-        port: { type: "integer", minimum: 0, maximum: 65_535 },
-        maxTurns: { type: "integer", minimum: 1, maximum: 100 },
-        maxTurnResultBytes: { type: "integer", minimum: 1024, maximum: 1024 * 1024 * 1024 },
-        turnTimeoutMs: { type: "integer", minimum: 1_000, maximum: 3_600_000 },
-        maxBodyBytes: { type: "integer", minimum: 1024, maximum: 64 * 1024 * 1024 },
-        drainMs: { type: "integer", minimum: 0, maximum: 600_000 },
+        host: { type: "string", minLength: 1, default: "127.0.0.1" },
+        port: int(0, 65_535, 8788),
+        maxTurns: int(1, 100, DEFAULT_MAX_TURNS),
+        maxTurnResultBytes: int(1024, 1024 * MIB, DEFAULT_MAX_TURN_RESULT_BYTES),
+        turnTimeoutMs: int(1_000, 3_600_000, 600_000),
+        maxBodyBytes: int(1024, 64 * MIB, MIB),
+        drainMs: int(0, 600_000, 10_000),
         auth: authSchema,
         workers: {
           type: "object",
           additionalProperties: false,
+          default: {},
           properties: {
-            restartsPerMinute: { type: "integer", minimum: 0, maximum: 100 },
-            cooldownMs: { type: "integer", minimum: 1_000, maximum: 3_600_000 },
-            heartbeatMs: { type: "integer", minimum: 100, maximum: 60_000 },
-            killUnresponsiveMs: { type: "integer", minimum: 0, maximum: 3_600_000 },
+            restartsPerMinute: int(0, 100, 5),
+            cooldownMs: int(1_000, 3_600_000, 60_000),
+            heartbeatMs: int(100, 60_000, 1_000),
+            killUnresponsiveMs: int(0, 3_600_000, 30_000),
           },
         },
-        trustLoopbackIdentity: { type: "boolean" },
-        admin: { type: "boolean" },
+        trustLoopbackIdentity: { type: "boolean", default: false },
+        admin: { type: "boolean", default: true },
       },
     },
-    plugins: { type: "array", items: { type: "string", minLength: 1 } },
+    plugins: { type: "array", default: [], items: { type: "string", minLength: 1 } },
     mcpServers: mcpServersSchema,
     servers: mcpServersSchema,
     mcp: {
       type: "object",
       additionalProperties: false,
+      default: {},
       properties: {
         agentId: text,
         owner: { type: "boolean" },
         channel: text,
-        maxSessions: { type: "integer", minimum: 1, maximum: 1_000 },
-        sessionIdleMs: { type: "integer", minimum: 1_000, maximum: 86_400_000 },
-        maxSessionsPerTenant: { type: "integer", minimum: 1, maximum: 1_000 },
-        maxInFlightPerSession: { type: "integer", minimum: 1, maximum: 1_000 },
-        maxUnreadBytes: { type: "integer", minimum: 65_536, maximum: 1_073_741_824 },
+        maxSessions: int(1, 1_000, 32),
+        sessionIdleMs: int(1_000, 86_400_000, 30 * 60_000),
+        // Its default follows maxSessions (resolveServerConfig).
+        maxSessionsPerTenant: int(1, 1_000),
+        maxInFlightPerSession: int(1, 1_000, 8),
+        maxUnreadBytes: int(65_536, 1024 * MIB, 16 * MIB),
       },
     },
     metrics: {
       type: "object",
       additionalProperties: false,
+      default: {},
       properties: {
+        // Their defaults follow OTEL_METRICS_EXPORTER (metricsSettings).
         prometheus: { type: "boolean" },
         otlp: { type: "boolean" },
-        exportIntervalMs: { type: "integer", minimum: 1_000, maximum: 3_600_000 },
+        exportIntervalMs: int(1_000, 3_600_000, 60_000),
       },
     },
     sessionLog: {
@@ -355,12 +370,28 @@ const sectionsSchema = {
   },
 };
 
-const checkSections = compileOptions<JsonObject>("serverConfig", sectionsSchema);
+/** What the sections' schema fills in: the sections resolveServerConfig reads, with their defaults. */
+interface FilledSections {
+  provider: Omit<ProviderSettings, "baseURL" | "apiKey" | "model" | "models"> &
+    Partial<Pick<ProviderSettings, "baseURL" | "apiKey" | "model">> & { models?: ModelEntries };
+  gateway: Omit<GatewaySettings, "auth"> & { auth?: unknown };
+  plugins: string[];
+  mcp: Omit<McpFaceSettings, "maxSessionsPerTenant"> & { maxSessionsPerTenant?: number };
+  metrics: Partial<MetricsSettings> & Pick<MetricsSettings, "exportIntervalMs">;
+}
+
+const checkSections = compileOptions<JsonObject & FilledSections>("serverConfig", sectionsSchema);
 
 /** Checks the server sections of a config object (tools.toolSearch and policy are checked by validateConfig). */
 export function validateServerSections(config: JsonObject): void {
-  checkSections(config, "config", withoutTokens(config));
+  checkServerSections(config);
+}
+
+/** A copy of `config` with the server sections checked and their defaults filled in. */
+function checkServerSections(config: JsonObject): JsonObject & FilledSections {
+  const checked = checkSections(config, "config", withoutTokens(config));
   checkTokenEntries(authEntries(config));
+  return checked;
 }
 
 function authEntries(config: JsonObject): AuthTokenEntry[] {
@@ -417,21 +448,27 @@ function resolveAuth(entries: readonly AuthTokenEntry[], env: NodeJS.ProcessEnv)
 
 type ModelEntries = Record<string, string | Omit<ModelAlias, "id">>;
 
-function providerSettings(provider: Partial<Omit<ProviderSettings, "models">> & { models?: ModelEntries }, env: NodeJS.ProcessEnv): ProviderSettings {
-  const api = provider.api ?? "chat";
-  const anthropic = api === "anthropic";
-  const model = provider.model ?? env.TOOLSEARCH_MODEL ?? "scripted";
+/** Where the provider is when neither the file nor the environment says: the scripted provider of `toolsearch demo`, on loopback. */
+const LOCAL_PROVIDER = {
+  chatBaseURL: "http://127.0.0.1:8787/v1",
+  anthropicBaseURL: "http://127.0.0.1:8787",
+  apiKey: "not-needed-for-local",
+  model: "scripted",
+};
+
+/** The provider section with the environment's fallbacks for what the file leaves out. */
+function providerSettings({ models, ...provider }: FilledSections["provider"], env: NodeJS.ProcessEnv): ProviderSettings {
+  const anthropic = provider.api === "anthropic";
+  const model = provider.model ?? env.TOOLSEARCH_MODEL ?? LOCAL_PROVIDER.model;
   return {
-    api,
+    ...provider,
     baseURL:
-      provider.baseURL ?? (anthropic ? env.ANTHROPIC_BASE_URL : env.OPENAI_BASE_URL) ?? (anthropic ? "http://127.0.0.1:8787" : "http://127.0.0.1:8787/v1"),
-    apiKey: provider.apiKey ?? (anthropic ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY) ?? "not-needed-for-local",
+      provider.baseURL ??
+      (anthropic ? env.ANTHROPIC_BASE_URL : env.OPENAI_BASE_URL) ??
+      (anthropic ? LOCAL_PROVIDER.anthropicBaseURL : LOCAL_PROVIDER.chatBaseURL),
+    apiKey: provider.apiKey ?? (anthropic ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY) ?? LOCAL_PROVIDER.apiKey,
     model,
-    models: provider.models ? modelAliases(provider.models) : [{ id: model, model }],
-    timeoutMs: provider.timeoutMs ?? 60_000,
-    maxResponseBytes: provider.maxResponseBytes ?? 16 * 1024 * 1024,
-    maxRequestBytes: provider.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
-    ...(provider.maxTokens !== undefined ? { maxTokens: provider.maxTokens } : {}),
+    models: models ? modelAliases(models) : [{ id: model, model }],
   };
 }
 
@@ -450,17 +487,14 @@ export interface ServerOverrides {
 export function resolveServerConfig(raw: JsonObject, configDir: string, env: NodeJS.ProcessEnv = process.env, overrides: ServerOverrides = {}): ServerConfig {
   validateServerSections(raw);
   // What is ignored is not read at all: a `${workspaceFolder}` in VS Code's envFile is no missing variable.
-  const config = substituteEnv(withoutIgnoredHostKeys(raw), env, "") as JsonObject;
-  validateServerSections(config);
-  const mcp = (config.mcp ?? {}) as Partial<McpFaceSettings>;
-  const maxSessions = mcp.maxSessions ?? 32;
-  if (mcp.maxSessionsPerTenant !== undefined && mcp.maxSessionsPerTenant > maxSessions) {
+  const config = checkServerSections(substituteEnv(withoutIgnoredHostKeys(raw), env, "") as JsonObject);
+  const { provider, gateway, mcp, metrics, plugins } = config;
+  if (mcp.maxSessionsPerTenant !== undefined && mcp.maxSessionsPerTenant > mcp.maxSessions) {
     throw new ConfigInvalidError(
-      `mcp.maxSessionsPerTenant (${mcp.maxSessionsPerTenant}) is above mcp.maxSessions (${maxSessions}); a tenant's share cannot be more than the whole`,
+      `mcp.maxSessionsPerTenant (${mcp.maxSessionsPerTenant}) is above mcp.maxSessions (${mcp.maxSessions}); a tenant's share cannot be more than the whole`,
     );
   }
-  const provider = (config.provider ?? {}) as Parameters<typeof providerSettings>[0];
-  const gateway = (config.gateway ?? {}) as Partial<Omit<GatewaySettings, "auth" | "workers">> & { workers?: Partial<WorkerSupervisionSettings> };
+  checkWorkerSupervision(gateway.workers);
   const sessionLog = sessionLogSettings(config.sessionLog, configDir);
   const auth = resolveAuth(authEntries(config), env);
   const tools = (config.tools ?? {}) as { toolSearch?: ToolSearchConfig };
@@ -471,66 +505,44 @@ export function resolveServerConfig(raw: JsonObject, configDir: string, env: Nod
       : tools.toolSearch;
   // Its key's variable is read from this env, like tokenEnv, and named when missing.
   const toolSearch = typeof withDir === "object" && withDir.indexCacheKeyEnv !== undefined ? withIndexCacheKey(withDir, env) : withDir;
+  const { auth: _entries, ...gatewaySettings } = gateway;
   return {
     ...(toolSearch !== undefined ? { toolSearch } : {}),
     ...(config.policy !== undefined ? { policy: config.policy as PolicyConfig } : {}),
     provider: providerSettings(provider, env),
     gateway: {
-      host: overrides.host ?? gateway.host ?? "127.0.0.1",
-      port: overrides.port ?? gateway.port ?? 8788,
-      maxTurns: gateway.maxTurns ?? DEFAULT_MAX_TURNS,
-      maxTurnResultBytes: gateway.maxTurnResultBytes ?? DEFAULT_MAX_TURN_RESULT_BYTES,
-      turnTimeoutMs: gateway.turnTimeoutMs ?? 600_000,
-      maxBodyBytes: gateway.maxBodyBytes ?? 1024 * 1024,
-      drainMs: gateway.drainMs ?? 10_000,
-      trustLoopbackIdentity: gateway.trustLoopbackIdentity ?? false,
-      admin: gateway.admin ?? true,
+      ...gatewaySettings,
+      host: overrides.host ?? gateway.host,
+      port: overrides.port ?? gateway.port,
       ...(auth ? { auth } : {}),
-      workers: workerSupervision(gateway.workers ?? {}),
     },
-    plugins: ((config.plugins ?? []) as string[]).map((folder) => path.resolve(configDir, folder)),
+    plugins: plugins.map((folder) => path.resolve(configDir, folder)),
     mcpServers: mcpServerList(config).map((server) => withConfigFolder(server, configDir)),
     ...(sessionLog ? { sessionLog } : {}),
-    mcp: {
-      ...(mcp.agentId !== undefined ? { agentId: mcp.agentId } : {}),
-      ...(mcp.owner !== undefined ? { owner: mcp.owner } : {}),
-      ...(mcp.channel !== undefined ? { channel: mcp.channel } : {}),
-      maxSessions,
-      sessionIdleMs: mcp.sessionIdleMs ?? 30 * 60_000,
-      maxSessionsPerTenant: mcp.maxSessionsPerTenant ?? Math.max(1, Math.ceil(maxSessions / 4)),
-      maxInFlightPerSession: mcp.maxInFlightPerSession ?? 8,
-      maxUnreadBytes: mcp.maxUnreadBytes ?? 16 * 1024 * 1024,
-    },
-    metrics: metricsSettings((config.metrics ?? {}) as Partial<MetricsSettings>, env),
+    mcp: { ...mcp, maxSessionsPerTenant: mcp.maxSessionsPerTenant ?? Math.max(1, Math.ceil(mcp.maxSessions / 4)) },
+    metrics: metricsSettings(metrics, env),
     notes: ignoredHostKeys(raw),
   };
 }
 
 /** The config's `metrics`, with OTEL_METRICS_EXPORTER turning on what the section leaves unset. */
-function metricsSettings(metrics: Partial<MetricsSettings>, env: NodeJS.ProcessEnv): MetricsSettings {
+function metricsSettings(metrics: FilledSections["metrics"], env: NodeJS.ProcessEnv): MetricsSettings {
   const asked = new Set((env.OTEL_METRICS_EXPORTER ?? "").split(",").map((name) => name.trim().toLowerCase()));
   const disabled = env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true";
   return {
     prometheus: metrics.prometheus ?? (!disabled && asked.has("prometheus")),
     otlp: metrics.otlp ?? (!disabled && asked.has("otlp")),
-    exportIntervalMs: metrics.exportIntervalMs ?? 60_000,
+    exportIntervalMs: metrics.exportIntervalMs,
   };
 }
 
-/** `gateway.workers` with its defaults; a kill limit must leave room for the "unresponsive" mark first. */
-function workerSupervision(workers: Partial<WorkerSupervisionSettings>): WorkerSupervisionSettings {
-  const settings = {
-    restartsPerMinute: workers.restartsPerMinute ?? 5,
-    cooldownMs: workers.cooldownMs ?? 60_000,
-    heartbeatMs: workers.heartbeatMs ?? 1_000,
-    killUnresponsiveMs: workers.killUnresponsiveMs ?? 30_000,
-  };
+/** A kill limit must leave room for the "unresponsive" mark first. */
+function checkWorkerSupervision(settings: WorkerSupervisionSettings): void {
   if (settings.killUnresponsiveMs !== 0 && settings.killUnresponsiveMs <= 3 * settings.heartbeatMs) {
     throw new ConfigInvalidError(
       `gateway.workers.killUnresponsiveMs: ${settings.killUnresponsiveMs} must be 0 (never kill) or more than 3 × heartbeatMs (${3 * settings.heartbeatMs}): a worker is marked unresponsive after three missed heartbeats, and only killed later`,
     );
   }
-  return settings;
 }
 
 /** `sessionLog: "file"` is `{ file }`; the file is relative to the config's folder; query text is off unless asked for. */

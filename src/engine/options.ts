@@ -102,25 +102,6 @@ export interface InputLimits {
   argsDepth?: number;
 }
 
-export interface ResolvedOptions {
-  settings: ToolSearchSettings;
-  sources: readonly CatalogSource[];
-  policy: PolicyConfig;
-  hooks: HookLists;
-  backend: BackendChoice;
-  pool: PoolOptions;
-  codePool?: CodePool;
-  sessionLog?: SessionLogSink;
-  callTimeoutMs: number;
-  schemaLimits: SchemaLimits;
-  argsLimits: ArgsLimits;
-  tracing: { recordQueryText: boolean };
-  indexCache?: IndexSnapshotOptions;
-  onSourceDown?: (status: SourceStatus) => void;
-  learningStore?: LearningStore;
-  tenants?: readonly string[];
-}
-
 const limit = (maximum: number, fallback: number) => int(1, maximum, fallback);
 const object = (methods: string[], description: string) => ({ type: "object", methods, description });
 
@@ -181,6 +162,24 @@ type Checked = Omit<CreateToolSearchOptions, "limits" | "tracing"> & {
 };
 const checkOptions = compileOptions<Checked>("createToolSearch", optionsSchema);
 
+/** The options that resolveOptions turns into something else; every other option reaches the engine as checked. */
+type Reworked = "toolSearch" | "policy" | "hooks" | "pool" | "limits" | "indexCache";
+
+/**
+ * What the engine reads: the options as checked and defaulted by optionsSchema, with the ones
+ * that are reworked (Reworked) in their resolved form. An option the engine takes as given
+ * needs only its line in CreateToolSearchOptions and its schema in optionsSchema.
+ */
+export type ResolvedOptions = Omit<Checked, Reworked> & {
+  settings: ToolSearchSettings;
+  policy: PolicyConfig;
+  hooks: HookLists;
+  pool: PoolOptions;
+  schemaLimits: SchemaLimits;
+  argsLimits: ArgsLimits;
+  indexCache?: IndexSnapshotOptions;
+};
+
 /** `tools.toolSearch.indexCacheDir` (and its key) as snapshot options; the `indexCache` option, when given, replaces them. */
 function snapshotsFromSettings(settings: ToolSearchSettings): IndexSnapshotOptions | undefined {
   if (settings.indexCacheDir === undefined) return undefined;
@@ -216,44 +215,20 @@ function refuseRenamedBackend(backend: unknown): void {
 export function resolveOptions(options: CreateToolSearchOptions | undefined): ResolvedOptions {
   refuseOwnerSources(options?.sources);
   refuseRenamedBackend(options?.backend);
-  const {
-    toolSearch,
-    sources,
-    policy,
-    hooks,
-    backend,
-    pool,
-    codePool,
-    sessionLog,
-    callTimeoutMs,
-    limits: l,
-    tracing,
-    indexCache,
-    onSourceDown,
-    learningStore,
-    tenants,
-  } = checkOptions(options ?? {}, "createToolSearch");
+  const { toolSearch, policy, hooks, pool, limits: l, indexCache, ...taken } = checkOptions(options ?? {}, "createToolSearch");
   // The pool options are checked here even when no run uses code mode yet, so a typo fails at start.
   resolvePoolOptions(pool);
   const settings = resolveToolSearchConfig(toolSearch);
   const snapshots = indexCache ?? snapshotsFromSettings(settings);
   return {
+    ...taken,
     settings,
     ...(snapshots !== undefined ? { indexCache: snapshots } : {}),
-    sources,
     policy: parsePolicy(policy),
     hooks: normalizeHooks(hooks),
-    backend,
     pool: pool ?? {},
-    ...(codePool !== undefined ? { codePool } : {}),
-    ...(sessionLog !== undefined ? { sessionLog } : {}),
-    ...(onSourceDown !== undefined ? { onSourceDown } : {}),
-    ...(learningStore !== undefined ? { learningStore } : {}),
-    ...(tenants !== undefined ? { tenants } : {}),
-    callTimeoutMs,
     schemaLimits: { maxBytes: l.schemaBytes, maxNodes: l.schemaNodes, maxDepth: l.schemaDepth, maxPatterns: l.schemaPatterns },
     argsLimits: { maxBytes: l.argsBytes, maxDepth: l.argsDepth },
-    tracing,
   };
 }
 

@@ -48,7 +48,7 @@ export type CodeResult =
     };
 
 export interface CodeRunOptions {
-  /** Wall-clock deadline; clamped 1000–60000 by the engine's config. */
+  /** Wall-clock deadline (1000–60000 in the engine's config). */
   timeoutMs: number;
   /** Caller-side cancel (e.g. run.end()); kills the child like a deadline. */
   signal?: AbortSignal;

@@ -3,7 +3,7 @@
  * with ajv once, at the edge, and defaulted here and nowhere else.
  */
 import { ConfigInvalidError } from "../errors.js";
-import { compileOptions } from "../validation/ajv.js";
+import { compileOptions, int } from "../validation/ajv.js";
 import {
   LIBRARY_LEARNING_DEFAULT,
   learningSchema,
@@ -26,8 +26,7 @@ export interface DirectorySettings {
 }
 
 /**
- * The `toolSearch` value resolved: every default applied and every number clamped
- * (resolveToolSearchConfig). What the engine and the surfaces read (`engine.settings`); not what
+ * The `toolSearch` value resolved: every default applied (resolveToolSearchConfig). What the engine and the surfaces read (`engine.settings`); not what
  * users write, which is ToolSearchConfig.
  */
 export interface ToolSearchSettings {
@@ -82,17 +81,16 @@ export const DEFAULT_SETTINGS: ToolSearchSettings = {
   learning: resolveLearning(undefined, LIBRARY_LEARNING_DEFAULT),
 };
 
-/** Numbers outside these ranges are clamped, not rejected (docs/configuration.md). */
+/** The ranges of the numbers; a value outside its range is CONFIG_INVALID naming the key, the range and the value. */
 const RANGES = {
-  codeTimeoutMs: [1_000, 60_000],
-  searchLimit: [1, 50],
-  maxChars: [500, 200_000],
-  descriptionChars: [20, 1_000],
-  likelySchemas: [0, 12],
-  maxResultBytes: [1_024, 64 * 1024 * 1024],
-} as const;
+  codeTimeoutMs: int(1_000, 60_000),
+  searchLimit: int(1, 50),
+  maxChars: int(500, 200_000),
+  descriptionChars: int(20, 1_000),
+  likelySchemas: int(0, 12),
+  maxResultBytes: int(1_024, 64 * 1024 * 1024),
+};
 
-const integer = { type: "integer" };
 const objectSchema = {
   type: "object",
   description:
@@ -100,10 +98,10 @@ const objectSchema = {
   additionalProperties: false,
   properties: {
     mode: { enum: TOOL_SEARCH_MODES },
-    codeTimeoutMs: integer,
-    searchDefaultLimit: integer,
-    maxSearchLimit: integer,
-    maxResultBytes: integer,
+    codeTimeoutMs: RANGES.codeTimeoutMs,
+    searchDefaultLimit: RANGES.searchLimit,
+    maxSearchLimit: RANGES.searchLimit,
+    maxResultBytes: RANGES.maxResultBytes,
     indexCacheDir: { type: "string", minLength: 1 },
     indexCacheKey: { type: "string", minLength: MIN_SNAPSHOT_KEY_LENGTH },
     indexCacheKeyEnv: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$" },
@@ -111,7 +109,12 @@ const objectSchema = {
     directory: {
       type: "object",
       additionalProperties: false,
-      properties: { maxChars: integer, descriptionChars: integer, likelySchemas: integer, maxLikelySchemas: integer },
+      properties: {
+        maxChars: RANGES.maxChars,
+        descriptionChars: RANGES.descriptionChars,
+        likelySchemas: RANGES.likelySchemas,
+        maxLikelySchemas: RANGES.likelySchemas,
+      },
     },
   },
 };
@@ -125,7 +128,7 @@ export function resolveToolSearchConfig(value: unknown, path = "tools.toolSearch
   if (checked.indexCacheKey !== undefined && checked.indexCacheKeyEnv !== undefined) {
     throw new ConfigInvalidError(`${path}: give at most one of "indexCacheKey" or "indexCacheKeyEnv"`);
   }
-  return withDefaults(checked);
+  return withDefaults(checked, path);
 }
 
 /** A copy for error messages: the key is a secret. */
@@ -165,22 +168,28 @@ export function withServerLearning(toolSearch: ToolSearchConfig | undefined): To
   return { ...toolSearch, learning: { enabled: SERVER_LEARNING_DEFAULT, ...(learning ?? {}) } };
 }
 
-function withDefaults(value: ToolSearchObject): ToolSearchSettings {
+/**
+ * The defaults of DEFAULT_SETTINGS under what `value` sets. A default limit not set follows a
+ * smaller cap; one set above its cap is refused (refuseAboveCap), never cut.
+ */
+function withDefaults(value: ToolSearchObject, path: string): ToolSearchSettings {
   const d = DEFAULT_SETTINGS;
-  const maxSearchLimit = clamp(value.maxSearchLimit ?? d.maxSearchLimit, RANGES.searchLimit);
-  const maxLikelySchemas = clamp(value.directory?.maxLikelySchemas ?? d.directory.maxLikelySchemas, RANGES.likelySchemas);
+  const maxSearchLimit = value.maxSearchLimit ?? d.maxSearchLimit;
+  const maxLikelySchemas = value.directory?.maxLikelySchemas ?? d.directory.maxLikelySchemas;
+  refuseAboveCap(`${path}.searchDefaultLimit`, value.searchDefaultLimit, `${path}.maxSearchLimit`, maxSearchLimit);
+  refuseAboveCap(`${path}.directory.likelySchemas`, value.directory?.likelySchemas, `${path}.directory.maxLikelySchemas`, maxLikelySchemas);
   return {
     mode: value.mode ?? d.mode,
-    codeTimeoutMs: clamp(value.codeTimeoutMs ?? d.codeTimeoutMs, RANGES.codeTimeoutMs),
+    codeTimeoutMs: value.codeTimeoutMs ?? d.codeTimeoutMs,
     maxSearchLimit,
-    searchDefaultLimit: Math.min(clamp(value.searchDefaultLimit ?? d.searchDefaultLimit, RANGES.searchLimit), maxSearchLimit),
+    searchDefaultLimit: value.searchDefaultLimit ?? Math.min(d.searchDefaultLimit, maxSearchLimit),
     directory: {
-      maxChars: clamp(value.directory?.maxChars ?? d.directory.maxChars, RANGES.maxChars),
-      descriptionChars: clamp(value.directory?.descriptionChars ?? d.directory.descriptionChars, RANGES.descriptionChars),
+      maxChars: value.directory?.maxChars ?? d.directory.maxChars,
+      descriptionChars: value.directory?.descriptionChars ?? d.directory.descriptionChars,
       maxLikelySchemas,
-      likelySchemas: Math.min(clamp(value.directory?.likelySchemas ?? d.directory.likelySchemas, RANGES.likelySchemas), maxLikelySchemas),
+      likelySchemas: value.directory?.likelySchemas ?? Math.min(d.directory.likelySchemas, maxLikelySchemas),
     },
-    maxResultBytes: clamp(value.maxResultBytes ?? d.maxResultBytes, RANGES.maxResultBytes),
+    maxResultBytes: value.maxResultBytes ?? d.maxResultBytes,
     learning: resolveLearning(value.learning, LIBRARY_LEARNING_DEFAULT),
     ...(value.indexCacheDir !== undefined ? { indexCacheDir: value.indexCacheDir } : {}),
     ...(value.indexCacheKey !== undefined ? { indexCacheKey: value.indexCacheKey } : {}),
@@ -188,6 +197,9 @@ function withDefaults(value: ToolSearchObject): ToolSearchSettings {
   };
 }
 
-function clamp(value: number, [min, max]: readonly [number, number]): number {
-  return Math.min(max, Math.max(min, value));
+/** A default (`searchDefaultLimit`, `likelySchemas`) set above its cap is CONFIG_INVALID naming both. */
+function refuseAboveCap(key: string, value: number | undefined, capKey: string, cap: number): void {
+  if (value !== undefined && value > cap) {
+    throw new ConfigInvalidError(`${key}: must be at most ${capKey} (${cap}); got ${value} (number)`);
+  }
 }

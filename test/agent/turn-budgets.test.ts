@@ -158,16 +158,36 @@ describe("runAgentTurn budgets", () => {
     expect(ran).toBe(2);
   }, 60_000);
 
-  it("refuses budgets that are not whole numbers in range", async () => {
+  it("refuses budgets that are not whole numbers in range, unknown keys and a bad run or messages, naming the key, what is allowed and the value", async () => {
     const run = await engine.prepareRun({ sessionId: "budget-bad" });
     const base = { run, provider: clientFor("chat", "http://127.0.0.1:9/v1", "http://127.0.0.1:9"), messages: [{ role: "user" as const, content: "x" }] };
     try {
       for (const bad of [{ timeoutMs: 0 }, { turnTimeoutMs: 1.5 }, { maxRequestBytes: -1 }, { maxTurnResultBytes: Number.NaN }]) {
         await expect(runAgentTurn({ ...base, ...bad })).rejects.toMatchObject({
           code: "CONFIG_INVALID",
-          message: expect.stringContaining(Object.keys(bad)[0]!),
+          message: expect.stringContaining(`runAgentTurn.${Object.keys(bad)[0]!}: must be an integer from `),
         });
       }
+      await expect(runAgentTurn({ ...base, maxTurns: 101 })).rejects.toMatchObject({
+        code: "CONFIG_INVALID",
+        message: "runAgentTurn.maxTurns: must be an integer from 1 to 100; got 101 (number)",
+      });
+      await expect(runAgentTurn({ ...base, maxturns: 3 } as never)).rejects.toMatchObject({
+        code: "CONFIG_INVALID",
+        message: expect.stringContaining('runAgentTurn: unknown option "maxturns" (did you mean "maxTurns"?)'),
+      });
+      await expect(runAgentTurn({ ...base, messages: [] })).rejects.toMatchObject({
+        code: "CONFIG_INVALID",
+        message: "runAgentTurn.messages: must be a non-empty list of messages; got [] (array)",
+      });
+      await expect(runAgentTurn({ ...base, run: {} as never })).rejects.toMatchObject({
+        code: "CONFIG_INVALID",
+        message: expect.stringContaining("runAgentTurn.run: must be a ToolSearchRun (engine.prepareRun)"),
+      });
+      // The defaults go into a copy: the caller's input is left as it was.
+      const input = { ...base, maxRequestBytes: 10 };
+      await expect(runAgentTurn(input)).rejects.toMatchObject({ code: "TURN_BUDGET" });
+      expect(input).not.toHaveProperty("maxTurns");
     } finally {
       await run.end();
     }

@@ -88,7 +88,7 @@ describe("runAgentTurn streaming", () => {
     const run = await engine.prepareRun({ sessionId: "bad-on-text" });
     await expect(
       runAgentTurn({ run, provider: providerFor("chat"), messages: [{ role: "user", content: "x" }], onText: "yes" as unknown as () => void }),
-    ).rejects.toMatchObject({ code: "CONFIG_INVALID", message: expect.stringContaining("onText must be a function") });
+    ).rejects.toMatchObject({ code: "CONFIG_INVALID", message: 'runAgentTurn.onText: must be a function; got "yes" (string)' });
     await run.end();
   });
 });

@@ -1,4 +1,4 @@
-/** The small CLI slips of a first hour: a mistyped command or option is named with the one meant; a clamped number is said. */
+/** The small CLI slips of a first hour: a mistyped command or option is named with the one meant; a number out of range is refused. */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,14 +25,14 @@ describe("CLI slips", () => {
     expect(run(["mcp", "--verbos"]).stderr.split("\n")[0]).toBe("toolsearch mcp: unknown option --verbos; did you mean --verbose?");
   });
 
-  it("config set says when a number is used clamped to its range", () => {
+  it("config set refuses a number outside its range, naming the key, the range and the value, and leaves the file as it was", () => {
     const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-slips-"));
+    expect(run(["config", "set", "tools.toolSearch.codeTimeoutMs", "9000"], dir).status).toBe(0);
     const over = run(["config", "set", "tools.toolSearch.codeTimeoutMs", "999999"], dir);
-    expect(over.status).toBe(0);
-    expect(over.stderr).toContain("note: tools.toolSearch.codeTimeoutMs is outside its range and is used as 60000");
-    expect(readFileSync(path.join(dir, "toolsearch.config.json5"), "utf8")).toContain("999999");
-    const inRange = run(["config", "set", "tools.toolSearch.codeTimeoutMs", "9000"], dir);
-    expect(inRange.stderr).not.toContain("outside its range");
+    expect(over.status).toBe(2);
+    expect(over.stderr).toContain("tools.toolSearch.codeTimeoutMs: must be an integer from 1000 to 60000; got 999999 (number)");
+    expect(readFileSync(path.join(dir, "toolsearch.config.json5"), "utf8")).toContain("9000");
+    expect(readFileSync(path.join(dir, "toolsearch.config.json5"), "utf8")).not.toContain("999999");
   });
 
   it("config set refuses a value begun as JSON5 that does not parse, and takes bare text (a word, a URL) as a string", () => {

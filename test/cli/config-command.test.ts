@@ -32,7 +32,9 @@ describe("toolsearch config", () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('tools.toolSearch.mode: must be one of "direct", "code", "tools", "directory"; got "fast"');
     expect(readFileSync(file, "utf8")).toBe("{ tools: { toolSearch: { mode: 'tools' } } }\n");
-    expect(run(dir, "config", "set", "tools.toolSearch.codeTimeoutMs", "soon", "--config", file).stderr).toContain("must be integer");
+    expect(run(dir, "config", "set", "tools.toolSearch.codeTimeoutMs", "soon", "--config", file).stderr).toContain(
+      'tools.toolSearch.codeTimeoutMs: must be an integer from 1000 to 60000; got "soon" (string)',
+    );
   });
 
   it("has --help on every command and exits 2 on usage errors", () => {

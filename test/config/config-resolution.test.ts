@@ -71,6 +71,58 @@ describe("${VAR} substitution", () => {
   });
 });
 
+describe("the server sections' defaults", () => {
+  it("an empty config resolves to every default, and the caller's object is left as it was", () => {
+    const raw = {};
+    const config = resolveServerConfig(raw, dir, {});
+    expect(raw).toEqual({});
+    expect(config.provider).toEqual({
+      api: "chat",
+      baseURL: "http://127.0.0.1:8787/v1",
+      apiKey: "not-needed-for-local",
+      model: "scripted",
+      models: [{ id: "scripted", model: "scripted" }],
+      timeoutMs: 60_000,
+      maxResponseBytes: 16 * 1024 * 1024,
+      maxRequestBytes: 16 * 1024 * 1024,
+    });
+    expect(config.gateway).toEqual({
+      host: "127.0.0.1",
+      port: 8788,
+      maxTurns: 8,
+      maxTurnResultBytes: 1024 * 1024,
+      turnTimeoutMs: 600_000,
+      maxBodyBytes: 1024 * 1024,
+      drainMs: 10_000,
+      trustLoopbackIdentity: false,
+      admin: true,
+      workers: { restartsPerMinute: 5, cooldownMs: 60_000, heartbeatMs: 1_000, killUnresponsiveMs: 30_000 },
+    });
+    expect(config.plugins).toEqual([]);
+    expect(config.metrics).toEqual({ prometheus: false, otlp: false, exportIntervalMs: 60_000 });
+  });
+
+  it("a value given replaces only its own default; the command line's host and port come first", () => {
+    const config = resolveServerConfig(
+      { gateway: { port: 9000, workers: { heartbeatMs: 500 } }, provider: { api: "anthropic" } },
+      dir,
+      {},
+      { host: "0.0.0.0" },
+    );
+    expect(config.gateway).toMatchObject({ host: "0.0.0.0", port: 9000, maxTurns: 8, workers: { restartsPerMinute: 5, heartbeatMs: 500 } });
+    expect(config.provider).toMatchObject({ api: "anthropic", baseURL: "http://127.0.0.1:8787", timeoutMs: 60_000 });
+  });
+
+  it("refuses a number out of range naming the key, the range and the value", () => {
+    expect(() => resolveServerConfig({ gateway: { maxTurns: 500 } }, dir, {})).toThrow(
+      /config\.gateway\.maxTurns: must be an integer from 1 to 100; got 500 \(number\)/,
+    );
+    expect(() => resolveServerConfig({ gateway: { workers: { heartbeatMs: 1 } } }, dir, {})).toThrow(
+      /config\.gateway\.workers\.heartbeatMs: must be an integer from 100 to 60000; got 1 \(number\)/,
+    );
+  });
+});
+
 describe("the mcp section", () => {
   it("has defaults, takes an identity, refuses unknown keys", () => {
     const budgets = { maxInFlightPerSession: 8, maxUnreadBytes: 16 * 1024 * 1024 };
@@ -101,10 +153,11 @@ describe("the mcp section", () => {
 });
 
 describe("maxResultBytes", () => {
-  it("defaults to 1 MiB and is clamped to 1 KiB..64 MiB", () => {
+  it("defaults to 1 MiB; outside 1 KiB..64 MiB it is refused, not clamped", () => {
     expect(resolveToolSearchConfig(undefined).maxResultBytes).toBe(1_048_576);
-    expect(resolveToolSearchConfig({ maxResultBytes: 10 }).maxResultBytes).toBe(1_024);
-    expect(resolveToolSearchConfig({ maxResultBytes: 1e12 }).maxResultBytes).toBe(64 * 1024 * 1024);
+    expect(resolveToolSearchConfig({ maxResultBytes: 1_024 }).maxResultBytes).toBe(1_024);
+    expect(() => resolveToolSearchConfig({ maxResultBytes: 10 })).toThrow(/maxResultBytes: must be an integer from 1024 to 67108864; got 10 \(number\)/);
+    expect(() => resolveToolSearchConfig({ maxResultBytes: 1e12 })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
   });
 
   it("cuts at a character boundary, within the limit, with a marker", () => {

@@ -11,13 +11,33 @@ describe("tools.toolSearch", () => {
     expect(resolveToolSearchConfig({ mode: "directory", directory: { maxChars: 9000 } }).directory).toEqual({ ...DEFAULT_SETTINGS.directory, maxChars: 9000 });
   });
 
-  it("clamps numbers to their ranges", () => {
-    const s = resolveToolSearchConfig({ codeTimeoutMs: 5, maxSearchLimit: 500, searchDefaultLimit: 0 });
-    expect(s.codeTimeoutMs).toBe(1000);
-    expect(s.maxSearchLimit).toBe(50);
-    expect(s.searchDefaultLimit).toBe(1);
-    expect(resolveToolSearchConfig({ codeTimeoutMs: 10 ** 6 }).codeTimeoutMs).toBe(60_000);
+  it("refuses a number outside its range with CONFIG_INVALID naming the key, the range and the value; nothing is clamped", () => {
+    expect(() => resolveToolSearchConfig({ codeTimeoutMs: 5 })).toThrow(
+      /tools\.toolSearch\.codeTimeoutMs: must be an integer from 1000 to 60000; got 5 \(number\)/,
+    );
+    expect(() => resolveToolSearchConfig({ codeTimeoutMs: 10 ** 6 })).toThrow(/codeTimeoutMs: must be an integer from 1000 to 60000; got 1000000/);
+    expect(() => resolveToolSearchConfig({ maxSearchLimit: 500 })).toThrow(/tools\.toolSearch\.maxSearchLimit: must be an integer from 1 to 50; got 500/);
+    expect(() => resolveToolSearchConfig({ searchDefaultLimit: 0 })).toThrow(/searchDefaultLimit: must be an integer from 1 to 50; got 0/);
+    expect(() => resolveToolSearchConfig({ maxResultBytes: 1 })).toThrow(/maxResultBytes: must be an integer from 1024 to 67108864; got 1/);
+    expect(() => resolveToolSearchConfig({ directory: { maxChars: 10 } })).toThrow(
+      /tools\.toolSearch\.directory\.maxChars: must be an integer from 500 to 200000; got 10/,
+    );
+    expect(() => resolveToolSearchConfig({ directory: { likelySchemas: 13 } })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
+  });
+
+  it("refuses a default limit above its cap, and lowers an unset default to a smaller cap", () => {
+    expect(() => resolveToolSearchConfig({ maxSearchLimit: 5, searchDefaultLimit: 6 })).toThrow(
+      /tools\.toolSearch\.searchDefaultLimit: must be at most tools\.toolSearch\.maxSearchLimit \(5\); got 6/,
+    );
+    expect(() => resolveToolSearchConfig({ searchDefaultLimit: 30 })).toThrow(
+      /searchDefaultLimit: must be at most tools\.toolSearch\.maxSearchLimit \(20\); got 30/,
+    );
+    expect(() => resolveToolSearchConfig({ directory: { maxLikelySchemas: 2, likelySchemas: 3 } })).toThrow(
+      /tools\.toolSearch\.directory\.likelySchemas: must be at most tools\.toolSearch\.directory\.maxLikelySchemas \(2\); got 3/,
+    );
     expect(resolveToolSearchConfig({ maxSearchLimit: 5 }).searchDefaultLimit).toBe(5);
+    expect(resolveToolSearchConfig({ directory: { maxLikelySchemas: 2 } }).directory.likelySchemas).toBe(2);
+    expect(resolveToolSearchConfig({ maxSearchLimit: 50, searchDefaultLimit: 50 })).toMatchObject({ maxSearchLimit: 50, searchDefaultLimit: 50 });
   });
 
   it("rejects wrong types and unknown keys, naming path, value and what is allowed", () => {
@@ -25,7 +45,9 @@ describe("tools.toolSearch", () => {
     expect(() => resolveToolSearchConfig({ mode: "fast" })).toThrow(
       /tools\.toolSearch\.mode: must be one of "direct", "code", "tools", "directory"; got "fast"/,
     );
-    expect(() => resolveToolSearchConfig({ codeTimeoutMs: "10s" })).toThrow(/tools\.toolSearch\.codeTimeoutMs: must be integer; got "10s"/);
+    expect(() => resolveToolSearchConfig({ codeTimeoutMs: "10s" })).toThrow(
+      /tools\.toolSearch\.codeTimeoutMs: must be an integer from 1000 to 60000; got "10s" \(string\)/,
+    );
     expect(() => resolveToolSearchConfig({ directory: { maxchars: 1 } })).toThrow(/tools\.toolSearch\.directory: unknown option "maxchars"/);
     expect(() => resolveToolSearchConfig({ mode: 1 })).toThrow(expect.objectContaining({ code: "CONFIG_INVALID" }));
   });
