@@ -31,7 +31,7 @@ export interface CatalogProfile {
 /** Descriptions read at most. */
 const PROFILE_SAMPLE = 512;
 /**
- * A long description: the median has at least this many terms. The shared data's catalogs have
+ * A long description: the median has at least this many terms. The benchmark sets' catalogs have
  * medians of 5 (Seal-Tools), 7 (toolsdk-registry), 8 (LiveMCPBench) and 10 (MetaTool); servers
  * that document each tool at length have 28 (filesystem) to 102 (an OpenStreetMap server).
  */
