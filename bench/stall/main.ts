@@ -13,9 +13,8 @@
  * --no-code, --kinds a,b ("" for none). Exit status 1 when the benchmark broke (not when a figure misses its target),
  * 2 for bad arguments.
  */
-import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { progress } from "../harness/progress.js";
+import { runWhenMain } from "../harness/suite-main.js";
 import { stallMarkdown } from "../report/stall.js";
 import { HOSTILE_KIND_NAMES, type HostileKindName } from "./hostile.js";
 import { stallPlan, type StallPlan } from "./plan.js";
@@ -81,29 +80,4 @@ function parseKinds(list: string): HostileKindName[] {
   return names as HostileKindName[];
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  let parsed: ReturnType<typeof parseStallArgs>;
-  try {
-    parsed = parseStallArgs(argv);
-  } catch (error) {
-    process.stderr.write(`stall: ${(error as Error).message}\n`);
-    return 2;
-  }
-  const log = progress({ prefix: "stall" });
-  const result = await runStallBench({ ...parsed.plan, log });
-  if (parsed.json) writeFileSync(parsed.json, `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`${stallMarkdown(result, "##").join("\n")}\n`);
-  const problems = stallProblems(result);
-  for (const p of problems) log(`BROKEN: ${p}`);
-  return problems.length > 0 ? 1 : 0;
-}
-
-const entry = process.argv[1] ? path.resolve(process.argv[1]) : "";
-if (entry.endsWith(`${path.sep}stall${path.sep}main.js`)) {
-  const status = await main(process.argv.slice(2)).catch((error: unknown) => {
-    process.stderr.write(`stall: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return 1;
-  });
-  // Everything started has been closed; exit rather than wait on an idle keep-alive socket.
-  process.exit(status);
-}
+await runWhenMain({ name: "stall", parse: parseStallArgs, run: runStallBench, markdown: stallMarkdown, problems: stallProblems });

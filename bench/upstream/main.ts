@@ -8,10 +8,9 @@
  * each row measures). Exit status 1 when the benchmark broke (a turn or a quiet call failed), not
  * when a figure is slow; 2 for bad arguments.
  */
-import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { flagValue } from "../harness/args.js";
-import { progress } from "../harness/progress.js";
+import { runWhenMain } from "../harness/suite-main.js";
 import { upstreamMarkdown } from "../report/upstream.js";
 import { upstreamPlan, type UpstreamPlan } from "./plan.js";
 import { runUpstreamBench, upstreamProblems } from "./upstream-bench.js";
@@ -44,29 +43,4 @@ export function parseUpstreamArgs(argv: readonly string[]): { plan: UpstreamPlan
   return { plan, ...(json ? { json } : {}) };
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  let parsed: ReturnType<typeof parseUpstreamArgs>;
-  try {
-    parsed = parseUpstreamArgs(argv);
-  } catch (error) {
-    process.stderr.write(`upstream: ${(error as Error).message}\n`);
-    return 2;
-  }
-  const log = progress({ prefix: "upstream" });
-  const result = await runUpstreamBench({ ...parsed.plan, log });
-  if (parsed.json) writeFileSync(parsed.json, `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`${upstreamMarkdown(result, "##").join("\n")}\n`);
-  const problems = upstreamProblems(result);
-  for (const p of problems) log(`BROKEN: ${p}`);
-  return problems.length > 0 ? 1 : 0;
-}
-
-const entry = process.argv[1] ? path.resolve(process.argv[1]) : "";
-if (entry.endsWith(`${path.sep}upstream${path.sep}main.js`)) {
-  const status = await main(process.argv.slice(2)).catch((error: unknown) => {
-    process.stderr.write(`upstream: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    return 1;
-  });
-  // Everything started has been closed; exit rather than wait on an idle keep-alive socket.
-  process.exit(status);
-}
+await runWhenMain({ name: "upstream", parse: parseUpstreamArgs, run: runUpstreamBench, markdown: upstreamMarkdown, problems: upstreamProblems });
