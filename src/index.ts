@@ -4,7 +4,8 @@
  * createCodePool; their classes are exported as types only.
  */
 export { createToolSearch, type ToolSearchEngine, type ToolListFilter } from "./engine/engine.js";
-export type { CreateToolSearchOptions, RunContext } from "./engine/options.js";
+export type { CreateToolSearchOptions, RunContext, InputLimits } from "./engine/options.js";
+export type { IndexSnapshotOptions } from "./search/storage/snapshot-store.js";
 export type { SourceStatus } from "./catalog/catalog.js";
 export type { ToolSearchRun, ModelToolCall, ToolCallAnswer } from "./engine/run.js";
 
