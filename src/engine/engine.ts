@@ -30,6 +30,7 @@ import { publishFailure } from "../error-channel.js";
 import { RunTrace } from "../telemetry/otel.js";
 import { RunRecorder } from "../telemetry/run-recorder.js";
 import { ValidatorCache } from "../validation/validator-cache.js";
+import { LruMap } from "../validation/lru.js";
 import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext, type CreateToolSearchOptions } from "./options.js";
 import { newRunId, ToolSearchRun } from "./run.js";
 import type { LearnedCatalog, LearnedWord, Learner, LearningScopeStats, LearningStats } from "../learning/learner.js";
@@ -77,7 +78,7 @@ const MAX_CACHED_SUBJECTS = 512;
 export class ToolSearchEngine {
   private readonly policy: Policy;
   private readonly indexes: ToolIndexCache;
-  private readonly admittedCache = new Map<string, AdmittedCatalog>();
+  private readonly admittedCache = new LruMap<string, AdmittedCatalog>(MAX_CACHED_SUBJECTS);
   private pool: Promise<CodePool> | undefined;
   private readonly runs = new Set<ToolSearchRun>();
   private closed = false;
@@ -303,7 +304,6 @@ export class ToolSearchEngine {
     const entries = all.filter(admit);
     // A subject that policy lets see every tool shares the catalog's own set and map of them.
     const admitted = entries.length === all.length ? admittedCatalog(all, this.catalog.everything()) : admittedCatalog(entries);
-    if (this.admittedCache.size >= MAX_CACHED_SUBJECTS) this.admittedCache.delete(this.admittedCache.keys().next().value as string);
     this.admittedCache.set(key, admitted);
     return admitted;
   }

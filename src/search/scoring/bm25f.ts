@@ -28,6 +28,7 @@ import { analyzeIdentifier, analyzeParams, analyzeText, MAX_QUERY_TERMS, type An
 import type { BackendHit, BackendSearchOptions, CorpusStats, FieldName, ScoreDetail, Vocabulary, WordScore } from "../types.js";
 import { expandWord, MAX_QUERY_SYNONYMS, MAX_TYPO_WORDS, type Expander, type Variant } from "../query/query-expansion.js";
 import { PostingStore } from "./postings.js";
+import { LruMap } from "../../validation/lru.js";
 import { Bm25fCore, wasmKernels, type KernelFactory } from "./bm25f-core.js";
 import { queryWordsOf } from "../query/query-words.js";
 import { TypoIndex } from "../query/typo.js";
@@ -91,7 +92,7 @@ export const DEFAULT_BM25F: Bm25fParams = {
   expansionFields: EXPANSION_FIELDS,
 };
 
-/** Corrections remembered per index (emptied when full). */
+/** Corrections remembered per index (least recently used dropped first). */
 const MAX_CORRECTED = 4_096;
 /** Longer words are never corrected (typo.ts): nothing to remember. */
 const MAX_CORRECTED_CHARS = 32;
@@ -181,7 +182,7 @@ export class Bm25fIndex implements CorpusStats {
   #live = 0;
   #typos: TypoIndex | undefined;
   /** Corrections found, by word (as #typos answers them until the vocabulary changes). */
-  readonly #corrected = new Map<string, readonly string[]>();
+  readonly #corrected = new LruMap<string, readonly string[]>(MAX_CORRECTED);
   /** Sorted terms for termDocs(), made on first use. */
   #sortedTerms: string[] | undefined;
   // Scratch buffers reused by every query (search is synchronous), in the core's memory: scores,
@@ -263,10 +264,7 @@ export class Bm25fIndex implements CorpusStats {
       this.#typos ??= new TypoIndex(this.#read().terms());
       found = this.#typos.corrections(word, (w) => this.df(w));
       // The same misspellings recur across requests, and a correction reads many candidates: remembered, bounded, until the index changes.
-      if (word.length <= MAX_CORRECTED_CHARS) {
-        if (this.#corrected.size >= MAX_CORRECTED) this.#corrected.clear();
-        this.#corrected.set(word, found);
-      }
+      if (word.length <= MAX_CORRECTED_CHARS) this.#corrected.set(word, found);
     }
     return found;
   }
