@@ -12,7 +12,7 @@ export type { ToolSearchRun, ModelToolCall, ToolCallAnswer } from "./engine/run.
 export { coreTools, pluginTools, type CatalogSource } from "./catalog/sources.js";
 // The same names as the `toolsearch/mcp` entry point, listed once there.
 export * from "./mcp/public.js";
-export type { ToolDefinition, ToolAnnotations, ToolContext, ToolSource, JsonSchema } from "./catalog/types.js";
+export type { ToolDefinition, ToolAnnotations, ToolContext, ToolSource, ToolIdentity, JsonSchema } from "./catalog/types.js";
 
 export { resolveToolSearchConfig, DEFAULT_SETTINGS, TOOL_SEARCH_MODES } from "./settings/tool-search-config.js";
 export type { ToolSearchConfig, ToolSearchMode, ToolSearchSettings, DirectorySettings } from "./settings/tool-search-config.js";

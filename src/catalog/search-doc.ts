@@ -1,15 +1,8 @@
 /** The compact descriptor of a tool that the search index holds. */
-import type { CatalogEntry, ToolAnnotations, ToolSource } from "./types.js";
+import type { CatalogEntry, ToolAnnotations, ToolIdentity } from "./types.js";
 
 /** What gets indexed for one tool. Built from the catalog; never contains executable parts. */
-export interface SearchDoc {
-  /** Stable id: `core:<name>`, `plugin:<pluginId>:<name>`, `mcp:<server>:<tool>`, `client:<name>`. */
-  id: string;
-  /** The tool's name as its toolset registered it. */
-  name: string;
-  source: ToolSource;
-  /** "core", the plugin id, the MCP server name, or "client". */
-  toolset: string;
+export interface SearchDoc extends ToolIdentity {
   description: string;
   /** Top-level parameter names and descriptions from the input schema (indexed with a lower weight). */
   params: ReadonlyArray<{ name: string; description: string }>;

@@ -43,13 +43,19 @@ export interface ToolDefinition {
   annotations?: ToolAnnotations;
 }
 
-/** One tool in the catalog, with its derived id and its compiled validator. */
-export interface CatalogEntry {
+/** Which tool: what every view of one (catalog entry, search doc, hit, description, hook call) names it by. */
+export interface ToolIdentity {
+  /** Stable id: `core:<name>`, `plugin:<pluginId>:<name>`, `mcp:<server>:<tool>`, `client:<name>`. */
   id: string;
+  /** The tool's name as its toolset registered it. */
   name: string;
   source: ToolSource;
-  /** "core", the plugin id or the MCP server name (CatalogSource.toolset). */
+  /** The tool's provider: "core", "client", a plugin id or an MCP server name. */
   toolset: string;
+}
+
+/** One tool in the catalog, with its derived id and its compiled validator. */
+export interface CatalogEntry extends ToolIdentity {
   definition: ToolDefinition;
   /** From the definition; policy may add more owner-only tools by glob. */
   ownerOnly: boolean;

@@ -2,15 +2,10 @@
  * Hook contracts (docs/architecture.md, the call path). Several hooks of a kind run in order; the first block wins; a
  * hook that throws blocks the call (fail closed) and the outcome says so.
  */
-import type { ToolSource } from "../catalog/types.js";
+import type { ToolIdentity } from "../catalog/types.js";
 import type { CallOutcome } from "./types.js";
 
-export interface ToolCallInfo {
-  id: string;
-  name: string;
-  source: ToolSource;
-  /** The tool's provider: "core", "client", a plugin id or an MCP server name. */
-  toolset: string;
+export interface ToolCallInfo extends ToolIdentity {
   args: Record<string, unknown>;
   sessionId: string;
   agentId?: string;

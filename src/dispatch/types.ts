@@ -1,14 +1,9 @@
-import type { JsonSchema, ToolSource } from "../catalog/types.js";
+import type { JsonSchema, ToolIdentity, ToolSource } from "../catalog/types.js";
 import type { ErrorPayload } from "../errors.js";
 import type { ScoreDetail } from "../search/types.js";
 
 /** A compact, prompt-safe search result. */
-export interface SearchHit {
-  id: string;
-  name: string;
-  source: ToolSource;
-  /** The tool's provider: "core", "client", a plugin id or an MCP server name. */
-  toolset: string;
+export interface SearchHit extends ToolIdentity {
   /** One line, at most 200 characters, control characters stripped. */
   summary: string;
   score: number;
@@ -119,12 +114,7 @@ export interface SearchOptions {
   limit?: number;
 }
 
-export interface ToolDescription {
-  id: string;
-  name: string;
-  source: ToolSource;
-  /** The tool's provider: "core", "client", a plugin id or an MCP server name. */
-  toolset: string;
+export interface ToolDescription extends ToolIdentity {
   description: string;
   /** The tool's input schema exactly as registered. */
   inputSchema: JsonSchema;
