@@ -16,6 +16,7 @@ import {
 } from "../settings/tool-search-config.js";
 import { normalizeHooks, type HookLists, type ToolHooks } from "../dispatch/hooks.js";
 import { compileOptions, int } from "../validation/ajv.js";
+import { withDefault, type WithSchemaDefaults } from "../validation/schema-defaults.js";
 import { RENAMED_RUN_CONTEXT_KEYS, refuseRenamedKeys } from "../validation/renamed-keys.js";
 import { indexSnapshotSchema, type IndexSnapshotOptions } from "../search/storage/snapshot-store.js";
 import { parsePolicy } from "../policy/policy-schema.js";
@@ -102,11 +103,16 @@ export interface InputLimits {
   argsDepth?: number;
 }
 
-const limit = (maximum: number, fallback: number) => int(1, maximum, fallback);
+const limit = (maximum: number, fallback: number) => withDefault(int(1, maximum), fallback);
 const object = (methods: string[], description: string) => ({ type: "object", methods, description });
 
 const hooks = { description: "a function or an array of functions", anyOf: [{ function: true }, { type: "array", items: { function: true } }] };
 
+/**
+ * Every option's schema, with its default when it has one: the `default` keywords are the only
+ * place defaults are written (Checked is derived from them). `satisfies` makes an option missing
+ * here, or one here that CreateToolSearchOptions lacks, a compile error.
+ */
 const optionsSchema = {
   type: "object",
   additionalProperties: false,
@@ -132,7 +138,7 @@ const optionsSchema = {
     },
     codePool: object(["run", "report"], "a pool from createCodePool (with run and report)"),
     sessionLog: object(["write"], "a sink with a write(event) method, e.g. jsonlSessionLog(file)"),
-    callTimeoutMs: int(1, 3_600_000, 60_000),
+    callTimeoutMs: withDefault(int(1, 3_600_000), 60_000),
     limits: {
       type: "object",
       additionalProperties: false,
@@ -144,22 +150,22 @@ const optionsSchema = {
         schemaPatterns: limit(10_000, DEFAULT_SCHEMA_LIMITS.maxPatterns),
         argsBytes: limit(1_073_741_824, DEFAULT_ARGS_LIMITS.maxBytes),
         argsDepth: limit(10_000, DEFAULT_ARGS_LIMITS.maxDepth),
-      },
+      } satisfies Record<keyof InputLimits, unknown>,
     },
-    tracing: { type: "object", additionalProperties: false, default: {}, properties: { recordQueryText: { type: "boolean", default: false } } },
+    tracing: {
+      type: "object",
+      additionalProperties: false,
+      default: {},
+      properties: { recordQueryText: { type: "boolean", default: false } } satisfies Record<keyof TracingOptions, unknown>,
+    },
     indexCache: indexSnapshotSchema,
     onSourceDown: { function: true, description: "a function (status) => void" },
     learningStore: { ...object(["append", "read"], "a LearningStore ({ kind, append, read })"), required: ["kind"], properties: { kind: { type: "string" } } },
     tenants: { type: "array", maxItems: 100_000, items: { type: "string", minLength: 1, maxLength: 256 } },
-  },
+  } satisfies Record<keyof CreateToolSearchOptions, unknown>,
 };
-type Checked = Omit<CreateToolSearchOptions, "limits" | "tracing"> & {
-  sources: CatalogSource[];
-  backend: BackendChoice;
-  callTimeoutMs: number;
-  limits: Required<InputLimits>;
-  tracing: { recordQueryText: boolean };
-};
+/** The options as optionsSchema leaves them: every option with a `default` there is present. */
+type Checked = WithSchemaDefaults<CreateToolSearchOptions, typeof optionsSchema>;
 const checkOptions = compileOptions<Checked>("createToolSearch", optionsSchema);
 
 /** The options that resolveOptions turns into something else; every other option reaches the engine as checked. */
@@ -168,7 +174,7 @@ type Reworked = "toolSearch" | "policy" | "hooks" | "pool" | "limits" | "indexCa
 /**
  * What the engine reads: the options as checked and defaulted by optionsSchema, with the ones
  * that are reworked (Reworked) in their resolved form. An option the engine takes as given
- * needs only its line in CreateToolSearchOptions and its schema in optionsSchema.
+ * needs only its line in CreateToolSearchOptions and its schema (with its default, if any) in optionsSchema.
  */
 export type ResolvedOptions = Omit<Checked, Reworked> & {
   settings: ToolSearchSettings;
