@@ -274,20 +274,7 @@ export class LiveTelemetry implements SessionLogSink {
     const slot = Math.floor(t / this.bucketMs) % this.size;
     let bucket = this.ring[slot];
     if (bucket === undefined || bucket.t !== t) {
-      bucket = {
-        t,
-        runs: 0,
-        searches: 0,
-        calls: 0,
-        callErrors: 0,
-        codeRuns: 0,
-        codeErrors: 0,
-        upfrontBytes: 0,
-        directBytes: 0,
-        search: latency(),
-        call: latency(),
-        code: latency(),
-      };
+      bucket = emptyBucket(t);
       this.ring[slot] = bucket;
     }
     return bucket;
@@ -305,24 +292,7 @@ export class LiveTelemetry implements SessionLogSink {
     for (let i = n - 1; i >= 0; i--) {
       const t = last - i * this.bucketMs;
       const bucket = this.ring[Math.floor(t / this.bucketMs) % this.size];
-      out.push(
-        bucket !== undefined && bucket.t === t
-          ? structuredClone(bucket)
-          : {
-              t,
-              runs: 0,
-              searches: 0,
-              calls: 0,
-              callErrors: 0,
-              codeRuns: 0,
-              codeErrors: 0,
-              upfrontBytes: 0,
-              directBytes: 0,
-              search: latency(),
-              call: latency(),
-              code: latency(),
-            },
-      );
+      out.push(bucket !== undefined && bucket.t === t ? structuredClone(bucket) : emptyBucket(t));
     }
     return out;
   }
@@ -335,4 +305,22 @@ export class LiveTelemetry implements SessionLogSink {
   serverCalls(): Map<string, ServerCalls> {
     return new Map([...this.servers].map(([name, calls]) => [name, structuredClone(calls)]));
   }
+}
+
+/** A bucket with nothing counted yet: the ring's fresh one, and a gap in a series. */
+function emptyBucket(t: number): TelemetryBucket {
+  return {
+    t,
+    runs: 0,
+    searches: 0,
+    calls: 0,
+    callErrors: 0,
+    codeRuns: 0,
+    codeErrors: 0,
+    upfrontBytes: 0,
+    directBytes: 0,
+    search: latency(),
+    call: latency(),
+    code: latency(),
+  };
 }
