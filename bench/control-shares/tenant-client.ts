@@ -9,6 +9,7 @@
  */
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
+import { askWorker, type WorkerMessage } from "../harness/worker-ask.js";
 
 /** What a flooding tenant sends, a fresh call each time. */
 export type FloodKind = "describe-unknown" | "search" | "batch-search";
@@ -154,17 +155,7 @@ export class TenantClient {
   }
 
   /** Posts `message` and resolves with the worker's next message of type `reply`. */
-  private ask(message: { type: string } & Record<string, unknown>, reply: string): Promise<Record<string, unknown>> {
-    return new Promise((resolve, reject) => {
-      const onMessage = (answer: { type: string } & Record<string, unknown>): void => {
-        if (answer.type !== reply) return;
-        this.worker.off("message", onMessage);
-        this.worker.off("error", reject);
-        resolve(answer);
-      };
-      this.worker.on("message", onMessage);
-      this.worker.once("error", reject);
-      this.worker.postMessage(message);
-    });
+  private ask(message: WorkerMessage, reply: string): Promise<Record<string, unknown>> {
+    return askWorker(this.worker, message, reply);
   }
 }

@@ -21,6 +21,7 @@ import { resolvePoolOptions } from "../../src/sandbox/pool/options.js";
 import type { Progress } from "../harness/progress.js";
 import { distribution, round, roundDistribution, type Distribution } from "../harness/stats.js";
 import type { Probes, WindowFigures } from "./probes.js";
+import { askWorker, type WorkerMessage } from "../harness/worker-ask.js";
 
 export interface TenantFloodOptions {
   /** Bodies the flooding tenant keeps in flight. */
@@ -255,17 +256,7 @@ class TenantClient {
   }
 
   /** Posts `message` and resolves with the worker's next message of type `reply`. */
-  private ask(message: { type: string } & Record<string, unknown>, reply: string): Promise<Record<string, unknown>> {
-    return new Promise((resolve, reject) => {
-      const onMessage = (answer: { type: string } & Record<string, unknown>): void => {
-        if (answer.type !== reply) return;
-        this.worker.off("message", onMessage);
-        this.worker.off("error", reject);
-        resolve(answer);
-      };
-      this.worker.on("message", onMessage);
-      this.worker.once("error", reject);
-      this.worker.postMessage(message);
-    });
+  private ask(message: WorkerMessage, reply: string): Promise<Record<string, unknown>> {
+    return askWorker(this.worker, message, reply);
   }
 }
