@@ -23,7 +23,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import OpenAI from "openai";
 import { runAgentTurn, type AgentProvider, type AgentTurnInput } from "../agent/agent-turn.js";
 import { boundedProviderFetch } from "../agent/bounded-fetch.js";
-import type { ToolDefinition } from "../catalog/types.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
 import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, ToolSearchError, TurnBudgetError } from "../errors.js";
@@ -46,7 +45,8 @@ import { onAbort } from "../abort-listeners.js";
 import { clientAddressKey } from "../http/client-address.js";
 import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
 import type { ServerConfig } from "../config/server-config.js";
-import { parseRunRequest, type ClientToolSpec, type RunRequest } from "./run-request.js";
+import { parseRunRequest, type RunRequest } from "./run-request.js";
+import { clientToolOf } from "./client-tool.js";
 import { COMPAT_ROUTE_NAMES, compatRoutes } from "./compat/compat-routes.js";
 import { OperatorEndpoints } from "../admin/operator-endpoints.js";
 
@@ -188,7 +188,7 @@ export async function startGateway(config: ServerConfig, extras: GatewayExtras =
         ...(identity ? { tenant: tokenTenant(identity) } : { shareKey: clientAddressKey(req) }),
         ...pick(request),
         prompt: promptOf(request),
-        clientTools: (request.clientTools ?? []).map((spec) => forwardedClientTool(spec, clientToolCalls)),
+        clientTools: (request.clientTools ?? []).map((spec) => clientToolOf(spec, clientToolCalls, "forwarded_to_client")),
       });
     } catch (error) {
       if (error instanceof ToolSearchError) throw new HttpError(error.code, error.message, {}, 400);
@@ -302,21 +302,4 @@ function promptOf(request: RunRequest): string {
   if (request.input !== undefined) return request.input;
   const lastUser = request.messages?.findLast((m) => m.role === "user");
   return typeof lastUser?.content === "string" ? lastUser.content : "";
-}
-
-/**
- * Client tools run on the client, not here: a call to one goes through the same call path
- * (policy, hooks, approval, telemetry), is recorded in the response's `clientToolCalls`, and
- * the model is told it was forwarded.
- */
-function forwardedClientTool(spec: ClientToolSpec, calls: Array<{ name: string; args: Record<string, unknown> }>): ToolDefinition {
-  return {
-    name: spec.name,
-    description: spec.description,
-    inputSchema: spec.inputSchema,
-    execute(args) {
-      calls.push({ name: spec.name, args });
-      return { status: "forwarded_to_client", tool: spec.name };
-    },
-  };
 }

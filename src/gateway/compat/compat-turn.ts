@@ -13,7 +13,6 @@
  */
 import { randomUUID } from "node:crypto";
 import { runAgentTurn, type AgentMessage, type AgentProvider, type AgentToolCall, type AgentTurnInput } from "../../agent/agent-turn.js";
-import type { ToolDefinition } from "../../catalog/types.js";
 import type { ModelAlias } from "../../config/server-config.js";
 import type { ToolSearchEngine } from "../../engine/engine.js";
 import type { ToolSearchRun } from "../../engine/run.js";
@@ -21,6 +20,7 @@ import { CancelledError, HttpError, ToolSearchError, TurnBudgetError } from "../
 import { identityFromToken, loopbackIdentity, tokenTenant, type RunIdentity, type TokenIdentity } from "../../auth/token-auth.js";
 import type { ReplyCall, ReplyUsage } from "../../wire/reply.js";
 import type { ClientToolSpec } from "../run-request.js";
+import { clientToolOf } from "../client-tool.js";
 
 /** What a turn needs from the gateway that serves it. */
 export interface CompatTurnContext {
@@ -80,7 +80,7 @@ export async function prepareCompatTurn(context: CompatTurnContext, request: Com
       ...(identity ? { tenant: tokenTenant(identity) } : {}),
       ...definedOnly(who),
       prompt: lastUserText(request.messages),
-      clientTools: request.tools.map((spec) => clientTool(spec, pending)),
+      clientTools: request.tools.map((spec) => clientToolOf(spec, pending, SENT_TO_CLIENT)),
     });
   } catch (error) {
     if (error instanceof ToolSearchError) throw new HttpError(error.code, error.message, {}, 400);
@@ -150,17 +150,4 @@ function definedOnly(identity: RunIdentity): RunIdentity {
 function lastUserText(messages: readonly AgentMessage[]): string {
   const last = messages.findLast((m) => m.role === "user");
   return last?.content ?? "";
-}
-
-/** A client tool: its call takes the call path here, and is then handed back to the client instead of being run. */
-function clientTool(spec: ClientToolSpec, pending: Array<{ name: string; args: Record<string, unknown> }>): ToolDefinition {
-  return {
-    name: spec.name,
-    description: spec.description,
-    inputSchema: spec.inputSchema,
-    execute(args) {
-      pending.push({ name: spec.name, args });
-      return { status: SENT_TO_CLIENT, tool: spec.name };
-    },
-  };
 }
