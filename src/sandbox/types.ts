@@ -4,6 +4,8 @@
  * per run over its dispatcher (so policy, hooks, approval and telemetry always apply).
  */
 import type { CodeErrorCode } from "../errors.js";
+import type { TypeOf } from "../validation/typed-schema.js";
+import type { poolSchema } from "./pool/options.js";
 
 export interface BridgeCallOptions {
   /** Aborted when the body is killed (deadline, limit, protocol breach) or the engine closes. */
@@ -89,44 +91,8 @@ export interface SandboxReport {
   };
 }
 
-export interface PoolOptions {
-  /** Children kept started and handshaken (default 2). */
-  prefork?: number;
-  /** Bodies running at once (default: prefork). */
-  maxConcurrent?: number;
-  /** Bodies waiting for a child; past it run() answers POOL_SATURATED (default 64). */
-  maxQueue?: number;
-  /** Bodies one tenant may have waiting; past it that tenant gets POOL_SATURATED while others still queue (default ceil(maxQueue / 4)). */
-  maxQueuePerTenant?: number;
-  /**
-   * Slots one tenant's bodies may hold at once (default maxConcurrent − 1, at least 1): a slot is
-   * kept for the other tenants, so that long bodies of one do not make another's wait for them.
-   */
-  maxRunningPerTenant?: number;
-  /** V8 old-space cap for a child (default 64). */
-  maxOldSpaceSizeMb?: number;
-  /** Whole-child memory cap, RLIMIT_DATA, where prlimit exists (default 512; at least maxOldSpaceSizeMb + 128). */
-  maxMemoryMb?: number;
-  /** UTF-8 bytes of the return value's JSON (default 1 MiB). */
-  maxResultBytes?: number;
-  /** UTF-8 bytes of console output per run (default 64 KiB). */
-  maxLogBytes?: number;
-  /** openclaw.tools.* calls per run (default 256). */
-  maxBridgeCalls?: number;
-  /** openclaw.tools.* calls in flight at once (default 16). */
-  maxConcurrentBridgeCalls?: number;
-  /** Largest bridge frame either way (default max(4 MiB, what the result and log limits need)). */
-  maxFrameBytes?: number;
-  /** Try user+net+pid namespaces with `unshare` (default true on Linux). */
-  namespaces?: boolean;
-  /**
-   * Own SIGUSR1 in this process so a signal cannot open its inspector (default true). Process-wide
-   * and permanent once installed; see src/sandbox/pool/inspector-guard.ts.
-   */
-  guardParentInspector?: boolean;
-  /** How long a child may take to start and handshake before it is killed (default 15000). */
-  startTimeoutMs?: number;
-}
+/** Code-mode pool limits, each optional: poolSchema (pool/options.ts) documents each one, its range and default. */
+export type PoolOptions = TypeOf<typeof poolSchema>;
 
 export interface CodePool {
   run(code: string, bridge: BridgeHandler, options: CodeRunOptions): Promise<CodeResult>;

@@ -37,9 +37,9 @@ function createOptionsAjv(): Ajv {
 let optionsAjv: Ajv | undefined;
 
 /** Option schemas by name, as their modules declared them: what scripts/generate-validators.ts precompiles. */
-const declared = new Map<string, Record<string, unknown>>();
+const declared = new Map<string, object>();
 
-export function declaredOptionSchemas(): ReadonlyMap<string, Record<string, unknown>> {
+export function declaredOptionSchemas(): ReadonlyMap<string, object> {
   return declared;
 }
 
@@ -52,11 +52,7 @@ export function declaredOptionSchemas(): ReadonlyMap<string, Record<string, unkn
  * and used if it was generated from this very schema, and ajv is never loaded; a schema changed
  * since generation is compiled by ajv then instead, with the same result.
  */
-export function compileOptions<T>(
-  name: string,
-  schema: Record<string, unknown>,
-  options: { copy?: boolean } = {},
-): (value: unknown, root: string, shown?: unknown) => T {
+export function compileOptions<T>(name: string, schema: object, options: { copy?: boolean } = {}): (value: unknown, root: string, shown?: unknown) => T {
   declared.set(name, schema);
   // Found or compiled at first use: a module that declares a schema costs nothing to import.
   let validate: ValidateFunction | undefined;
@@ -72,7 +68,7 @@ export function compileOptions<T>(
 }
 
 /** The generated validator of `name`, when there is one and it was generated from `schema`. */
-function generatedValidator(name: string, schema: Record<string, unknown>): ValidateFunction | undefined {
+function generatedValidator(name: string, schema: object): ValidateFunction | undefined {
   let generated: { validate: ValidateFunction; schema: string };
   try {
     generated = requireGenerated(name);

@@ -17,9 +17,12 @@ type DefaultedKeys<T, P> = { [K in keyof T]-?: K extends keyof P ? (P[K] extends
  * schema has a `default` is present, and, when that schema is itself an object schema, so are its
  * own defaulted keys; every other key is as `T` has it.
  */
-export type WithSchemaDefaults<T, S> = S extends { properties: infer P }
-  ? Flat<Omit<T, DefaultedKeys<T, P>> & { [K in DefaultedKeys<T, P>]-?: WithSchemaDefaults<NonNullable<T[K]>, P[K & keyof P]> }>
-  : T;
+export type WithSchemaDefaults<T, S> = S extends { properties: infer P } ? FillIn<T, P, DefaultedKeys<T, P>> : T;
+
+/** Mapped over `keyof T` (with `as`), not built with Omit, so that each key keeps its doc comment. */
+type FillIn<T, P, D extends keyof T> = Flat<
+  { [K in keyof T as K extends D ? never : K]: T[K] } & { [K in keyof T as K extends D ? K : never]-?: WithSchemaDefaults<NonNullable<T[K]>, P[K & keyof P]> }
+>;
 
 /** One object type instead of an intersection, for readable hovers and errors. */
 type Flat<T> = { [K in keyof T]: T[K] } & {};

@@ -1,0 +1,53 @@
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { compileOptions } from "../../src/validation/ajv.js";
+import { arrayOf, boolean, declared, int, object, oneOf, string, withDefault, type Filled, type TypeOf } from "../../src/validation/typed-schema.js";
+
+const schema = object(
+  {
+    /** A name. */
+    name: string({ minLength: 1 }),
+    limit: withDefault(int(1, 10), 5),
+    mode: oneOf(["a", "b"]),
+    on: withDefault(boolean(), false),
+    tags: arrayOf(string(), { maxItems: 3 }),
+    nested: withDefault(object({ depth: withDefault(int(0, 9), 2), note: string() }), {}),
+    hook: declared<(x: number) => void>()({ function: true }),
+  },
+  { required: ["name"] },
+);
+
+describe("typed schemas", () => {
+  it("derive what users write: required keys present, the rest optional, declared values as declared", () => {
+    expectTypeOf<TypeOf<typeof schema>>().toEqualTypeOf<{
+      name: string;
+      limit?: number;
+      mode?: "a" | "b";
+      on?: boolean;
+      tags?: readonly string[];
+      nested?: { depth?: number; note?: string };
+      hook?: (x: number) => void;
+    }>();
+  });
+
+  it("derive what a check returns: every defaulted key present, in nested objects too", () => {
+    type Checked = Filled<typeof schema>;
+    expectTypeOf<Checked["limit"]>().toEqualTypeOf<number>();
+    expectTypeOf<Checked["nested"]["depth"]>().toEqualTypeOf<number>();
+    expectTypeOf<Checked["nested"]["note"]>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<Checked["mode"]>().toEqualTypeOf<"a" | "b" | undefined>();
+  });
+
+  it("are plain JSON Schema that ajv checks and fills as the types say", () => {
+    const check = compileOptions<Filled<typeof schema>>("typedSchemaTest", schema);
+    expect(check({ name: "x" }, "t")).toEqual({ name: "x", limit: 5, on: false, nested: { depth: 2 } });
+    expect(() => check({ name: "x", limit: 11 }, "t")).toThrow("t.limit: must be an integer from 1 to 10; got 11 (number)");
+    expect(() => check({ name: "x", mode: "c" }, "t")).toThrow('t.mode: must be one of "a", "b"');
+    expect(() => check({ name: "x", nmae: 1 }, "t")).toThrow('unknown option "nmae"');
+    expect(() => check({}, "t")).toThrow('missing required option "name"');
+  });
+
+  it("add nothing at run time beyond the JSON Schema keywords", () => {
+    expect(JSON.parse(JSON.stringify(schema))).toEqual(schema);
+    expect(Object.getOwnPropertySymbols(schema.properties.hook)).toEqual([]);
+  });
+});
