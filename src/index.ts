@@ -61,7 +61,7 @@ export type {
   WordScore,
   FieldName,
 } from "./search/types.js";
-export { bm25fBackend } from "./search/backends/bm25f-backend.js";
+export { bm25fBackend, fts5Backend } from "./search/backends/bm25f-backend.js";
 export { minisearchBackend } from "./search/backends/minisearch-backend.js";
 
 export type { RunTelemetry, SessionEvent, SessionLogSink, CallRecord, CallVia } from "./telemetry/types.js";

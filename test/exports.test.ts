@@ -40,6 +40,7 @@ describe("public exports", () => {
         "createCodePool",
         "createToolSearch",
         "bm25fBackend",
+        "fts5Backend",
         "jsonlSessionLog",
         "mcpServer",
         "memoryLearningStore",

@@ -10,7 +10,7 @@ import "uplot/dist/uPlot.min.css";
 import "./style.css";
 import { api } from "./api.js";
 import { usePoll } from "./poll.js";
-import type { AdminIndex } from "./types.js";
+import type { AdminIndex } from "../../src/admin/admin-wire-types.js";
 import { CatalogPage } from "./pages/catalog.js";
 import { LearningPage } from "./pages/learning.js";
 import { SearchPage } from "./pages/search.js";

@@ -21,6 +21,21 @@ import { escapeControl } from "../text/prompt-text.js";
 import { compileOptions } from "../validation/ajv.js";
 import { MAX_QUERY_CHARS } from "../validation/search-args.js";
 import { packageVersion } from "../version.js";
+import type {
+  AdminIndex,
+  AdminRoute,
+  AdminRunIdentity,
+  CatalogAnswer,
+  LearningAnswer,
+  SandboxAnswer,
+  SearchAnswer,
+  ServersAnswer,
+  TelemetryAnswer,
+  TenantRow,
+  TenantsAnswer,
+  ToolsAnswer,
+  WordsAnswer,
+} from "./admin-wire-types.js";
 import { learnedWords, wordsKept } from "./learned-words.js";
 import type { LiveTelemetry } from "./live-telemetry.js";
 
@@ -136,7 +151,7 @@ export async function adminRoute(
     return send(res, await search(ctx, await guard.readJson(req, MAX_SEARCH_BODY_BYTES, "BAD_REQUEST")));
   if (route === "/admin/v1/telemetry" && get) return send(res, telemetry(ctx, query));
   if (route === "/admin/v1/tenants" && get) return send(res, await tenants(ctx, query));
-  if (route === "/admin/v1/sandbox" && get) return send(res, (await ctx.engine.sandboxState()) ?? { started: false });
+  if (route === "/admin/v1/sandbox" && get) return send(res, await sandbox(ctx));
   if (route === "/admin/v1/mcp-servers" && get) return send(res, mcpServers(ctx, query));
   if (route === "/admin/v1/learning" && get) return send(res, learning(ctx, query));
   if (route === "/admin/v1/learning/words" && get) return send(res, words(ctx, query));
@@ -144,11 +159,15 @@ export async function adminRoute(
   throw new HttpError("NOT_FOUND", `No admin route ${req.method} ${route.slice(0, 200)}; the routes are ${known}.`);
 }
 
-function send(res: ServerResponse, body: unknown): void {
+/** Every answer is one of the wire types the console reads (admin-wire-types.ts). */
+type AdminAnswer =
+  AdminIndex | CatalogAnswer | ToolsAnswer | SearchAnswer | TelemetryAnswer | TenantsAnswer | SandboxAnswer | ServersAnswer | LearningAnswer | WordsAnswer;
+
+function send(res: ServerResponse, body: AdminAnswer): void {
   sendJson(res, 200, body, { "cache-control": "no-store" });
 }
 
-const ROUTES = [
+const ROUTES: AdminRoute[] = [
   { method: "GET", path: "/admin/v1", what: "this index" },
   { method: "GET", path: "/admin/v1/catalog", what: "the catalog by source: state, tool count, why a source is down (offset, limit)" },
   { method: "GET", path: "/admin/v1/tools", what: "tools, as an identity sees them (source, toolset, agentId, profile, channel, owner, token, offset, limit)" },
@@ -161,7 +180,7 @@ const ROUTES = [
   { method: "GET", path: "/admin/v1/learning/words", what: "the words learned for one tool (scope, tool), where the operator keeps them readable" },
 ];
 
-function index(ctx: AdminContext) {
+function index(ctx: AdminContext): AdminIndex {
   // Each token by its tenant and the identity it carries, never the token itself: the search playground's "as token".
   const tokens = (ctx.config.gateway.auth?.tokens ?? []).map((entry) => {
     const { token: _secret, ...identity } = entry;
@@ -170,7 +189,7 @@ function index(ctx: AdminContext) {
   return { face: ctx.face, version: packageVersion(), mode: ctx.engine.settings.mode, tokens, routes: ROUTES };
 }
 
-function catalog(ctx: AdminContext, query: URLSearchParams) {
+function catalog(ctx: AdminContext, query: URLSearchParams): CatalogAnswer {
   const { size, sources, rebuildError } = ctx.engine.catalogStatus();
   const servers = new Map(ctx.mcpSources.map((s) => [s.toolset, s]));
   const rows = sources.map(({ error, ...status }) => {
@@ -209,7 +228,7 @@ function identityFromQuery(query: URLSearchParams): AdminIdentity | undefined {
  * A run context for an identity: its fields as given, or, with `token`, that token's identity
  * narrowed by them (as a request body narrows its token's); the tenant is the admin's own.
  */
-function runIdentity(ctx: AdminContext, asked: AdminIdentity, mode: ToolSearchMode | undefined) {
+function runIdentity(ctx: AdminContext, asked: AdminIdentity, mode: ToolSearchMode | undefined): AdminRunIdentity {
   const { token, profile, ...fields } = asked;
   let resolved: { agentId?: string; owner?: boolean; channel?: string; mode?: ToolSearchMode } = { ...fields, ...(mode !== undefined ? { mode } : {}) };
   if (token !== undefined) {
@@ -232,7 +251,7 @@ function runIdentity(ctx: AdminContext, asked: AdminIdentity, mode: ToolSearchMo
   return { ...resolved, ...(profile !== undefined ? { profile } : {}), ...(token !== undefined ? { token } : {}) };
 }
 
-function tools(ctx: AdminContext, query: URLSearchParams) {
+function tools(ctx: AdminContext, query: URLSearchParams): ToolsAnswer {
   const asked = identityFromQuery(query);
   const identity = asked === undefined ? undefined : runIdentity(ctx, asked, undefined);
   const source = textParam(query, "source");
@@ -250,7 +269,7 @@ function tools(ctx: AdminContext, query: URLSearchParams) {
   return { identity: identity ?? null, policyApplied: identity !== undefined, total, offset, limit, tools: list };
 }
 
-async function search(ctx: AdminContext, body: unknown) {
+async function search(ctx: AdminContext, body: unknown): Promise<SearchAnswer> {
   let parsed: SearchBody;
   try {
     parsed = checkSearch(body, "body");
@@ -275,7 +294,7 @@ async function search(ctx: AdminContext, body: unknown) {
   }
 }
 
-function telemetry(ctx: AdminContext, query: URLSearchParams) {
+function telemetry(ctx: AdminContext, query: URLSearchParams): TelemetryAnswer {
   const window = intParam(query, "window", 1, 360, 90);
   return { bucketMs: ctx.telemetry.bucketMs, totals: ctx.telemetry.snapshot(), series: ctx.telemetry.series(window) };
 }
@@ -285,21 +304,8 @@ function telemetry(ctx: AdminContext, query: URLSearchParams) {
  * code bodies running and waiting (the pool). Without tokens each session of `serve` is a
  * tenant of its own, and `mcp --http` counts sessions by client address.
  */
-async function tenants(ctx: AdminContext, query: URLSearchParams) {
-  const rows = new Map<
-    string,
-    {
-      tenant: string;
-      runs: number;
-      activeRuns: number;
-      calls: { ok: number; failed: number };
-      codeRuns: number;
-      lastSeen?: string;
-      sessions: number;
-      inFlight: number;
-      codeBodies: { running: number; queued: number };
-    }
-  >();
+async function tenants(ctx: AdminContext, query: URLSearchParams): Promise<TenantsAnswer> {
+  const rows = new Map<string, TenantRow>();
   const row = (tenant: string) => {
     let r = rows.get(tenant);
     if (r === undefined)
@@ -340,7 +346,12 @@ async function tenants(ctx: AdminContext, query: URLSearchParams) {
   };
 }
 
-function mcpServers(ctx: AdminContext, query: URLSearchParams) {
+/** The sandbox's layers and load, or `started: false` before any run needed code mode (asking starts nothing). */
+async function sandbox(ctx: AdminContext): Promise<SandboxAnswer> {
+  return (await ctx.engine.sandboxState()) ?? { started: false };
+}
+
+function mcpServers(ctx: AdminContext, query: URLSearchParams): ServersAnswer {
   const calls = ctx.telemetry.serverCalls();
   const servers = ctx.mcpSources.map((source) => {
     const { name, transport, state, tools: count, truncated, pid, reason, lastListError, stderr } = source.status();
@@ -371,7 +382,7 @@ function mcpServers(ctx: AdminContext, query: URLSearchParams) {
   return { ...page, servers: items };
 }
 
-function learning(ctx: AdminContext, query: URLSearchParams) {
+function learning(ctx: AdminContext, query: URLSearchParams): LearningAnswer {
   const control = ctx.engine.learning;
   if (control === undefined) return { enabled: false, total: 0, offset: 0, limit: 0, scopes: [], wordsKept: false };
   const scopes = control.scopes().sort((a, b) => b.records - a.records);
@@ -379,7 +390,7 @@ function learning(ctx: AdminContext, query: URLSearchParams) {
   return { enabled: true, stats: control.stats(), ...page, scopes: items, wordsKept: wordsKept(ctx.engine) };
 }
 
-function words(ctx: AdminContext, query: URLSearchParams) {
+function words(ctx: AdminContext, query: URLSearchParams): WordsAnswer {
   const scope = textParam(query, "scope");
   const tool = textParam(query, "tool");
   if (scope === undefined || tool === undefined)

@@ -7,16 +7,10 @@
  * learning is off, the answer is an empty list and why.
  */
 import type { ToolSearchEngine } from "../engine/engine.js";
+import type { LearnedWords } from "./admin-wire-types.js";
 
 /** Words listed for one tool at most, strongest first. */
 const MAX_LEARNED_WORDS = 50;
-
-export interface LearnedWords {
-  /** Whether this process keeps learned words readable; false: `words` is empty and `why` says so. */
-  kept: boolean;
-  why?: string;
-  words: Array<{ term: string; count: number; sessions: number }>;
-}
 
 /** Whether learned words are kept readable: learning on, and `learning.recordTerms` set. */
 export function wordsKept(engine: ToolSearchEngine): boolean {

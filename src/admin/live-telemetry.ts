@@ -5,51 +5,8 @@
  * nothing grows with traffic (a fixed ring of buckets, bounded maps of tenants and open runs,
  * error codes and sources from closed sets), nothing throws, and no query text is kept.
  */
-import type { ToolSource } from "../catalog/types.js";
-import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { SessionEvent, SessionLogSink } from "../telemetry/types.js";
-
-/** A latency: how many, their sum and the largest, in ms. */
-export interface Latency {
-  count: number;
-  sumMs: number;
-  maxMs: number;
-}
-
-export interface OutcomeCounts {
-  ok: number;
-  failed: number;
-  /** Failures by error code (a closed set: the taxonomy's codes). */
-  byCode: Record<string, number>;
-}
-
-export interface TelemetryTotals {
-  /** When this process started counting (ISO time). */
-  since: string;
-  runs: { total: number; active: number; byMode: Partial<Record<ToolSearchMode, number>>; fallbacks: number };
-  searches: { total: number; latency: Latency };
-  describes: OutcomeCounts;
-  calls: OutcomeCounts & { bySource: Partial<Record<ToolSource | "unknown", { ok: number; failed: number }>>; latency: Latency };
-  codeRuns: OutcomeCounts & { latency: Latency };
-  /** Bytes the runs showed the model up front, and what direct mode would have shown for the same catalogs. */
-  bytes: { upfront: number; direct: number };
-}
-
-/** One bucket of the series (`bucketMs` wide, starting at `t`, epoch ms). */
-export interface TelemetryBucket {
-  t: number;
-  runs: number;
-  searches: number;
-  calls: number;
-  callErrors: number;
-  codeRuns: number;
-  codeErrors: number;
-  upfrontBytes: number;
-  directBytes: number;
-  search: Latency;
-  call: Latency;
-  code: Latency;
-}
+import type { Latency, OutcomeCounts, TelemetryBucket, TelemetryTotals } from "./admin-wire-types.js";
 
 /** One tenant's activity: a token's label, else `session:<id>` (each unauthenticated session is a tenant of its own). */
 export interface TenantActivity {

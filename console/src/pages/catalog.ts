@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.js";
 import { count } from "../format.js";
 import { usePoll } from "../poll.js";
-import type { CatalogAnswer, SourceRow, ToolsAnswer } from "../types.js";
+import type { CatalogAnswer, SourceRow, ToolsAnswer } from "../../../src/admin/admin-wire-types.js";
 import { Badge, Failure, Loading, Pager } from "../ui.js";
 
 export function CatalogPage() {

@@ -5,7 +5,7 @@
  */
 import { html } from "htm/preact";
 import { figure } from "../format.js";
-import type { FieldName, RankStep, ScoreDetail } from "../types.js";
+import type { FieldName, RankStep, ScoreDetail } from "../../../src/admin/admin-wire-types.js";
 
 const FIELDS: FieldName[] = ["name", "toolset", "description", "params"];
 

@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.js";
 import { count } from "../format.js";
 import { usePoll } from "../poll.js";
-import type { LearningAnswer, WordsAnswer } from "../types.js";
+import type { LearningAnswer, WordsAnswer } from "../../../src/admin/admin-wire-types.js";
 import { Failure, Loading, Pager } from "../ui.js";
 
 export function LearningPage() {

@@ -8,7 +8,7 @@ import { useState } from "preact/hooks";
 import { api, ApiError } from "../api.js";
 import { bytes, count, figure, saved } from "../format.js";
 import { usePoll } from "../poll.js";
-import type { AdminIndex, SearchAnswer } from "../types.js";
+import type { AdminIndex, SearchAnswer } from "../../../src/admin/admin-wire-types.js";
 import { Failure } from "../ui.js";
 import { ExplainView } from "./explain-view.js";
 

@@ -3,7 +3,7 @@ import { html } from "htm/preact";
 import { api } from "../api.js";
 import { count, ms } from "../format.js";
 import { usePoll } from "../poll.js";
-import type { ServersAnswer } from "../types.js";
+import type { ServersAnswer } from "../../../src/admin/admin-wire-types.js";
 import { Badge, Failure, Loading } from "../ui.js";
 
 export function ServersPage() {

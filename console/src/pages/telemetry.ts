@@ -4,7 +4,7 @@ import { api } from "../api.js";
 import { TimeChart } from "../chart.js";
 import { bytes, count, ms, saved } from "../format.js";
 import { usePoll } from "../poll.js";
-import type { Latency, TelemetryAnswer } from "../types.js";
+import type { Latency, TelemetryAnswer } from "../../../src/admin/admin-wire-types.js";
 import { Failure, Loading } from "../ui.js";
 
 const mean = (l: Latency) => (l.count > 0 ? l.sumMs / l.count : null);

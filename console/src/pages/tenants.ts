@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.js";
 import { ago, count } from "../format.js";
 import { usePoll } from "../poll.js";
-import type { SandboxAnswer, TenantsAnswer } from "../types.js";
+import type { SandboxAnswer, TenantsAnswer } from "../../../src/admin/admin-wire-types.js";
 import { Badge, Failure, Loading, Pager } from "../ui.js";
 
 export function TenantsPage() {
@@ -14,6 +14,7 @@ export function TenantsPage() {
   if (tenants.error) return html`<${Failure} error=${tenants.error} />`;
   if (!tenants.data) return html`<${Loading} />`;
   const { shares } = tenants.data;
+  const report = sandbox.data !== undefined && "report" in sandbox.data ? sandbox.data.report : undefined;
   return html`<section>
     <h2>Tenants and shares</h2>
     <p class="lead">
@@ -56,10 +57,10 @@ export function TenantsPage() {
     <h3>Sandbox</h3>
     ${sandbox.error ? html`<${Failure} error=${sandbox.error} />` : null}
     ${
-      sandbox.data?.report
-        ? html`<p>${sandbox.data.report.available ? `Node ${sandbox.data.report.nodeVersion}` : `Unavailable: ${sandbox.data.report.reason ?? ""}`}</p>
+      report
+        ? html`<p>${report.available ? `Node ${report.nodeVersion}` : `Unavailable: ${report.reason ?? ""}`}</p>
             <ul class="layers">
-              ${Object.entries(sandbox.data.report.layers).map(([layer, on]) => html`<li key=${layer}><${Badge} ok=${on} text=${on ? "on" : "off"} /> ${layer}</li>`)}
+              ${Object.entries(report.layers).map(([layer, on]) => html`<li key=${layer}><${Badge} ok=${on} text=${on ? "on" : "off"} /> ${layer}</li>`)}
             </ul>`
         : html`<p class="hint">Not started: no run has needed code mode yet.</p>`
     }

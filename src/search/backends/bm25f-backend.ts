@@ -152,3 +152,19 @@ export const bm25fBackend: SearchBackendFactory = {
   load: (snapshot, expect) => load(snapshot, {}, expect),
   worker: "bm25f",
 };
+
+/**
+ * @deprecated renamed bm25fBackend: its name while the default backend ranked with an SQLite
+ * FTS5 table. Kept so that code still importing it is told the new name rather than only that
+ * the export is gone: building an index with it (`createToolSearch({ backend: fts5Backend })`,
+ * or its `create()`) throws CONFIG_INVALID naming bm25fBackend, as `backend: "fts5"` is refused
+ * naming "bm25f" (engine/options.ts). Not an alias, so that the rename is seen and made.
+ */
+export const fts5Backend: SearchBackendFactory = {
+  kind: "fts5",
+  create: () => {
+    throw new ConfigInvalidError(
+      'fts5Backend was renamed bm25fBackend (import { bm25fBackend } from "toolsearch"): the same default backend, BM25F scoring, SQLite snapshots, no FTS5 table',
+    );
+  },
+};
