@@ -23,6 +23,7 @@ import { ADMIN_TENANT, adminRoute, type AdminContext } from "./admin-routes.js";
 import { LiveTelemetry } from "./live-telemetry.js";
 import type { MetricsSdk } from "../metrics/metrics-sdk.js";
 import type { OperatorMetrics } from "../metrics/operator-metrics.js";
+import { definedProps } from "../defined.js";
 
 export type { FaceIdentity } from "./admin-access.js";
 
@@ -83,7 +84,7 @@ export class OperatorEndpoints {
 
   attach(parts: OperatorParts): void {
     const { sessions, ...rest } = parts;
-    this.context = { face: this.face, config: this.config, telemetry: this.telemetry, ...rest, ...(sessions !== undefined ? { sessions } : {}) };
+    this.context = { face: this.face, config: this.config, telemetry: this.telemetry, ...rest, ...definedProps({ sessions }) };
     this.metrics?.recorder.observe({ ...rest, sessions });
   }
 

@@ -7,6 +7,7 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { ConfigInvalidError, HttpError } from "../errors.js";
+import { definedProps } from "../defined.js";
 
 /** Shorter tokens are guessable; the config schema holds the same bound. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -165,12 +166,12 @@ export function loopbackIdentity<T extends RunIdentity>(body: T, trusted: boolea
 
 /** The policy subjects a token may run as: one per channel it may name (or one without a channel). */
 export function tokenSubjects(token: TokenIdentity): Array<{ agentId?: string; owner: boolean; channel?: string }> {
-  const base = { ...(token.agentId !== undefined ? { agentId: token.agentId } : {}), owner: token.owner === true };
+  const base = { ...definedProps({ agentId: token.agentId }), owner: token.owner === true };
   return token.channels ? token.channels.map((channel) => ({ ...base, channel })) : [base];
 }
 
 function agentIdFor(body: RunIdentity, token: TokenIdentity): Pick<RunIdentity, "agentId"> {
-  if (token.agentId === undefined) return body.agentId !== undefined ? { agentId: body.agentId } : {};
+  if (token.agentId === undefined) return definedProps({ agentId: body.agentId });
   if (body.agentId !== undefined && body.agentId !== token.agentId)
     throw new ForbiddenFieldError("agentId", `this token runs as agent "${token.agentId}", not "${body.agentId}"`);
   return { agentId: token.agentId };
@@ -184,7 +185,7 @@ function ownerFor(body: RunIdentity, token: TokenIdentity): boolean {
 /** A token listing several channels needs the body to pick one: a run without a channel would skip channel rules. */
 function channelFor(body: RunIdentity, token: TokenIdentity): Pick<RunIdentity, "channel"> {
   const allowed = token.channels;
-  if (allowed === undefined) return body.channel !== undefined ? { channel: body.channel } : {};
+  if (allowed === undefined) return definedProps({ channel: body.channel });
   if (body.channel === undefined) {
     if (allowed.length === 1) return { channel: allowed[0]! };
     throw new ForbiddenFieldError("channel", `this token needs a channel, one of ${list(allowed)}`);
@@ -195,7 +196,7 @@ function channelFor(body: RunIdentity, token: TokenIdentity): Pick<RunIdentity, 
 
 function modeFor(body: RunIdentity, token: TokenIdentity, defaultMode: ToolSearchMode): Pick<RunIdentity, "mode"> {
   const allowed = token.modes;
-  if (allowed === undefined) return body.mode !== undefined ? { mode: body.mode } : {};
+  if (allowed === undefined) return definedProps({ mode: body.mode });
   if (body.mode === undefined) return { mode: allowed.includes(defaultMode) ? defaultMode : allowed[0]! };
   if (!allowed.includes(body.mode)) throw new ForbiddenFieldError("mode", `this token may use ${list(allowed)}, not "${body.mode}"`);
   return { mode: body.mode };

@@ -13,6 +13,7 @@ import { DEFAULT_SCHEMA_LIMITS, type SchemaLimits } from "../validation/schema-l
 import { ValidatorCache } from "../validation/validator-cache.js";
 import type { ValidateFunction } from "ajv";
 import { cachedValidator, checkInputSchema, checkDefinitionShape, compileValidator } from "./validate-definition.js";
+import { definedProps } from "../defined.js";
 
 export interface SourceStatus {
   source: CatalogSource["source"];
@@ -231,7 +232,7 @@ export class Catalog {
         toolset: source.toolset,
         ok: problem === undefined,
         tools: built?.tools ?? 0,
-        ...(error !== undefined ? { error } : {}),
+        ...definedProps({ error }),
       };
     });
   }

@@ -13,6 +13,7 @@ import type { PolicySubject } from "../policy/types.js";
 import type { ToolSearchConfig } from "../settings/tool-search-config.js";
 import { withProgress } from "./progress.js";
 import type { CommandIo } from "./usage.js";
+import { definedProps } from "../defined.js";
 
 /** The identity options of `tools` and `search`: whose view of the catalog to show. */
 export interface IdentityOptions {
@@ -28,9 +29,7 @@ export const IDENTITY_USAGE = `  --agent ID, --profile NAME, --channel NAME, --o
 /** The policy subject the options name, or undefined when they name none (every tool, policy not applied). */
 export function subjectOf(options: IdentityOptions): PolicySubject | undefined {
   const subject: PolicySubject = {
-    ...(options.agent !== undefined ? { agentId: options.agent } : {}),
-    ...(options.profile !== undefined ? { profile: options.profile } : {}),
-    ...(options.channel !== undefined ? { channel: options.channel } : {}),
+    ...definedProps({ agentId: options.agent, profile: options.profile, channel: options.channel }),
     ...(options.owner === true ? { owner: true } : {}),
   };
   return Object.keys(subject).length > 0 ? subject : undefined;

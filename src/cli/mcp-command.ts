@@ -13,6 +13,7 @@ import { startingProgress } from "./catalog-engine.js";
 import { withProgress } from "./progress.js";
 import { configNotes, operatorLines, startupSummary } from "./startup-summary.js";
 import type { CommandIo } from "./usage.js";
+import { definedProps } from "../defined.js";
 
 export const MCP_USAGE = `Usage: toolsearch mcp [--config FILE] [--http PORT] [--host HOST] [--workers 1] [--verbose]
 
@@ -57,7 +58,7 @@ export async function mcpCommand(options: McpCommandOptions, io: CommandIo): Pro
   }
   const { file, config: raw } = loadConfig(options.config);
   const config = resolveServerConfig(raw, path.dirname(file), process.env, {
-    ...(port !== undefined ? { port } : {}),
+    ...definedProps({ port }),
     ...(options.host ? { host: options.host } : {}),
   });
   // Before any MCP server is spawned: a refused --host costs nothing to start and stop.

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { IDENTITY_USAGE, openCatalogEngine, subjectOf, type IdentityOptions } from "./catalog-engine.js";
 import { hitsText } from "./explain-text.js";
 import { UsageError, type CommandIo } from "./usage.js";
+import { definedProps } from "../defined.js";
 
 export const SEARCH_USAGE = `Usage: toolsearch search "<request>" [--explain] [--limit N] [--agent ID] [--profile NAME] [--channel NAME] [--owner] [--json] [--config FILE]
 
@@ -35,7 +36,7 @@ export async function searchCommand(options: SearchCommandOptions, positionals: 
   try {
     const run = await engine.prepareRun({ sessionId: `cli-search-${randomUUID()}`, ...(subject ?? {}) });
     try {
-      const hits = await run.explain(request, { ...(limit !== undefined ? { limit } : {}), detail: options.explain === true });
+      const hits = await run.explain(request, { ...definedProps({ limit }), detail: options.explain === true });
       if (options.json) io.out(JSON.stringify(hits, null, 2));
       else
         for (const line of hitsText(request, hits, `as ${subject ? describeSubject(options) : "a caller with no agent, profile or channel, not an owner"}`))

@@ -27,6 +27,7 @@ import { startingProgress } from "./catalog-engine.js";
 import { withProgress } from "./progress.js";
 import { configNotes, operatorLines, startupSummary } from "./startup-summary.js";
 import { UsageError, type CommandIo } from "./usage.js";
+import { definedProps } from "../defined.js";
 
 export const SERVE_USAGE = `Usage: toolsearch serve [--config FILE] [--port N] [--host HOST] [--workers N|auto] [--verbose]
 
@@ -88,7 +89,7 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
   // A config the gateway refuses (ConfigInvalidError) is answered by main: one line, exit 2.
   const { file, config: raw } = loadConfig(options.config);
   const config = resolveServerConfig(raw, path.dirname(file), process.env, {
-    ...(port !== undefined ? { port } : {}),
+    ...definedProps({ port }),
     ...(options.host ? { host: options.host } : {}),
   });
   // The primary checks the config (a bad one exits 2 before any fork) and runs no engine.
@@ -172,7 +173,7 @@ function warnIfExposed(config: ServerConfig, io: CommandIo): void {
 
 export async function mockProviderCommand(options: { port?: string; host?: string }, io: CommandIo): Promise<number> {
   const port = parsePort(options.port, MOCK_PROVIDER_USAGE);
-  const provider = await startMockProvider({ ...(port !== undefined ? { port } : {}), ...(options.host ? { host: options.host } : {}) });
+  const provider = await startMockProvider({ ...definedProps({ port }), ...(options.host ? { host: options.host } : {}) });
   io.out(`listening ${provider.url}`);
   await untilSignal();
   await provider.close();

@@ -21,6 +21,7 @@ import { argsOverLimits, type ArgsLimits } from "../validation/args-limits.js";
 import { describeAjvErrors } from "../validation/ajv.js";
 import type { HookLists, ToolCallInfo } from "./hooks.js";
 import type { CallOutcome } from "./types.js";
+import { definedProps } from "../defined.js";
 
 export interface CallEnvironment {
   hooks: HookLists;
@@ -56,7 +57,7 @@ export async function runCallPath(
     toolset: entry.toolset,
     args: {},
     sessionId: env.sessionId,
-    ...(env.agentId !== undefined ? { agentId: env.agentId } : {}),
+    ...definedProps({ agentId: env.agentId }),
     runId: env.runId,
   };
   let outcome: CallOutcome;
@@ -151,7 +152,7 @@ async function execute(entry: CatalogEntry, args: Record<string, unknown>, env: 
     const ctx = {
       id: entry.id,
       sessionId: env.sessionId,
-      ...(env.agentId !== undefined ? { agentId: env.agentId } : {}),
+      ...definedProps({ agentId: env.agentId }),
       runId: env.runId,
       tenant: env.tenant,
       owner: env.owner,

@@ -13,6 +13,7 @@ import type { GuardMove } from "../search/ranking/catalog-guard.js";
 import { EXACT_SCORE } from "../search/tool-index.js";
 import type { BackendHit, ScoreDetail } from "../search/types.js";
 import type { ExplainDetail, ListStep, RankStep } from "./types.js";
+import { definedProps } from "../defined.js";
 
 /** One hit of an index's list before the merge: its raw score, which index, and the scorer's detail. */
 export interface SourcedHit extends BackendHit {
@@ -129,7 +130,7 @@ export class RankTrace {
         rank,
         textRank,
         sessions,
-        ...(words !== undefined ? { words } : {}),
+        ...definedProps({ words }),
       });
     }
     steps.push(...safety);

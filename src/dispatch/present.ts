@@ -3,6 +3,7 @@ import type { CatalogEntry } from "../catalog/types.js";
 import { bounded, oneLine } from "../text/prompt-text.js";
 import { signatureOf } from "./signature.js";
 import type { SearchHit, ToolDescription, ToolListing } from "./types.js";
+import { definedProps } from "../defined.js";
 
 const MAX_SUMMARY_CHARS = 200;
 const MAX_DESCRIPTION_CHARS = 4000;
@@ -40,7 +41,7 @@ export function toHit(entry: CatalogEntry, score: number, weak?: boolean): Searc
     toolset: entry.toolset,
     summary: (s.summary ??= oneLine(entry.definition.description, MAX_SUMMARY_CHARS)),
     score: Math.min(1, Math.round(score * 1000) / 1000),
-    ...(signature !== undefined ? { signature } : {}),
+    ...definedProps({ signature }),
     ...(weak === true ? { weak: true as const } : {}),
   };
 }
@@ -60,6 +61,6 @@ export function toDescription(entry: CatalogEntry): ToolDescription {
     toolset: entry.toolset,
     description: (shownOf(entry).description ??= bounded(entry.definition.description, MAX_DESCRIPTION_CHARS)),
     inputSchema,
-    ...(outputSchema !== undefined ? { outputSchema } : {}),
+    ...definedProps({ outputSchema }),
   };
 }

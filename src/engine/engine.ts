@@ -35,6 +35,7 @@ import { checkRunContext, resolveOptions, type ResolvedOptions, type RunContext,
 import { newRunId, ToolSearchRun } from "./run.js";
 import type { LearnedCatalog, LearnedWord, Learner, LearningScopeStats, LearningStats } from "../learning/learner.js";
 import type { LearnedExport } from "../learning/store.js";
+import { definedProps } from "../defined.js";
 
 /** `engine.learning`: what learning from use holds, for operators (never for a model). */
 export interface LearningControl {
@@ -94,7 +95,7 @@ export class ToolSearchEngine {
     private readonly catalog: Catalog,
   ) {
     this.policy = new Policy(options.policy);
-    this.indexes = new ToolIndexCache(options.indexCache !== undefined ? { snapshots: options.indexCache } : {});
+    this.indexes = new ToolIndexCache(definedProps({ snapshots: options.indexCache }));
     catalog.onChange(() => this.admittedCache.clear());
   }
 
@@ -110,11 +111,9 @@ export class ToolSearchEngine {
     ]);
     const store =
       this.options.learningStore ??
-      (journal !== undefined && dir !== undefined
-        ? new journal.JournalStore({ dir, learning, ...(key !== undefined ? { key } : {}) })
-        : stores.memoryLearningStore());
+      (journal !== undefined && dir !== undefined ? new journal.JournalStore({ dir, learning, ...definedProps({ key }) }) : stores.memoryLearningStore());
     this.learnerModule = learner;
-    this.learner = new learner.Learner(learning, store, Date.now, { recordTerms: learning.recordTerms, ...(key !== undefined ? { key } : {}) });
+    this.learner = new learner.Learner(learning, store, Date.now, { recordTerms: learning.recordTerms, ...definedProps({ key }) });
     this.catalog.onChange(() => this.learner?.retain(this.learnedCatalog()));
   }
 
@@ -214,7 +213,7 @@ export class ToolSearchEngine {
     const init = {
       runId,
       sessionId: ctx.sessionId,
-      ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
+      ...definedProps({ tenant: ctx.tenant }),
       mode,
       requestedMode,
       ...(fallbackReason ? { fallbackReason } : {}),
@@ -232,8 +231,7 @@ export class ToolSearchEngine {
           ? {
               learning: new this.learnerModule.RunLearning(this.learner, {
                 sessionId: ctx.sessionId,
-                ...(ctx.agentId !== undefined ? { agentId: ctx.agentId } : {}),
-                ...(ctx.tenant !== undefined ? { tenant: ctx.tenant } : {}),
+                ...definedProps({ agentId: ctx.agentId, tenant: ctx.tenant }),
               }),
             }
           : {}),
@@ -274,7 +272,7 @@ export class ToolSearchEngine {
     return {
       hooks: this.options.hooks,
       sessionId: ctx.sessionId,
-      ...(ctx.agentId !== undefined ? { agentId: ctx.agentId } : {}),
+      ...definedProps({ agentId: ctx.agentId }),
       runId,
       tenant: ctx.tenant ?? ctx.sessionId,
       owner: ctx.owner === true,
@@ -324,7 +322,7 @@ export class ToolSearchEngine {
     if (this.pool === undefined) return undefined;
     const pool = await this.pool;
     const load = pool.load?.();
-    return { report: pool.report(), ...(load !== undefined ? { load } : {}) };
+    return { report: pool.report(), ...definedProps({ load }) };
   }
 
   /**

@@ -31,6 +31,7 @@ import type { RunRecorder } from "../telemetry/run-recorder.js";
 import type { RunTelemetry } from "../telemetry/types.js";
 import { argsOverLimits, DEFAULT_ARGS_LIMITS, type ArgsLimits } from "../validation/args-limits.js";
 import { DEFAULT_MAX_RESULT_BYTES, DEFAULT_SETTINGS } from "../settings/tool-search-config.js";
+import { definedProps } from "../defined.js";
 
 /**
  * A tool call as a provider sends it: `arguments` is a JSON string (OpenAI Chat Completions and
@@ -203,7 +204,7 @@ export class ToolSearchRun {
       const name = this.renamed.get(call.name) ?? call.name;
       const args = parseArguments(name, call.arguments, this.argsLimits);
       const callId = typeof call.id === "string" && call.id.length > 0 ? call.id.slice(0, MAX_CALL_ID_CHARS) : undefined;
-      const trace = { parent: this.dispatcher.trace.context, ...(callId !== undefined ? { callId } : {}) };
+      const trace = { parent: this.dispatcher.trace.context, ...definedProps({ callId }) };
       answer = await this.surface.handle(name, args, { signal: cancel?.signal ?? this.controller.signal, trace });
     } catch (error) {
       answer = failedWith(error, { sessionId: this.sessionId, runId: this.runId });

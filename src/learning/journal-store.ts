@@ -43,6 +43,7 @@ import type { LearnedRow } from "./model.js";
 import type { CompactionKeep, CompactionReport, LearningStore } from "./store.js";
 import type { CompactionTask } from "./compaction-worker.js";
 import type { ResolvedLearningOptions } from "./options.js";
+import { definedProps } from "../defined.js";
 
 export const JOURNAL_FILE = "learned.journal";
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -312,7 +313,7 @@ export class JournalStore implements LearningStore {
     this.#pool ??= new Pool({ filename: workerFile, minThreads: 0, maxThreads: 1, idleTimeout: 1_000 });
     const task: CompactionTask = {
       file: this.file,
-      ...(this.#options.key !== undefined ? { key: this.#options.key } : {}),
+      ...definedProps({ key: this.#options.key }),
       learning: this.#options.learning,
       keep: { tools: [...keep.tools], toolPrefixes: [...keep.toolPrefixes], ...(keep.tenants ? { tenants: [...keep.tenants] } : {}) },
       terms: keep.terms,

@@ -50,6 +50,7 @@ import {
   type ResolvedMcpOptions,
 } from "./options.js";
 import { mapToolNames } from "./tool-names.js";
+import { definedProps } from "../defined.js";
 
 export type McpSourceState = "idle" | "connecting" | "ready" | "failed" | "gone" | "closed";
 
@@ -238,11 +239,10 @@ export class McpServerSource implements CatalogSource {
       name: this.toolset,
       transport: this.config.kind,
       state: this.state,
-      ...(reason !== undefined ? { reason } : {}),
+      ...definedProps({ reason }),
       tools: this.tools().length,
       truncated: this.truncated,
-      ...(pid !== undefined ? { pid } : {}),
-      ...(this.lastListError !== undefined ? { lastListError: this.lastListError } : {}),
+      ...definedProps({ pid, lastListError: this.lastListError }),
       ...(this.stderrTail() ? { stderr: this.stderrTail() } : {}),
       failures: this.backoff.count,
       ...(this.retryAt !== undefined ? { retryInMs: Math.max(0, this.retryAt - Date.now()) } : {}),

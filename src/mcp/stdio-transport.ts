@@ -21,6 +21,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { InternalError } from "../errors.js";
 import { BoundedLineBuffer } from "./message-limit.js";
+import { definedProps } from "../defined.js";
 
 /** Process groups are POSIX; on Windows a stop reaches the child alone, as the SDK's transport does. */
 const OWN_GROUP = process.platform !== "win32";
@@ -76,7 +77,7 @@ export class ProcessGroupStdioTransport implements Transport {
         shell: false,
         windowsHide: true,
         detached: OWN_GROUP,
-        ...(this.params.cwd !== undefined ? { cwd: this.params.cwd } : {}),
+        ...definedProps({ cwd: this.params.cwd }),
       });
       this.child = child;
       child.on("error", (error) => {

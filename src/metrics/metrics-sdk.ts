@@ -16,6 +16,7 @@ import type { Meter } from "@opentelemetry/api";
 import type { MetricsSettings } from "../config/server-config.js";
 import { ConfigInvalidError, errorMessage } from "../errors.js";
 import { packageVersion } from "../version.js";
+import { definedProps } from "../defined.js";
 
 const METRICS_PACKAGES = [
   "@opentelemetry/sdk-metrics",
@@ -96,7 +97,7 @@ export async function startMetricsSdk(settings: MetricsSettings, env: NodeJS.Pro
   let stopped: Promise<void> | undefined;
   return {
     meter: provider.getMeter("toolsearch", packageVersion()),
-    ...(prometheus !== undefined ? { prometheus } : {}),
+    ...definedProps({ prometheus }),
     ...(otlpEndpoint !== undefined ? { otlpEndpoint: originOf(otlpEndpoint) } : {}),
     shutdown() {
       stopped ??= provider.shutdown().catch((error: unknown) => console.error(`toolsearch: metrics shutdown failed: ${errorMessage(error)}`));

@@ -17,6 +17,7 @@ import type { ToolSearchEngine } from "../engine/engine.js";
 import type { McpServerSource } from "../mcp/index.js";
 import type { PoolLoad } from "../sandbox/types.js";
 import type { SessionEvent, SessionLogSink } from "../telemetry/types.js";
+import { definedProps } from "../defined.js";
 
 /** HTTP semantic conventions' advice for http.server.request.duration. */
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -124,7 +125,7 @@ export class OperatorMetrics implements SessionLogSink {
       this.requestDuration.record((performance.now() - started) / 1000, {
         ...common,
         "http.response.status_code": status,
-        ...(route !== undefined ? { "http.route": route } : {}),
+        ...definedProps({ "http.route": route }),
         ...(status >= 500 ? { "error.type": String(status) } : {}),
       });
     };

@@ -5,6 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { hostname } from "node:os";
+import { definedProps } from "../defined.js";
 
 /** Who holds a lock: enough to tell, on this host, whether that process still runs. */
 export interface LockHolder {
@@ -22,7 +23,7 @@ let self: Promise<LockHolder> | undefined;
 export function thisHolder(): Promise<LockHolder> {
   self ??= (async () => {
     const [boot, start] = await Promise.all([bootId(), startTime(process.pid)]);
-    return { pid: process.pid, host: hostname(), ...(boot !== undefined ? { boot } : {}), ...(start !== undefined ? { start } : {}) };
+    return { pid: process.pid, host: hostname(), ...definedProps({ boot, start }) };
   })();
   return self;
 }

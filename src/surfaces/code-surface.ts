@@ -7,6 +7,7 @@ import { traceDispatched } from "../telemetry/dispatched.js";
 import type { TraceScope } from "../telemetry/otel.js";
 import { CODE_INSTRUCTIONS, TOOL_SEARCH_CODE, codeControlTool } from "./control-tools.js";
 import { failed, failedWith, succeeded, type SurfaceMode } from "./surface.js";
+import { definedProps } from "../defined.js";
 
 const MAX_CODE_CHARS = 100_000;
 
@@ -61,7 +62,7 @@ export const codeMode: SurfaceMode = {
         open: () => dispatcher.trace.codeRunSpan(trace),
         run: async ({ context }) => {
           if (!pool) throw new SandboxUnavailableError("code mode needs the code sandbox");
-          const bridge = bridgeOver(dispatcher, { parent: context, ...(trace.callId !== undefined ? { callId: trace.callId } : {}) });
+          const bridge = bridgeOver(dispatcher, { parent: context, ...definedProps({ callId: trace.callId }) });
           return pool.run(code, bridge, { timeoutMs: settings.codeTimeoutMs, signal, tenant });
         },
         settle: (result) => ({

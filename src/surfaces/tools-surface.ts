@@ -4,6 +4,7 @@ import { InvalidArgsError, ToolNotFoundError } from "../errors.js";
 import { refuseUnknownKeys } from "../validation/control-args.js";
 import { TOOLS_MODE_INSTRUCTIONS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, toolsModeControlTools } from "./control-tools.js";
 import { failed, failedWith, succeeded, type SurfaceCall, type SurfaceMode, type SurfaceResult } from "./surface.js";
+import { definedProps } from "../defined.js";
 
 export interface ToolsModeHandlers {
   [TOOL_SEARCH](args: Record<string, unknown>, call: SurfaceCall): Promise<SurfaceResult>;
@@ -22,7 +23,7 @@ export function toolsModeHandlers(dispatcher: RunDispatcher): ToolsModeHandlers 
       refuseUnknownKeys(TOOL_SEARCH, args, ["query", "queries", "limit"]);
       if (args.query !== undefined && args.queries !== undefined) throw new InvalidArgsError('tool_search takes "query" or "queries", not both.');
       // checkSearchArgs (in the dispatcher) checks the limit's type; an absent limit is left out.
-      const options = args.limit === undefined ? {} : { limit: args.limit as number };
+      const options = definedProps({ limit: args.limit as number | undefined });
       if (args.queries !== undefined) return succeeded({ results: await dispatcher.search(args.queries as string[], options, "tool_call", signal, trace) });
       if (typeof args.query !== "string") throw new InvalidArgsError('tool_search needs "query" (a string) or "queries" (a list of strings).');
       const hits = await dispatcher.search(args.query, options, "tool_call", signal, trace);

@@ -7,6 +7,7 @@ import diagnostics from "node:diagnostics_channel";
 import { clip } from "../text/prompt-text.js";
 import { publishFailure } from "../error-channel.js";
 import type { CallRecord, EventBase, RunStartInfo, RunTelemetry, SessionEvent, SessionLogSink } from "./types.js";
+import { definedProps } from "../defined.js";
 
 export const EVENT_CHANNEL = "toolsearch:event";
 /** Ids and queries in telemetry and the session log are clipped to this, with a marker. */
@@ -48,7 +49,7 @@ export class RunRecorder {
     this.data.upfront = upfront;
     this.emit({
       type: "run_start",
-      ...(this.tenant !== undefined ? { tenant: this.tenant } : {}),
+      ...definedProps({ tenant: this.tenant }),
       mode: this.data.mode,
       requestedMode: this.data.requestedMode,
       ...(this.data.fallbackReason ? { fallbackReason: this.data.fallbackReason } : {}),

@@ -13,6 +13,7 @@ import { optionKeywords } from "./option-keywords.js";
 import { closestWord } from "./closest-word.js";
 import { linearRegExpEngine } from "./linear-regexp.js";
 import { useLinearUniqueItems } from "./unique-items.js";
+import { definedProps } from "../defined.js";
 
 const require = createRequire(import.meta.url);
 
@@ -94,7 +95,7 @@ function copyPlain(value: unknown): unknown {
 
 /** An integer option: its range, and its default when it has one. */
 export function int(minimum: number, maximum: number, fallback?: number): Record<string, unknown> {
-  return { type: "integer", minimum, maximum, ...(fallback !== undefined ? { default: fallback } : {}) };
+  return { type: "integer", minimum, maximum, ...definedProps({ default: fallback }) };
 }
 
 /** How tool schemas are compiled (and the meta-schema they are checked against: generated/schema-validator.ts). */

@@ -2,13 +2,14 @@
 import { describe, expect, it } from "vitest";
 import { LiveTelemetry } from "../../src/admin/live-telemetry.js";
 import type { SessionEvent } from "../../src/telemetry/types.js";
+import { definedProps } from "../../src/defined.js";
 
 const base = (runId: string) => ({ sessionId: `s-${runId}`, runId, time: "2026-01-01T00:00:00.000Z" });
 const upfront = { schemas: 0, declaredTools: 3, toolsBytes: 1000, instructionsBytes: 100, directBytes: 50_000 };
 const start = (runId: string, tenant?: string): SessionEvent => ({
   type: "run_start",
   ...base(runId),
-  ...(tenant !== undefined ? { tenant } : {}),
+  ...definedProps({ tenant }),
   mode: "tools",
   requestedMode: "tools",
   catalog: { size: 3, bySource: { core: 0, plugin: 3, mcp: 0, client: 0 } },

@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { coreTools, createToolSearch, journalLearningStore, type LearnedRow, type ToolDefinition } from "../../src/index.js";
 import { resolveLearning } from "../../src/learning/options.js";
+import { definedProps } from "../../src/defined.js";
 
 const TOOLS: ToolDefinition[] = Array.from({ length: 1_000 }, (_, i) => ({
   name: `tool_${i}`,
@@ -47,7 +48,7 @@ async function plantStore(rows: LearnedRow[]): Promise<string> {
 
 const engineOn = (dir: string, maxRecords?: number) =>
   createToolSearch({
-    toolSearch: { mode: "tools", indexCacheDir: dir, learning: { enabled: true, ...(maxRecords !== undefined ? { maxRecords } : {}) } },
+    toolSearch: { mode: "tools", indexCacheDir: dir, learning: { enabled: true, ...definedProps({ maxRecords }) } },
     sources: [coreTools(TOOLS)],
   });
 

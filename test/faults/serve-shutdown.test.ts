@@ -10,6 +10,7 @@ import { Agent, request, type IncomingHttpHeaders } from "node:http";
 import type { Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { cleanedAfterEach, exited, Gate, HELD_REQUEST, HELD_TOOL, holdingMcpServer, holdingProvider, until } from "./holding.js";
+import { definedProps } from "../../src/defined.js";
 
 const { cleanup, cli } = cleanedAfterEach();
 
@@ -69,7 +70,7 @@ async function gatewayOver(gate: Gate, options: { mode?: Mode; drainMs?: number;
       tools: { toolSearch: { mode: options.mode ?? "direct" } },
       provider: { api: "chat", baseURL: provider.url, model: "scripted" },
       mcpServers: [{ name: "reports", url: mcp.url }],
-      gateway: { ...(options.drainMs !== undefined ? { drainMs: options.drainMs } : {}) },
+      gateway: definedProps({ drainMs: options.drainMs }),
     },
     ["--port", "0", ...(options.workers !== undefined ? ["--workers", String(options.workers)] : [])],
   );

@@ -12,6 +12,7 @@ import { resolveLearning } from "../../src/learning/options.js";
 import type { LearnedRow } from "../../src/learning/model.js";
 import type { CompactionKeep } from "../../src/learning/store.js";
 import { encodeFrames, newWriterId } from "../../src/learning/journal-format.js";
+import { definedProps } from "../../src/defined.js";
 
 const learning = resolveLearning({ enabled: true }, true);
 const dirs: string[] = [];
@@ -29,9 +30,7 @@ function store(dir: string, extra: { key?: string; warnings?: string[]; maxBytes
   const s = new JournalStore({
     dir,
     learning,
-    ...(extra.key !== undefined ? { key: extra.key } : {}),
-    ...(extra.maxBytes !== undefined ? { maxBytes: extra.maxBytes } : {}),
-    ...(extra.now !== undefined ? { now: extra.now } : {}),
+    ...definedProps({ key: extra.key, maxBytes: extra.maxBytes, now: extra.now }),
     warn: (m) => extra.warnings?.push(m),
   });
   stores.push(s);

@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { coreTools, createToolSearch, journalLearningStore, type LearnedRow, type LearningObject, type ToolDefinition } from "../../src/index.js";
 import { resolveLearning } from "../../src/learning/options.js";
+import { definedProps } from "../../src/defined.js";
 
 const tool = (name: string, description: string): ToolDefinition => ({
   name,
@@ -36,19 +37,19 @@ function engineWith(learning: LearningObject, options: Options = {}) {
   return createToolSearch({
     toolSearch: { mode: "tools", learning: { enabled: true, minSessions: 1, flushMs: 3_600_000, ...learning } },
     sources: [coreTools(TOOLS)],
-    ...(options.dir !== undefined ? { indexCache: { dir: options.dir, ...(options.key !== undefined ? { key: options.key } : {}) } } : {}),
-    ...(options.tenants !== undefined ? { tenants: options.tenants } : {}),
+    ...(options.dir !== undefined ? { indexCache: { dir: options.dir, ...definedProps({ key: options.key }) } } : {}),
+    ...definedProps({ tenants: options.tenants }),
   });
 }
 type Engine = Awaited<ReturnType<typeof engineWith>>;
 
 async function teach(engine: Engine, sessionId: string, tenant?: string): Promise<void> {
-  const run = await engine.prepareRun({ sessionId, agentId: "main", ...(tenant !== undefined ? { tenant } : {}) });
+  const run = await engine.prepareRun({ sessionId, agentId: "main", ...definedProps({ tenant }) });
   expect(await run.feedback(REQUEST, "core:send_invoice")).toBe(true);
   await run.end();
 }
 async function top(engine: Engine, tenant?: string): Promise<string | undefined> {
-  const run = await engine.prepareRun({ sessionId: "probe", agentId: "main", ...(tenant !== undefined ? { tenant } : {}) });
+  const run = await engine.prepareRun({ sessionId: "probe", agentId: "main", ...definedProps({ tenant }) });
   const hits = await run.search(REQUEST);
   await run.end();
   return hits.find((h) => h.weak !== true)?.id;

@@ -10,6 +10,7 @@ import { startCli, type ServerProcess } from "../e2e/processes.js";
 import { waitFor } from "../mcp/helpers.js";
 import { faceFixture } from "./fixture.js";
 import { initialize, openRawSession, post, streamPost, toolCall, type RawSession } from "./raw-mcp.js";
+import { definedProps } from "../../src/defined.js";
 
 const servers: ServerProcess[] = [];
 afterEach(async () => {
@@ -27,7 +28,7 @@ const listTools = (session: RawSession) => post(session, { jsonrpc: "2.0", id: 7
 
 function refusal(body: string): { message: string; code?: string } {
   const error = (JSON.parse(body) as { error: { message: string; data?: { code?: string } } }).error;
-  return { message: error.message, ...(error.data?.code !== undefined ? { code: error.data.code } : {}) };
+  return { message: error.message, ...definedProps({ code: error.data?.code }) };
 }
 
 describe("mcp --http: each tenant holds a share of the sessions", () => {

@@ -19,6 +19,7 @@ import { SnapshotStore } from "../../src/search/storage/snapshot-store.js";
 import type { SearchDoc } from "../../src/search/types.js";
 import type { Database } from "@sqlite.org/sqlite-wasm";
 import { CATALOG, doc } from "../contract/backend-contract.js";
+import { definedProps } from "../../src/defined.js";
 
 /** The catalog of row 3: swapping read_file's postings with big_result's made "read a file" find big_result. */
 const DOCS: readonly SearchDoc[] = [...CATALOG, doc("plugin:dump:big_result", "Return a very large blob of data for load testing")];
@@ -38,7 +39,7 @@ function folder(): string {
 }
 function cache(dir: string, key?: string): { cache: ToolIndexCache; warnings: string[] } {
   const warnings: string[] = [];
-  const c = new ToolIndexCache({ snapshots: { dir, ...(key !== undefined ? { key } : {}) }, onWarning: (m) => warnings.push(m) });
+  const c = new ToolIndexCache({ snapshots: { dir, ...definedProps({ key }) }, onWarning: (m) => warnings.push(m) });
   caches.push(c);
   return { cache: c, warnings };
 }
@@ -74,7 +75,7 @@ async function planted(change: string | ((db: Database) => void)): Promise<Uint8
 
 /** Writes a payload as a valid snapshot of DOCS: header, fingerprint, docs digest and SHA-256 all right (and a MAC with a key). */
 async function plant(dir: string, payload: Uint8Array, key?: string): Promise<void> {
-  const store = new SnapshotStore({ dir, ...(key !== undefined ? { key } : {}) }, () => {});
+  const store = new SnapshotStore({ dir, ...definedProps({ key }) }, () => {});
   expect(await store.write("bm25f", FP, { docs: DOCS.length, docsDigest: fingerprintDocs(DOCS) }, payload)).toEqual({ ok: true });
 }
 

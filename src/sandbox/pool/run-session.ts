@@ -13,6 +13,7 @@ import { PROTOCOL_VERSION, type BridgeFrame, type LogFrame, type ParentFrame, ty
 import type { BridgeHandler, CodeResult, LogEntry } from "../types.js";
 import type { ResolvedPoolOptions } from "./options.js";
 import { trimBodyStack } from "./stack.js";
+import { definedProps } from "../../defined.js";
 
 export type FailureCode = Extract<CodeResult, { ok: false }>["error"]["code"];
 
@@ -44,7 +45,7 @@ function parseBridgeArgs(op: BridgeFrame["op"], list: unknown[]): BridgeArgs {
   }
   if (op === "search") {
     const { queries, limit } = checkSearchArgs(list[0], list[1]);
-    return { op, query: typeof list[0] === "string" ? queries[0]! : queries, options: list[1] == null ? undefined : limit === undefined ? {} : { limit } };
+    return { op, query: typeof list[0] === "string" ? queries[0]! : queries, options: list[1] == null ? undefined : definedProps({ limit }) };
   }
   const id = checkToolId(list[0]);
   return op === "describe" ? { op, id } : { op, id, args: list[1] ?? {} };

@@ -17,6 +17,7 @@ import { printable } from "../../text/printable.js";
 import { docLookup, ToolIndex, type DocLookup } from "../tool-index.js";
 import type { BackendChoice, SearchBackend, SearchBackendFactory, SearchDoc } from "../types.js";
 import { workerBackend, type BuildResult, type BuildTask, type WorkerBackend } from "./worker-backends.js";
+import { definedProps } from "../../defined.js";
 
 export { fingerprintDocs };
 
@@ -269,7 +270,7 @@ export class ToolIndexCache {
       const attempt = await this.#buildInWorker(docs, factory, wantSnapshot);
       if (attempt.index !== undefined) {
         this.#record(fingerprint, factory.kind, docs.length, "worker", why, started);
-        return { index: attempt.index, ...(attempt.snapshot !== undefined ? { snapshot: attempt.snapshot } : {}) };
+        return { index: attempt.index, ...definedProps({ snapshot: attempt.snapshot }) };
       }
       reason = attempt.reason;
     }
@@ -312,7 +313,7 @@ export class ToolIndexCache {
     }
     const backend = await this.#takeIn(result, entry, factory);
     if (backend === undefined) return { reason: "worker returned neither postings nor a snapshot" };
-    return { index: new ToolIndex(backend, docs, lookup), ...(result.snapshot !== undefined ? { snapshot: result.snapshot } : {}) };
+    return { index: new ToolIndex(backend, docs, lookup), ...definedProps({ snapshot: result.snapshot }) };
   }
 
   /** The worker's index on this thread: adopted as it is when the backend can, else loaded from its snapshot. */
@@ -336,7 +337,7 @@ export class ToolIndexCache {
   }
 
   #record(fingerprint: string, kind: string, size: number, via: "snapshot" | "worker" | "thread", reason: string | undefined, started: number): void {
-    this.#lastBuild = { fingerprint, kind, size, via, ms: performance.now() - started, ...(reason === undefined ? {} : { reason }) };
+    this.#lastBuild = { fingerprint, kind, size, via, ms: performance.now() - started, ...definedProps({ reason }) };
   }
 
   /** Only the built-in factories' snapshots are shared on disk: a custom factory's kind is free-form. */

@@ -18,6 +18,7 @@ import { compileCore, coreModule, wasmApi } from "../../../src/search/scoring/bm
 import { makeExpander } from "../../../src/search/query/query-expansion.js";
 import type { BackendHit, BackendSearchOptions } from "../../../src/search/types.js";
 import { jsKernels } from "../../support/js-kernels.js";
+import { definedProps } from "../../../src/defined.js";
 
 /** Words with thesaurus neighbours among them (get/fetch, delete/remove, …), so expansion has variants to pick from. */
 const WORDS = [
@@ -139,7 +140,7 @@ describe("the WebAssembly scoring core (property)", () => {
           const [catalog] = pair(docs.slice(0, Math.ceil(docs.length / 2)), 1, [], false, params);
           for (const { words, clauses, limit, filter } of requests) {
             const allowed = filter ? new Set(docs.map((_, i) => `t${i}`).filter((_, i) => i % 3 !== 0)) : undefined;
-            const options: BackendSearchOptions = { limit, ...(allowed === undefined ? {} : { allowed }) };
+            const options: BackendSearchOptions = { limit, ...definedProps({ allowed }) };
             const text = words.join(" ");
             same(wasm.search(text, options), js.search(text, options));
             same(wasm.search(text, { ...options, stats: catalog }), js.search(text, { ...options, stats: catalog }));
