@@ -25,6 +25,7 @@ import { runAgentTurn, type AgentProvider, type AgentTurnInput } from "../agent/
 import { boundedProviderFetch } from "../agent/bounded-fetch.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
+import type { ToolSearchRun } from "../engine/run.js";
 import { CancelledError, ConfigInvalidError, HttpError, ProviderFailedError, ToolSearchError, TurnBudgetError } from "../errors.js";
 import { escapeControl } from "../text/prompt-text.js";
 import { sendJson } from "../http/json-http.js";
@@ -43,11 +44,11 @@ import { closingError } from "../http/drain.js";
 import { HttpSkeleton } from "../http/http-skeleton.js";
 import { onAbort } from "../abort-listeners.js";
 import { clientAddressKey } from "../http/client-address.js";
-import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
+import { engineFromConfig, type ConfiguredEngine, type EngineExtras } from "../config/config-engine.js";
 import type { ServerConfig } from "../config/server-config.js";
 import { parseRunRequest, type RunRequest } from "./run-request.js";
-import { clientToolOf } from "./client-tool.js";
-import { COMPAT_ROUTE_NAMES, compatRoutes } from "./compat/compat-routes.js";
+import { clientToolOf, type ClientToolCall } from "./client-tool.js";
+import { COMPAT_ROUTE_NAMES, compatRoutes, type CompatRoutes } from "./compat/compat-routes.js";
 import { OperatorEndpoints } from "../admin/operator-endpoints.js";
 
 export interface Gateway {
@@ -86,78 +87,143 @@ export async function startGateway(config: ServerConfig, extras: GatewayExtras =
   // Before anything starts, so a refused config leaves nothing running.
   const tokens = checkExposure(config);
   const operator = await OperatorEndpoints.start(config, "serve");
-  const { engine, sessionLog, mcpSources } = await engineFromConfig(config, { ...extras, events: operator.events }).catch(async (error: unknown) => {
+  const built = await engineFromConfig(config, { ...extras, events: operator.events }).catch(async (error: unknown) => {
     await operator.close();
     throw error;
   });
-  operator.attach({ engine, mcpSources });
-  let provider: AgentProvider;
-  try {
-    provider = await providerFor(config.provider);
-  } catch (error) {
-    await engine.close();
-    await sessionLog?.close();
-    await operator.close();
+  operator.attach({ engine: built.engine, mcpSources: built.mcpSources });
+  const provider = await providerFor(config.provider).catch(async (error: unknown) => {
+    await stopStarted(built, operator);
     throw error;
+  });
+  const gateway = new GatewayServer(config, extras, tokens, operator, built, provider);
+  await gateway.listen();
+  return gateway;
+}
+
+/** What startGateway started beside the server, stopped in order: the engine (MCP children, the pool), the session log, the operator endpoints. */
+async function stopStarted({ engine, sessionLog }: ConfiguredEngine, operator: OperatorEndpoints): Promise<void> {
+  await engine.close();
+  await sessionLog?.close();
+  await operator.close();
+}
+
+/**
+ * The gateway's state: the engine and the provider its turns share, the HTTP server, the
+ * OpenAI- and Anthropic-compatible routes, and the cut that stops the turns still running at
+ * the drain's end.
+ */
+class GatewayServer implements Gateway {
+  readonly engine: ToolSearchEngine;
+  readonly #started: ConfiguredEngine;
+  readonly #guard: RequestGuard;
+  /** Shutdown (close): the cut at the drain's end stops the turns still running. */
+  readonly #cut = new AbortController();
+  readonly #http: HttpSkeleton;
+  readonly #compat: CompatRoutes;
+  /** Whether requests are logged (`--verbose`): a /v1/runs answer then names its session. */
+  readonly #logged: boolean;
+  /** 0 until `listen` binds; startGateway hands the gateway out only after. */
+  #port = 0;
+
+  constructor(
+    private readonly config: ServerConfig,
+    private readonly extras: GatewayExtras,
+    private readonly tokens: TokenTable | undefined,
+    private readonly operator: OperatorEndpoints,
+    started: ConfiguredEngine,
+    private readonly provider: AgentProvider,
+  ) {
+    this.engine = started.engine;
+    this.#started = started;
+    // Whatever a caller put in a path or header is escaped: one request, one log line.
+    const write = extras.log;
+    const log = write ? (line: string) => write(escapeControl(line)) : undefined;
+    this.#logged = log !== undefined;
+    this.#guard = new RequestGuard({ bindHost: config.gateway.host, authenticated: tokens !== undefined });
+    this.#http = new HttpSkeleton({
+      name: "toolsearch gateway",
+      route: (req, res) => this.#route(req, res),
+      errorBody: (code, message) => ({ error: { code, message } }),
+      observe: (req, res) => operator.observe(req, res),
+      ...(log ? { log } : {}),
+      sessionOf: (_req, res) => String(res.getHeader("x-toolsearch-session") ?? "-"),
+      drainWaitsFor: "every",
+    });
+    this.#compat = this.#compatRoutes();
   }
 
-  // Whatever a caller put in a path or header is escaped: one request, one log line.
-  const write = extras.log;
-  const log = write ? (line: string) => write(escapeControl(line)) : undefined;
-  const guard = new RequestGuard({ bindHost: config.gateway.host, authenticated: tokens !== undefined });
-  // Shutdown (close): the cut at the drain's end stops the turns still running.
-  const cut = new AbortController();
-  const http = new HttpSkeleton({
-    name: "toolsearch gateway",
-    route: (req, res) => route(req, res),
-    errorBody: (code, message) => ({ error: { code, message } }),
-    observe: (req, res) => operator.observe(req, res),
-    ...(log ? { log } : {}),
-    sessionOf: (_req, res) => String(res.getHeader("x-toolsearch-session") ?? "-"),
-    drainWaitsFor: "every",
-  });
-  // The OpenAI- and Anthropic-compatible routes (compat/): answered in those APIs' own shapes, errors included.
-  const compat = compatRoutes({
-    engine,
-    provider,
-    config,
-    tokens,
-    guard,
-    budgets: turnBudgets(config),
-    trustLoopbackIdentity: config.gateway.trustLoopbackIdentity,
-    logged: log !== undefined,
-    shutdown: { draining: () => http.draining, cut: cut.signal },
-  });
+  get url(): string {
+    return `http://${this.config.gateway.host}:${this.#port}`;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  /** Binds the configured host and port; on failure (a busy port) stops what started for this gateway. */
+  async listen(): Promise<void> {
+    try {
+      this.#port = await this.#http.listen(this.config.gateway.port, this.config.gateway.host);
+    } catch (error) {
+      // A busy port: what started for this gateway (MCP children, the pool) must not outlive it.
+      await stopStarted(this.#started, this.operator);
+      throw error;
+    }
+  }
+
+  async close(options: { drainMs?: number; signal?: AbortSignal } = {}): Promise<void> {
+    const drainMs = options.drainMs ?? 0;
+    await this.#http.close({
+      drainMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+      cut: () => this.#cut.abort(closingError(`this turn was still running at the end of the drain (gateway.drainMs ${drainMs} ms) and was stopped.`)),
+    });
+    await stopStarted(this.#started, this.operator);
+  }
+
+  /** The OpenAI- and Anthropic-compatible routes (compat/): answered in those APIs' own shapes, errors included. */
+  #compatRoutes(): CompatRoutes {
+    const { engine, provider, config, tokens } = this;
+    return compatRoutes({
+      engine,
+      provider,
+      config,
+      tokens,
+      guard: this.#guard,
+      budgets: turnBudgets(config),
+      trustLoopbackIdentity: config.gateway.trustLoopbackIdentity,
+      logged: this.#logged,
+      shutdown: { draining: () => this.#http.draining, cut: this.#cut.signal },
+    });
+  }
 
   /** The caller's token identity; undefined without a valid token; `null` when the gateway has no auth (the body's identity is trusted). */
-  function identityOf(req: IncomingMessage): TokenIdentity | null | undefined {
-    return tokens ? tokens.match(req.headers.authorization) : null;
+  #identityOf(req: IncomingMessage): TokenIdentity | null | undefined {
+    return this.tokens ? this.tokens.match(req.headers.authorization) : null;
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (await compat.serve(req, res)) return;
+  async #route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (await this.#compat.serve(req, res)) return;
     // Before anything, /healthz included: a rebound page must not even learn that this port answers.
-    guard.admit(req);
+    this.#guard.admit(req);
     // /healthz too: a balancer's probe learns to send this instance nothing more.
-    if (http.draining) throw closingError("this instance takes no new request; send it to another instance, or again once this one is back.");
+    if (this.#http.draining) throw closingError("this instance takes no new request; send it to another instance, or again once this one is back.");
     const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    const identity = identityOf(req);
-    if (operator.serves(path)) return operator.handle(req, res, identity, guard);
-    if (req.method === "GET" && path === "/healthz") {
-      // Unauthenticated: a balancer's probe learns nothing but that this process answers.
-      if (identity === undefined) return sendJson(res, 200, { ok: true });
-      const more = extras.health ? await extras.health() : {};
-      return sendJson(res, 200, { ok: true, mode: engine.settings.mode, catalog: catalogView(identity), ...more });
-    }
+    const identity = this.#identityOf(req);
+    if (this.operator.serves(path)) return this.operator.handle(req, res, identity, this.#guard);
+    if (req.method === "GET" && path === "/healthz") return this.#health(identity, res);
     // Before the body is read: a caller without a token costs a header check, not a 1 MiB parse.
     if (identity === undefined) throw unauthorized(req.headers.authorization, "gateway");
-    if (req.method === "POST" && path === "/v1/runs") {
-      const [status, body] = await runTurn(await guard.readJson(req, config.gateway.maxBodyBytes, "BAD_REQUEST"), identity, req, res);
-      const session = (body as { sessionId?: unknown }).sessionId;
-      if (log && typeof session === "string") res.setHeader("x-toolsearch-session", encodeURIComponent(session.slice(0, 64)));
-      return sendJson(res, status, body);
-    }
+    if (req.method === "POST" && path === "/v1/runs") return this.#answerRun(identity, req, res);
     throw new HttpError("NOT_FOUND", `No route ${req.method} ${path}; use POST /v1/runs, GET /healthz, ${COMPAT_ROUTE_NAMES}.`);
+  }
+
+  async #health(identity: TokenIdentity | null | undefined, res: ServerResponse): Promise<void> {
+    // Unauthenticated: a balancer's probe learns nothing but that this process answers.
+    if (identity === undefined) return sendJson(res, 200, { ok: true });
+    const more = this.extras.health ? await this.extras.health() : {};
+    return sendJson(res, 200, { ok: true, mode: this.engine.settings.mode, catalog: this.#catalogView(identity), ...more });
   }
 
   /**
@@ -166,7 +232,8 @@ export async function startGateway(config: ServerConfig, extras: GatewayExtras =
    * sources that are down. No error text in either: it is the operator's (stderr, at start and
    * when a source goes down).
    */
-  function catalogView(identity: TokenIdentity | null): Record<string, unknown> {
+  #catalogView(identity: TokenIdentity | null): Record<string, unknown> {
+    const engine = this.engine;
     if (identity !== null) {
       const owner = identity.owner === true;
       const rebuildError = owner ? engine.catalogStatus().rebuildError : undefined;
@@ -176,13 +243,41 @@ export async function startGateway(config: ServerConfig, extras: GatewayExtras =
     return { size, sources: sources.map(({ source, toolset, ok, tools }) => ({ source, toolset, ok, tools })), ...(rebuildError ? { rebuildError } : {}) };
   }
 
-  async function runTurn(body: unknown, identity: TokenIdentity | null, req: IncomingMessage, res: ServerResponse): Promise<[number, unknown]> {
+  /** POST /v1/runs: the body read (bounded), one turn run, its answer sent. */
+  async #answerRun(identity: TokenIdentity | null, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const [status, body] = await this.#runTurn(await this.#guard.readJson(req, this.config.gateway.maxBodyBytes, "BAD_REQUEST"), identity, req, res);
+    const session = (body as { sessionId?: unknown }).sessionId;
+    if (this.#logged && typeof session === "string") res.setHeader("x-toolsearch-session", encodeURIComponent(session.slice(0, 64)));
+    return sendJson(res, status, body);
+  }
+
+  async #runTurn(body: unknown, identity: TokenIdentity | null, req: IncomingMessage, res: ServerResponse): Promise<[number, unknown]> {
     const parsed = parseRunRequest(body);
-    const request = identity ? withTokenIdentity(parsed, identity, engine.settings.mode) : loopbackIdentity(parsed, config.gateway.trustLoopbackIdentity);
-    const clientToolCalls: Array<{ name: string; args: Record<string, unknown> }> = [];
-    let run;
+    const request = identity
+      ? withTokenIdentity(parsed, identity, this.engine.settings.mode)
+      : loopbackIdentity(parsed, this.config.gateway.trustLoopbackIdentity);
+    const clientToolCalls: ClientToolCall[] = [];
+    const run = await this.#prepareRun(request, identity, req, clientToolCalls);
+    // A caller that hangs up stops its turn: no more provider requests or tool calls for nobody.
+    // So does the drain's end at shutdown, with CLOSING as the reason.
+    const stop = this.#turnSignal(res);
     try {
-      run = await engine.prepareRun({
+      const messages = request.messages ?? [{ role: "user" as const, content: request.input! }];
+      const { telemetry: _during, ...turn } = await runAgentTurn({ run, provider: this.provider, messages, ...turnBudgets(this.config), signal: stop.signal });
+      await run.end();
+      return [200, { runId: run.runId, sessionId: run.sessionId, mode: run.mode, ...turn, clientToolCalls, telemetry: run.telemetry() }];
+    } catch (error) {
+      await run.end();
+      return this.#failedTurn(error, run, stop.signal);
+    } finally {
+      stop.off();
+    }
+  }
+
+  /** The request's run; bad input for the engine (an unknown profile, a bad client tool) is a 400. */
+  async #prepareRun(request: RunRequest, identity: TokenIdentity | null, req: IncomingMessage, clientToolCalls: ClientToolCall[]): Promise<ToolSearchRun> {
+    try {
+      return await this.engine.prepareRun({
         sessionId: request.sessionId,
         // Whose share of the engine's control path: the token's tenant, else the client's address.
         ...(identity ? { tenant: tokenTenant(identity) } : { shareKey: clientAddressKey(req) }),
@@ -194,61 +289,37 @@ export async function startGateway(config: ServerConfig, extras: GatewayExtras =
       if (error instanceof ToolSearchError) throw new HttpError(error.code, error.message, {}, 400);
       throw error;
     }
-    // A caller that hangs up stops its turn: no more provider requests or tool calls for nobody.
-    // So does the drain's end at shutdown, with CLOSING as the reason.
+  }
+
+  /** Aborted when the caller hangs up or at the drain's end (the cut's CLOSING as the reason); `off` stops watching both. */
+  #turnSignal(res: ServerResponse): { signal: AbortSignal; off: () => void } {
     const hangUp = new AbortController();
     const onClose = () => {
       if (!res.writableFinished) hangUp.abort(new CancelledError("The caller closed the connection."));
     };
     res.once("close", onClose);
-    const offCut = cut.signal.aborted ? (hangUp.abort(cut.signal.reason), () => {}) : onAbort(cut.signal, () => hangUp.abort(cut.signal.reason));
-    try {
-      const messages = request.messages ?? [{ role: "user" as const, content: request.input! }];
-      const { telemetry: _during, ...turn } = await runAgentTurn({ run, provider, messages, ...turnBudgets(config), signal: hangUp.signal });
-      await run.end();
-      return [200, { runId: run.runId, sessionId: run.sessionId, mode: run.mode, ...turn, clientToolCalls, telemetry: run.telemetry() }];
-    } catch (error) {
-      await run.end();
-      if (error instanceof ProviderFailedError || error instanceof TurnBudgetError) {
-        return [502, { runId: run.runId, error: { code: error.code, message: error.message }, telemetry: run.telemetry() }];
-      }
-      // Stopped at the drain's end: the telemetry says which tool calls ran, so the caller knows what to retry.
-      if (error === cut.signal.reason) return [503, { runId: run.runId, error: (error as HttpError).toJSON(), telemetry: run.telemetry() }];
-      // Nobody is left to read an answer.
-      if (hangUp.signal.aborted) return [499, { runId: run.runId, error: new HttpError("CLIENT_CLOSED", "The caller closed the connection.").toJSON() }];
-      throw error;
-    } finally {
-      offCut();
-      res.off("close", onClose);
-    }
+    const cut = this.#cut.signal;
+    const offCut = cut.aborted ? (hangUp.abort(cut.reason), () => {}) : onAbort(cut, () => hangUp.abort(cut.reason));
+    return {
+      signal: hangUp.signal,
+      off: () => {
+        offCut();
+        res.off("close", onClose);
+      },
+    };
   }
 
-  let port: number;
-  try {
-    port = await http.listen(config.gateway.port, config.gateway.host);
-  } catch (error) {
-    // A busy port: what started for this gateway (MCP children, the pool) must not outlive it.
-    await engine.close();
-    await sessionLog?.close();
-    await operator.close();
+  /** The answer to a turn that failed: 502 for the provider or a budget, 503 when the cut stopped it, 499 when the caller left. */
+  #failedTurn(error: unknown, run: ToolSearchRun, signal: AbortSignal): [number, unknown] {
+    if (error instanceof ProviderFailedError || error instanceof TurnBudgetError) {
+      return [502, { runId: run.runId, error: { code: error.code, message: error.message }, telemetry: run.telemetry() }];
+    }
+    // Stopped at the drain's end: the telemetry says which tool calls ran, so the caller knows what to retry.
+    if (error === this.#cut.signal.reason) return [503, { runId: run.runId, error: (error as HttpError).toJSON(), telemetry: run.telemetry() }];
+    // Nobody is left to read an answer.
+    if (signal.aborted) return [499, { runId: run.runId, error: new HttpError("CLIENT_CLOSED", "The caller closed the connection.").toJSON() }];
     throw error;
   }
-  return {
-    url: `http://${config.gateway.host}:${port}`,
-    port,
-    engine,
-    async close(options = {}) {
-      const drainMs = options.drainMs ?? 0;
-      await http.close({
-        drainMs,
-        ...(options.signal ? { signal: options.signal } : {}),
-        cut: () => cut.abort(closingError(`this turn was still running at the end of the drain (gateway.drainMs ${drainMs} ms) and was stopped.`)),
-      });
-      await engine.close();
-      await sessionLog?.close();
-      await operator.close();
-    },
-  };
 }
 
 /** What bounds one turn, whatever the provider answers: round trips, bytes kept and sent, and time. */

@@ -2,6 +2,8 @@
  * `toolsearch mcp`: the configured catalog served to any MCP client, through the configured
  * mode, on the official SDK's server classes. stdio serves one session (the client that started
  * the process); Streamable HTTP serves up to `mcp.maxSessions`, each with its own engine run.
+ * Here: the face's state and its stop; stdio-serving.ts and http-serving.ts serve each transport,
+ * session-opener.ts opens a session on either.
  *
  * Identity for policy comes from the config (`mcp: { agentId, owner, channel }`), never from
  * the client. Over HTTP the gateway's token rules apply: with `gateway.auth` every request needs
@@ -27,41 +29,22 @@
  * then are sessions and connections closed (face-drain.ts).
  */
 import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Readable, Writable } from "node:stream";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import {
-  CallToolRequestSchema,
-  ErrorCode as JsonRpcCode,
-  isInitializeRequest,
-  ListToolsRequestSchema,
-  type JSONRPCMessage,
-  type RequestId,
-} from "@modelcontextprotocol/sdk/types.js";
 import type { ToolSearchEngine } from "../engine/engine.js";
-import type { RunContext } from "../engine/options.js";
 import type { ToolSearchMode } from "../settings/tool-search-config.js";
-import { ClientNotReadingError, ConfigInvalidError, HttpError, type ErrorCode } from "../errors.js";
-import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant, unauthorized, type TokenIdentity } from "../auth/token-auth.js";
+import { ConfigInvalidError } from "../errors.js";
+import { ForbiddenFieldError, identityFromToken, isLoopbackHost, TokenTable, tokenTenant } from "../auth/token-auth.js";
 import type { ServerConfig } from "../config/server-config.js";
-import { engineFromConfig, type EngineExtras } from "../config/config-engine.js";
+import { engineFromConfig, type ConfiguredEngine, type EngineExtras } from "../config/config-engine.js";
 import { escapeControl } from "../text/prompt-text.js";
-import { sendJson } from "../http/json-http.js";
-import { HttpSkeleton } from "../http/http-skeleton.js";
-import { RequestGuard } from "../http/request-guard.js";
 import type { McpServerSource } from "../mcp/index.js";
-import { packageVersion } from "../version.js";
-import { guardStdioOutput, HttpAnswerFlow, REFUSED, RequestBudget, requestIds, tooManyRequestsMessage } from "./answer-flow.js";
+import { drainThenCut } from "../http/drain.js";
 import { FaceDrain } from "./face-drain.js";
-import { httpRefusalCode, refuseInvalidParams, unreadableLineAnswer } from "./protocol-errors.js";
-import type { TenantTurns } from "../dispatch/fair-turns.js";
-import { LineLimit, type SkippedLine } from "./stdio-lines.js";
-import { closingError, drainThenCut } from "../http/drain.js";
-import { FaceSession } from "./face-session.js";
-import { FaceSessions, type LiveSession } from "./face-sessions.js";
-import { admitSession, tenantOf, type SessionTenantKey } from "./tenant-shares.js";
+import { FaceSessions } from "./face-sessions.js";
+import { HttpServing, type HttpFaceParts } from "./http-serving.js";
+import { SessionOpener } from "./session-opener.js";
+import { StdioServing } from "./stdio-serving.js";
+import type { SessionTenantKey } from "./tenant-shares.js";
 import { OperatorEndpoints } from "../admin/operator-endpoints.js";
 
 export interface McpFaceExtras extends EngineExtras {
@@ -96,315 +79,123 @@ export interface McpFace {
 export async function createMcpFace(config: ServerConfig, extras: McpFaceExtras = {}): Promise<McpFace> {
   const tokens = config.gateway.auth ? new TokenTable(config.gateway.auth.tokens) : undefined;
   const operator = await OperatorEndpoints.start(config, "mcp");
-  const { engine, sessionLog, mcpSources } = await engineFromConfig(config, { ...extras, events: operator.events }).catch(async (error: unknown) => {
+  const built = await engineFromConfig(config, { ...extras, events: operator.events }).catch(async (error: unknown) => {
     await operator.close();
     throw error;
   });
-  // A tool name or a header is the client's text: escaped, so it cannot forge a log line.
-  const write = extras.log;
-  const log = write ? (line: string) => write(escapeControl(line)) : undefined;
-  const sessions = new FaceSessions();
-  const drain = new FaceDrain();
-  /** Set once `listenHttp` binds: the server, and the timer that closes idle sessions. */
-  let listening: { http: HttpSkeleton; sweeper: NodeJS.Timeout } | undefined;
+  return new McpFaceServer(config, tokens, operator, built, extras.log);
+}
 
-  operator.attach({ engine, mcpSources, sessions: () => sessions.all().map((e) => ({ tenant: tenantLabel(e.tenant), inFlight: e.budget.inFlight() })) });
+/**
+ * The face's state: the engine and its downstream servers, the sessions open (stdio and HTTP),
+ * the drain every request runs under, and the HTTP server once `listenHttp` has bound one.
+ */
+class McpFaceServer implements McpFace {
+  readonly engine: ToolSearchEngine;
+  readonly mcpSources: readonly McpServerSource[];
+  readonly #sessionLog: ConfiguredEngine["sessionLog"];
+  readonly #sessions = new FaceSessions();
+  readonly #drain = new FaceDrain();
+  readonly #parts: HttpFaceParts;
+  /** Set once `listenHttp` binds: the server, which also sweeps idle sessions. */
+  #http: HttpServing | undefined;
+  /** Stops telling the sessions of catalog changes. */
+  readonly #stopWatchingCatalog: () => void;
 
-  const serverReason = (name: string): string | undefined => mcpSources.find((source) => source.toolset === name)?.unavailableReason();
-  const configIdentity = mcpSectionIdentity(config);
+  constructor(
+    private readonly config: ServerConfig,
+    tokens: TokenTable | undefined,
+    private readonly operator: OperatorEndpoints,
+    { engine, sessionLog, mcpSources }: ConfiguredEngine,
+    write: ((line: string) => void) | undefined,
+  ) {
+    this.engine = engine;
+    this.mcpSources = mcpSources;
+    this.#sessionLog = sessionLog;
+    // A tool name or a header is the client's text: escaped, so it cannot forge a log line.
+    const log = write ? (line: string) => write(escapeControl(line)) : undefined;
+    const serverReason = (name: string): string | undefined => mcpSources.find((source) => source.toolset === name)?.unavailableReason();
+    this.#parts = {
+      config,
+      engine,
+      tokens,
+      operator,
+      sessions: this.#sessions,
+      drain: this.#drain,
+      opener: new SessionOpener(engine, this.#sessions, this.#drain, serverReason, config.mcp.maxInFlightPerSession, log),
+      configIdentity: mcpSectionIdentity(config),
+      log,
+    };
+    operator.attach({
+      engine,
+      mcpSources,
+      sessions: () => this.#sessions.all().map((e) => ({ tenant: tenantLabel(e.tenant), inFlight: e.budget.inFlight() })),
+    });
+    this.#stopWatchingCatalog = engine.onCatalogChange(() => this.#catalogChanged());
+  }
 
-  const stopListening = engine.onCatalogChange(() => {
-    for (const entry of sessions.all()) {
+  async serveStdio(stdin: Readable = process.stdin, stdout: Writable = process.stdout): Promise<void> {
+    const sessionId = `stdio-${randomUUID()}`;
+    const entry = await this.#parts.opener.open({ sessionId, ...this.#parts.configIdentity }, sessionId);
+    const limits = { maxBodyBytes: this.config.gateway.maxBodyBytes, maxUnreadBytes: this.config.mcp.maxUnreadBytes };
+    try {
+      await new StdioServing(stdin, stdout, limits).serve(entry.server);
+    } finally {
+      await this.#sessions.close(entry);
+    }
+  }
+
+  async listenHttp(host: string, port: number): Promise<{ url: string; port: number }> {
+    checkHttpExposure(this.config, host);
+    const http = new HttpServing(this.#parts, host);
+    const bound = await http.listen(port);
+    this.#http = http;
+    return bound;
+  }
+
+  sessionCount(): number {
+    return this.#sessions.size;
+  }
+
+  async close(options: { drainMs?: number; signal?: AbortSignal } = {}): Promise<void> {
+    if (this.#drain.draining) return;
+    this.#drain.start();
+    this.#stopWatchingCatalog();
+    await this.#drainSessions(options.drainMs ?? 0, options.signal);
+    await this.engine.close();
+    await this.#sessionLog?.close();
+    await this.operator.close();
+  }
+
+  /** The requests in flight get `drainMs`, those still running are answered CLOSING, then every session ends. */
+  async #drainSessions(drainMs: number, signal: AbortSignal | undefined): Promise<void> {
+    const busy = () => this.#sessions.busy();
+    const cut = () => this.#drain.cut(drainMs);
+    // The CLOSING answers go out before their sessions and connections are closed.
+    const closeSessions = () => this.#sessions.closeAll();
+    if (this.#http) {
+      await this.#http.close({ drainMs, ...(signal ? { signal } : {}), busy, cut, beforeConnectionsClose: closeSessions });
+      return;
+    }
+    await drainThenCut(() => !busy(), drainMs, signal, cut);
+    await closeSessions();
+  }
+
+  /** Each session gets a fresh run at its next request, and its client is told the list changed. */
+  #catalogChanged(): void {
+    for (const entry of this.#sessions.all()) {
       entry.session.markStale();
       entry.server.sendToolListChanged().catch(() => {
         // not initialized yet, or the client is gone: nothing to tell
       });
     }
-  });
-
-  function newServer(session: FaceSession, budget: RequestBudget, label: string): Server {
-    const server = new Server(
-      { name: "toolsearch", version: packageVersion() },
-      { capabilities: { tools: { listChanged: true } }, ...(session.instructions ? { instructions: session.instructions } : {}) },
-    );
-    server.setRequestHandler(ListToolsRequestSchema, (_request, extra) =>
-      budget.run(() =>
-        drain.run(async () => {
-          const started = performance.now();
-          const tools = await session.listTools();
-          log?.(`mcp tools/list ${tools.length} tools ${ms(started)} session=${label}`);
-          return { tools };
-        }, extra.signal),
-      ),
-    );
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      budget.run(() =>
-        drain.run(async (signal) => {
-          const started = performance.now();
-          const result = await session.callTool(request.params.name, request.params.arguments, signal);
-          log?.(`mcp tools/call ${request.params.name.slice(0, 128)} ${result.isError ? "error" : "ok"} ${ms(started)} session=${label}`);
-          return result;
-        }, extra.signal),
-      ),
-    );
-    return server;
   }
-
-  async function openSession(
-    context: RunContext,
-    label: string,
-    http?: { identity: TokenIdentity | null; tenant: SessionTenantKey; turns: TenantTurns },
-  ): Promise<LiveSession> {
-    const session = await FaceSession.open(engine, context, serverReason);
-    const budget = new RequestBudget(config.mcp.maxInFlightPerSession);
-    const entry: LiveSession = { session, budget, server: newServer(session, budget, label), ...(http ?? {}) };
-    sessions.add(entry);
-    return entry;
-  }
-
-  // ── stdio ────────────────────────────────────────────────────────────────────────────────
-
-  async function serveStdio(stdin: Readable = process.stdin, stdout: Writable = process.stdout): Promise<void> {
-    const sessionId = `stdio-${randomUUID()}`;
-    const entry = await openSession({ sessionId, ...configIdentity }, sessionId);
-    const max = config.gateway.maxBodyBytes;
-    // Whole lines of at most `max` bytes reach the SDK, one per chunk: its ReadBuffer never holds more than one.
-    const lines = new LineLimit(max, (skipped) => void transport.send(tooLargeAnswer(skipped, max)).catch(() => {}));
-    stdin.pipe(lines);
-    const transport = new StdioServerTransport(lines, stdout, { maxBufferSize: Number.MAX_SAFE_INTEGER });
-    let overflow: ClientNotReadingError | undefined;
-    const done = new Promise<void>((resolve, reject) => {
-      // Closing the transport aborts every request in flight (the SDK's own close path), so EOF cancels them all.
-      transport.onclose = () => (overflow ? reject(overflow) : resolve());
-      const end = () => void transport.close();
-      stdin.once("end", end);
-      stdin.once("close", end);
-      stdout.once("error", end);
-    });
-    transport.onerror = (error) => {
-      const answer = unreadableLineAnswer(error);
-      if (answer === undefined) return console.error(`toolsearch mcp: ${error.message.replace(/\s+/g, " ").slice(0, 500)}`);
-      // The client hears of its bad line (it would otherwise wait for an answer); the operator gets one short line.
-      console.error(`toolsearch mcp: ${answer.error.message} (answered ${answer.error.code}, id null)`);
-      void transport.send(answer).catch(() => {});
-    };
-    const maxUnread = config.mcp.maxUnreadBytes;
-    const unguard = guardStdioOutput(transport, lines, stdout, maxUnread, (unread) => {
-      overflow = new ClientNotReadingError(
-        `the client has left ${unread} bytes of answers unread on stdout, past mcp.maxUnreadBytes (${maxUnread}); disconnecting it`,
-      );
-      void transport.close();
-    });
-    try {
-      await entry.server.connect(transport);
-      refuseInvalidParams(transport);
-      await done;
-    } finally {
-      unguard();
-      stdin.unpipe(lines);
-      lines.destroy();
-      await sessions.close(entry);
-    }
-  }
-
-  // ── Streamable HTTP ──────────────────────────────────────────────────────────────────────
-
-  async function listenHttp(host: string, port: number): Promise<{ url: string; port: number }> {
-    checkHttpExposure(config, host);
-    const guard = new RequestGuard({ bindHost: host, authenticated: tokens !== undefined });
-    const server = new HttpSkeleton({
-      name: "toolsearch mcp",
-      route: (req, res) => route(req, res, guard, server),
-      errorBody: (code, message) => ({
-        jsonrpc: "2.0",
-        error: { code: code === "INTERNAL" ? JsonRpcCode.InternalError : httpRefusalCode(code), message, data: { code } },
-        id: null,
-      }),
-      observe: (req, res) => operator.observe(req, res),
-      ...(log ? { log } : {}),
-      sessionOf: (req) => String(req.headers["mcp-session-id"] ?? "-").slice(0, 64),
-      drainWaitsFor: "tracked",
-    });
-    const bound = await server.listen(port, host);
-    const idle = config.mcp.sessionIdleMs;
-    const sweeper = setInterval(() => sessions.closeIdle(idle), Math.min(60_000, Math.max(500, Math.floor(idle / 4))));
-    sweeper.unref();
-    listening = { http: server, sweeper };
-    return { url: `http://${host.includes(":") ? `[${host}]` : host}:${bound}/mcp`, port: bound };
-  }
-
-  async function route(req: IncomingMessage, res: ServerResponse, guard: RequestGuard, server: HttpSkeleton): Promise<void> {
-    const path = new URL(req.url ?? "/", "http://localhost").pathname;
-    // Before anything, /healthz included: without tokens the loopback bind is the only guard, and a page in a browser can reach it.
-    guard.admit(req);
-    if (req.method === "GET" && path === "/healthz") return sendJson(res, 200, { ok: true });
-    if (operator.serves(path)) return operator.handle(req, res, tokens ? tokens.match(req.headers.authorization) : null, guard);
-    if (path !== "/mcp") throw new HttpError("NOT_FOUND", `No route ${req.method} ${path}; the MCP endpoint is /mcp.`);
-    const identity = tokens ? tokens.match(req.headers.authorization) : null;
-    if (identity === undefined) throw unauthorized(req.headers.authorization, "server");
-    const sessionHeader = req.headers["mcp-session-id"];
-    if (typeof sessionHeader === "string") {
-      const entry = sessions.http(sessionHeader);
-      // Another token's session is as unknown as one that never existed.
-      if (!entry?.transport || !entry.flow || entry.identity !== identity) throw new HttpError("SESSION_NOT_FOUND", "Session not found; initialize a new one.");
-      entry.budget.touch();
-      if (req.method === "POST") return postToSession(entry.budget, entry.flow, entry.transport, entry.turns!, req, res, guard, server);
-      if (req.method === "GET") entry.flow.trackStream(req, res);
-      return entry.transport.handleRequest(req, res);
-    }
-    if (req.method !== "POST") throw new HttpError("BAD_REQUEST", "No mcp-session-id: POST an initialize request first.");
-    const body = await guard.readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR");
-    if (!isInitializeRequest(body)) throw new HttpError("BAD_REQUEST", "No mcp-session-id: the first request of a session must be initialize.");
-    if (drain.draining) throw new HttpError("CLOSING", "The server is shutting down.");
-    const tenant = tenantOf(req, identity);
-    const victim = admitSession(tenant, sessions.httpSessions(), sessions.opening(tenant), config.mcp);
-    if (victim) {
-      log?.(
-        `mcp session ${victim.transport?.sessionId ?? "-"} evicted: idle longest, and another tenant needed its slot (mcp.maxSessions ${config.mcp.maxSessions})`,
-      );
-      void sessions.close(victim);
-    }
-    const entry = await sessions.whileOpening(tenant, async () => {
-      const sessionId = randomUUID();
-      // The session's share of the control path: the token's tenant, else the client's address.
-      const shareKey = identity ? tokenTenant(identity) : (tenant as string);
-      const share = identity ? { tenant: shareKey } : { shareKey };
-      const opened = await openSession({ sessionId, ...runIdentity(identity), ...share }, sessionId, {
-        identity,
-        tenant,
-        turns: engine.controlTurns(shareKey),
-      });
-      const transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => sessionId,
-        onsessioninitialized: (id) => sessions.bindHttp(id, opened),
-      });
-      opened.transport = transport;
-      opened.flow = new HttpAnswerFlow(config.mcp.maxUnreadBytes, (unread, socket) => {
-        console.error(
-          `toolsearch mcp: dropped a connection from ${socket.remoteAddress ?? "?"} (session ${sessionId}): ${unread} bytes of answers unread, past mcp.maxUnreadBytes (${config.mcp.maxUnreadBytes})`,
-        );
-      });
-      opened.flow.attach(transport);
-      transport.onclose = () => void sessions.close(opened);
-      await opened.server.connect(transport);
-      refuseInvalidParams(transport);
-      await transport.handleRequest(req, res, body);
-      return opened;
-    });
-    // An initialize the SDK refused opened no session: its run ends now.
-    if (!sessions.isBound(entry)) await sessions.close(entry);
-  }
-
-  /**
-   * A POST to an open session: paused while the session's client leaves answers unread, refused
-   * (429) when its requests would find no slot, followed so a hang-up cancels what it carried.
-   */
-  async function postToSession(
-    budget: RequestBudget,
-    flow: HttpAnswerFlow,
-    transport: StreamableHTTPServerTransport,
-    turns: TenantTurns,
-    req: IncomingMessage,
-    res: ServerResponse,
-    guard: RequestGuard,
-    server: HttpSkeleton,
-  ): Promise<void> {
-    await flow.whenDrained(req, (unread) =>
-      log?.(
-        `mcp session ${String(req.headers["mcp-session-id"]).slice(0, 64)} paused: ${unread} bytes of answers unread (mcp.maxUnreadBytes ${config.mcp.maxUnreadBytes}); this POST waits`,
-      ),
-    );
-    if (req.destroyed) return;
-    const body = await guard.readJson(req, config.gateway.maxBodyBytes, "PARSE_ERROR");
-    const ids = requestIds(body);
-    if (ids.length === 0) return transport.handleRequest(req, res, body);
-    if (drain.draining) throw closingError("this server takes no new request; reconnect once it is back.");
-    if (budget.full()) {
-      throw new HttpError("TOO_MANY_REQUESTS", tooManyRequestsMessage(config.mcp.maxInFlightPerSession), { "retry-after": "1" });
-    }
-    flow.trackPost(req, res, ids, (unanswered) => {
-      // The same path as the client's own notifications/cancelled: the SDK aborts each request's signal and sends no answer.
-      for (const requestId of unanswered) {
-        transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "The client closed the connection." } });
-      }
-    });
-    budget.touch();
-    server.track(res);
-    const gone = new AbortController();
-    res.once("close", () => gone.abort(new HttpError("CLIENT_CLOSED", "The client closed the connection.")));
-    // In its tenant's turn: the protocol's own work on a request (parsing, validation, the
-    // answer's stream) costs several times a search, so a flooding tenant's requests wait in
-    // its queue for it, not in front of another tenant's.
-    return turns.take(() => transport.handleRequest(req, res, body), gone.signal);
-  }
-
-  /** The config's identity; with a token, the token's, which the config may only narrow. */
-  function runIdentity(identity: TokenIdentity | null): Omit<RunContext, "sessionId"> {
-    if (identity === null) return configIdentity;
-    try {
-      const { agentId, owner, channel, mode } = identityFromToken(configIdentity, identity, engine.settings.mode);
-      return {
-        ...(agentId !== undefined ? { agentId } : {}),
-        ...(owner !== undefined ? { owner } : {}),
-        ...(channel !== undefined ? { channel } : {}),
-        ...(mode !== undefined ? { mode } : {}),
-      };
-    } catch (error) {
-      if (error instanceof ForbiddenFieldError) throw new HttpError("FORBIDDEN", `the config's mcp.${error.message}`);
-      throw error;
-    }
-  }
-
-  return {
-    engine,
-    mcpSources,
-    serveStdio,
-    listenHttp,
-    sessionCount: () => sessions.size,
-    async close(options = {}) {
-      if (drain.draining) return;
-      drain.start();
-      stopListening();
-      const drainMs = options.drainMs ?? 0;
-      const busy = () => sessions.busy();
-      const cut = () => drain.cut(drainMs);
-      // The CLOSING answers go out before their sessions and connections are closed.
-      const closeSessions = () => sessions.closeAll();
-      if (listening) {
-        clearInterval(listening.sweeper);
-        await listening.http.close({ drainMs, ...(options.signal ? { signal: options.signal } : {}), busy, cut, beforeConnectionsClose: closeSessions });
-      } else {
-        await drainThenCut(() => !busy(), drainMs, options.signal, cut);
-        await closeSessions();
-      }
-      await engine.close();
-      await sessionLog?.close();
-      await operator.close();
-    },
-  };
 }
 
 /** A session's tenant as the admin API names it: a token's label, `address:<ip>` without auth, "stdio". */
 function tenantLabel(tenant: SessionTenantKey | undefined): string {
   if (tenant === undefined) return "stdio";
   return typeof tenant === "string" ? tenant : tokenTenant(tenant);
-}
-
-/** The answer to a stdio line past the bound: BODY_TOO_LARGE, as `mcp --http` answers a body past it. */
-function tooLargeAnswer(skipped: SkippedLine, max: number): JSONRPCMessage {
-  return {
-    jsonrpc: "2.0",
-    id: skipped.id as RequestId,
-    error: {
-      code: REFUSED,
-      message: `A message of ${skipped.bytes} bytes is over the ${max}-byte limit (gateway.maxBodyBytes); it was not read. Send smaller messages.`,
-      data: { code: "BODY_TOO_LARGE" satisfies ErrorCode },
-    },
-  };
-}
-
-function ms(started: number): string {
-  return `${Math.round(performance.now() - started)}ms`;
 }
 
 /**
