@@ -377,49 +377,54 @@ function seconds(ms: number): string {
   return `${(ms / 1_000).toFixed(1)} s`;
 }
 
-/**
- * In a worker: resolves when the primary says stop, the worker itself gets SIGTERM, or the
- * primary is gone. A terminal's Ctrl-C (SIGINT to the whole process group) is left to the
- * primary, which then asks every worker to drain: the worker must not die on it first.
- */
-export function untilStopped(): Promise<void> {
-  const ignore = (): void => {};
-  process.on("SIGINT", ignore);
-  return new Promise((resolve) => {
-    const done = (): void => {
-      process.off("message", onMessage);
-      process.off("SIGTERM", done);
-      process.off("disconnect", done);
-      resolve();
-    };
-    const onMessage = (message: ToWorker): void => {
-      if (message?.type === "toolsearch:stop") done();
-    };
-    process.on("message", onMessage);
-    process.on("SIGTERM", done);
-    process.on("disconnect", done);
-  });
+/** A worker's stops: the first begins its drain, any later one ends the drain at once. */
+export interface WorkerStops {
+  /** Resolves at the first stop: the primary's stop message, SIGTERM, or the primary gone. */
+  readonly first: Promise<void>;
+  /** Aborted by a stop after the first (a second message from the primary, SIGTERM or SIGINT). */
+  readonly signal: AbortSignal;
+  /** Stops listening (after the drain). */
+  release(): void;
 }
 
 /**
- * In a worker that is stopping: aborted by the next stop (a second message from the primary, or
- * SIGTERM/SIGINT), which ends its drain at once.
+ * In a worker: listens for stops from its start and counts them, so that two stop messages that
+ * reach the worker in one read of its IPC channel (Node emits both before any promise callback
+ * runs) are the first and the second, not one stop and one lost. A terminal's Ctrl-C (SIGINT to
+ * the whole process group) is left to the primary, which then asks every worker to drain: before
+ * the first stop the worker must not die on it, after it SIGINT insists like a second stop.
  */
-export function nextStop(): { signal: AbortSignal; release(): void } {
+export function workerStops(): WorkerStops {
   const insisted = new AbortController();
-  const stop = (): void => insisted.abort();
+  let stops = 0;
+  let resolveFirst!: () => void;
+  const first = new Promise<void>((resolve) => (resolveFirst = resolve));
+  const stop = (): void => {
+    stops += 1;
+    if (stops === 1) resolveFirst();
+    else insisted.abort();
+  };
   const onMessage = (message: ToWorker): void => {
     if (message?.type === "toolsearch:stop") stop();
   };
+  const onInterrupt = (): void => {
+    if (stops > 0) stop();
+  };
+  const onDisconnect = (): void => {
+    if (stops === 0) stop();
+  };
   process.on("message", onMessage);
   process.on("SIGTERM", stop);
-  process.on("SIGINT", stop);
+  process.on("SIGINT", onInterrupt);
+  process.on("disconnect", onDisconnect);
   return {
+    first,
     signal: insisted.signal,
     release: () => {
       process.off("message", onMessage);
       process.off("SIGTERM", stop);
-      process.off("SIGINT", stop);
+      process.off("SIGINT", onInterrupt);
+      process.off("disconnect", onDisconnect);
     },
   };
 }

@@ -13,11 +13,10 @@ import {
   isClusterWorker,
   leaveCluster,
   leaveClusterAfterFailure,
-  nextStop,
   parseWorkers,
   poolSlotsPerWorker,
   runPrimary,
-  untilStopped,
+  workerStops,
   workerCount,
   workerIndex,
   workerPort,
@@ -125,15 +124,17 @@ async function serve(options: ServeOptions, io: CommandIo): Promise<number> {
       ...configNotes(config),
     ]))
       io.err(line);
-  if (worker) {
+  // A worker counts its stops from here on, so that a second stop never arrives before it listens.
+  const stops = worker ? workerStops() : undefined;
+  if (stops) {
     announceReady(gateway.url);
-    await untilStopped();
+    await stops.first;
   } else {
     io.out(`listening ${gateway.url}`);
     await untilSignal();
   }
   // The drain: a second signal (in a worker, a second stop from the primary) ends it at once.
-  const insist = worker ? nextStop() : nextSignal();
+  const insist = stops ?? nextSignal();
   // close() stops listening before it first waits, so the line below is true when it is read:
   // printed first, a connection made on reading it could still reach the listener's backlog.
   const closing = gateway.close({ drainMs: config.gateway.drainMs, signal: insist.signal });
