@@ -50,6 +50,7 @@ import { parseRunRequest, type RunRequest } from "./run-request.js";
 import { clientToolOf, type ClientToolCall } from "./client-tool.js";
 import { COMPAT_ROUTE_NAMES, compatRoutes, type CompatRoutes } from "./compat/compat-routes.js";
 import { OperatorEndpoints } from "../admin/operator-endpoints.js";
+import { definedProps } from "../defined.js";
 
 export interface Gateway {
   readonly url: string;
@@ -146,7 +147,7 @@ class GatewayServer implements Gateway {
       route: (req, res) => this.#route(req, res),
       errorBody: (code, message) => ({ error: { code, message } }),
       observe: (req, res) => operator.observe(req, res),
-      ...(log ? { log } : {}),
+      ...definedProps({ log }),
       sessionOf: (_req, res) => String(res.getHeader("x-toolsearch-session") ?? "-"),
       drainWaitsFor: "every",
     });
@@ -347,7 +348,7 @@ async function providerFor(settings: ServerConfig["provider"]): Promise<AgentPro
       api: "anthropic",
       client: new Anthropic(common),
       model: settings.model,
-      ...(settings.maxTokens !== undefined ? { maxTokens: settings.maxTokens } : {}),
+      ...definedProps({ maxTokens: settings.maxTokens }),
     };
   }
   return { api: settings.api, client: new OpenAI(common), model: settings.model };
@@ -360,13 +361,7 @@ function withTokenIdentity(request: RunRequest, identity: TokenIdentity, default
 }
 
 function pick(request: RunRequest): Pick<RunRequest, "agentId" | "profile" | "channel" | "owner" | "mode"> {
-  return {
-    ...(request.mode !== undefined ? { mode: request.mode } : {}),
-    ...(request.agentId !== undefined ? { agentId: request.agentId } : {}),
-    ...(request.profile !== undefined ? { profile: request.profile } : {}),
-    ...(request.channel !== undefined ? { channel: request.channel } : {}),
-    ...(request.owner !== undefined ? { owner: request.owner } : {}),
-  };
+  return definedProps({ mode: request.mode, agentId: request.agentId, profile: request.profile, channel: request.channel, owner: request.owner });
 }
 
 function promptOf(request: RunRequest): string {

@@ -35,6 +35,7 @@ import type { FaceSessions, LiveSession } from "./face-sessions.js";
 import { httpRefusalCode, refuseInvalidParams } from "./protocol-errors.js";
 import type { SessionOpener } from "./session-opener.js";
 import { admitSession, tenantOf, type SessionTenantKey } from "./tenant-shares.js";
+import { definedProps } from "../defined.js";
 
 /** What the HTTP side shares with the rest of the face. */
 export interface HttpFaceParts {
@@ -80,7 +81,7 @@ export class HttpServing {
         id: null,
       }),
       observe: (req, res) => face.operator.observe(req, res),
-      ...(log ? { log } : {}),
+      ...definedProps({ log }),
       sessionOf: (req) => String(req.headers["mcp-session-id"] ?? "-").slice(0, 64),
       drainWaitsFor: "tracked",
     });
@@ -231,12 +232,7 @@ export class HttpServing {
     if (identity === null) return configIdentity;
     try {
       const { agentId, owner, channel, mode } = identityFromToken(configIdentity, identity, this.face.engine.settings.mode);
-      return {
-        ...(agentId !== undefined ? { agentId } : {}),
-        ...(owner !== undefined ? { owner } : {}),
-        ...(channel !== undefined ? { channel } : {}),
-        ...(mode !== undefined ? { mode } : {}),
-      };
+      return definedProps({ agentId, owner, channel, mode });
     } catch (error) {
       if (error instanceof ForbiddenFieldError) throw new HttpError("FORBIDDEN", `the config's mcp.${error.message}`);
       throw error;

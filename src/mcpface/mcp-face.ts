@@ -46,6 +46,7 @@ import { SessionOpener } from "./session-opener.js";
 import { StdioServing } from "./stdio-serving.js";
 import type { SessionTenantKey } from "./tenant-shares.js";
 import { OperatorEndpoints } from "../admin/operator-endpoints.js";
+import { definedProps } from "../defined.js";
 
 export interface McpFaceExtras extends EngineExtras {
   /** One line per MCP request (`--verbose`). */
@@ -174,7 +175,7 @@ class McpFaceServer implements McpFace {
     // The CLOSING answers go out before their sessions and connections are closed.
     const closeSessions = () => this.#sessions.closeAll();
     if (this.#http) {
-      await this.#http.close({ drainMs, ...(signal ? { signal } : {}), busy, cut, beforeConnectionsClose: closeSessions });
+      await this.#http.close({ drainMs, ...definedProps({ signal }), busy, cut, beforeConnectionsClose: closeSessions });
       return;
     }
     await drainThenCut(() => !busy(), drainMs, signal, cut);
@@ -212,11 +213,7 @@ export function checkHttpExposure(config: ServerConfig, host: string): void {
 
 /** Who the config's `mcp` section says sessions run as. */
 function mcpSectionIdentity(config: ServerConfig): { agentId?: string; owner?: boolean; channel?: string } {
-  return {
-    ...(config.mcp.agentId !== undefined ? { agentId: config.mcp.agentId } : {}),
-    ...(config.mcp.owner !== undefined ? { owner: config.mcp.owner } : {}),
-    ...(config.mcp.channel !== undefined ? { channel: config.mcp.channel } : {}),
-  };
+  return definedProps({ agentId: config.mcp.agentId, owner: config.mcp.owner, channel: config.mcp.channel });
 }
 
 /**
