@@ -19,6 +19,7 @@ import type { McpServerSource } from "../mcp/index.js";
 import { TOOL_SEARCH_MODES, type ToolSearchMode } from "../settings/tool-search-config.js";
 import { escapeControl } from "../text/prompt-text.js";
 import { compileOptions } from "../validation/ajv.js";
+import { boolean, int, object, oneOf, string, withDefault, type Filled, type TypeOf } from "../validation/typed-schema.js";
 import { MAX_QUERY_CHARS } from "../validation/search-args.js";
 import { packageVersion } from "../version.js";
 import type {
@@ -57,52 +58,40 @@ export interface AdminContext {
   sessions?: () => Array<{ tenant: string; inFlight: number }>;
 }
 
+const text = string({ minLength: 1, maxLength: 256 });
+
 /** Who to search or list as: a run's identity fields, or `token: <tenant>` (a token's tenant, GET /admin/v1) for what that token's runs see. */
-export interface AdminIdentity {
-  agentId?: string;
-  profile?: string;
-  channel?: string;
-  owner?: boolean;
-  token?: string;
-}
+const identitySchema = object({
+  agentId: text,
+  profile: text,
+  channel: text,
+  owner: boolean(),
+  /** A token's tenant (GET /admin/v1 lists them): as that token's runs, narrowed by the other fields. */
+  token: string({ pattern: `${TENANT_NAME_PATTERN}|^token:[A-Za-z0-9_-]{16}$` }),
+});
 
-interface SearchBody {
-  request: string;
-  limit?: number;
-  detail?: boolean;
-  mode?: ToolSearchMode;
-  identity?: AdminIdentity;
-}
+/** Who to search or list as (identitySchema). */
+export type AdminIdentity = TypeOf<typeof identitySchema>;
 
-const text = { type: "string", minLength: 1, maxLength: 256 };
-const identitySchema = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    agentId: text,
-    profile: text,
-    channel: text,
-    owner: { type: "boolean" },
-    token: { type: "string", pattern: `${TENANT_NAME_PATTERN}|^token:[A-Za-z0-9_-]{16}$` },
-  },
-};
-const checkIdentity = compileOptions<AdminIdentity>("adminIdentity", identitySchema, { copy: false });
-const checkSearch = compileOptions<SearchBody>(
-  "adminSearch",
+/** `POST /admin/v1/search`: a request, searched or explained as an identity. */
+const searchSchema = object(
   {
-    type: "object",
-    additionalProperties: false,
-    required: ["request"],
-    properties: {
-      request: { type: "string", minLength: 1, maxLength: MAX_QUERY_CHARS },
-      limit: { type: "integer", minimum: 1, maximum: 50 },
-      detail: { type: "boolean" },
-      mode: { enum: TOOL_SEARCH_MODES },
-      identity: identitySchema,
-    },
+    /** What to search for, as a model would ask. */
+    request: string({ minLength: 1, maxLength: MAX_QUERY_CHARS }),
+    /** Hits to return (default: the engine's search limit). */
+    limit: int(1, 50),
+    /** With each hit, the ranking steps that placed it (run.explain's `detail`; default true). */
+    detail: withDefault(boolean(), true),
+    /** The mode to search in, as a run body's `mode` (a token's modes bound it). */
+    mode: oneOf(TOOL_SEARCH_MODES),
+    /** Who to search as; absent, as a run that names no identity. */
+    identity: identitySchema,
   },
-  { copy: false },
+  { required: ["request"] },
 );
+
+const checkIdentity = compileOptions<AdminIdentity>("adminIdentity", identitySchema, { copy: false });
+const checkSearch = compileOptions<Filled<typeof searchSchema>>("adminSearch", searchSchema, { copy: false });
 
 function badRequest(error: unknown): HttpError {
   return new HttpError("BAD_REQUEST", errorMessage(error));
@@ -270,7 +259,7 @@ function tools(ctx: AdminContext, query: URLSearchParams): ToolsAnswer {
 }
 
 async function search(ctx: AdminContext, body: unknown): Promise<SearchAnswer> {
-  let parsed: SearchBody;
+  let parsed: Filled<typeof searchSchema>;
   try {
     parsed = checkSearch(body, "body");
   } catch (error) {
@@ -286,7 +275,7 @@ async function search(ctx: AdminContext, body: unknown): Promise<SearchAnswer> {
     throw error;
   }
   try {
-    const hits = await run.explain(parsed.request, { detail: parsed.detail ?? true, ...(parsed.limit !== undefined ? { limit: parsed.limit } : {}) });
+    const hits = await run.explain(parsed.request, { detail: parsed.detail, ...(parsed.limit !== undefined ? { limit: parsed.limit } : {}) });
     const { mode, requestedMode, fallbackReason, catalog, upfront } = run.telemetry();
     return { request: parsed.request, identity, mode, requestedMode, ...(fallbackReason ? { fallbackReason } : {}), catalog, upfront, hits };
   } finally {

@@ -32,8 +32,8 @@ export interface TokenSummary {
   label: string;
   agentId?: string;
   owner: boolean;
-  channels?: string[];
-  modes?: ToolSearchMode[];
+  channels?: readonly string[];
+  modes?: readonly ToolSearchMode[];
   tenant?: string;
 }
 

@@ -28,7 +28,8 @@ import type OpenAI from "openai";
 import { onAbort } from "../abort-listeners.js";
 import { boundResult, type ToolSearchRun } from "../engine/run.js";
 import { errorMessage, InvalidArgsError, ProviderFailedError, toErrorPayload, TurnBudgetError } from "../errors.js";
-import { compileOptions, int } from "../validation/ajv.js";
+import { compileOptions } from "../validation/ajv.js";
+import { declared, int, object, withDefault, type Filled, type TypeOf } from "../validation/typed-schema.js";
 import type { ChatMessage } from "../wire/chat-types.js";
 import type { AnthropicContentBlock, AnthropicMessage, ResponsesInputItem, ResponsesOutputItem } from "../wire/wire-types.js";
 import type { RunTelemetry } from "../telemetry/types.js";
@@ -67,38 +68,58 @@ export type AgentProvider =
  */
 export type AgentMessage = ChatMessage;
 
-export interface AgentTurnInput {
-  run: ToolSearchRun;
-  provider: AgentProvider;
-  messages: readonly AgentMessage[];
-  /** Provider round trips before the turn is cut (default 8, at most 100). */
-  maxTurns?: number;
-  /** Cancels the provider request in flight and the tool calls running, and stops the loop. */
-  signal?: AbortSignal;
-  /**
-   * Per provider request, from sending it to the last byte of the answer (default: the client's
-   * own timeout, which covers only the wait for headers). Past it the turn fails with
-   * PROVIDER_FAILED naming the deadline.
-   */
-  timeoutMs?: number;
-  /** The whole turn, provider requests and tool calls together (default: none). Past it the turn fails with TURN_BUDGET. */
-  turnTimeoutMs?: number;
-  /**
-   * UTF-8 bytes of tool results the conversation keeps over the whole turn (default 1 MiB): the
-   * result that crosses it is cut with a marker the model reads, and calls made once it is spent
-   * are answered TURN_BUDGET, unrun.
-   */
-  maxTurnResultBytes?: number;
-  /** The largest provider request, as the JSON sent (default 16 MiB): a larger one is not sent, and the turn fails with TURN_BUDGET. */
-  maxRequestBytes?: number;
-  /** Each piece of the model's text as it arrives: provider requests stream when this is given. */
-  onText?: (delta: string) => void;
-  /**
-   * Told of each tool call once it is answered. `true` takes the call over: once the response's
-   * calls are all answered the turn ends with status "handed_off" instead of asking the provider again.
-   */
-  onToolCall?: (call: AgentToolCall) => boolean | void;
-}
+/** runAgentTurn's input, checked and defaulted once (checkInput): every message names the key, what it allows and the value given. */
+const agentTurnSchema = object(
+  {
+    /** The run whose tools the turn calls, each call through its one call path (engine.prepareRun). */
+    run: declared<ToolSearchRun>()({ type: "object", methods: ["handleToolCall", "answerToolCall"], description: "a ToolSearchRun (engine.prepareRun)" }),
+    /** Which API, its official client, and the model. */
+    provider: declared<AgentProvider>()({
+      type: "object",
+      required: ["api", "model", "client"],
+      properties: {
+        api: { enum: ["chat", "responses", "anthropic"] },
+        model: { type: "string", minLength: 1, description: "a non-empty string" },
+        client: { type: "object", description: "the API's client (openai or @anthropic-ai/sdk)" },
+      },
+    }),
+    /** The conversation so far, at least one message. */
+    messages: declared<readonly AgentMessage[]>()({ type: "array", minItems: 1, description: "a non-empty list of messages" }),
+    /** Provider round trips before the turn is cut (default 8, at most 100). */
+    maxTurns: withDefault(int(1, MAX_TURNS), DEFAULT_MAX_TURNS),
+    /** Cancels the provider request in flight and the tool calls running, and stops the loop. */
+    signal: declared<AbortSignal>()({ type: "object", methods: ["addEventListener", "throwIfAborted"], description: "an AbortSignal" }),
+    /**
+     * Per provider request, from sending it to the last byte of the answer (default: the client's
+     * own timeout, which covers only the wait for headers). Past it the turn fails with
+     * PROVIDER_FAILED naming the deadline.
+     */
+    timeoutMs: int(1, MAX_TIMEOUT_MS),
+    /** The whole turn, provider requests and tool calls together (default: none). Past it the turn fails with TURN_BUDGET. */
+    turnTimeoutMs: int(1, MAX_TIMEOUT_MS),
+    /**
+     * UTF-8 bytes of tool results the conversation keeps over the whole turn (default 1 MiB): the
+     * result that crosses it is cut with a marker the model reads, and calls made once it is spent
+     * are answered TURN_BUDGET, unrun.
+     */
+    maxTurnResultBytes: withDefault(int(0, Number.MAX_SAFE_INTEGER), DEFAULT_MAX_TURN_RESULT_BYTES),
+    /** The largest provider request, as the JSON sent (default 16 MiB): a larger one is not sent, and the turn fails with TURN_BUDGET. */
+    maxRequestBytes: withDefault(int(1, Number.MAX_SAFE_INTEGER), DEFAULT_MAX_REQUEST_BYTES),
+    /** Each piece of the model's text as it arrives: provider requests stream when this is given. */
+    onText: declared<(delta: string) => void>()({ function: true }),
+    /**
+     * Told of each tool call once it is answered. `true` takes the call over: once the response's
+     * calls are all answered the turn ends with status "handed_off" instead of asking the provider again.
+     */
+    onToolCall: declared<(call: AgentToolCall) => boolean | void>()({ function: true }),
+  },
+  { required: ["run", "provider", "messages"] },
+);
+
+/** One agent turn's input: the run, the provider, the conversation, and the turn's budgets (agentTurnSchema documents each). */
+export type AgentTurnInput = TypeOf<typeof agentTurnSchema>;
+/** The input as checkInput returns it: the budgets' defaults filled in. */
+type CheckedTurnInput = Filled<typeof agentTurnSchema>;
 
 export interface AgentToolCall {
   /** The provider's call id. */
@@ -313,34 +334,6 @@ class ResultBudget {
   }
 }
 
-/** runAgentTurn's input, checked and defaulted once (checkInput): every message names the key, what it allows and the value given. */
-const agentTurnSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["run", "provider", "messages"],
-  properties: {
-    run: { type: "object", methods: ["handleToolCall", "answerToolCall"], description: "a ToolSearchRun (engine.prepareRun)" },
-    provider: {
-      type: "object",
-      required: ["api", "model", "client"],
-      properties: {
-        api: { enum: ["chat", "responses", "anthropic"] },
-        model: { type: "string", minLength: 1, description: "a non-empty string" },
-        client: { type: "object", description: "the API's client (openai or @anthropic-ai/sdk)" },
-      },
-    },
-    messages: { type: "array", minItems: 1, description: "a non-empty list of messages" },
-    maxTurns: int(1, MAX_TURNS, DEFAULT_MAX_TURNS),
-    signal: { type: "object", methods: ["addEventListener", "throwIfAborted"], description: "an AbortSignal" },
-    timeoutMs: int(1, MAX_TIMEOUT_MS),
-    turnTimeoutMs: int(1, MAX_TIMEOUT_MS),
-    maxTurnResultBytes: int(0, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_TURN_RESULT_BYTES),
-    maxRequestBytes: int(1, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_REQUEST_BYTES),
-    onText: { function: true },
-    onToolCall: { function: true },
-  },
-};
-type CheckedTurnInput = AgentTurnInput & Required<Pick<AgentTurnInput, "maxTurns" | "maxTurnResultBytes" | "maxRequestBytes">>;
 // Not copied deep: the messages are the caller's conversation (up to megabytes, every turn); only
 // the top level is copied, which is where the defaults go.
 const checkTurnInput = compileOptions<CheckedTurnInput>("agentTurn", agentTurnSchema, { copy: false });

@@ -5,30 +5,39 @@
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
-import type { ToolSearchMode } from "../settings/tool-search-config.js";
+import { TOOL_SEARCH_MODES, type ToolSearchMode } from "../settings/tool-search-config.js";
 import { ConfigInvalidError, HttpError } from "../errors.js";
 import { definedProps } from "../defined.js";
+import { arrayOf, boolean, object, oneOf, string, type TypeOf } from "../validation/typed-schema.js";
 
 /** Shorter tokens are guessable; the config schema holds the same bound. */
 export const MIN_TOKEN_LENGTH = 16;
 
-/** What a token lets its holder be. */
-export interface TokenIdentity {
+/** An explicit tenant name: ":" is left out, so no name is ever a derived one. */
+export const TENANT_NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
+
+const text = string({ minLength: 1, maxLength: 256 });
+
+/** What a token lets its holder be: the identity fields of a `gateway.auth.tokens` entry, as the config schema checks them. */
+export const tokenIdentitySchema = object({
   /** The agent every run of this token is; a body may not name another. */
-  agentId?: string;
+  agentId: text,
   /** Only a token with `owner: true` may run owner-only tools. */
-  owner?: boolean;
+  owner: boolean(),
   /** The channels a run may name; with exactly one, it is the default. */
-  channels?: string[];
+  channels: arrayOf(text, { minItems: 1, uniqueItems: true }),
   /** The modes a run may ask for. */
-  modes?: ToolSearchMode[];
+  modes: arrayOf(oneOf(TOOL_SEARCH_MODES), { minItems: 1, uniqueItems: true }),
   /**
    * The tenant this token's runs belong to (RunContext.tenant): what learning and the fair shares
    * are keyed by. Tokens that name the same tenant share them (a token rotated under the same
    * name keeps its tenant's learning). Default: a name derived from the token itself (tokenTenant).
    */
-  tenant?: string;
-}
+  tenant: string({ pattern: TENANT_NAME_PATTERN }),
+});
+
+/** What a token lets its holder be (tokenIdentitySchema documents each field). */
+export type TokenIdentity = TypeOf<typeof tokenIdentitySchema>;
 
 /** One resolved token (a `tokenEnv` already read from the environment). */
 export interface AuthToken extends TokenIdentity {
@@ -77,9 +86,6 @@ interface HashedToken {
 }
 
 const sha256 = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest();
-
-/** An explicit tenant name: the config schema holds the same rule; ":" is left out, so no name is ever a derived one. */
-export const TENANT_NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
 
 /** Each matched identity's tenant (tenantOfToken): a stable name for fair shares and learning that never holds the secret. */
 const tokenLabels = new WeakMap<TokenIdentity, string>();

@@ -5,183 +5,192 @@
  * provider.api is "anthropic"; TOOLSEARCH_MODEL), and defaults, in one place.
  */
 import path from "node:path";
-import { compileOptions, int } from "../validation/ajv.js";
+import { compileOptions } from "../validation/ajv.js";
+import { arrayOf, boolean, declared, int, object, oneOf, string, withDefault, type Filled, type TypeOf } from "../validation/typed-schema.js";
 import type { JsonObject } from "./dot-path.js";
-import { resolveIndexCacheKey, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchMode, type ToolSearchObject } from "../settings/tool-search-config.js";
+import { resolveIndexCacheKey, TOOL_SEARCH_MODES, type ToolSearchConfig, type ToolSearchObject } from "../settings/tool-search-config.js";
 import { DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_TURNS, DEFAULT_MAX_TURN_RESULT_BYTES } from "../agent/agent-turn.js";
 import { ConfigInvalidError } from "../errors.js";
 import { SERVER_ENTRY_OPTIONS, type McpServerConfig, type McpServerOptions } from "../mcp/options.js";
 import type { PolicyConfig } from "../policy/types.js";
-import { PROVIDER_APIS, type ProviderApi } from "../wire/wire-types.js";
-import { checkAuthTokens, MIN_TOKEN_LENGTH, TENANT_NAME_PATTERN, type AuthSettings, type AuthToken, type TokenIdentity } from "../auth/token-auth.js";
+import { PROVIDER_APIS } from "../wire/wire-types.js";
+import { checkAuthTokens, MIN_TOKEN_LENGTH, tokenIdentitySchema, type AuthSettings, type AuthToken } from "../auth/token-auth.js";
 
-export interface ProviderSettings {
-  /** Which API the provider speaks: OpenAI Chat Completions (default), OpenAI Responses, or Anthropic Messages. */
-  api: ProviderApi;
-  /** For "chat" and "responses" the URL ends with /v1; for "anthropic" it is the host (the client adds /v1/messages). */
-  baseURL: string;
-  apiKey: string;
-  model: string;
-  /** One provider request, from sending it to the last byte of the answer (headers and body). */
-  timeoutMs: number;
-  /** Anthropic's required max_tokens (default 4096). */
-  maxTokens?: number;
-  /** A provider answer over this many bytes fails the turn (PROVIDER_FAILED) instead of being read whole (default 16 MiB). */
-  maxResponseBytes: number;
-  /** A provider request whose JSON would be over this many bytes is not sent: the turn fails (TURN_BUDGET) (default 16 MiB). */
-  maxRequestBytes: number;
-  /**
-   * The `model` names the OpenAI- and Anthropic-compatible routes take (`GET /v1/models` lists
-   * them), each mapped to the provider's model and, optionally, the mode its turns run in.
-   * Default: one alias, `model` itself.
-   */
-  models: ModelAlias[];
-}
+const MIB = 1024 * 1024;
+const text = string({ minLength: 1, maxLength: 256 });
+
+/** One `provider.models` entry written as an object: what the alias runs as. */
+const modelEntrySchema = object(
+  {
+    /** The provider's model the alias's turns ask for. */
+    model: string({ minLength: 1 }),
+    /** The mode the alias's turns run in (default: the gateway's). */
+    mode: oneOf(TOOL_SEARCH_MODES),
+  },
+  { required: ["model"] },
+);
+
+/** `provider.models` as written: each alias, the model it is (`"alias": "model"`) or `{ model, mode }`. */
+type ModelEntries = Record<string, string | TypeOf<typeof modelEntrySchema>>;
 
 /** One `provider.models` entry: the name a client sends, what it runs as. */
-export interface ModelAlias {
-  id: string;
-  model: string;
-  mode?: ToolSearchMode;
-}
+export type ModelAlias = { /** The name a client sends as `model`. */ id: string } & TypeOf<typeof modelEntrySchema>;
 
-export interface GatewaySettings {
-  host: string;
-  port: number;
-  /** Provider round trips per agent turn before the turn is cut. */
-  maxTurns: number;
-  /**
-   * UTF-8 bytes of tool results one turn keeps in its conversation; the result crossing it is cut
-   * with a marker, later calls are answered unrun (default 1 MiB).
-   */
-  maxTurnResultBytes: number;
-  /** One whole agent turn, provider requests and tool calls; past it the turn fails (TURN_BUDGET) (default 10 minutes). */
-  turnTimeoutMs: number;
-  maxBodyBytes: number;
-  /**
-   * On SIGTERM/SIGINT (`serve`, `serve --workers`, `mcp`): how long requests in flight get to
-   * finish once no new one is taken; those still running then are stopped and answered CLOSING.
-   */
-  drainMs: number;
-  /** Bearer tokens and the identity each carries; without it the gateway binds loopback only. */
-  auth?: AuthSettings;
-  /** `serve --workers`: how the primary keeps its workers alive. */
-  workers: WorkerSupervisionSettings;
-  /**
-   * Without `auth`: whether a request body's `owner: true` is honoured (default false: refused
-   * with 403). Any local process, and any page that gets past the browser checks, can send one.
-   * Ignored with `auth`, where the token says who the caller is.
-   */
-  trustLoopbackIdentity: boolean;
-  /**
-   * The admin API (`/admin/v1/`) and the web console (`/console`) on `serve` and `mcp --http`
-   * (default true): owner tokens only with `auth`, loopback clients only without.
-   */
-  admin: boolean;
-}
+/** The `provider` section: what the file may leave out is the environment's (providerSettings) or the schema's default. */
+const providerSchema = withDefault(
+  object({
+    /** Which API the provider speaks: OpenAI Chat Completions (default), OpenAI Responses, or Anthropic Messages. */
+    api: withDefault(oneOf(PROVIDER_APIS), "chat"),
+    /**
+     * For "chat" and "responses" the URL ends with /v1; for "anthropic" it is the host (the client adds /v1/messages).
+     * Default: OPENAI_BASE_URL (ANTHROPIC_BASE_URL for "anthropic"), else the local scripted provider.
+     */
+    baseURL: string({ minLength: 1 }),
+    /** Default: OPENAI_API_KEY (ANTHROPIC_API_KEY for "anthropic"). */
+    apiKey: string(),
+    /** Default: TOOLSEARCH_MODEL. */
+    model: string({ minLength: 1 }),
+    /** One provider request, from sending it to the last byte of the answer (headers and body). */
+    timeoutMs: withDefault(int(100, 600_000), 60_000),
+    /** Anthropic's required max_tokens (default 4096). */
+    maxTokens: int(1, 1_000_000),
+    /** A provider answer over this many bytes fails the turn (PROVIDER_FAILED) instead of being read whole (default 16 MiB). */
+    maxResponseBytes: withDefault(int(1024, 1024 * MIB), 16 * MIB),
+    /** A provider request whose JSON would be over this many bytes is not sent: the turn fails (TURN_BUDGET) (default 16 MiB). */
+    maxRequestBytes: withDefault(int(1024, 1024 * MIB), DEFAULT_MAX_REQUEST_BYTES),
+    /**
+     * The `model` names the OpenAI- and Anthropic-compatible routes take (`GET /v1/models` lists
+     * them), each mapped to the provider's model and, optionally, the mode its turns run in.
+     * Default: one alias, `model` itself.
+     */
+    models: declared<ModelEntries>()({
+      type: "object",
+      minProperties: 1,
+      maxProperties: 256,
+      propertyNames: { minLength: 1, maxLength: 256 },
+      additionalProperties: { anyOf: [string({ minLength: 1 }), modelEntrySchema] },
+    }),
+  }),
+  {},
+);
+
+/** The `gateway.auth.tokens` entry schema: a token (or the variable holding it) and the identity it carries. */
+const authTokenEntrySchema = object({
+  /** The token itself; or `tokenEnv`. */
+  token: string({ minLength: MIN_TOKEN_LENGTH, maxLength: 4_096 }),
+  /** The name of an environment variable holding the token, read when the config is resolved. */
+  tokenEnv: string({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }),
+  ...tokenIdentitySchema.properties,
+});
 
 /** `gateway.workers`: restarts, cool-down and heartbeats of `serve --workers` (per slot, not shared). */
-export interface WorkerSupervisionSettings {
-  /** Restarts of one slot within a rolling minute; one more death and the slot cools down. */
-  restartsPerMinute: number;
-  /** A slot that spent its restarts is forked again after this long, with a fresh budget. */
-  cooldownMs: number;
-  /** How often a worker tells the primary it is alive; three missed beats mark it unresponsive. */
-  heartbeatMs: number;
-  /** A worker silent this long is killed (SIGKILL) and restarted like a crash; 0: never. */
-  killUnresponsiveMs: number;
-}
+const workersSchema = withDefault(
+  object({
+    /** Restarts of one slot within a rolling minute; one more death and the slot cools down. */
+    restartsPerMinute: withDefault(int(0, 100), 5),
+    /** A slot that spent its restarts is forked again after this long, with a fresh budget. */
+    cooldownMs: withDefault(int(1_000, 3_600_000), 60_000),
+    /** How often a worker tells the primary it is alive; three missed beats mark it unresponsive. */
+    heartbeatMs: withDefault(int(100, 60_000), 1_000),
+    /** A worker silent this long is killed (SIGKILL) and restarted like a crash; 0: never. */
+    killUnresponsiveMs: withDefault(int(0, 3_600_000), 30_000),
+  }),
+  {},
+);
 
-/** The JSONL session log: where, and whether search query text is written (default: only its size). */
-export interface SessionLogSettings {
-  file: string;
-  recordQueries: boolean;
-}
-
-/** One `gateway.auth.tokens` entry as written in the config file. */
-export interface AuthTokenEntry extends TokenIdentity {
-  token?: string;
-  /** The name of an environment variable holding the token, read when the config is resolved. */
-  tokenEnv?: string;
-}
+const gatewaySchema = withDefault(
+  object({
+    host: withDefault(string({ minLength: 1 }), "127.0.0.1"),
+    port: withDefault(int(0, 65_535), 8788),
+    /** Provider round trips per agent turn before the turn is cut. */
+    maxTurns: withDefault(int(1, 100), DEFAULT_MAX_TURNS),
+    /**
+     * UTF-8 bytes of tool results one turn keeps in its conversation; the result crossing it is cut
+     * with a marker, later calls are answered unrun (default 1 MiB).
+     */
+    maxTurnResultBytes: withDefault(int(1024, 1024 * MIB), DEFAULT_MAX_TURN_RESULT_BYTES),
+    /** One whole agent turn, provider requests and tool calls; past it the turn fails (TURN_BUDGET) (default 10 minutes). */
+    turnTimeoutMs: withDefault(int(1_000, 3_600_000), 600_000),
+    maxBodyBytes: withDefault(int(1024, 64 * MIB), MIB),
+    /**
+     * On SIGTERM/SIGINT (`serve`, `serve --workers`, `mcp`): how long requests in flight get to
+     * finish once no new one is taken; those still running then are stopped and answered CLOSING.
+     */
+    drainMs: withDefault(int(0, 600_000), 10_000),
+    /** Bearer tokens and the identity each carries; without it the gateway binds loopback only. */
+    auth: object({ tokens: arrayOf(authTokenEntrySchema, { minItems: 1, maxItems: 1_000 }) }, { required: ["tokens"] }),
+    /** `serve --workers`: how the primary keeps its workers alive. */
+    workers: workersSchema,
+    /**
+     * Without `auth`: whether a request body's `owner: true` is honoured (default false: refused
+     * with 403). Any local process, and any page that gets past the browser checks, can send one.
+     * Ignored with `auth`, where the token says who the caller is.
+     */
+    trustLoopbackIdentity: withDefault(boolean(), false),
+    /**
+     * The admin API (`/admin/v1/`) and the web console (`/console`) on `serve` and `mcp --http`
+     * (default true): owner tokens only with `auth`, loopback clients only without.
+     */
+    admin: withDefault(boolean(), true),
+  }),
+  {},
+);
 
 /** `toolsearch mcp`: who its sessions run as (never taken from the client) and how many it holds. */
-export interface McpFaceSettings {
-  agentId?: string;
-  owner?: boolean;
-  channel?: string;
-  /** Streamable HTTP sessions held at once; an initialize past it is refused (503). */
-  maxSessions: number;
-  /** A Streamable HTTP session unused this long is closed. */
-  sessionIdleMs: number;
-  /** Sessions one token (without auth: one client address) may hold; past it, 429. Default max(1, ceil(maxSessions / 4)). */
-  maxSessionsPerTenant: number;
-  /** JSON-RPC requests of one session answered at once (each message of a batch counts); past it, TOO_MANY_REQUESTS. */
-  maxInFlightPerSession: number;
-  /** Answer bytes a client has not read (per HTTP response, or stdio's stdout) before it is disconnected. */
-  maxUnreadBytes: number;
-}
+const mcpFaceSchema = withDefault(
+  object({
+    agentId: text,
+    owner: boolean(),
+    channel: text,
+    /** Streamable HTTP sessions held at once; an initialize past it is refused (503). */
+    maxSessions: withDefault(int(1, 1_000), 32),
+    /** A Streamable HTTP session unused this long is closed. */
+    sessionIdleMs: withDefault(int(1_000, 86_400_000), 30 * 60_000),
+    /**
+     * Sessions one token (without auth: one client address) may hold; past it, 429. Default max(1, ceil(maxSessions / 4))
+     * (it follows maxSessions, so resolveServerConfig computes it).
+     */
+    maxSessionsPerTenant: int(1, 1_000),
+    /** JSON-RPC requests of one session answered at once (each message of a batch counts); past it, TOO_MANY_REQUESTS. */
+    maxInFlightPerSession: withDefault(int(1, 1_000), 8),
+    /** Answer bytes a client has not read (per HTTP response, or stdio's stdout) before it is disconnected. */
+    maxUnreadBytes: withDefault(int(65_536, 1024 * MIB), 16 * MIB),
+  }),
+  {},
+);
 
 /**
  * `metrics`: OpenTelemetry metrics of `serve` and `mcp` (metrics/). Off unless asked for, by
  * this section or by OTEL_METRICS_EXPORTER ("prometheus", "otlp", a comma list): the SDK and
  * its exporters are optional peer dependencies, loaded only then.
  */
-export interface MetricsSettings {
-  /** `GET /metrics` in Prometheus text format, on `serve` and `mcp --http` (same access as the admin API). */
-  prometheus: boolean;
-  /** Pushed over OTLP/HTTP to OTEL_EXPORTER_OTLP_METRICS_ENDPOINT (or OTEL_EXPORTER_OTLP_ENDPOINT) every `exportIntervalMs`. */
-  otlp: boolean;
-  exportIntervalMs: number;
-}
+const metricsSchema = withDefault(
+  object({
+    /**
+     * `GET /metrics` in Prometheus text format, on `serve` and `mcp --http` (same access as the admin API).
+     * Default: whether OTEL_METRICS_EXPORTER names "prometheus" (metricsSettings).
+     */
+    prometheus: boolean(),
+    /**
+     * Pushed over OTLP/HTTP to OTEL_EXPORTER_OTLP_METRICS_ENDPOINT (or OTEL_EXPORTER_OTLP_ENDPOINT) every `exportIntervalMs`.
+     * Default: whether OTEL_METRICS_EXPORTER names "otlp" (metricsSettings).
+     */
+    otlp: boolean(),
+    exportIntervalMs: withDefault(int(1_000, 3_600_000), 60_000),
+  }),
+  {},
+);
 
-/** The config file's type: what `serve` and `mcp` both read (`resolveServerConfig`). */
-export interface ServerConfig {
-  toolSearch?: ToolSearchConfig;
-  policy?: PolicyConfig;
-  provider: ProviderSettings;
-  gateway: GatewaySettings;
-  /** Folders of plugin modules, resolved against the config file's folder. */
-  plugins: string[];
-  mcpServers: ConfiguredMcpServer[];
-  /** A JSONL session log file (`sessionLog: "file"` or `{ file, recordQueries }` in the config). */
-  sessionLog?: SessionLogSettings;
-  mcp: McpFaceSettings;
-  metrics: MetricsSettings;
-  /** What the file holds that is accepted but not used (other MCP hosts' keys), for the start summary. */
-  notes?: string[];
-}
-
-/** A server entry of the config file: how to reach it, and the `mcpServer` options it sets (`connectTimeoutMs`, …). */
-export type ConfiguredMcpServer = McpServerConfig & { options?: McpServerOptions };
-
-const MIB = 1024 * 1024;
-const text = { type: "string", minLength: 1, maxLength: 256 };
-const authSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["tokens"],
-  properties: {
-    tokens: {
-      type: "array",
-      minItems: 1,
-      maxItems: 1_000,
-      items: {
-        type: "object",
-        additionalProperties: false,
-        properties: {
-          token: { type: "string", minLength: MIN_TOKEN_LENGTH, maxLength: 4_096 },
-          tokenEnv: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$" },
-          agentId: text,
-          owner: { type: "boolean" },
-          channels: { type: "array", minItems: 1, uniqueItems: true, items: text },
-          modes: { type: "array", minItems: 1, uniqueItems: true, items: { enum: TOOL_SEARCH_MODES } },
-          tenant: { type: "string", pattern: TENANT_NAME_PATTERN },
-        },
-      },
-    },
+/** The JSONL session log: where, and whether search query text is written (default: only its size). */
+const sessionLogSchema = object(
+  {
+    /** The log file, relative to the config file's folder. */
+    file: string({ minLength: 1 }),
+    /** Whether search query text is written (default false: only its size). */
+    recordQueries: boolean(),
   },
-};
+  { required: ["file"] },
+);
 
 /** Keys other MCP hosts write in a server entry that this one takes and does not use; and why. */
 const IGNORED_HOST_KEYS: Record<string, { schema: Record<string, unknown>; why: string }> = {
@@ -263,122 +272,89 @@ const mcpServersSchema = {
  * model (from the environment), mcp.maxSessionsPerTenant (from maxSessions), metrics'
  * exporters (from OTEL_METRICS_EXPORTER).
  */
-const sectionsSchema = {
-  type: "object",
-  properties: {
-    provider: {
-      type: "object",
-      additionalProperties: false,
-      default: {},
-      properties: {
-        api: { enum: [...PROVIDER_APIS], default: "chat" },
-        baseURL: { type: "string", minLength: 1 },
-        apiKey: { type: "string" },
-        model: { type: "string", minLength: 1 },
-        timeoutMs: int(100, 600_000, 60_000),
-        maxTokens: int(1, 1_000_000),
-        maxResponseBytes: int(1024, 1024 * MIB, 16 * MIB),
-        maxRequestBytes: int(1024, 1024 * MIB, DEFAULT_MAX_REQUEST_BYTES),
-        models: {
-          type: "object",
-          minProperties: 1,
-          maxProperties: 256,
-          propertyNames: { minLength: 1, maxLength: 256 },
-          additionalProperties: {
-            anyOf: [
-              { type: "string", minLength: 1 },
-              {
-                type: "object",
-                additionalProperties: false,
-                required: ["model"],
-                properties: { model: { type: "string", minLength: 1 }, mode: { enum: TOOL_SEARCH_MODES } },
-              },
-            ],
-          },
-        },
-      },
-    },
-    gateway: {
-      type: "object",
-      additionalProperties: false,
-      default: {},
-      properties: {
-        host: { type: "string", minLength: 1, default: "127.0.0.1" },
-        port: int(0, 65_535, 8788),
-        maxTurns: int(1, 100, DEFAULT_MAX_TURNS),
-        maxTurnResultBytes: int(1024, 1024 * MIB, DEFAULT_MAX_TURN_RESULT_BYTES),
-        turnTimeoutMs: int(1_000, 3_600_000, 600_000),
-        maxBodyBytes: int(1024, 64 * MIB, MIB),
-        drainMs: int(0, 600_000, 10_000),
-        auth: authSchema,
-        workers: {
-          type: "object",
-          additionalProperties: false,
-          default: {},
-          properties: {
-            restartsPerMinute: int(0, 100, 5),
-            cooldownMs: int(1_000, 3_600_000, 60_000),
-            heartbeatMs: int(100, 60_000, 1_000),
-            killUnresponsiveMs: int(0, 3_600_000, 30_000),
-          },
-        },
-        trustLoopbackIdentity: { type: "boolean", default: false },
-        admin: { type: "boolean", default: true },
-      },
-    },
-    plugins: { type: "array", default: [], items: { type: "string", minLength: 1 } },
+const sectionsSchema = object(
+  {
+    provider: providerSchema,
+    gateway: gatewaySchema,
+    /** Folders of plugin modules, resolved against the config file's folder. */
+    plugins: withDefault(arrayOf(string({ minLength: 1 })), []),
+    /**
+     * The MCP servers whose tools join the catalog: a list of `{ name, command | url, … }`, or the
+     * keyed form `{ "<name>": { command | url, … } }` other hosts write; relative paths are the config file's folder's.
+     */
     mcpServers: mcpServersSchema,
+    /** VS Code's name for mcpServers (.vscode/mcp.json): read as mcpServers, after them. */
     servers: mcpServersSchema,
-    mcp: {
-      type: "object",
-      additionalProperties: false,
-      default: {},
-      properties: {
-        agentId: text,
-        owner: { type: "boolean" },
-        channel: text,
-        maxSessions: int(1, 1_000, 32),
-        sessionIdleMs: int(1_000, 86_400_000, 30 * 60_000),
-        // Its default follows maxSessions (resolveServerConfig).
-        maxSessionsPerTenant: int(1, 1_000),
-        maxInFlightPerSession: int(1, 1_000, 8),
-        maxUnreadBytes: int(65_536, 1024 * MIB, 16 * MIB),
-      },
-    },
-    metrics: {
-      type: "object",
-      additionalProperties: false,
-      default: {},
-      properties: {
-        // Their defaults follow OTEL_METRICS_EXPORTER (metricsSettings).
-        prometheus: { type: "boolean" },
-        otlp: { type: "boolean" },
-        exportIntervalMs: int(1_000, 3_600_000, 60_000),
-      },
-    },
-    sessionLog: {
-      anyOf: [
-        { type: "string", minLength: 1 },
-        {
-          type: "object",
-          additionalProperties: false,
-          required: ["file"],
-          properties: { file: { type: "string", minLength: 1 }, recordQueries: { type: "boolean" } },
-        },
-      ],
-    },
+    mcp: mcpFaceSchema,
+    metrics: metricsSchema,
+    /** A JSONL session log file (`sessionLog: "file"` or `{ file, recordQueries }` in the config). */
+    sessionLog: { anyOf: [string({ minLength: 1 }), sessionLogSchema] },
   },
-};
+  // The file's other sections (tools, policy) are checked by validateConfig.
+  { additionalProperties: true },
+);
 
 /** What the sections' schema fills in: the sections resolveServerConfig reads, with their defaults. */
-interface FilledSections {
-  provider: Omit<ProviderSettings, "baseURL" | "apiKey" | "model" | "models"> &
-    Partial<Pick<ProviderSettings, "baseURL" | "apiKey" | "model">> & { models?: ModelEntries };
-  gateway: Omit<GatewaySettings, "auth"> & { auth?: unknown };
-  plugins: string[];
-  mcp: Omit<McpFaceSettings, "maxSessionsPerTenant"> & { maxSessionsPerTenant?: number };
-  metrics: Partial<MetricsSettings> & Pick<MetricsSettings, "exportIntervalMs">;
-}
+type FilledSections = Filled<typeof sectionsSchema>;
+
+/**
+ * `T`, a section as its schema fills it, as resolveServerConfig leaves it: each key of `C` typed,
+ * and present or optional, as `C` says. Mapped over `keyof T` (with `as`), so that each key keeps
+ * the doc comment of its schema property.
+ */
+type Resolved<T, C> = Flat<
+  { [K in keyof T as K extends keyof C ? never : K]: T[K] } & { [K in keyof T as K extends RequiredKey<C> ? K : never]-?: C[K & keyof C] } & {
+    [K in keyof T as K extends OptionalKey<C> ? K : never]?: Exclude<C[K & keyof C], undefined>;
+  }
+>;
+type OptionalKey<C> = { [K in keyof C]-?: object extends Pick<C, K> ? K : never }[keyof C];
+type RequiredKey<C> = Exclude<keyof C, OptionalKey<C>>;
+/** One object type instead of an intersection, for readable hovers and errors. */
+type Flat<T> = { [K in keyof T]: T[K] } & {};
+
+/** The provider section resolved: its address, key and model from the environment where the file leaves them out, its aliases listed. */
+export type ProviderSettings = Resolved<FilledSections["provider"], { baseURL: string; apiKey: string; model: string; models: ModelAlias[] }>;
+
+/** The gateway section resolved: its tokens read (tokenEnv), `--host` and `--port` applied. */
+export type GatewaySettings = Resolved<FilledSections["gateway"], { auth?: AuthSettings }>;
+
+/** `gateway.workers`: restarts, cool-down and heartbeats of `serve --workers` (per slot, not shared). */
+export type WorkerSupervisionSettings = FilledSections["gateway"]["workers"];
+
+/** The JSONL session log: where, and whether search query text is written (default: only its size). */
+export type SessionLogSettings = Required<TypeOf<typeof sessionLogSchema>>;
+
+/** One `gateway.auth.tokens` entry as written in the config file. */
+export type AuthTokenEntry = TypeOf<typeof authTokenEntrySchema>;
+
+/** `toolsearch mcp`: who its sessions run as (never taken from the client) and how many it holds; mcpFaceSchema documents each field. */
+export type McpFaceSettings = Resolved<FilledSections["mcp"], { maxSessionsPerTenant: number }>;
+
+/** `metrics`, with OTEL_METRICS_EXPORTER's choice filled in where the section says nothing (metricsSettings). */
+export type MetricsSettings = Required<FilledSections["metrics"]>;
+
+/** The config file's type: what `serve` and `mcp` both read (`resolveServerConfig`). */
+export type ServerConfig = Resolved<
+  Omit<FilledSections, "servers">,
+  {
+    provider: ProviderSettings;
+    gateway: GatewaySettings;
+    plugins: string[];
+    mcpServers: ConfiguredMcpServer[];
+    sessionLog?: SessionLogSettings;
+    mcp: McpFaceSettings;
+    metrics: MetricsSettings;
+  }
+> & {
+  /** `tools.toolSearch`, its snapshot folder resolved against the config file's folder and its key read (indexCacheKeyEnv). */
+  toolSearch?: ToolSearchConfig;
+  policy?: PolicyConfig;
+  /** What the file holds that is accepted but not used (other MCP hosts' keys), for the start summary. */
+  notes?: string[];
+};
+
+/** A server entry of the config file: how to reach it, and the `mcpServer` options it sets (`connectTimeoutMs`, …). */
+export type ConfiguredMcpServer = McpServerConfig & { options?: McpServerOptions };
 
 const checkSections = compileOptions<JsonObject & FilledSections>("serverConfig", sectionsSchema);
 
@@ -445,8 +421,6 @@ function resolveAuth(entries: readonly AuthTokenEntry[], env: NodeJS.ProcessEnv)
   checkAuthTokens(tokens);
   return { tokens };
 }
-
-type ModelEntries = Record<string, string | Omit<ModelAlias, "id">>;
 
 /** Where the provider is when neither the file nor the environment says: the scripted provider of `toolsearch demo`, on loopback. */
 const LOCAL_PROVIDER = {

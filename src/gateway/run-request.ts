@@ -1,39 +1,37 @@
 /** `POST /v1/runs` bodies, validated with ajv: a clear 400 names what was wrong. */
 import { compileOptions } from "../validation/ajv.js";
-import type { ToolSearchMode } from "../settings/tool-search-config.js";
-import { runIdentityProperties } from "../engine/options.js";
+import { arrayOf, declared, object, string, type TypeOf } from "../validation/typed-schema.js";
+import { runIdentityProperties, type RunContext } from "../engine/options.js";
 import { HttpError } from "../errors.js";
 import type { ChatMessage } from "../wire/chat-types.js";
 
-export interface ClientToolSpec {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-}
+const text = string({ minLength: 1, maxLength: 256 });
 
-export interface RunRequest {
-  sessionId: string;
-  agentId?: string;
-  profile?: string;
-  channel?: string;
-  owner?: boolean;
-  input?: string;
-  messages?: ChatMessage[];
-  clientTools?: ClientToolSpec[];
-  /** Overrides the gateway's mode for this run (A/B comparisons, the main job). */
-  mode?: ToolSearchMode;
-}
+/** A tool the client brings to its run: offered to the model beside the catalog's, its calls answered by the client. */
+const clientToolSchema = object(
+  {
+    name: string({ minLength: 1, maxLength: 128 }),
+    description: string({ maxLength: 4000 }),
+    inputSchema: declared<Record<string, unknown>>()({ type: "object" }),
+  },
+  { required: ["name", "description", "inputSchema"] },
+);
 
-const text = { type: "string", minLength: 1, maxLength: 256 };
-const schema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["sessionId"],
-  properties: {
+/** A client tool as a request brings it (clientToolSchema). */
+export type ClientToolSpec = TypeOf<typeof clientToolSchema>;
+
+/** The body's own fields; the identity fields are the run context's (runIdentityProperties). */
+const bodySchema = object(
+  {
+    /** The run's session (RunContext.sessionId). */
     sessionId: text,
-    ...runIdentityProperties(text),
-    input: { type: "string", minLength: 1 },
-    messages: {
+    /** The user's prompt, as one user message; or `messages`. */
+    input: string({ minLength: 1 }),
+    /**
+     * The conversation so far, in the Chat Completions shape; or `input`. Each message's role and
+     * content are checked here, the rest is the wire's (ChatMessage).
+     */
+    messages: declared<ChatMessage[]>()({
       type: "array",
       minItems: 1,
       maxItems: 500,
@@ -42,24 +40,21 @@ const schema = {
         required: ["role"],
         properties: { role: { enum: ["system", "user", "assistant", "tool"] }, content: { type: ["string", "null"] } },
       },
-    },
-    clientTools: {
-      type: "array",
-      maxItems: 128,
-      items: {
-        type: "object",
-        additionalProperties: false,
-        required: ["name", "description", "inputSchema"],
-        properties: {
-          name: { type: "string", minLength: 1, maxLength: 128 },
-          description: { type: "string", maxLength: 4000 },
-          inputSchema: { type: "object" },
-        },
-      },
-    },
+    }),
+    /** Tools the client runs itself: a call to one comes back in the answer's `clientToolCalls`. */
+    clientTools: arrayOf(clientToolSchema, { maxItems: 128 }),
   },
+  { required: ["sessionId"] },
+);
+const { sessionId, ...bodyProperties } = bodySchema.properties;
+const schema = {
+  ...bodySchema,
+  properties: { sessionId, ...runIdentityProperties(text), ...bodyProperties },
   oneOf: [{ required: ["input"] }, { required: ["messages"] }],
 };
+
+/** A `POST /v1/runs` body: its own fields (bodySchema) and who the run is for, as the run context names it. */
+export type RunRequest = TypeOf<typeof bodySchema> & Pick<RunContext, "agentId" | "profile" | "channel" | "owner" | "mode">;
 
 // Bodies are parsed from JSON for this request alone: checked in place, not copied.
 const check = compileOptions<RunRequest>("runRequest", schema, { copy: false });

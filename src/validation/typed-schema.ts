@@ -27,7 +27,7 @@ export interface Declared<T> {
 
 /**
  * The type of the values a schema admits, read from its JSON Schema keywords (object, array,
- * enum, anyOf, integer, number, string, boolean) or from declared(); `unknown` for any other.
+ * const, enum, anyOf, integer, number, string, boolean, null) or from declared(); `unknown` for any other.
  * Derived at the use site from the schema's own type, so doc comments on `properties` carry over
  * into the option types, in this package's declarations too.
  */
@@ -38,17 +38,21 @@ export type TypeOf<S> =
       ? ObjectOf<P, RequiredKeys<S> & keyof P>
       : S extends { type: "array"; items: infer I }
         ? readonly TypeOf<I>[]
-        : S extends { enum: readonly (infer V)[] }
-          ? V
-          : S extends { anyOf: readonly (infer A)[] }
-            ? TypeOf<A>
-            : S extends { type: "integer" | "number" }
-              ? number
-              : S extends { type: "string" }
-                ? string
-                : S extends { type: "boolean" }
-                  ? boolean
-                  : unknown;
+        : S extends { const: infer C }
+          ? C
+          : S extends { enum: readonly (infer V)[] }
+            ? V
+            : S extends { anyOf: readonly (infer A)[] }
+              ? TypeOf<A>
+              : S extends { type: "integer" | "number" }
+                ? number
+                : S extends { type: "string" }
+                  ? string
+                  : S extends { type: "boolean" }
+                    ? boolean
+                    : S extends { type: "null" }
+                      ? null
+                      : unknown;
 
 type RequiredKeys<S> = S extends { required?: readonly (infer K)[] } ? K : never;
 

@@ -12,6 +12,8 @@ const schema = object(
     tags: arrayOf(string(), { maxItems: 3 }),
     nested: withDefault(object({ depth: withDefault(int(0, 9), 2), note: string() }), {}),
     hook: declared<(x: number) => void>()({ function: true }),
+    kind: { const: "fixed" },
+    note: { anyOf: [string(), { type: "null" }] },
   },
   { required: ["name"] },
 );
@@ -26,6 +28,8 @@ describe("typed schemas", () => {
       tags?: readonly string[];
       nested?: { depth?: number; note?: string };
       hook?: (x: number) => void;
+      kind?: "fixed";
+      note?: string | null;
     }>();
   });
 
@@ -44,6 +48,8 @@ describe("typed schemas", () => {
     expect(() => check({ name: "x", mode: "c" }, "t")).toThrow('t.mode: must be one of "a", "b"');
     expect(() => check({ name: "x", nmae: 1 }, "t")).toThrow('unknown option "nmae"');
     expect(() => check({}, "t")).toThrow('missing required option "name"');
+    expect(check({ name: "x", kind: "fixed", note: null }, "t")).toMatchObject({ kind: "fixed", note: null });
+    expect(() => check({ name: "x", kind: "moving" }, "t")).toThrow("t.kind: must be equal to constant");
   });
 
   it("add nothing at run time beyond the JSON Schema keywords", () => {

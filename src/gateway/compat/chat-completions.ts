@@ -9,22 +9,11 @@ import type { ChatMessage } from "../../wire/chat-types.js";
 import { ChatStreamWriter } from "../../wire/chat-stream.js";
 import { chatCompletionOf } from "../../wire/reply.js";
 import { textOf } from "../../wire/to-chat.js";
+import type { TypeOf } from "../../validation/typed-schema.js";
 import { bodyChecker, clientToolSpec, LIMITS, modelName, TOOL_CHOICE_WHY, type CompatApi, type CompatRequest } from "./compat-api.js";
 
-interface ChatBody {
-  model: string;
-  messages: Array<{
-    role: "system" | "developer" | "user" | "assistant" | "tool";
-    content?: string | null | Array<{ type: "text"; text: string }>;
-    tool_calls?: Array<{ id: string; type?: "function"; function: { name: string; arguments: string } }>;
-    tool_call_id?: string;
-  }>;
-  tools?: Array<{ type: "function"; function: { name: string; description?: string; parameters?: Record<string, unknown> } }> | null;
-  stream?: boolean | null;
-  stream_options?: { include_usage?: boolean } | null;
-}
-
-const text = { type: "string" };
+// The APIs' objects are open (`as const`, not object()): fields the gateway does not read are accepted and left to the provider settings.
+const text = { type: "string" } as const;
 const content = {
   description: 'a string, or a list of { type: "text", text } parts (only text content is supported)',
   anyOf: [
@@ -36,7 +25,7 @@ const content = {
       items: { type: "object", required: ["type", "text"], properties: { type: { const: "text" }, text } },
     },
   ],
-};
+} as const;
 const toolCall = {
   type: "object",
   required: ["id", "function"],
@@ -49,9 +38,10 @@ const toolCall = {
       properties: { name: { type: "string", minLength: 1, maxLength: LIMITS.id }, arguments: text },
     },
   },
-};
+} as const;
 
-const check = bodyChecker<ChatBody>("chatCompletionsBody", {
+/** A Chat Completions request body, as far as the gateway reads it. */
+const chatBodySchema = {
   type: "object",
   required: ["model", "messages"],
   properties: {
@@ -105,7 +95,9 @@ const check = bodyChecker<ChatBody>("chatCompletionsBody", {
     stream: { anyOf: [{ type: "boolean" }, { type: "null" }] },
     stream_options: { anyOf: [{ type: "null" }, { type: "object", properties: { include_usage: { type: "boolean" } } }] },
   },
-});
+} as const;
+type ChatBody = TypeOf<typeof chatBodySchema>;
+const check = bodyChecker("chatCompletionsBody", chatBodySchema);
 
 function toAgentMessage(message: ChatBody["messages"][number]): ChatMessage {
   const body = textOf(message.content);

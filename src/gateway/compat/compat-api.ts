@@ -7,6 +7,7 @@
 import type { AgentMessage } from "../../agent/agent-turn.js";
 import { HttpError, errorMessage } from "../../errors.js";
 import { compileOptions } from "../../validation/ajv.js";
+import { string, type TypeOf } from "../../validation/typed-schema.js";
 import type { Reply, ReplyHead } from "../../wire/reply.js";
 import type { ReplyStreamWriter } from "../../wire/reply-stream.js";
 import type { ClientToolSpec } from "../run-request.js";
@@ -35,11 +36,14 @@ export interface CompatApi {
 /** Bounds shared by the three request schemas (the body's byte cap bounds the rest). */
 export const LIMITS = { messages: 500, tools: 128, parts: 256, calls: 128, name: 128, id: 256, description: 4000 } as const;
 
-export const modelName = { type: "string", minLength: 1, maxLength: 256, description: "the name of a model the gateway lists (GET /v1/models)" };
+export const modelName = string({ minLength: 1, maxLength: 256, description: "the name of a model the gateway lists (GET /v1/models)" });
 
-/** A body checked in place against `schema` (`name`: its precompiled validator): the value typed, or BAD_REQUEST with ajv's wording. */
-export function bodyChecker<T>(name: string, schema: Record<string, unknown>): (body: unknown) => T {
-  const check = compileOptions<T>(name, schema, { copy: false });
+/**
+ * A body checked in place against `schema` (`name`: its precompiled validator): the value, typed
+ * as the schema says (TypeOf), or BAD_REQUEST with ajv's wording.
+ */
+export function bodyChecker<S extends object>(name: string, schema: S): (body: unknown) => TypeOf<S> {
+  const check = compileOptions<TypeOf<S>>(name, schema, { copy: false });
   return (body) => {
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HttpError("BAD_REQUEST", "body: must be a JSON object");
     try {

@@ -10,24 +10,18 @@ import { AnthropicStreamWriter } from "../../wire/anthropic-stream.js";
 import { anthropicMessageOf } from "../../wire/reply.js";
 import { anthropicToChat } from "../../wire/to-chat.js";
 import type { AnthropicRequest } from "../../wire/wire-types.js";
+import { declared } from "../../validation/typed-schema.js";
 import { bodyChecker, clientToolSpec, LIMITS, modelName, TOOL_CHOICE_WHY, type CompatApi, type CompatRequest } from "./compat-api.js";
 
-interface MessagesBody {
-  model: string;
-  system?: AnthropicRequest["system"];
-  messages: AnthropicRequest["messages"];
-  tools?: Array<{ name: string; description?: string; input_schema: Record<string, unknown> }>;
-  stream?: boolean;
-}
-
-const text = { type: "string" };
+// The API's objects are open (`as const`, not object()): fields the gateway does not read are accepted and left to the provider settings.
+const text = { type: "string" } as const;
 const textBlocks = {
   type: "array",
   maxItems: LIMITS.parts,
   items: { type: "object", required: ["type", "text"], properties: { type: { const: "text" }, text } },
-};
+} as const;
 const typed = (type: string) => ({ type: "object", required: ["type"], properties: { type: { const: type } } });
-const id = { type: "string", minLength: 1, maxLength: LIMITS.id };
+const id = { type: "string", minLength: 1, maxLength: LIMITS.id } as const;
 
 const block = {
   type: "object",
@@ -52,14 +46,18 @@ const block = {
   ],
 };
 
-const check = bodyChecker<MessagesBody>("messagesBody", {
+/** A Messages request body, as far as the gateway reads it: `system` and `messages` as the wire has them, checked here block by block. */
+const messagesBodySchema = {
   type: "object",
   required: ["model", "messages"],
   properties: {
     model: modelName,
     max_tokens: { type: "integer", minimum: 1 },
-    system: { description: 'a string, or a list of { type: "text", text } blocks', anyOf: [{ type: "string" }, textBlocks] },
-    messages: {
+    system: declared<NonNullable<AnthropicRequest["system"]>>()({
+      description: 'a string, or a list of { type: "text", text } blocks',
+      anyOf: [{ type: "string" }, textBlocks],
+    }),
+    messages: declared<AnthropicRequest["messages"]>()({
       type: "array",
       minItems: 1,
       maxItems: LIMITS.messages,
@@ -74,7 +72,7 @@ const check = bodyChecker<MessagesBody>("messagesBody", {
           },
         },
       },
-    },
+    }),
     tools: {
       type: "array",
       maxItems: LIMITS.tools,
@@ -96,7 +94,8 @@ const check = bodyChecker<MessagesBody>("messagesBody", {
     },
     stream: { type: "boolean" },
   },
-});
+} as const;
+const check = bodyChecker("messagesBody", messagesBodySchema);
 
 export const messagesApi: CompatApi = {
   family: "anthropic",

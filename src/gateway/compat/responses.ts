@@ -12,17 +12,11 @@ import { responseOf } from "../../wire/reply.js";
 import { ResponsesStreamWriter } from "../../wire/responses-stream.js";
 import { responsesToChat } from "../../wire/to-chat.js";
 import type { ResponsesRequest } from "../../wire/wire-types.js";
+import { declared } from "../../validation/typed-schema.js";
 import { bodyChecker, clientToolSpec, LIMITS, modelName, TOOL_CHOICE_WHY, type CompatApi, type CompatRequest } from "./compat-api.js";
 
-interface ResponsesBody {
-  model: string;
-  input: ResponsesRequest["input"];
-  instructions?: string | null;
-  tools?: Array<{ type: "function"; name: string; description?: string | null; parameters?: Record<string, unknown> | null }> | null;
-  stream?: boolean | null;
-}
-
-const text = { type: "string" };
+// The API's objects are open (`as const`, not object()): fields the gateway does not read are accepted and left to the provider settings.
+const text = { type: "string" } as const;
 const parts = (what: string) => ({
   description: `a string, or a list of { type: ${what}, text } parts (only text content is supported)`,
   anyOf: [
@@ -61,20 +55,21 @@ const item = {
   ],
 };
 
-const stateless = { type: "null", description: "absent: the gateway keeps no responses; send the whole conversation as input" };
+const stateless = { type: "null", description: "absent: the gateway keeps no responses; send the whole conversation as input" } as const;
 
-const check = bodyChecker<ResponsesBody>("responsesBody", {
+/** A Responses request body, as far as the gateway reads it: `input` as the wire has it, checked here item by item. */
+const responsesBodySchema = {
   type: "object",
   required: ["model", "input"],
   properties: {
     model: modelName,
-    input: {
+    input: declared<ResponsesRequest["input"]>()({
       description: "a string, or a list of input items",
       anyOf: [
         { type: "string", minLength: 1 },
         { type: "array", minItems: 1, maxItems: LIMITS.messages, items: item },
       ],
-    },
+    }),
     instructions: { anyOf: [{ type: "string" }, { type: "null" }] },
     previous_response_id: stateless,
     conversation: stateless,
@@ -100,7 +95,8 @@ const check = bodyChecker<ResponsesBody>("responsesBody", {
     tool_choice: { description: `"auto" or absent: ${TOOL_CHOICE_WHY}`, anyOf: [{ type: "null" }, { const: "auto" }] },
     stream: { anyOf: [{ type: "boolean" }, { type: "null" }] },
   },
-});
+} as const;
+const check = bodyChecker("responsesBody", responsesBodySchema);
 
 export const responsesApi: CompatApi = {
   family: "openai",
