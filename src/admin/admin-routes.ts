@@ -39,6 +39,7 @@ import type {
 } from "./admin-wire-types.js";
 import { learnedWords, wordsKept } from "./learned-words.js";
 import type { LiveTelemetry } from "./live-telemetry.js";
+import { definedProps } from "../defined.js";
 
 /** The tenant of the admin API's own runs (search and explain as an identity): kept out of live telemetry and metrics. */
 export const ADMIN_TENANT = "toolsearch:admin";
@@ -219,7 +220,7 @@ function identityFromQuery(query: URLSearchParams): AdminIdentity | undefined {
  */
 function runIdentity(ctx: AdminContext, asked: AdminIdentity, mode: ToolSearchMode | undefined): AdminRunIdentity {
   const { token, profile, ...fields } = asked;
-  let resolved: { agentId?: string; owner?: boolean; channel?: string; mode?: ToolSearchMode } = { ...fields, ...(mode !== undefined ? { mode } : {}) };
+  let resolved: { agentId?: string; owner?: boolean; channel?: string; mode?: ToolSearchMode } = { ...fields, ...definedProps({ mode }) };
   if (token !== undefined) {
     const entries = ctx.config.gateway.auth?.tokens ?? [];
     // A tenant several tokens share: the first of them stands for it.
@@ -237,7 +238,7 @@ function runIdentity(ctx: AdminContext, asked: AdminIdentity, mode: ToolSearchMo
       throw new HttpError("BAD_REQUEST", `as ${token}, ${errorMessage(error)}`);
     }
   }
-  return { ...resolved, ...(profile !== undefined ? { profile } : {}), ...(token !== undefined ? { token } : {}) };
+  return { ...resolved, ...definedProps({ profile, token }) };
 }
 
 function tools(ctx: AdminContext, query: URLSearchParams): ToolsAnswer {
@@ -250,8 +251,7 @@ function tools(ctx: AdminContext, query: URLSearchParams): ToolsAnswer {
   const offset = intParam(query, "offset", 0, 1_000_000_000, 0);
   const limit = intParam(query, "limit", 1, 500, 100);
   const { total, tools: list } = ctx.engine.listTools(identity, {
-    ...(source !== undefined ? { source: source as ToolSource } : {}),
-    ...(toolset !== undefined ? { toolset } : {}),
+    ...definedProps({ source: source as ToolSource | undefined, toolset }),
     offset,
     limit,
   });
@@ -275,7 +275,7 @@ async function search(ctx: AdminContext, body: unknown): Promise<SearchAnswer> {
     throw error;
   }
   try {
-    const hits = await run.explain(parsed.request, { detail: parsed.detail, ...(parsed.limit !== undefined ? { limit: parsed.limit } : {}) });
+    const hits = await run.explain(parsed.request, { detail: parsed.detail, ...definedProps({ limit: parsed.limit }) });
     const { mode, requestedMode, fallbackReason, catalog, upfront } = run.telemetry();
     return { request: parsed.request, identity, mode, requestedMode, ...(fallbackReason ? { fallbackReason } : {}), catalog, upfront, hits };
   } finally {
@@ -352,7 +352,7 @@ function mcpServers(ctx: AdminContext, query: URLSearchParams): ServersAnswer {
       up: state === "ready",
       tools: count,
       truncated,
-      ...(pid !== undefined ? { pid } : {}),
+      ...definedProps({ pid }),
       ...(reason !== undefined ? { lastError: clipError(reason) } : {}),
       ...(lastListError !== undefined ? { lastListError: clipError(lastListError) } : {}),
       ...(stderr !== undefined ? { stderr: clipError(stderr) } : {}),

@@ -15,6 +15,7 @@ import { SERVER_ENTRY_OPTIONS, type McpServerConfig, type McpServerOptions } fro
 import type { PolicyConfig } from "../policy/types.js";
 import { PROVIDER_APIS } from "../wire/wire-types.js";
 import { checkAuthTokens, MIN_TOKEN_LENGTH, tokenIdentitySchema, type AuthSettings, type AuthToken } from "../auth/token-auth.js";
+import { definedProps } from "../defined.js";
 
 const MIB = 1024 * 1024;
 const text = string({ minLength: 1, maxLength: 256 });
@@ -481,8 +482,7 @@ export function resolveServerConfig(raw: JsonObject, configDir: string, env: Nod
   const toolSearch = typeof withDir === "object" && withDir.indexCacheKeyEnv !== undefined ? withIndexCacheKey(withDir, env) : withDir;
   const { auth: _entries, ...gatewaySettings } = gateway;
   return {
-    ...(toolSearch !== undefined ? { toolSearch } : {}),
-    ...(config.policy !== undefined ? { policy: config.policy as PolicyConfig } : {}),
+    ...definedProps({ toolSearch, policy: config.policy as PolicyConfig | undefined }),
     provider: providerSettings(provider, env),
     gateway: {
       ...gatewaySettings,
@@ -529,7 +529,7 @@ function sessionLogSettings(value: unknown, configDir: string): SessionLogSettin
 function withIndexCacheKey(toolSearch: ToolSearchObject, env: NodeJS.ProcessEnv): ToolSearchObject {
   const { indexCacheKeyEnv: _env, ...rest } = toolSearch;
   const key = resolveIndexCacheKey(toolSearch, env);
-  return { ...rest, ...(key !== undefined ? { indexCacheKey: key } : {}) };
+  return { ...rest, ...definedProps({ indexCacheKey: key }) };
 }
 
 type McpServerEntry = Omit<McpServerConfig, "name"> & { name?: string; type?: string; disabled?: boolean; timeout?: number } & McpServerOptions &

@@ -34,6 +34,7 @@ import type { CompatApi, CompatRequest } from "./compat-api.js";
 import { prepareCompatTurn, type CompatTurnContext, type CompatTurnOutcome, type PreparedCompatTurn } from "./compat-turn.js";
 import { messagesApi } from "./messages.js";
 import { responsesApi } from "./responses.js";
+import { definedProps } from "../../defined.js";
 
 export interface CompatRoutesContext extends CompatTurnContext {
   config: ServerConfig;
@@ -82,7 +83,7 @@ export function compatRoutes(context: CompatRoutesContext): CompatRoutes {
   function usable(alias: ModelAlias, identity: TokenIdentity | null): boolean {
     if (identity === null) return true;
     try {
-      identityFromToken(alias.mode !== undefined ? { mode: alias.mode } : {}, identity, context.engine.settings.mode);
+      identityFromToken(definedProps({ mode: alias.mode }), identity, context.engine.settings.mode);
       return true;
     } catch {
       return false;

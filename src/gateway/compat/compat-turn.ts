@@ -21,6 +21,7 @@ import { identityFromToken, loopbackIdentity, tokenTenant, type RunIdentity, typ
 import type { ReplyCall, ReplyUsage } from "../../wire/reply.js";
 import type { ClientToolSpec } from "../run-request.js";
 import { clientToolOf } from "../client-tool.js";
+import { definedProps } from "../../defined.js";
 
 /** What a turn needs from the gateway that serves it. */
 export interface CompatTurnContext {
@@ -69,7 +70,7 @@ const SENT_TO_CLIENT = "sent_to_client";
 
 export async function prepareCompatTurn(context: CompatTurnContext, request: CompatTurnRequest, identity: TokenIdentity | null): Promise<PreparedCompatTurn> {
   const { engine } = context;
-  const asked: RunIdentity = request.alias.mode !== undefined ? { mode: request.alias.mode } : {};
+  const asked: RunIdentity = definedProps({ mode: request.alias.mode });
   const who = identity ? identityFromToken(asked, identity, engine.settings.mode) : loopbackIdentity(asked, context.trustLoopbackIdentity);
   const pending: Array<{ name: string; args: Record<string, unknown> }> = [];
   const sessionId = `compat-${randomUUID()}`;

@@ -12,6 +12,7 @@ import { anthropicToChat } from "../../wire/to-chat.js";
 import type { AnthropicRequest } from "../../wire/wire-types.js";
 import { declared } from "../../validation/typed-schema.js";
 import { bodyChecker, clientToolSpec, LIMITS, modelName, TOOL_CHOICE_WHY, type CompatApi, type CompatRequest } from "./compat-api.js";
+import { definedProps } from "../../defined.js";
 
 // The API's objects are open (`as const`, not object()): fields the gateway does not read are accepted and left to the provider settings.
 const text = { type: "string" } as const;
@@ -105,7 +106,7 @@ export const messagesApi: CompatApi = {
       model: body.model,
       max_tokens: 1,
       messages: body.messages,
-      ...(body.system !== undefined ? { system: body.system } : {}),
+      ...definedProps({ system: body.system }),
     });
     return {
       model: body.model,
