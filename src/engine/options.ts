@@ -15,7 +15,7 @@ import {
 } from "../settings/tool-search-config.js";
 import { normalizeHooks, type HookLists, type ToolHooks } from "../dispatch/hooks.js";
 import { compileOptions } from "../validation/ajv.js";
-import { arrayOf, boolean, declared, int, object, oneOf, string, withDefault, type Declared, type Filled, type TypeOf } from "../validation/typed-schema.js";
+import { arrayOf, boolean, declared, int, object, oneOf, string, withDefault, type Filled, type Named, type TypeOf } from "../validation/typed-schema.js";
 import { RENAMED_RUN_CONTEXT_KEYS, refuseRenamedKeys } from "../validation/renamed-keys.js";
 import { indexSnapshotSchema, type IndexSnapshotOptions } from "../search/storage/snapshot-store.js";
 import { parsePolicy } from "../policy/policy-schema.js";
@@ -57,13 +57,6 @@ const inputLimitsSchema = object({
 export type InputLimits = TypeOf<typeof inputLimitsSchema>;
 
 /**
- * An option group that another module defines (and, with no schema `S` here, checks), typed by its
- * name: the emitted declarations then refer to that name, and so to its doc comments, where an
- * inferred type would be printed as a copy without them.
- */
-type Group<T, S extends object = object> = S & Declared<T>;
-
-/**
  * Everything createToolSearch takes: sources, policy, hooks, limits, stores, and `toolSearch`
  * (the ToolSearchConfig value, resolved into ToolSearchSettings). Each option is written here
  * once: its doc comment, its schema and its default (the only place defaults are written);
@@ -86,7 +79,7 @@ const optionsSchema = object({
     [],
   ),
   /** Allow/deny globs per layer, fail-closed: which tools a run may see and call. */
-  policy: {} as Group<PolicyConfig>,
+  policy: {} as Named<PolicyConfig>,
   hooks: declared<ToolHooks>()({ type: "object", additionalProperties: false, properties: { beforeToolCall: hooks, approve: hooks, afterToolCall: hooks } }),
   /** "bm25f" (default), "minisearch", or a SearchBackendFactory. */
   backend: withDefault(
@@ -97,7 +90,7 @@ const optionsSchema = object({
     "bm25f",
   ),
   /** Code-mode pool limits. */
-  pool: {} as Group<PoolOptions>,
+  pool: {} as Named<PoolOptions>,
   /**
    * A code-mode pool to use instead of starting one (from `createCodePool`), e.g. one pool of
    * children shared by several engines. The engine does not close it.
@@ -109,12 +102,12 @@ const optionsSchema = object({
   /** Caps on what untrusted callers send; each has a default (see InputLimits). */
   limits: withDefault(inputLimitsSchema, {}),
   /** OpenTelemetry spans (emitted only when an SDK is registered): what they may carry. */
-  tracing: withDefault(tracingSchema, {}) as Group<TracingOptions, typeof tracingSchema & { default: object }>,
+  tracing: withDefault(tracingSchema, {}) as Named<TracingOptions, typeof tracingSchema & { default: object }>,
   /**
    * Index snapshots on disk by catalog fingerprint, so a new process with the same catalog
    * loads its index instead of building it (`tools.toolSearch.indexCacheDir` sets `dir`).
    */
-  indexCache: indexSnapshotSchema as Group<IndexSnapshotOptions, typeof indexSnapshotSchema>,
+  indexCache: indexSnapshotSchema as Named<IndexSnapshotOptions, typeof indexSnapshotSchema>,
   /**
    * Called once at start for each source that could not start (an MCP server whose command is
    * missing, say) or is still starting past its connect timeout; its tools are left out until it
