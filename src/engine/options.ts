@@ -66,6 +66,11 @@ const optionsSchema = object({
   // toolSearch, policy and pool are each checked by their own module's schema: resolveToolSearchConfig, parsePolicy, resolvePoolOptions.
   /** The `tools.toolSearch` value: true (code mode), false (direct), or settings. */
   toolSearch: declared<ToolSearchConfig>()({}),
+  /** Allow/deny globs per layer, fail-closed: which tools a run may see and call. */
+  policy: {} as Named<PolicyConfig>,
+  /** Code-mode pool limits. */
+  pool: {} as Named<PoolOptions>,
+  hooks: declared<ToolHooks>()({ type: "object", additionalProperties: false, properties: { beforeToolCall: hooks, approve: hooks, afterToolCall: hooks } }),
   sources: withDefault(
     arrayOf(
       declared<CatalogSource>()({
@@ -78,9 +83,6 @@ const optionsSchema = object({
     ),
     [],
   ),
-  /** Allow/deny globs per layer, fail-closed: which tools a run may see and call. */
-  policy: {} as Named<PolicyConfig>,
-  hooks: declared<ToolHooks>()({ type: "object", additionalProperties: false, properties: { beforeToolCall: hooks, approve: hooks, afterToolCall: hooks } }),
   /** "bm25f" (default), "minisearch", or a SearchBackendFactory. */
   backend: withDefault(
     declared<BackendChoice>()({
@@ -89,8 +91,6 @@ const optionsSchema = object({
     }),
     "bm25f",
   ),
-  /** Code-mode pool limits. */
-  pool: {} as Named<PoolOptions>,
   /**
    * A code-mode pool to use instead of starting one (from `createCodePool`), e.g. one pool of
    * children shared by several engines. The engine does not close it.
