@@ -26,8 +26,9 @@ export interface Declared<T> {
 }
 
 /**
- * The type of the values a schema admits, read from its JSON Schema keywords (object, array,
- * enum, anyOf, integer, number, string, boolean) or from declared(); `unknown` for any other.
+ * The type of the values a schema admits, read from its JSON Schema keywords (object, with
+ * properties or with additionalProperties, array, enum, anyOf, integer, number, string,
+ * boolean) or from declared(); `unknown` for any other.
  * Derived at the use site from the schema's own type, so doc comments on `properties` carry over
  * into the option types, in this package's declarations too.
  */
@@ -36,19 +37,21 @@ export type TypeOf<S> =
     ? T
     : S extends { type: "object"; properties: infer P }
       ? ObjectOf<P, RequiredKeys<S> & keyof P>
-      : S extends { type: "array"; items: infer I }
-        ? readonly TypeOf<I>[]
-        : S extends { enum: readonly (infer V)[] }
-          ? V
-          : S extends { anyOf: readonly (infer A)[] }
-            ? TypeOf<A>
-            : S extends { type: "integer" | "number" }
-              ? number
-              : S extends { type: "string" }
-                ? string
-                : S extends { type: "boolean" }
-                  ? boolean
-                  : unknown;
+      : S extends { type: "object"; additionalProperties: infer V extends object }
+        ? Record<string, TypeOf<V>>
+        : S extends { type: "array"; items: infer I }
+          ? readonly TypeOf<I>[]
+          : S extends { enum: readonly (infer V)[] }
+            ? V
+            : S extends { anyOf: readonly (infer A)[] }
+              ? TypeOf<A>
+              : S extends { type: "integer" | "number" }
+                ? number
+                : S extends { type: "string" }
+                  ? string
+                  : S extends { type: "boolean" }
+                    ? boolean
+                    : unknown;
 
 type RequiredKeys<S> = S extends { required?: readonly (infer K)[] } ? K : never;
 
@@ -119,6 +122,14 @@ export function declared<T>(): <const S extends object>(schema: S) => S & Declar
 
 /** One object type instead of an intersection, for readable hovers and errors. */
 type Flat<T> = { [K in keyof T]: T[K] } & {};
+
+/**
+ * An object of any keys, each value what `values` admits (`additionalProperties` as a schema):
+ * `recordOf(string())` for `Record<string, string>`.
+ */
+export function recordOf<const V extends object, const B extends object = object>(values: V, bounds?: B): { type: "object"; additionalProperties: V } & B {
+  return { type: "object", additionalProperties: values, ...bounds } as { type: "object"; additionalProperties: V } & B;
+}
 
 /**
  * A schema typed by the name `T`, for a group that another module defines (and checks, when `S`

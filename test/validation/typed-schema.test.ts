@@ -8,6 +8,7 @@ import {
   int,
   object,
   oneOf,
+  recordOf,
   string,
   withDefault,
   withoutDefaults,
@@ -84,5 +85,13 @@ describe("typed schemas", () => {
   it("type a group embedded from another module by its name", () => {
     const embedding = object({ group: {} as Named<{ depth?: number }> });
     expectTypeOf<TypeOf<typeof embedding>>().toEqualTypeOf<{ group?: { depth?: number } }>();
+  });
+
+  it("type and check an object of any keys by the schema of its values", () => {
+    const rules = recordOf(object({ allow: arrayOf(string()) }));
+    expectTypeOf<TypeOf<typeof rules>>().toEqualTypeOf<Record<string, { allow?: readonly string[] }>>();
+    const check = compileOptions<TypeOf<typeof rules>>("typedSchemaRecord", rules);
+    expect(check({ a: { allow: ["x"] }, b: {} }, "t")).toEqual({ a: { allow: ["x"] }, b: {} });
+    expect(() => check({ a: { alow: [] } }, "t")).toThrow('t.a: unknown option "alow"');
   });
 });
