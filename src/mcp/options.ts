@@ -2,112 +2,93 @@
  * What `mcpServer(config, options)` accepts, described by the schemas below and checked once at
  * the entry: a bad value is a ConfigInvalidError that names the option, the value and its type.
  */
-import { compileOptions, int } from "../validation/ajv.js";
+import { compileOptions } from "../validation/ajv.js";
+import { arrayOf, declared, int, object, oneOf, recordOf, string, withDefault, withoutDefaults, type Filled, type TypeOf } from "../validation/typed-schema.js";
 import { ConfigInvalidError } from "../errors.js";
 
-/** A server the engine starts as a child process and talks to over stdio. */
-export interface McpStdioServerConfig {
-  /** The server's name: part of every tool id (`mcp:<name>:<tool>`); 1-64 letters, digits, ".", "_", "-". */
-  name: string;
-  /** The program to run, e.g. `process.execPath` or `"uvx"`; not run through a shell. */
-  command: string;
-  args?: string[];
-  /**
-   * Added to the few variables the child inherits (HOME, LOGNAME, PATH, SHELL, TERM, USER, as
-   * the SDK's stdio transport does); the rest of this process's environment is not passed.
-   */
-  env?: Record<string, string>;
-  cwd?: string;
-}
-
-/** A server reached over Streamable HTTP. */
-export interface McpHttpServerConfig {
-  name: string;
-  /** `http:` or `https:` URL of the server's MCP endpoint. */
-  url: string | URL;
-  /** Sent with every request (e.g. `Authorization`); never included in messages. */
-  headers?: Record<string, string>;
-}
-
-export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
-
-export interface McpServerOptions {
+/** What `mcpServer(config, options)` takes besides the config: each bound with its range and default. */
+const optionsSchema = object({
   /**
    * How long `start()` (the engine's start) waits for the server before going on without it; a
    * server not ready by then keeps starting in the background and its tools join the catalog when
    * it is. Also bounds each reconnect of a server that was ready before, and a re-list. Default 10,000 ms.
    */
-  connectTimeoutMs?: number;
+  connectTimeoutMs: withDefault(int(1, 600_000), 10_000),
   /**
    * Bounds one whole start of a server that has not been ready yet: spawn (for `npx -y <server>`
    * on a cold cache, the package install), initialize, and every page of `tools/list`. A start
    * past it is stopped gently and tried again later. Default 60,000 ms.
    */
-  startupTimeoutMs?: number;
+  startupTimeoutMs: withDefault(int(1, 3_600_000), 60_000),
   /** Per-call timeout sent to the SDK (the engine's own call timeout also applies). Default 60,000 ms. */
-  callTimeoutMs?: number;
+  callTimeoutMs: withDefault(int(1, 3_600_000), 60_000),
   /**
    * Calls sent to the server at once; more wait in a queue shared fairly by tenants. Default 1 for
-   * stdio, 4 for Streamable HTTP (see DEFAULT_MAX_CONCURRENT_CALLS).
+   * stdio, 4 for Streamable HTTP (see DEFAULT_MAX_CONCURRENT_CALLS; defaulted by resolveMcpOptions, as it follows the transport).
    */
-  maxConcurrentCalls?: number;
+  maxConcurrentCalls: int(1, 1_000),
   /** Calls one tenant may have waiting for a slot; one more fails at once with TOOL_BUSY. Default 64. */
-  maxQueuedCallsPerTenant?: number;
+  maxQueuedCallsPerTenant: withDefault(int(1, 10_000), 64),
   /**
    * Calls in a row that time out before the server's circuit breaker opens: its calls then fail at
    * once (TOOL_UNAVAILABLE, saying when it is tried again) until a ping answers. 0: never. Default 3.
    */
-  breakerTimeouts?: number;
+  breakerTimeouts: withDefault(int(0, 1_000), 3),
   /**
    * The first delay before a server that is down is tried again (a reconnect, or a probe of an
    * open breaker); each failure in a row doubles it, with jitter, up to `retryMaxDelayMs`. Default 1,000 ms.
    */
-  retryMinDelayMs?: number;
+  retryMinDelayMs: withDefault(int(1, 3_600_000), 1_000),
   /** The longest delay between two tries of a server that is down. Default 60,000 ms. */
-  retryMaxDelayMs?: number;
+  retryMaxDelayMs: withDefault(int(1, 86_400_000), 60_000),
   /** Descriptions longer than this are cut (after control characters are stripped). Default 2,000. */
-  maxDescriptionChars?: number;
+  maxDescriptionChars: withDefault(int(16, 100_000), 2_000),
   /**
    * An input schema whose JSON is longer than this is replaced by `{ type: "object" }` and the
    * description says so; an output schema that large is dropped. Default 32,768.
    */
-  maxSchemaBytes?: number;
+  maxSchemaBytes: withDefault(int(256, 10_000_000), 32_768),
   /** Tools past this many (over all pages) are left out. Default 5,000. */
-  maxTools?: number;
+  maxTools: withDefault(int(1, 100_000), 5_000),
   /** `notifications/tools/list_changed` within this window cause one re-list. Default 100 ms. */
-  listChangedDebounceMs?: number;
+  listChangedDebounceMs: withDefault(int(0, 60_000), 100),
   /**
    * The least time between the starts of two listings of one server (re-lists after
    * `tools/list_changed`, and the listing at connect). Notifications meanwhile only mark a
    * re-list as pending, so a server that floods notifications costs at most one re-list, and
    * one catalog rebuild and re-index, per interval. Default 2,000 ms.
    */
-  minRelistIntervalMs?: number;
+  minRelistIntervalMs: withDefault(int(0, 3_600_000), 2_000),
   /**
    * The largest message taken from the server, in bytes (a stdio line, an HTTP JSON body, one
    * SSE event). A larger one is dropped unread as it arrives: the request it answers fails at
    * once naming this limit (a call: TOOL_FAILED; a re-list: the previous list is kept).
    * Default 8 MiB.
    */
-  maxMessageBytes?: number;
+  // Below 64 KiB a server could not even answer initialize with a long instructions text.
+  maxMessageBytes: withDefault(int(65_536, 1_073_741_824), 8 * 1024 * 1024),
   /** How long a liveness ping (after a transport error, or probing an open breaker) may take. Default 5,000 ms. */
-  healthCheckTimeoutMs?: number;
+  healthCheckTimeoutMs: withDefault(int(1, 600_000), 5_000),
   /**
    * stdio only: the child's stderr. "capture" (default) keeps the last few KB so that a
    * server that dies is reported with its last words; "inherit" passes it through; "ignore" drops it.
    */
-  stderr?: "capture" | "inherit" | "ignore";
+  stderr: withDefault(oneOf(["capture", "inherit", "ignore"]), "capture"),
   /** stdio only: after stdin is closed, how long the server gets to exit before its process group gets SIGTERM. Default 1,000 ms. */
-  killGraceMs?: number;
+  killGraceMs: withDefault(int(0, 60_000), 1_000),
   /**
    * stdio only: after SIGTERM, how long the process group gets before SIGKILL. npm rolls back a
    * half-done install on SIGTERM (`npx -y` stopped mid-install), which SIGKILL would cut short,
    * leaving a broken cache behind. Default 5,000 ms.
    */
-  termGraceMs?: number;
-}
+  termGraceMs: withDefault(int(0, 600_000), 5_000),
+});
 
-export type ResolvedMcpOptions = Required<McpServerOptions>;
+/** mcpServer's options, each optional: optionsSchema documents each one, its range and default. */
+export type McpServerOptions = TypeOf<typeof optionsSchema>;
+
+/** The options resolved: every one present (maxConcurrentCalls filled in by resolveMcpOptions, by transport). */
+export type ResolvedMcpOptions = Required<Filled<typeof optionsSchema>>;
 
 /**
  * Calls in flight per server when the options do not say. A stdio server is one process on one
@@ -119,41 +100,11 @@ export type ResolvedMcpOptions = Required<McpServerOptions>;
  */
 const DEFAULT_MAX_CONCURRENT_CALLS = { stdio: 1, http: 4 } as const;
 
-/** The options a server entry of the config file may set, with their ranges (server-config.ts takes them from here). */
-export const SERVER_ENTRY_OPTIONS = {
-  connectTimeoutMs: int(1, 600_000),
-  startupTimeoutMs: int(1, 3_600_000),
-  callTimeoutMs: int(1, 3_600_000),
-  maxConcurrentCalls: int(1, 1_000),
-  maxQueuedCallsPerTenant: int(1, 10_000),
-} as const;
+/** The options a server entry of the config file may set, with their ranges (server-config.ts takes them from here): their defaults are mcpServer's to fill. */
+const { connectTimeoutMs, startupTimeoutMs, callTimeoutMs, maxConcurrentCalls, maxQueuedCallsPerTenant } = withoutDefaults(optionsSchema).properties;
+export const SERVER_ENTRY_OPTIONS = { connectTimeoutMs, startupTimeoutMs, callTimeoutMs, maxConcurrentCalls, maxQueuedCallsPerTenant };
 
-const optionsSchema = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    connectTimeoutMs: int(1, 600_000, 10_000),
-    startupTimeoutMs: int(1, 3_600_000, 60_000),
-    callTimeoutMs: int(1, 3_600_000, 60_000),
-    maxConcurrentCalls: int(1, 1_000),
-    maxQueuedCallsPerTenant: int(1, 10_000, 64),
-    breakerTimeouts: int(0, 1_000, 3),
-    retryMinDelayMs: int(1, 3_600_000, 1_000),
-    retryMaxDelayMs: int(1, 86_400_000, 60_000),
-    maxDescriptionChars: int(16, 100_000, 2_000),
-    maxSchemaBytes: int(256, 10_000_000, 32_768),
-    maxTools: int(1, 100_000, 5_000),
-    listChangedDebounceMs: int(0, 60_000, 100),
-    minRelistIntervalMs: int(0, 3_600_000, 2_000),
-    // Below 64 KiB a server could not even answer initialize with a long instructions text.
-    maxMessageBytes: int(65_536, 1_073_741_824, 8 * 1024 * 1024),
-    healthCheckTimeoutMs: int(1, 600_000, 5_000),
-    stderr: { enum: ["capture", "inherit", "ignore"], default: "capture" },
-    killGraceMs: int(0, 60_000, 1_000),
-    termGraceMs: int(0, 600_000, 5_000),
-  },
-};
-const checkOptions = compileOptions<McpServerOptions & Omit<ResolvedMcpOptions, "maxConcurrentCalls">>("mcpServerOptions", optionsSchema);
+const checkOptions = compileOptions<Filled<typeof optionsSchema>>("mcpServerOptions", optionsSchema);
 let defaults: Readonly<ResolvedMcpOptions> | undefined;
 
 /**
@@ -167,28 +118,63 @@ export function defaultMcpOptions(): Readonly<ResolvedMcpOptions> {
 
 /** The config as the source uses it: one of two shapes, checked. */
 export type ResolvedMcpConfig =
-  | { kind: "stdio"; name: string; command: string; args: string[]; env?: Record<string, string>; cwd?: string }
+  | { kind: "stdio"; name: string; command: string; args: readonly string[]; env?: Record<string, string>; cwd?: string }
   | { kind: "http"; name: string; url: URL; headers: Record<string, string> };
 
 const NAME = "^[A-Za-z0-9._-]{1,64}$";
-const nonEmpty = { type: "string", minLength: 1, description: "a non-empty string" };
-const strings = { type: "object", additionalProperties: { type: "string" }, description: "an object of string values" };
+const nonEmpty = string({ minLength: 1, description: "a non-empty string" });
+const strings = recordOf(string(), { description: "an object of string values" });
+const name = string({ pattern: NAME, description: '1-64 characters of letters, digits, ".", "_" or "-"' });
+
+/** A server the engine starts as a child process and talks to over stdio. */
+const stdioConfigSchema = object(
+  {
+    /** The server's name: part of every tool id (`mcp:<name>:<tool>`); 1-64 letters, digits, ".", "_", "-". */
+    name,
+    /** The program to run, e.g. `process.execPath` or `"uvx"`; not run through a shell. */
+    command: nonEmpty,
+    args: arrayOf(string(), { description: "an array of strings" }),
+    /**
+     * Added to the few variables the child inherits (HOME, LOGNAME, PATH, SHELL, TERM, USER, as
+     * the SDK's stdio transport does); the rest of this process's environment is not passed.
+     */
+    env: strings,
+    cwd: nonEmpty,
+  },
+  { required: ["name", "command"] },
+);
+
+/** A server reached over Streamable HTTP. */
+const httpConfigSchema = object(
+  {
+    /** The server's name: part of every tool id (`mcp:<name>:<tool>`); 1-64 letters, digits, ".", "_", "-". */
+    name,
+    /** `http:` or `https:` URL of the server's MCP endpoint (a URL is checked as its href). */
+    url: declared<string | URL>()(string({ description: "an http: or https: URL" })),
+    /** Sent with every request (e.g. `Authorization`); never included in messages. */
+    headers: strings,
+  },
+  { required: ["name", "url"] },
+);
+
+/** A server the engine starts as a child process and talks to over stdio: stdioConfigSchema documents each key. */
+export type McpStdioServerConfig = TypeOf<typeof stdioConfigSchema>;
+/** A server reached over Streamable HTTP: httpConfigSchema documents each key. */
+export type McpHttpServerConfig = TypeOf<typeof httpConfigSchema>;
+export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
+
+/** Each key of `properties`, admitting any value: a branch's keys, their values checked by the whole schema's `properties`. */
+const keysOf = (properties: object) => Object.fromEntries(Object.keys(properties).map((key) => [key, {}]));
+
+/** Either shape, told apart by `command`: each key checked once, and a key of the other shape refused. */
 const configSchema = {
   type: "object",
   description: "an object with name and command or url",
   required: ["name"],
-  properties: {
-    name: { type: "string", pattern: NAME, description: '1-64 characters of letters, digits, ".", "_" or "-"' },
-    command: nonEmpty,
-    args: { type: "array", items: { type: "string" }, description: "an array of strings" },
-    env: strings,
-    cwd: nonEmpty,
-    url: { type: "string", description: "an http: or https: URL" },
-    headers: strings,
-  },
+  properties: { ...stdioConfigSchema.properties, ...httpConfigSchema.properties },
   if: { required: ["command"] },
-  then: { properties: { name: true, command: true, args: true, env: true, cwd: true }, additionalProperties: false },
-  else: { properties: { name: true, url: true, headers: true }, additionalProperties: false },
+  then: { properties: keysOf(stdioConfigSchema.properties), additionalProperties: false },
+  else: { properties: keysOf(httpConfigSchema.properties), additionalProperties: false },
 };
 const checkConfig = compileOptions<McpStdioServerConfig & McpHttpServerConfig & { url?: string }>("mcpServerConfig", configSchema);
 

@@ -1,28 +1,41 @@
-/** ajv check of the `policy` option, so a typo fails at start instead of silently admitting tools. */
+/**
+ * The `policy` option, written once as its schema: checked with ajv, so a typo fails at start
+ * instead of silently admitting tools, and PolicyConfig and PolicyRule derived from it (types.ts).
+ */
 import { compileOptions } from "../validation/ajv.js";
+import { arrayOf, object, recordOf, string } from "../validation/typed-schema.js";
 import { RENAMED_POLICY_KEYS, refuseRenamedKeys } from "../validation/renamed-keys.js";
 import type { PolicyConfig } from "./types.js";
 
-const globs = { type: "array", items: { type: "string", minLength: 1 } };
-const rule = { type: "object", additionalProperties: false, properties: { allow: globs, deny: globs } };
-const layer = { type: "object", additionalProperties: rule };
+const globs = arrayOf(string({ minLength: 1 }));
 
-const schema = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    allow: globs,
-    deny: globs,
-    ownerOnly: globs,
-    agents: layer,
-    profiles: layer,
-    workspaces: layer,
-    sessions: layer,
-    channels: layer,
-  },
-};
+/** One layer's rule (policy.ts): an `allow` list admits only what it matches; a `deny` removes the tool (deny wins). */
+export const policyRuleSchema = object({
+  /** Globs of tool ids or names: when given, only the tools one matches are admitted. */
+  allow: globs,
+  /** Globs of tool ids or names that are never admitted. */
+  deny: globs,
+});
 
-const check = compileOptions<PolicyConfig>("policy", schema);
+const layer = recordOf(policyRuleSchema);
+
+/** Allow/deny globs per layer (global, then agent → profile → workspace → session → channel, each layer intersecting), and owner-only globs. */
+export const policySchema = object({
+  /** The global rule's allow globs: when given, only the tools one matches are admitted. */
+  allow: globs,
+  /** The global rule's deny globs: the tools one matches are never admitted. */
+  deny: globs,
+  /** Globs of tools that only an owner (`owner: true` in the run context) may see or call. */
+  ownerOnly: globs,
+  agents: layer,
+  profiles: layer,
+  /** Keyed by the run's `workspace`. */
+  workspaces: layer,
+  sessions: layer,
+  channels: layer,
+});
+
+const check = compileOptions<PolicyConfig>("policy", policySchema);
 
 export function parsePolicy(value: unknown): PolicyConfig {
   if (value === undefined) return {};

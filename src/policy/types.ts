@@ -1,19 +1,11 @@
-/** Allow/deny globs per layer; see docs/architecture.md (fail-closed policy). */
-export interface PolicyRule {
-  allow?: string[];
-  deny?: string[];
-}
+import type { TypeOf } from "../validation/typed-schema.js";
+import type { policyRuleSchema, policySchema } from "./policy-schema.js";
 
-export interface PolicyConfig extends PolicyRule {
-  /** Globs of tools that only an owner (`owner: true` in the run context) may see or call. */
-  ownerOnly?: string[];
-  agents?: Record<string, PolicyRule>;
-  profiles?: Record<string, PolicyRule>;
-  /** Keyed by the run's `workspace`. */
-  workspaces?: Record<string, PolicyRule>;
-  sessions?: Record<string, PolicyRule>;
-  channels?: Record<string, PolicyRule>;
-}
+/** Allow/deny globs per layer; see docs/architecture.md (fail-closed policy). policySchema (policy-schema.ts) documents each key. */
+export type PolicyConfig = TypeOf<typeof policySchema>;
+
+/** One layer's allow/deny globs: policyRuleSchema (policy-schema.ts) documents each. */
+export type PolicyRule = TypeOf<typeof policyRuleSchema>;
 
 /** The parts of a run context that policy looks at. */
 export interface PolicySubject {

@@ -3,7 +3,8 @@
  * with ajv once, at the edge, and defaulted here and nowhere else.
  */
 import { ConfigInvalidError } from "../errors.js";
-import { compileOptions, int } from "../validation/ajv.js";
+import { compileOptions } from "../validation/ajv.js";
+import { defaultsOf, int, object, oneOf, string, withDefault, type Filled, type Named, type TypeOf } from "../validation/typed-schema.js";
 import {
   LIBRARY_LEARNING_DEFAULT,
   learningSchema,
@@ -18,51 +19,68 @@ import { MIN_SNAPSHOT_KEY_LENGTH } from "../search/storage/snapshot-store.js";
 export const TOOL_SEARCH_MODES = ["direct", "code", "tools", "directory"] as const;
 export type ToolSearchMode = (typeof TOOL_SEARCH_MODES)[number];
 
-export interface DirectorySettings {
-  maxChars: number;
-  descriptionChars: number;
-  likelySchemas: number;
-  maxLikelySchemas: number;
-}
-
-/**
- * The `toolSearch` value resolved: every default applied (resolveToolSearchConfig). What the engine and the surfaces read (`engine.settings`); not what
- * users write, which is ToolSearchConfig.
- */
-export interface ToolSearchSettings {
-  mode: ToolSearchMode;
-  codeTimeoutMs: number;
-  searchDefaultLimit: number;
-  maxSearchLimit: number;
-  directory: DirectorySettings;
-  /** A tool result's text past this many UTF-8 bytes is cut, with a marker, before the model sees it (not code mode). */
-  maxResultBytes: number;
-  /** Index snapshots by catalog fingerprint in this folder (shared by workers and replicas); none when unset. */
-  indexCacheDir?: string;
-  /** HMAC key of the snapshots in indexCacheDir: only snapshots written with it are used. */
-  indexCacheKey?: string;
-  /** The environment variable that holds indexCacheKey (read by resolveIndexCacheKey). */
-  indexCacheKeyEnv?: string;
-  /** Learning from use (learning/options.ts): off in the library unless set, on in `serve` and `mcp`. */
-  learning: ResolvedLearningOptions;
-}
-
 /** 1 MiB: what a tool result may put in front of the model outside code mode. */
 export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
 
-/** The object form of ToolSearchConfig, every key optional. */
-export interface ToolSearchObject {
-  mode?: ToolSearchMode;
-  codeTimeoutMs?: number;
-  searchDefaultLimit?: number;
-  maxSearchLimit?: number;
-  directory?: Partial<DirectorySettings>;
-  maxResultBytes?: number;
-  indexCacheDir?: string;
-  indexCacheKey?: string;
-  indexCacheKeyEnv?: string;
-  learning?: LearningConfig;
-}
+/** Results a search returns when it does not say, and full schemas directory mode shows up front: unless their caps are lower. */
+const SEARCH_DEFAULT_LIMIT = 8;
+const LIKELY_SCHEMAS = 4;
+
+/** Directory mode's text; a number outside its range is CONFIG_INVALID naming the key, the range and the value. */
+const directorySchema = object({
+  /** The directory text's size, characters (default 18000). */
+  maxChars: withDefault(int(500, 200_000), 18_000),
+  /** Each tool's summary in the directory, characters (default 180). */
+  descriptionChars: withDefault(int(20, 1_000), 180),
+  /**
+   * Full schemas shown up front, picked by searching the prompt (default 4, or maxLikelySchemas
+   * when that is lower: defaulted by resolveToolSearchConfig, as it follows maxLikelySchemas).
+   */
+  likelySchemas: int(0, 12),
+  /** The cap on likelySchemas (default 12). */
+  maxLikelySchemas: withDefault(int(0, 12), 12),
+});
+
+/** Directory mode's settings resolved: every one present. */
+export type DirectorySettings = Required<Filled<typeof directorySchema>>;
+
+/**
+ * The object form of ToolSearchConfig: every key optional, each with its range and default (a
+ * number outside its range is CONFIG_INVALID naming the key, the range and the value).
+ */
+const toolSearchObjectSchema = object(
+  {
+    /** How the model reaches the catalog (default "code"). */
+    mode: withDefault(oneOf(TOOL_SEARCH_MODES), "code"),
+    /** The wall-clock limit of one code-mode body, ms (default 10000). */
+    codeTimeoutMs: withDefault(int(1_000, 60_000), 10_000),
+    /**
+     * Hits per search when none is asked for (default 8, or maxSearchLimit when that is lower:
+     * defaulted by resolveToolSearchConfig, as it follows maxSearchLimit).
+     */
+    searchDefaultLimit: int(1, 50),
+    /** The most hits per search; a batch of queries shares this budget (default 20). */
+    maxSearchLimit: withDefault(int(1, 50), 20),
+    /** A tool result's text past this many UTF-8 bytes is cut, with a marker, before the model sees it (not code mode; default 1 MiB). */
+    maxResultBytes: withDefault(int(1_024, 64 * 1024 * 1024), DEFAULT_MAX_RESULT_BYTES),
+    /** Index snapshots by catalog fingerprint in this folder (shared by workers and replicas); none when unset. */
+    indexCacheDir: string({ minLength: 1 }),
+    /** HMAC key of the snapshots in indexCacheDir: only snapshots written with it are used. */
+    indexCacheKey: string({ minLength: MIN_SNAPSHOT_KEY_LENGTH }),
+    /** The environment variable that holds indexCacheKey (read by resolveIndexCacheKey). */
+    indexCacheKeyEnv: string({ pattern: "^[A-Za-z_][A-Za-z0-9_]*$" }),
+    /** Learning from use (learning/options.ts): off in the library unless set, on in `serve` and `mcp`. */
+    learning: learningSchema as Named<LearningConfig, typeof learningSchema>,
+    directory: withDefault(directorySchema, {}),
+  },
+  {
+    description:
+      "true, false or an object { mode, codeTimeoutMs, searchDefaultLimit, maxSearchLimit, maxResultBytes, directory, indexCacheDir, indexCacheKey, indexCacheKeyEnv, learning }",
+  },
+);
+
+/** The object form of ToolSearchConfig, every key optional: toolSearchObjectSchema documents each one, its range and default. */
+export type ToolSearchObject = TypeOf<typeof toolSearchObjectSchema>;
 
 /**
  * The `toolSearch` value as users write it, in createToolSearch's options or the config file's
@@ -71,55 +89,23 @@ export interface ToolSearchObject {
  */
 export type ToolSearchConfig = boolean | ToolSearchObject;
 
-export const DEFAULT_SETTINGS: ToolSearchSettings = {
-  mode: "code",
-  codeTimeoutMs: 10_000,
-  searchDefaultLimit: 8,
-  maxSearchLimit: 20,
-  directory: { maxChars: 18_000, descriptionChars: 180, likelySchemas: 4, maxLikelySchemas: 12 },
-  maxResultBytes: DEFAULT_MAX_RESULT_BYTES,
-  learning: resolveLearning(undefined, LIBRARY_LEARNING_DEFAULT),
-};
+/** The object as its schema leaves it: every key with a `default` present. */
+type CheckedObject = Filled<typeof toolSearchObjectSchema>;
 
-/** The ranges of the numbers; a value outside its range is CONFIG_INVALID naming the key, the range and the value. */
-const RANGES = {
-  codeTimeoutMs: int(1_000, 60_000),
-  searchLimit: int(1, 50),
-  maxChars: int(500, 200_000),
-  descriptionChars: int(20, 1_000),
-  likelySchemas: int(0, 12),
-  maxResultBytes: int(1_024, 64 * 1024 * 1024),
-};
+/** `T` with the keys of `R` present and typed as `R` has them; mapped over `keyof T`, so that each key keeps its doc comment. */
+type Resolved<T, R> = Flat<{ [K in keyof T as K extends keyof R ? never : K]: T[K] } & { [K in keyof T as K extends keyof R ? K : never]-?: R[K & keyof R] }>;
+type Flat<T> = { [K in keyof T]: T[K] } & {};
 
-const objectSchema = {
-  type: "object",
-  description:
-    "true, false or an object { mode, codeTimeoutMs, searchDefaultLimit, maxSearchLimit, maxResultBytes, directory, indexCacheDir, indexCacheKey, indexCacheKeyEnv, learning }",
-  additionalProperties: false,
-  properties: {
-    mode: { enum: TOOL_SEARCH_MODES },
-    codeTimeoutMs: RANGES.codeTimeoutMs,
-    searchDefaultLimit: RANGES.searchLimit,
-    maxSearchLimit: RANGES.searchLimit,
-    maxResultBytes: RANGES.maxResultBytes,
-    indexCacheDir: { type: "string", minLength: 1 },
-    indexCacheKey: { type: "string", minLength: MIN_SNAPSHOT_KEY_LENGTH },
-    indexCacheKeyEnv: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$" },
-    learning: learningSchema,
-    directory: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        maxChars: RANGES.maxChars,
-        descriptionChars: RANGES.descriptionChars,
-        likelySchemas: RANGES.likelySchemas,
-        maxLikelySchemas: RANGES.likelySchemas,
-      },
-    },
-  },
-};
+/**
+ * The `toolSearch` value resolved: every default applied (resolveToolSearchConfig). What the engine and the surfaces read (`engine.settings`); not what
+ * users write, which is ToolSearchConfig.
+ */
+export type ToolSearchSettings = Resolved<CheckedObject, { searchDefaultLimit: number; directory: DirectorySettings; learning: ResolvedLearningOptions }>;
 
-const check = compileOptions<ToolSearchObject>("toolSearch", objectSchema);
+const check = compileOptions<CheckedObject>("toolSearch", toolSearchObjectSchema);
+
+/** The settings of `true` (or no value): the schema's defaults, and those that follow them, as withDefaults fills them in. */
+export const DEFAULT_SETTINGS: ToolSearchSettings = withDefaults(defaultsOf(toolSearchObjectSchema), "tools.toolSearch");
 
 export function resolveToolSearchConfig(value: unknown, path = "tools.toolSearch"): ToolSearchSettings {
   if (value === undefined || value === true) return structuredClone(DEFAULT_SETTINGS);
@@ -169,27 +155,22 @@ export function withServerLearning(toolSearch: ToolSearchConfig | undefined): To
 }
 
 /**
- * The defaults of DEFAULT_SETTINGS under what `value` sets. A default limit not set follows a
- * smaller cap; one set above its cap is refused (refuseAboveCap), never cut.
+ * The object as checked (its schema's defaults in), with the defaults that follow another key
+ * and the learning options. A default limit not set follows a smaller cap; one set above its cap
+ * is refused (refuseAboveCap), never cut.
  */
-function withDefaults(value: ToolSearchObject, path: string): ToolSearchSettings {
-  const d = DEFAULT_SETTINGS;
-  const maxSearchLimit = value.maxSearchLimit ?? d.maxSearchLimit;
-  const maxLikelySchemas = value.directory?.maxLikelySchemas ?? d.directory.maxLikelySchemas;
+function withDefaults(value: CheckedObject, path: string): ToolSearchSettings {
+  const { maxSearchLimit, directory } = value;
+  const { maxLikelySchemas } = directory;
   refuseAboveCap(`${path}.searchDefaultLimit`, value.searchDefaultLimit, `${path}.maxSearchLimit`, maxSearchLimit);
-  refuseAboveCap(`${path}.directory.likelySchemas`, value.directory?.likelySchemas, `${path}.directory.maxLikelySchemas`, maxLikelySchemas);
+  refuseAboveCap(`${path}.directory.likelySchemas`, directory.likelySchemas, `${path}.directory.maxLikelySchemas`, maxLikelySchemas);
   return {
-    mode: value.mode ?? d.mode,
-    codeTimeoutMs: value.codeTimeoutMs ?? d.codeTimeoutMs,
+    mode: value.mode,
+    codeTimeoutMs: value.codeTimeoutMs,
     maxSearchLimit,
-    searchDefaultLimit: value.searchDefaultLimit ?? Math.min(d.searchDefaultLimit, maxSearchLimit),
-    directory: {
-      maxChars: value.directory?.maxChars ?? d.directory.maxChars,
-      descriptionChars: value.directory?.descriptionChars ?? d.directory.descriptionChars,
-      maxLikelySchemas,
-      likelySchemas: value.directory?.likelySchemas ?? Math.min(d.directory.likelySchemas, maxLikelySchemas),
-    },
-    maxResultBytes: value.maxResultBytes ?? d.maxResultBytes,
+    searchDefaultLimit: value.searchDefaultLimit ?? Math.min(SEARCH_DEFAULT_LIMIT, maxSearchLimit),
+    directory: { ...directory, likelySchemas: directory.likelySchemas ?? Math.min(LIKELY_SCHEMAS, maxLikelySchemas) },
+    maxResultBytes: value.maxResultBytes,
     learning: resolveLearning(value.learning, LIBRARY_LEARNING_DEFAULT),
     ...(value.indexCacheDir !== undefined ? { indexCacheDir: value.indexCacheDir } : {}),
     ...(value.indexCacheKey !== undefined ? { indexCacheKey: value.indexCacheKey } : {}),

@@ -21,6 +21,7 @@ import type { ToolSource } from "../catalog/types.js";
 import { lazyRequire } from "../lazy-require.js";
 import { escapeControl } from "../text/prompt-text.js";
 import type { CallVia, RunStartInfo, RunTelemetry } from "./types.js";
+import { boolean, object, withDefault, type TypeOf } from "../validation/typed-schema.js";
 
 const TRACER_NAME = "toolsearch";
 /** Query text on search spans is clipped to this when recording it is enabled. */
@@ -33,10 +34,14 @@ export interface TraceScope {
   callId?: string;
 }
 
-export interface TracingOptions {
+/** createToolSearch's `tracing` option: what spans may carry. */
+export const tracingSchema = object({
   /** Put search query text on `toolsearch.search` spans (default false: only its length). */
-  recordQueryText?: boolean;
-}
+  recordQueryText: withDefault(boolean(), false),
+});
+
+/** What spans may carry, each optional: tracingSchema documents each option and its default. */
+export type TracingOptions = TypeOf<typeof tracingSchema>;
 
 export interface RunTraceInit extends RunStartInfo {
   recordQueryText?: boolean;

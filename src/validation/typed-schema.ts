@@ -26,8 +26,9 @@ export interface Declared<T> {
 }
 
 /**
- * The type of the values a schema admits, read from its JSON Schema keywords (object, array,
- * const, enum, anyOf, integer, number, string, boolean, null) or from declared(); `unknown` for any other.
+ * The type of the values a schema admits, read from its JSON Schema keywords (object, with
+ * properties or with additionalProperties, array, const, enum, anyOf, integer, number, string,
+ * boolean, null) or from declared(); `unknown` for any other.
  * Derived at the use site from the schema's own type, so doc comments on `properties` carry over
  * into the option types, in this package's declarations too.
  */
@@ -36,23 +37,25 @@ export type TypeOf<S> =
     ? T
     : S extends { type: "object"; properties: infer P }
       ? ObjectOf<P, RequiredKeys<S> & keyof P>
-      : S extends { type: "array"; items: infer I }
-        ? readonly TypeOf<I>[]
-        : S extends { const: infer C }
-          ? C
-          : S extends { enum: readonly (infer V)[] }
-            ? V
-            : S extends { anyOf: readonly (infer A)[] }
-              ? TypeOf<A>
-              : S extends { type: "integer" | "number" }
-                ? number
-                : S extends { type: "string" }
-                  ? string
-                  : S extends { type: "boolean" }
-                    ? boolean
-                    : S extends { type: "null" }
-                      ? null
-                      : unknown;
+      : S extends { type: "object"; additionalProperties: infer V extends object }
+        ? Record<string, TypeOf<V>>
+        : S extends { type: "array"; items: infer I }
+          ? readonly TypeOf<I>[]
+          : S extends { const: infer C }
+            ? C
+            : S extends { enum: readonly (infer V)[] }
+              ? V
+              : S extends { anyOf: readonly (infer A)[] }
+                ? TypeOf<A>
+                : S extends { type: "integer" | "number" }
+                  ? number
+                  : S extends { type: "string" }
+                    ? string
+                    : S extends { type: "boolean" }
+                      ? boolean
+                      : S extends { type: "null" }
+                        ? null
+                        : unknown;
 
 type RequiredKeys<S> = S extends { required?: readonly (infer K)[] } ? K : never;
 
@@ -123,3 +126,57 @@ export function declared<T>(): <const S extends object>(schema: S) => S & Declar
 
 /** One object type instead of an intersection, for readable hovers and errors. */
 type Flat<T> = { [K in keyof T]: T[K] } & {};
+
+/**
+ * An object of any keys, each value what `values` admits (`additionalProperties` as a schema):
+ * `recordOf(string())` for `Record<string, string>`.
+ */
+export function recordOf<const V extends object, const B extends object = object>(values: V, bounds?: B): { type: "object"; additionalProperties: V } & B {
+  return { type: "object", additionalProperties: values, ...bounds } as { type: "object"; additionalProperties: V } & B;
+}
+
+/**
+ * A schema typed by the name `T`, for a group that another module defines (and checks, when `S`
+ * is `{}`) embedded in this module's schema: `pool: {} as Named<PoolOptions>`. The emitted
+ * declarations then refer to `T` by name, and so to its doc comments, where the inferred type of
+ * a derived group would be printed as a copy of its structure without them.
+ */
+export type Named<T, S extends object = object> = S & Declared<T>;
+
+/**
+ * An object schema without its properties' `default`s (nested objects' too), the same otherwise:
+ * for where ajv could not fill them in (under anyOf, which ajv's strict mode refuses them in) or
+ * where they are another module's to fill.
+ */
+export function withoutDefaults<const S extends { properties: Record<string, object> }>(schema: S): WithoutDefaults<S> {
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties).map(([key, property]) => {
+      const kept = Object.fromEntries(Object.entries(property).filter(([keyword]) => keyword !== "default"));
+      return [key, "properties" in property ? withoutDefaults(kept as { properties: Record<string, object> }) : kept];
+    }),
+  );
+  return { ...schema, properties } as WithoutDefaults<S>;
+}
+
+type WithoutDefaults<S> = S extends { properties: infer P }
+  ? Omit<S, "properties"> & { properties: { [K in keyof P]: WithoutDefaults<Omit<P[K], "default">> } }
+  : S;
+
+/**
+ * What ajv (useDefaults) makes of `{}` with this object schema: each property's `default`, and
+ * within an object property's default, that object's own defaults; read from the schema, so that
+ * a module's default values (DEFAULT_SETTINGS, say) are not written a second time.
+ */
+export function defaultsOf<const S extends { properties: Record<string, object> }>(schema: S): Filled<S> {
+  const defaults: Record<string, unknown> = {};
+  for (const [key, property] of Object.entries(schema.properties)) {
+    if (!("default" in property)) continue;
+    const value = structuredClone(property.default);
+    defaults[key] = "properties" in property && isPlainObject(value) ? { ...defaultsOf(property as { properties: Record<string, object> }), ...value } : value;
+  }
+  return defaults as Filled<S>;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,6 +1,21 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { compileOptions } from "../../src/validation/ajv.js";
-import { arrayOf, boolean, declared, int, object, oneOf, string, withDefault, type Filled, type TypeOf } from "../../src/validation/typed-schema.js";
+import {
+  arrayOf,
+  boolean,
+  declared,
+  defaultsOf,
+  int,
+  object,
+  oneOf,
+  recordOf,
+  string,
+  withDefault,
+  withoutDefaults,
+  type Filled,
+  type Named,
+  type TypeOf,
+} from "../../src/validation/typed-schema.js";
 
 const schema = object(
   {
@@ -55,5 +70,34 @@ describe("typed schemas", () => {
   it("add nothing at run time beyond the JSON Schema keywords", () => {
     expect(JSON.parse(JSON.stringify(schema))).toEqual(schema);
     expect(Object.getOwnPropertySymbols(schema.properties.hook)).toEqual([]);
+  });
+
+  it("give the defaults ajv fills into {}, nested objects' own defaults included, from the schema alone", () => {
+    const check = compileOptions<Filled<typeof schema>>("typedSchemaDefaults", schema);
+    const { name: _, ...filled } = check({ name: "x" }, "t");
+    expect(defaultsOf(schema)).toEqual(filled);
+    expect(defaultsOf(schema)).toEqual({ limit: 5, on: false, nested: { depth: 2 } });
+  });
+
+  it("leave out the defaults where ajv refuses them (under anyOf), checking the same values", () => {
+    const stripped = withoutDefaults(schema);
+    expect(JSON.stringify(stripped)).not.toContain('"default"');
+    expectTypeOf<TypeOf<typeof stripped>>().toEqualTypeOf<TypeOf<typeof schema>>();
+    const check = compileOptions<TypeOf<typeof stripped>>("typedSchemaAnyOf", { anyOf: [boolean(), stripped] });
+    expect(check({ name: "x" }, "t")).toEqual({ name: "x" });
+    expect(() => check({ name: "x", limit: 11 }, "t")).toThrow("t.limit: must be an integer from 1 to 10; got 11 (number)");
+  });
+
+  it("type a group embedded from another module by its name", () => {
+    const embedding = object({ group: {} as Named<{ depth?: number }> });
+    expectTypeOf<TypeOf<typeof embedding>>().toEqualTypeOf<{ group?: { depth?: number } }>();
+  });
+
+  it("type and check an object of any keys by the schema of its values", () => {
+    const rules = recordOf(object({ allow: arrayOf(string()) }));
+    expectTypeOf<TypeOf<typeof rules>>().toEqualTypeOf<Record<string, { allow?: readonly string[] }>>();
+    const check = compileOptions<TypeOf<typeof rules>>("typedSchemaRecord", rules);
+    expect(check({ a: { allow: ["x"] }, b: {} }, "t")).toEqual({ a: { allow: ["x"] }, b: {} });
+    expect(() => check({ a: { alow: [] } }, "t")).toThrow('t.a: unknown option "alow"');
   });
 });

@@ -29,7 +29,8 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { open, readdir, stat, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { compileOptions, int } from "../../validation/ajv.js";
+import { compileOptions } from "../../validation/ajv.js";
+import { int, object, string, withDefault, type Filled, type TypeOf } from "../../validation/typed-schema.js";
 import { analyzerSignature } from "./analyzer-signature.js";
 import { errnoCode, fileDistrust, folderDistrust, READ_FLAGS } from "../../state/folder-trust.js";
 import { acquireLock } from "../../state/file-lock.js";
@@ -48,34 +49,6 @@ const SUFFIX = ".tsidx";
 /** Temp files older than this are a crashed writer's: removed when the folder is pruned. */
 const STALE_TEMP_MS = 10 * 60_000;
 
-export interface IndexSnapshotOptions {
-  /** The folder (created if missing, mode 0700); shared by every worker and replica of one catalog. Not used when others can write it. */
-  dir: string;
-  /** Largest snapshot read or written, bytes (default 256 MiB). */
-  maxBytes?: number;
-  /** Snapshots kept, newest first (default 4). */
-  keep?: number;
-  /** How long a process waits for another's build before building itself, ms (default 60000; 0: never wait). */
-  lockWaitMs?: number;
-  /**
-   * HMAC-SHA256 key (at least 16 characters): snapshots are written with a MAC over all their
-   * bytes, and one without a valid MAC is deleted and rebuilt. A snapshot whose MAC checks is
-   * not re-analysed at load (its postings' bounds still are). None by default.
-   */
-  key?: string;
-  /** SQL run on a snapshot while it is checked and loaded is interrupted after this many ms (default 10000). */
-  loadTimeoutMs?: number;
-}
-
-export interface ResolvedSnapshotOptions {
-  dir: string;
-  maxBytes: number;
-  keep: number;
-  lockWaitMs: number;
-  key?: string;
-  loadTimeoutMs: number;
-}
-
 interface Header {
   format: number;
   signature: string;
@@ -90,19 +63,35 @@ interface Header {
   mac?: "hmac-sha256";
 }
 
-export const indexSnapshotSchema = {
-  type: "object",
-  additionalProperties: false,
-  required: ["dir"],
-  properties: {
-    dir: { type: "string", minLength: 1 },
-    maxBytes: int(1_024, 4 * 1024 * 1024 * 1024, 256 * 1024 * 1024),
-    keep: int(1, 1_000, 4),
-    lockWaitMs: int(0, 3_600_000, 60_000),
-    key: { type: "string", minLength: MIN_SNAPSHOT_KEY_LENGTH },
-    loadTimeoutMs: int(100, 600_000, 10_000),
+/** Index snapshots on disk (createToolSearch's `indexCache`): the folder, and the bounds on what is read, kept and waited for. */
+export const indexSnapshotSchema = object(
+  {
+    /** The folder (created if missing, mode 0700); shared by every worker and replica of one catalog. Not used when others can write it. */
+    dir: string({ minLength: 1 }),
+    /** Largest snapshot read or written, bytes (default 256 MiB). */
+    maxBytes: withDefault(int(1_024, 4 * 1024 * 1024 * 1024), 256 * 1024 * 1024),
+    /** Snapshots kept, newest first (default 4). */
+    keep: withDefault(int(1, 1_000), 4),
+    /** How long a process waits for another's build before building itself, ms (default 60000; 0: never wait). */
+    lockWaitMs: withDefault(int(0, 3_600_000), 60_000),
+    /**
+     * HMAC-SHA256 key (at least 16 characters): snapshots are written with a MAC over all their
+     * bytes, and one without a valid MAC is deleted and rebuilt. A snapshot whose MAC checks is
+     * not re-analysed at load (its postings' bounds still are). None by default.
+     */
+    key: string({ minLength: MIN_SNAPSHOT_KEY_LENGTH }),
+    /** SQL run on a snapshot while it is checked and loaded is interrupted after this many ms (default 10000). */
+    loadTimeoutMs: withDefault(int(100, 600_000), 10_000),
   },
-};
+  { required: ["dir"] },
+);
+
+/** Index snapshot options, `dir` required and the rest optional: indexSnapshotSchema documents each one, its range and default. */
+export type IndexSnapshotOptions = TypeOf<typeof indexSnapshotSchema>;
+
+/** The options as their schema leaves them: every one with a default present. */
+export type ResolvedSnapshotOptions = Filled<typeof indexSnapshotSchema>;
+
 const check = compileOptions<ResolvedSnapshotOptions>("indexCache", indexSnapshotSchema);
 
 function resolveSnapshotOptions(value: unknown, where = "indexCache"): ResolvedSnapshotOptions {
