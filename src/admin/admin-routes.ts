@@ -91,8 +91,8 @@ const searchSchema = object(
   { required: ["request"] },
 );
 
-const checkIdentity = compileOptions<AdminIdentity>("adminIdentity", identitySchema, { copy: false });
-const checkSearch = compileOptions<Filled<typeof searchSchema>>("adminSearch", searchSchema, { copy: false });
+const checkIdentity = compileOptions("adminIdentity", identitySchema, { copy: false });
+const checkSearch = compileOptions("adminSearch", searchSchema, { copy: false });
 
 function badRequest(error: unknown): HttpError {
   return new HttpError("BAD_REQUEST", errorMessage(error));

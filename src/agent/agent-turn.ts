@@ -336,7 +336,7 @@ class ResultBudget {
 
 // Not copied deep: the messages are the caller's conversation (up to megabytes, every turn); only
 // the top level is copied, which is where the defaults go.
-const checkTurnInput = compileOptions<CheckedTurnInput>("agentTurn", agentTurnSchema, { copy: false });
+const checkTurnInput = compileOptions("agentTurn", agentTurnSchema, { copy: false });
 
 function checkInput(input: AgentTurnInput): CheckedTurnInput {
   return checkTurnInput(typeof input === "object" && input !== null ? { ...input } : input, "runAgentTurn");

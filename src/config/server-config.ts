@@ -357,7 +357,7 @@ export type ServerConfig = Resolved<
 /** A server entry of the config file: how to reach it, and the `mcpServer` options it sets (`connectTimeoutMs`, …). */
 export type ConfiguredMcpServer = McpServerConfig & { options?: McpServerOptions };
 
-const checkSections = compileOptions<JsonObject & FilledSections>("serverConfig", sectionsSchema);
+const checkSections = compileOptions("serverConfig", sectionsSchema);
 
 /** Checks the server sections of a config object (tools.toolSearch and policy are checked by validateConfig). */
 export function validateServerSections(config: JsonObject): void {

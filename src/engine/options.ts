@@ -143,7 +143,7 @@ export type CreateToolSearchOptions = TypeOf<typeof optionsSchema>;
 
 /** The options as optionsSchema leaves them: every option with a `default` there is present. */
 type Checked = Filled<typeof optionsSchema>;
-const checkOptions = compileOptions<Checked>("createToolSearch", optionsSchema);
+const checkOptions = compileOptions("createToolSearch", optionsSchema);
 
 /** The options that resolveOptions turns into something else; every other option reaches the engine as checked. */
 type Reworked = "toolSearch" | "policy" | "hooks" | "pool" | "limits" | "indexCache";
@@ -256,7 +256,7 @@ const runContextSchema = object(
 /** The per-run context a Gateway passes to prepareRun: runContextSchema documents each field. */
 export type RunContext = TypeOf<typeof runContextSchema>;
 
-const checkContext = compileOptions<RunContext>("prepareRun", runContextSchema);
+const checkContext = compileOptions("prepareRun", runContextSchema);
 
 /**
  * Who a run is for and how it runs: the run context's fields that the gateway's request body

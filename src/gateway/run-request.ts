@@ -57,7 +57,7 @@ const schema = {
 export type RunRequest = TypeOf<typeof bodySchema> & Pick<RunContext, "agentId" | "profile" | "channel" | "owner" | "mode">;
 
 // Bodies are parsed from JSON for this request alone: checked in place, not copied.
-const check = compileOptions<RunRequest>("runRequest", schema, { copy: false });
+const check = compileOptions("runRequest", schema, { copy: false });
 
 /** The request, or BAD_REQUEST (400) naming what was wrong. */
 export function parseRunRequest(body: unknown): RunRequest {

@@ -94,7 +94,7 @@ export const DEFAULT_LEARNING: Omit<ResolvedLearningOptions, "enabled"> = {
   maxTrackedSessions: 10_000,
 };
 
-const check = compileOptions<Filled<typeof learningObjectSchema>>("learning", learningObjectSchema);
+const check = compileOptions("learning", learningObjectSchema);
 
 /** The value with every default filled in; `enabledByDefault` is the switch's default where the engine runs. */
 export function resolveLearning(value: unknown, enabledByDefault: boolean, path = "tools.toolSearch.learning"): ResolvedLearningOptions {

@@ -104,7 +104,7 @@ const DEFAULT_MAX_CONCURRENT_CALLS = { stdio: 1, http: 4 } as const;
 const { connectTimeoutMs, startupTimeoutMs, callTimeoutMs, maxConcurrentCalls, maxQueuedCallsPerTenant } = withoutDefaults(optionsSchema).properties;
 export const SERVER_ENTRY_OPTIONS = { connectTimeoutMs, startupTimeoutMs, callTimeoutMs, maxConcurrentCalls, maxQueuedCallsPerTenant };
 
-const checkOptions = compileOptions<Filled<typeof optionsSchema>>("mcpServerOptions", optionsSchema);
+const checkOptions = compileOptions("mcpServerOptions", optionsSchema);
 let defaults: Readonly<ResolvedMcpOptions> | undefined;
 
 /**
@@ -166,8 +166,12 @@ export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
 /** Each key of `properties`, admitting any value: a branch's keys, their values checked by the whole schema's `properties`. */
 const keysOf = (properties: object) => Object.fromEntries(Object.keys(properties).map((key) => [key, {}]));
 
-/** Either shape, told apart by `command`: each key checked once, and a key of the other shape refused. */
-const configSchema = {
+/**
+ * Either shape, told apart by `command`: each key checked once, and a key of the other shape
+ * refused. Its type is declared: TypeOf does not read if/then/else; the checked value has a name,
+ * the keys of one shape or the other, and its URL as an href.
+ */
+const configSchema = declared<{ name: string; url?: string } & Partial<McpStdioServerConfig> & Partial<Omit<McpHttpServerConfig, "url">>>()({
   type: "object",
   description: "an object with name and command or url",
   required: ["name"],
@@ -175,8 +179,8 @@ const configSchema = {
   if: { required: ["command"] },
   then: { properties: keysOf(stdioConfigSchema.properties), additionalProperties: false },
   else: { properties: keysOf(httpConfigSchema.properties), additionalProperties: false },
-};
-const checkConfig = compileOptions<McpStdioServerConfig & McpHttpServerConfig & { url?: string }>("mcpServerConfig", configSchema);
+});
+const checkConfig = compileOptions("mcpServerConfig", configSchema);
 
 export function resolveMcpConfig(config: unknown): ResolvedMcpConfig {
   const raw = config as Partial<McpHttpServerConfig> | undefined;

@@ -35,7 +35,7 @@ export const policySchema = object({
   channels: layer,
 });
 
-const check = compileOptions<PolicyConfig>("policy", policySchema);
+const check = compileOptions("policy", policySchema);
 
 export function parsePolicy(value: unknown): PolicyConfig {
   if (value === undefined) return {};

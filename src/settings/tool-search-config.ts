@@ -102,7 +102,7 @@ type Flat<T> = { [K in keyof T]: T[K] } & {};
  */
 export type ToolSearchSettings = Resolved<CheckedObject, { searchDefaultLimit: number; directory: DirectorySettings; learning: ResolvedLearningOptions }>;
 
-const check = compileOptions<CheckedObject>("toolSearch", toolSearchObjectSchema);
+const check = compileOptions("toolSearch", toolSearchObjectSchema);
 
 /** The settings of `true` (or no value): the schema's defaults, and those that follow them, as withDefaults fills them in. */
 export const DEFAULT_SETTINGS: ToolSearchSettings = withDefaults(defaultsOf(toolSearchObjectSchema), "tools.toolSearch");

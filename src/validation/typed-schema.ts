@@ -16,7 +16,6 @@
  * (`node -e "import('@sinclair/typebox/type')"`), nearly half of the package's whole import budget,
  * where this is types and a few object literals.
  */
-import type { WithSchemaDefaults } from "./schema-defaults.js";
 
 declare const declaredType: unique symbol;
 
@@ -61,6 +60,21 @@ type RequiredKeys<S> = S extends { required?: readonly (infer K)[] } ? K : never
 
 /** The type of an object schema's values once ajv (useDefaults) has filled in every `default`. */
 export type Filled<S> = WithSchemaDefaults<TypeOf<S>, S>;
+
+/** The keys of `T` whose schema in `properties` has a `default`. */
+type DefaultedKeys<T, P> = { [K in keyof T]-?: K extends keyof P ? (P[K] extends { default: unknown } ? K : never) : never }[keyof T];
+
+/**
+ * `T` (the option type users write) as checked by the object schema `S`: each key whose property
+ * schema has a `default` is present, and, when that schema is itself an object schema, so are its
+ * own defaulted keys; every other key is as `T` has it.
+ */
+export type WithSchemaDefaults<T, S> = S extends { properties: infer P } ? FillIn<T, P, DefaultedKeys<T, P>> : T;
+
+/** Mapped over `keyof T` (with `as`), not built with Omit, so that each key keeps its doc comment. */
+type FillIn<T, P, D extends keyof T> = Flat<
+  { [K in keyof T as K extends D ? never : K]: T[K] } & { [K in keyof T as K extends D ? K : never]-?: WithSchemaDefaults<NonNullable<T[K]>, P[K & keyof P]> }
+>;
 
 /** An integer from `minimum` to `maximum`; messages quote the range. */
 export function int(minimum: number, maximum: number): { type: "integer"; minimum: number; maximum: number } {

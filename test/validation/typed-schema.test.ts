@@ -1,4 +1,5 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
+import { resolveOptions } from "../../src/engine/options.js";
 import { compileOptions } from "../../src/validation/ajv.js";
 import {
   arrayOf,
@@ -57,7 +58,7 @@ describe("typed schemas", () => {
   });
 
   it("are plain JSON Schema that ajv checks and fills as the types say", () => {
-    const check = compileOptions<Filled<typeof schema>>("typedSchemaTest", schema);
+    const check = compileOptions("typedSchemaTest", schema);
     expect(check({ name: "x" }, "t")).toEqual({ name: "x", limit: 5, on: false, nested: { depth: 2 } });
     expect(() => check({ name: "x", limit: 11 }, "t")).toThrow("t.limit: must be an integer from 1 to 10; got 11 (number)");
     expect(() => check({ name: "x", mode: "c" }, "t")).toThrow('t.mode: must be one of "a", "b"');
@@ -73,7 +74,7 @@ describe("typed schemas", () => {
   });
 
   it("give the defaults ajv fills into {}, nested objects' own defaults included, from the schema alone", () => {
-    const check = compileOptions<Filled<typeof schema>>("typedSchemaDefaults", schema);
+    const check = compileOptions("typedSchemaDefaults", schema);
     const { name: _, ...filled } = check({ name: "x" }, "t");
     expect(defaultsOf(schema)).toEqual(filled);
     expect(defaultsOf(schema)).toEqual({ limit: 5, on: false, nested: { depth: 2 } });
@@ -83,7 +84,7 @@ describe("typed schemas", () => {
     const stripped = withoutDefaults(schema);
     expect(JSON.stringify(stripped)).not.toContain('"default"');
     expectTypeOf<TypeOf<typeof stripped>>().toEqualTypeOf<TypeOf<typeof schema>>();
-    const check = compileOptions<TypeOf<typeof stripped>>("typedSchemaAnyOf", { anyOf: [boolean(), stripped] });
+    const check = compileOptions("typedSchemaAnyOf", { anyOf: [boolean(), stripped] });
     expect(check({ name: "x" }, "t")).toEqual({ name: "x" });
     expect(() => check({ name: "x", limit: 11 }, "t")).toThrow("t.limit: must be an integer from 1 to 10; got 11 (number)");
   });
@@ -96,8 +97,23 @@ describe("typed schemas", () => {
   it("type and check an object of any keys by the schema of its values", () => {
     const rules = recordOf(object({ allow: arrayOf(string()) }));
     expectTypeOf<TypeOf<typeof rules>>().toEqualTypeOf<Record<string, { allow?: readonly string[] }>>();
-    const check = compileOptions<TypeOf<typeof rules>>("typedSchemaRecord", rules);
+    const check = compileOptions("typedSchemaRecord", rules);
     expect(check({ a: { allow: ["x"] }, b: {} }, "t")).toEqual({ a: { allow: ["x"] }, b: {} });
     expect(() => check({ a: { alow: [] } }, "t")).toThrow('t.a: unknown option "alow"');
+  });
+
+  // Through createToolSearch's own options (a new schema name here would be one the validator generator does not know).
+  it("give createToolSearch's options their defaults, nested ones included, and leave options without one absent", () => {
+    const resolved = resolveOptions({ limits: { argsDepth: 7 } });
+    expect(resolved.callTimeoutMs).toBe(60_000);
+    expect(resolved.backend).toBe("bm25f");
+    expect(resolved.sources).toEqual([]);
+    expect(resolved.tracing).toEqual({ recordQueryText: false });
+    expect(resolved.argsLimits).toEqual({ maxBytes: 524_288, maxDepth: 7 });
+    expect(resolved.schemaLimits).toEqual({ maxBytes: 65_536, maxNodes: 400, maxDepth: 24, maxPatterns: 64 });
+    expect("tenants" in resolved).toBe(false);
+    expectTypeOf<ReturnType<typeof resolveOptions>["callTimeoutMs"]>().toEqualTypeOf<number>();
+    expectTypeOf<ReturnType<typeof resolveOptions>["tracing"]>().toEqualTypeOf<{ recordQueryText: boolean }>();
+    expectTypeOf<ReturnType<typeof resolveOptions>["tenants"]>().toEqualTypeOf<readonly string[] | undefined>();
   });
 });

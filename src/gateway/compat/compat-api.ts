@@ -7,7 +7,7 @@
 import type { AgentMessage } from "../../agent/agent-turn.js";
 import { HttpError, errorMessage } from "../../errors.js";
 import { compileOptions } from "../../validation/ajv.js";
-import { string, type TypeOf } from "../../validation/typed-schema.js";
+import { string, type Filled } from "../../validation/typed-schema.js";
 import type { Reply, ReplyHead } from "../../wire/reply.js";
 import type { ReplyStreamWriter } from "../../wire/reply-stream.js";
 import type { ClientToolSpec } from "../run-request.js";
@@ -40,10 +40,10 @@ export const modelName = string({ minLength: 1, maxLength: 256, description: "th
 
 /**
  * A body checked in place against `schema` (`name`: its precompiled validator): the value, typed
- * as the schema says (TypeOf), or BAD_REQUEST with ajv's wording.
+ * as the schema says (Filled), or BAD_REQUEST with ajv's wording.
  */
-export function bodyChecker<S extends object>(name: string, schema: S): (body: unknown) => TypeOf<S> {
-  const check = compileOptions<TypeOf<S>>(name, schema, { copy: false });
+export function bodyChecker<const S extends object>(name: string, schema: S): (body: unknown) => Filled<S> {
+  const check = compileOptions(name, schema, { copy: false });
   return (body) => {
     if (typeof body !== "object" || body === null || Array.isArray(body)) throw new HttpError("BAD_REQUEST", "body: must be a JSON object");
     try {

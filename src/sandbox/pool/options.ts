@@ -56,7 +56,7 @@ export const poolSchema = object({
 /** The pool options resolved: every option present (those whose defaults follow other options, or the platform, filled in by resolvePoolOptions). */
 export type ResolvedPoolOptions = Required<Filled<typeof poolSchema>>;
 
-const check = compileOptions<Filled<typeof poolSchema>>("poolOptions", poolSchema);
+const check = compileOptions("poolOptions", poolSchema);
 
 export function resolvePoolOptions(options: PoolOptions | undefined): ResolvedPoolOptions {
   const o = check(options ?? {}, "pool");

@@ -92,7 +92,7 @@ export type IndexSnapshotOptions = TypeOf<typeof indexSnapshotSchema>;
 /** The options as their schema leaves them: every one with a default present. */
 export type ResolvedSnapshotOptions = Filled<typeof indexSnapshotSchema>;
 
-const check = compileOptions<ResolvedSnapshotOptions>("indexCache", indexSnapshotSchema);
+const check = compileOptions("indexCache", indexSnapshotSchema);
 
 function resolveSnapshotOptions(value: unknown, where = "indexCache"): ResolvedSnapshotOptions {
   // The key never appears in an error message.
