@@ -28,6 +28,7 @@ import type { SessionLogSink } from "../telemetry/types.js";
 import { DEFAULT_ARGS_LIMITS, type ArgsLimits } from "../validation/args-limits.js";
 import { DEFAULT_SCHEMA_LIMITS, type SchemaLimits } from "../validation/schema-limits.js";
 import type { LearningStore } from "../learning/store.js";
+import { definedProps } from "../defined.js";
 
 const limit = (maximum: number, fallback: number) => withDefault(int(1, maximum), fallback);
 const hooks = { description: "a function or an array of functions", anyOf: [{ function: true }, { type: "array", items: { function: true } }] };
@@ -167,7 +168,7 @@ export type ResolvedOptions = Omit<Checked, Reworked> & {
 function snapshotsFromSettings(settings: ToolSearchSettings): IndexSnapshotOptions | undefined {
   if (settings.indexCacheDir === undefined) return undefined;
   const key = resolveIndexCacheKey(settings);
-  return { dir: settings.indexCacheDir, ...(key !== undefined ? { key } : {}) };
+  return { dir: settings.indexCacheDir, ...definedProps({ key }) };
 }
 
 /**
@@ -206,7 +207,7 @@ export function resolveOptions(options: CreateToolSearchOptions | undefined): Re
   return {
     ...taken,
     settings,
-    ...(snapshots !== undefined ? { indexCache: snapshots } : {}),
+    ...definedProps({ indexCache: snapshots }),
     policy: parsePolicy(policy),
     hooks: normalizeHooks(hooks),
     pool: pool ?? {},

@@ -5,6 +5,7 @@
 import { compileOptions } from "../validation/ajv.js";
 import { arrayOf, declared, int, object, oneOf, recordOf, string, withDefault, withoutDefaults, type Filled, type TypeOf } from "../validation/typed-schema.js";
 import { ConfigInvalidError } from "../errors.js";
+import { definedProps } from "../defined.js";
 
 /** What `mcpServer(config, options)` takes besides the config: each bound with its range and default. */
 const optionsSchema = object({
@@ -202,8 +203,7 @@ export function resolveMcpConfig(config: unknown): ResolvedMcpConfig {
       name: c.name,
       command: c.command,
       args: c.args ?? [],
-      ...(c.env !== undefined ? { env: c.env } : {}),
-      ...(c.cwd !== undefined ? { cwd: c.cwd } : {}),
+      ...definedProps({ env: c.env, cwd: c.cwd }),
     };
   }
   const url = c.url !== undefined && URL.canParse(c.url) ? new URL(c.url) : undefined;

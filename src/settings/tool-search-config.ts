@@ -14,6 +14,7 @@ import {
   type ResolvedLearningOptions,
 } from "../learning/options.js";
 import { MIN_SNAPSHOT_KEY_LENGTH } from "../search/storage/snapshot-store.js";
+import { definedProps } from "../defined.js";
 
 /** The modes, listed here and nowhere else (schemas, the run context, the gateway take them from here). */
 export const TOOL_SEARCH_MODES = ["direct", "code", "tools", "directory"] as const;
@@ -172,9 +173,7 @@ function withDefaults(value: CheckedObject, path: string): ToolSearchSettings {
     directory: { ...directory, likelySchemas: directory.likelySchemas ?? Math.min(LIKELY_SCHEMAS, maxLikelySchemas) },
     maxResultBytes: value.maxResultBytes,
     learning: resolveLearning(value.learning, LIBRARY_LEARNING_DEFAULT),
-    ...(value.indexCacheDir !== undefined ? { indexCacheDir: value.indexCacheDir } : {}),
-    ...(value.indexCacheKey !== undefined ? { indexCacheKey: value.indexCacheKey } : {}),
-    ...(value.indexCacheKeyEnv !== undefined ? { indexCacheKeyEnv: value.indexCacheKeyEnv } : {}),
+    ...definedProps({ indexCacheDir: value.indexCacheDir, indexCacheKey: value.indexCacheKey, indexCacheKeyEnv: value.indexCacheKeyEnv }),
   };
 }
 
