@@ -34,6 +34,8 @@ const DECLARING_MODULES = [
   "../src/gateway/compat/responses.js",
   "../src/admin/admin-routes.js",
   "../src/agent/agent-turn.js",
+  "../src/learning/journal-store.js",
+  "../src/telemetry/jsonl-session-log.js",
 ];
 
 const DRAFT_07 = "http://json-schema.org/draft-07/schema";

@@ -9,14 +9,12 @@
  * longest gap between 1 ms timers).
  *
  *   npm run build && node --expose-gc dist/bench/learning/store-stall-main.js [--records 100000,400000]
- * Measures the learned store with learning's resolved options on purpose: imports src/learning/options.ts directly.
  */
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { coreTools, createToolSearch, journalLearningStore, type LearnedRow, type ToolDefinition } from "../../src/index.js";
-import { resolveLearning } from "../../src/learning/options.js";
 
 const TOOLS = 1_000;
 const AGENT = "main";
@@ -101,8 +99,7 @@ export async function measureStore(records: number): Promise<StoreStallResult> {
   const perTenant = records === 0 ? 0 : Math.ceil(records / tenants);
   const dir = mkdtempSync(path.join(tmpdir(), "ts-store-stall-"));
   try {
-    const learning = resolveLearning({ enabled: true }, true);
-    const filler = journalLearningStore({ dir, learning });
+    const filler = journalLearningStore({ dir, learning: { enabled: true } });
     let rows: LearnedRow[] | undefined = syntheticRows(tenants, perTenant);
     const records = rows.length;
     if (records > 0) await filler.append(rows);
@@ -135,7 +132,7 @@ export async function measureStore(records: number): Promise<StoreStallResult> {
     const flush1k = await measured(() => engine.learning!.flush());
     const idleFlush = await measured(() => engine.learning!.flush());
 
-    const compactor = journalLearningStore({ dir, learning });
+    const compactor = journalLearningStore({ dir, learning: { enabled: true } });
     const compaction = await measured(async () =>
       compactor.compact!({ tools: CATALOG.map((t) => `core:${t.name}`), toolPrefixes: [], terms: { recordTerms: false } }),
     );

@@ -3,7 +3,6 @@
  * /healthz latency over the next seconds (while the workers load the store), whether the primary
  * ever reports a worker unresponsive, and how long SIGTERM takes. A real process tree on
  * loopback; the store is the journal a folder shared by the workers holds.
- * Fills the learned store with learning's resolved options on purpose: imports src/learning/options.ts directly.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -12,7 +11,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { journalLearningStore, type LearnedRow } from "../../src/index.js";
-import { resolveLearning } from "../../src/learning/options.js";
 import { freePort } from "../scale/fixture.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -75,7 +73,7 @@ export async function measureServeWorkers(records: number, seconds = 10): Promis
     const cache = path.join(dir, "cache");
     mkdirSync(cache, { mode: 0o700 });
     if (records > 0) {
-      const store = journalLearningStore({ dir: cache, learning: resolveLearning({ enabled: true }, true) });
+      const store = journalLearningStore({ dir: cache, learning: { enabled: true } });
       await store.append(rows(records));
       await store.close?.();
     }

@@ -42,7 +42,9 @@ import {
 import type { LearnedRow } from "./model.js";
 import type { CompactionKeep, CompactionReport, LearningStore } from "./store.js";
 import type { CompactionTask } from "./compaction-worker.js";
-import type { ResolvedLearningOptions } from "./options.js";
+import { resolveLearning, type LearningConfig, type ResolvedLearningOptions } from "./options.js";
+import { compileOptions } from "../validation/ajv.js";
+import { declared, int, object, string, withDefault, type TypeOf } from "../validation/typed-schema.js";
 import { definedProps } from "../defined.js";
 
 export const JOURNAL_FILE = "learned.journal";
@@ -60,21 +62,38 @@ const LOCK_WAIT_MS = 10_000;
 const COMPACT_GROWTH = 2;
 const COMPACT_MIN_BYTES = 4 * 1024 * 1024;
 
-export interface JournalStoreOptions {
-  /** The folder (created mode 0700 if missing); not used when others can write it. */
-  dir: string;
-  /** `indexCacheKey`: the header and every frame carry an HMAC-SHA256; frames without a valid one are skipped. */
-  key?: string;
-  /** The learning options (a compaction applies the same bounds as the model). */
+/** journalLearningStore's options: each with its check and default. */
+const journalStoreSchema = object(
+  {
+    /** The folder (created mode 0700 if missing); not used when others can write it. */
+    dir: string({ minLength: 1, description: "a folder path" }),
+    /** `indexCacheKey`: the header and every frame carry an HMAC-SHA256; frames without a valid one are skipped. */
+    key: string({ minLength: 1 }),
+    /**
+     * The learning options, as `tools.toolSearch.learning` takes them (a compaction applies the
+     * same bounds as the model); on unless `enabled: false`.
+     */
+    learning: declared<LearningConfig>()({}),
+    /** Largest journal read, bytes (default 512 MiB): a larger one is not read, and is replaced at the next compaction. */
+    maxBytes: withDefault(int(1, 2 ** 40), 512 * 1024 * 1024),
+    /** Where refusals are reported (default process.emitWarning). */
+    warn: declared<(message: string) => void>()({ function: true, description: "a function (message) => void" }),
+  },
+  { required: ["dir"] },
+);
+
+/** journalLearningStore's options: journalStoreSchema documents each one. */
+export type JournalStoreOptions = TypeOf<typeof journalStoreSchema>;
+
+/** What a JournalStore is built with: the options checked, the learning options resolved, and the tests' seams. */
+export type JournalStoreSettings = Omit<JournalStoreOptions, "learning"> & {
   learning: ResolvedLearningOptions;
-  /** Largest journal read, bytes (default 512 MiB): a larger one is not read, and is replaced at the next compaction. */
-  maxBytes?: number;
-  /** Where refusals are reported (default process.emitWarning). */
-  warn?: (message: string) => void;
   now?: () => number;
   /** The compaction worker's file (tests); default: the compiled compaction-worker.js. */
   workerFile?: string;
-}
+};
+
+const checkStoreOptions = compileOptions("journalStore", journalStoreSchema);
 
 /** Where this process reads: the file it has open, its generation, and the offset of the next frame. */
 interface Cursor {
@@ -90,7 +109,7 @@ export class JournalStore implements LearningStore {
   readonly #dir: string;
   readonly #key: Buffer | undefined;
   readonly #writer = newWriterId();
-  readonly #options: JournalStoreOptions;
+  readonly #options: Omit<JournalStoreSettings, "now">;
   readonly #maxBytes: number;
   readonly #reported = new Set<string>();
   readonly #now: () => number;
@@ -101,13 +120,15 @@ export class JournalStore implements LearningStore {
   #pool: Tinypool | undefined;
   #closed = false;
 
-  constructor(options: JournalStoreOptions) {
+  constructor(settings: JournalStoreSettings) {
+    const { learning, now, workerFile, ...given } = settings;
+    const options = { ...checkStoreOptions(given, "journalLearningStore"), learning, ...definedProps({ workerFile }) };
     this.#options = options;
     this.#dir = options.dir;
     this.file = path.join(options.dir, JOURNAL_FILE);
     this.#key = options.key === undefined ? undefined : Buffer.from(options.key, "utf8");
-    this.#maxBytes = options.maxBytes ?? 512 * 1024 * 1024;
-    this.#now = options.now ?? Date.now;
+    this.#maxBytes = options.maxBytes;
+    this.#now = now ?? Date.now;
     mkdirSync(options.dir, { recursive: true, mode: 0o700 });
     if (existsSync(path.join(options.dir, LEGACY_FILE)))
       this.#warnOnce(`${path.join(options.dir, LEGACY_FILE)} (the learned store of an older toolsearch) is not read; delete it`);
@@ -384,6 +405,9 @@ function defaultCompactionWorker(): string | undefined {
 }
 
 /** The journal store as a library value (what the engine makes from `indexCacheDir`), e.g. to wrap it. */
+/** The journal store a fleet plugs in as createToolSearch's `learningStore`: options checked here, learning resolved as the config's. */
 export function journalLearningStore(options: JournalStoreOptions): LearningStore {
-  return new JournalStore(options);
+  // Checked whole first, so that a test seam (now, workerFile) given here is refused as unknown.
+  const { learning, ...checked } = checkStoreOptions(options, "journalLearningStore");
+  return new JournalStore({ ...checked, learning: resolveLearning(learning, true, "journalLearningStore.learning") });
 }

@@ -14,16 +14,23 @@ import { closeSync, fstatSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { ConfigInvalidError } from "../errors.js";
 import type { SessionEvent, SessionLogSink } from "./types.js";
+import { compileOptions } from "../validation/ajv.js";
+import { boolean, object, withDefault, type TypeOf } from "../validation/typed-schema.js";
 
 export interface JsonlSessionLog extends SessionLogSink {
   readonly file: string;
   close(): Promise<void>;
 }
 
-export interface JsonlSessionLogOptions {
+const optionsSchema = object({
   /** Write search query text (default false: each query's length and word count only). */
-  recordQueries?: boolean;
-}
+  recordQueries: withDefault(boolean(), false),
+});
+
+/** jsonlSessionLog's options: optionsSchema documents each one. */
+export type JsonlSessionLogOptions = TypeOf<typeof optionsSchema>;
+
+const checkOptions = compileOptions("jsonlSessionLog", optionsSchema);
 
 type SearchEvent = Extract<SessionEvent, { type: "search" }>;
 
@@ -32,7 +39,8 @@ export type SearchLineWithoutText = Omit<SearchEvent, "queries"> & { queryChars:
 
 export function jsonlSessionLog(file: string, options: JsonlSessionLogOptions = {}): JsonlSessionLog {
   if (typeof file !== "string" || file.length === 0) throw new ConfigInvalidError("jsonlSessionLog needs a file path");
-  const recordQueries = options.recordQueries === true;
+  // Checked, so that a misspelt privacy switch (`recordQuery: true`) is refused rather than ignored.
+  const { recordQueries } = checkOptions(options, "jsonlSessionLog");
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   let fd: number | undefined = openSync(file, "a", 0o600);
   warnIfShared(fd, file);

@@ -8,7 +8,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { coreTools, createToolSearch, journalLearningStore, type LearnedRow, type ToolDefinition } from "../../src/index.js";
-import { resolveLearning } from "../../src/learning/options.js";
 import { definedProps } from "../../src/defined.js";
 
 const TOOLS: ToolDefinition[] = Array.from({ length: 1_000 }, (_, i) => ({
@@ -40,7 +39,7 @@ function planted(n: number, scopes: number): LearnedRow[] {
 async function plantStore(rows: LearnedRow[]): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), "ts-full-store-"));
   dirs.push(dir);
-  const store = journalLearningStore({ dir, learning: resolveLearning({ enabled: true }, true) });
+  const store = journalLearningStore({ dir, learning: { enabled: true } });
   await store.append(rows);
   await store.close?.();
   return dir;

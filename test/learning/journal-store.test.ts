@@ -7,7 +7,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSyn
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { JournalStore, JOURNAL_FILE } from "../../src/learning/journal-store.js";
+import { JournalStore, JOURNAL_FILE, journalLearningStore } from "../../src/learning/journal-store.js";
 import { resolveLearning } from "../../src/learning/options.js";
 import type { LearnedRow } from "../../src/learning/model.js";
 import type { CompactionKeep } from "../../src/learning/store.js";
@@ -212,5 +212,31 @@ describe("journal store", () => {
     const file = path.join(dir, JOURNAL_FILE);
     truncateSync(file, statSync(file).size - 10);
     expect((await readAll(store(dir))).map((r) => r.term)).toEqual(["#w0"]);
+  });
+});
+
+describe("journalLearningStore's options", () => {
+  it("are checked at the call, naming the option, what is allowed and the value; test seams are not options", () => {
+    const dir = folder();
+    expect(() => journalLearningStore({ dir, maxBytes: 0 })).toThrow(
+      "journalLearningStore.maxBytes: must be an integer from 1 to 1099511627776; got 0 (number)",
+    );
+    expect(() => journalLearningStore({ dir, learning: { minSessions: 0 } })).toThrow(
+      "journalLearningStore.learning.minSessions: must be an integer from 1 to 100; got 0",
+    );
+    expect(() => journalLearningStore({ dir, now: () => 0 } as never)).toThrow('journalLearningStore: unknown option "now"');
+    expect(() => journalLearningStore({} as never)).toThrow("journalLearningStore.dir: must be a folder path; got undefined");
+  });
+
+  it("take learning as the config does (on unless enabled is false) and keep rows in the folder's journal", async () => {
+    const dir = folder();
+    const store = journalLearningStore({ dir, learning: { maxTermsPerTool: 4 } });
+    expect(await store.append(rows(3))).toBe(true);
+    await store.close?.();
+    const again = journalLearningStore({ dir });
+    const read: LearnedRow[] = [];
+    for await (const batch of again.read()) read.push(...batch);
+    expect(read).toHaveLength(3);
+    await again.close?.();
   });
 });

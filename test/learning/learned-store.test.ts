@@ -9,7 +9,6 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { coreTools, createToolSearch, journalLearningStore, type LearnedRow, type LearningObject, type ToolDefinition } from "../../src/index.js";
-import { resolveLearning } from "../../src/learning/options.js";
 import { definedProps } from "../../src/defined.js";
 
 const tool = (name: string, description: string): ToolDefinition => ({
@@ -72,7 +71,7 @@ describe("the learned store through the engine", () => {
   it("starts without waiting for a full store, loads it a slice at a time, and ranks with it once ready", async () => {
     const dir = folder();
     const learning: LearningObject = { maxTermsPerTool: 1_024 };
-    const filler = journalLearningStore({ dir, learning: resolveLearning({ enabled: true, ...learning }, true) });
+    const filler = journalLearningStore({ dir, learning: { enabled: true, ...learning } });
     await filler.append([...storeRows(60_000), ...Array.from({ length: 3 }, (_, i) => ({ ...storeRows(1)[0]!, tool: "core:send_invoice", term: `#x${i}` }))]);
     await filler.close?.();
     const engine = await engineWith(learning, { dir });
@@ -155,7 +154,7 @@ describe("the learned store through the engine", () => {
     expect(await top(hashed)).toBe("core:send_invoice");
     expect(JSON.stringify(await hashed.learning!.export())).not.toContain("zorblat");
     await hashed.close();
-    const compactor = journalLearningStore({ dir, learning: resolveLearning({ enabled: true }, true) });
+    const compactor = journalLearningStore({ dir, learning: { enabled: true } });
     await compactor.compact!({ tools: TOOLS.map((t) => `core:${t.name}`), toolPrefixes: [], terms: { recordTerms: false } });
     await compactor.close?.();
     expect(readFileSync(path.join(dir, "learned.journal"), "latin1")).not.toContain("zorblat");

@@ -1,5 +1,5 @@
 /** jsonlSessionLog: one JSON line per event, appended, in a directory it creates; nothing after close. */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -35,5 +35,14 @@ describe("jsonlSessionLog", () => {
 
   it("needs a file path", () => {
     expect(() => jsonlSessionLog("")).toThrow(/file path/);
+  });
+
+  it("refuses a misspelt option before it creates the file: a privacy switch is never silently ignored", () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "ts-jsonl-opts-")), "logs", "s.jsonl");
+    expect(() => jsonlSessionLog(file, { recordQuery: true } as never)).toThrow(
+      'jsonlSessionLog: unknown option "recordQuery" (did you mean "recordQueries"?)',
+    );
+    expect(() => jsonlSessionLog(file, { recordQueries: "yes" } as never)).toThrow("jsonlSessionLog.recordQueries: must be boolean");
+    expect(existsSync(path.dirname(file))).toBe(false);
   });
 });
