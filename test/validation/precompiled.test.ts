@@ -6,8 +6,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
-import { draft07ValidatorSource, optionValidatorSources } from "../../scripts/generate-validators.js";
+import { describe, expect, it, vi } from "vitest";
 import { createToolSearch } from "../../src/index.js";
 import { compileOptions, requireGenerated } from "../../src/validation/ajv.js";
 import { inputSchemaProblem } from "../../src/catalog/validate-definition.js";
@@ -17,7 +16,13 @@ const DIR = path.join(ROOT, "src/generated/validators");
 
 describe("generated validators", () => {
   it("are what the generator makes of today's schemas (run `npm run build && node dist/scripts/generate-validators.js` after changing one)", async () => {
+    // The generator in a fresh module graph, as its own process has it: this project's test files
+    // share their worker's modules (isolate: false), and one may have declared a schema of its own.
+    compileOptions("declaredByAnotherTest", { type: "object" });
+    vi.resetModules();
+    const { draft07ValidatorSource, optionValidatorSources } = await import("../../scripts/generate-validators.js");
     const sources = await optionValidatorSources();
+    expect(sources.has("declaredByAnotherTest")).toBe(false);
     const expected = new Map([...sources].map(([name, source]) => [`${name}.cjs`, source]));
     expected.set("draft07.cjs", draft07ValidatorSource());
     expect(readdirSync(DIR).sort()).toEqual([...expected.keys()].sort());
