@@ -6,25 +6,12 @@
  */
 import diagnostics from "node:diagnostics_channel";
 import { InternalError, toErrorPayload, ToolSearchError, type ErrorCode, type ErrorPayload } from "./errors.js";
+import type { FailureEvent, FailureOrigin } from "./failure-event.js";
 
 export const ERROR_CHANNEL = "toolsearch:error";
 const channel = diagnostics.channel(ERROR_CHANNEL);
 
-export type FailureOrigin = "catalog_rebuild" | "output_schema" | "after_tool_call" | "session_log" | "on_source_down" | "internal";
-
-export interface FailureEvent {
-  origin: FailureOrigin;
-  code: ErrorCode;
-  message: string;
-  time: string;
-  /** Where it happened, when known: the session, run, tool or MCP server. */
-  sessionId?: string;
-  runId?: string;
-  toolId?: string;
-  server?: string;
-  /** What was thrown, for a subscriber that wants the stack. */
-  error?: unknown;
-}
+export type { FailureEvent, FailureOrigin } from "./failure-event.js";
 
 export type FailureContext = Pick<FailureEvent, "sessionId" | "runId" | "toolId" | "server">;
 

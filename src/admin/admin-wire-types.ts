@@ -4,18 +4,28 @@
  * that the web console (console/, a browser bundle with its own tsconfig) reads. A field
  * renamed here, or in what a route returns, breaks one build or the other.
  *
- * Types only, importing nothing: the console's build compiles this file alone, without Node's
- * types or the engine's modules. The engine's own types that an answer carries as they are (a
- * hit's ranking steps, a source's status, the sandbox report, learning's counts) are therefore
- * spelled out here, and test/admin/admin-wire-types.test.ts holds each equal to the engine's.
+ * Types only. The engine's types that an answer carries as they are (a hit's ranking steps, a
+ * source's status, the sandbox report, learning's counts) are the engine's own, imported
+ * type-only: a field renamed in the engine breaks the console's build too. The console's
+ * typecheck (`tsc -p console/tsconfig.json`, in `npm run typecheck`) compiles this file and
+ * every module it reaches without Node's types, so nothing imported here may reach a module that
+ * touches Node (`node:*`, Buffer, NodeJS.*): where an engine type sits beside such code, it lives
+ * in a small module of its own that the engine's module re-exports (settings/modes.ts,
+ * catalog/source-status.ts, learning/learning-stats.ts, sandbox/pool/pool-schema.ts, ...).
  * A field whose type admits `undefined` is left out of the JSON when it is undefined.
  */
+import type { TokenIdentity } from "../auth/token-identity.js";
+import type { RebuildError, SourceStatus } from "../catalog/source-status.js";
+import type { ToolSource } from "../catalog/types.js";
+import type { DetailedHit, ToolListing } from "../dispatch/types.js";
+import type { LearnedWord, LearningScopeStats, LearningStats } from "../learning/learning-stats.js";
+import type { McpSourceState, McpTransport } from "../mcp/mcp-source-state.js";
+import type { PoolLoad, SandboxReport } from "../sandbox/types.js";
+import type { ToolSearchMode } from "../settings/modes.js";
+import type { RunTelemetry } from "../telemetry/types.js";
 
-/** Where a tool comes from (catalog/types.ts ToolSource). */
-export type ToolSource = "core" | "plugin" | "mcp" | "client";
-
-/** How a run shows the catalog to its model (settings/tool-search-config.ts TOOL_SEARCH_MODES). */
-export type ToolSearchMode = "direct" | "code" | "tools" | "directory";
+export type { RankStep } from "../dispatch/types.js";
+export type { FieldName, ScoreDetail } from "../search/types.js";
 
 /** One page of a list (`offset`, `limit` from the query) and how many there are in all. */
 export interface Page {
@@ -27,14 +37,10 @@ export interface Page {
 // ---- GET /admin/v1: the index ----
 
 /** A `gateway.auth.tokens` entry as the index lists it: by its tenant and the identity it carries, never the token. */
-export interface TokenSummary {
+export interface TokenSummary extends Omit<TokenIdentity, "owner"> {
   /** The token's tenant: what a search's `identity.token` names to search as that token. */
   label: string;
-  agentId?: string;
   owner: boolean;
-  channels?: readonly string[];
-  modes?: readonly ToolSearchMode[];
-  tenant?: string;
 }
 
 export interface AdminRoute {
@@ -54,32 +60,9 @@ export interface AdminIndex {
 
 // ---- GET /admin/v1/catalog ----
 
-/** A catalog source's state (catalog/catalog.ts SourceStatus). */
-export interface SourceStatus {
-  source: Exclude<ToolSource, "client">;
-  toolset: string;
-  ok: boolean;
-  tools: number;
-  error?: string;
-}
-
-/** An MCP server's connection state (mcp/mcp-server-source.ts McpSourceState). */
-export type McpServerState = "idle" | "connecting" | "ready" | "failed" | "gone" | "closed";
-
-export type McpTransport = "stdio" | "http";
-
 export interface SourceRow extends SourceStatus {
   /** An MCP source's server: its state, transport and whether its tool list was cut. */
-  mcp?: { state: McpServerState; transport: McpTransport; truncated: boolean };
-}
-
-/** Why the last catalog rebuild was refused (the catalog before it is still served). */
-export interface RebuildError {
-  /** An error code of the taxonomy (errors.ts). */
-  code: string;
-  message: string;
-  /** ISO time. */
-  time: string;
+  mcp?: { state: McpSourceState; transport: McpTransport; truncated: boolean };
 }
 
 export interface CatalogAnswer extends Page {
@@ -90,27 +73,6 @@ export interface CatalogAnswer extends Page {
 }
 
 // ---- GET /admin/v1/tools ----
-
-/** Which tool (catalog/types.ts ToolIdentity). */
-export interface ToolIdentity {
-  id: string;
-  name: string;
-  source: ToolSource;
-  toolset: string;
-}
-
-/** A search hit (dispatch/types.ts SearchHit). */
-export interface SearchHit extends ToolIdentity {
-  summary: string;
-  score: number;
-  signature?: string;
-  weak?: true;
-}
-
-/** A tool as `engine.listTools` lists it (dispatch/types.ts ToolListing). */
-export interface ToolListing extends Omit<SearchHit, "score" | "weak"> {
-  ownerOnly: boolean;
-}
 
 /** Who the admin API listed or searched as: the identity asked for, with `token` narrowed by that token's own. */
 export interface AdminRunIdentity {
@@ -130,83 +92,10 @@ export interface ToolsAnswer extends Page {
   tools: ToolListing[];
 }
 
-// ---- POST /admin/v1/search: hits and why (search/types.ts, dispatch/types.ts) ----
+// ---- POST /admin/v1/search: hits and why ----
 
-export type FieldName = "name" | "toolset" | "description" | "params";
-
-export interface WordScore {
-  word: string;
-  term: string;
-  via: "word" | "typo" | "thesaurus" | "expansion";
-  score: number;
-  fields: Record<FieldName, number>;
-}
-
-export interface ScoreDetail {
-  words: WordScore[];
-  sum: number;
-  coordination: number;
-  namePrecision: number;
-  score: number;
-}
-
-export interface ListStep {
-  step: "whole" | "clause";
-  label: string;
-  clause?: number;
-  text: string;
-  rank: number;
-  score: number;
-  index: "catalog" | "client";
-  bm25f?: ScoreDetail;
-}
-
-export interface GuardStep {
-  step: "guard";
-  label: string;
-  from: number | undefined;
-  to: number;
-}
-
-export interface SafetyStep {
-  step: "safety";
-  label: string;
-  from: number;
-  to: number;
-}
-
-/** One ranking step that placed a hit; `label` says it in words. */
-export type RankStep =
-  | { step: "select"; label: string }
-  | { step: "exact"; label: string }
-  | ListStep
-  | { step: "fusion"; label: string; rank: number; score: number }
-  | { step: "sibling"; label: string; of: string }
-  | { step: "expansion"; label: string; word: string; term: string; via: "typo" | "thesaurus" | "expansion" }
-  | { step: "client"; label: string }
-  | { step: "learned"; label: string; rank: number; textRank: number | undefined; sessions: number; words?: string[] }
-  | GuardStep
-  | SafetyStep
-  | { step: "weak"; label: string };
-
-export interface ExplainDetail {
-  steps: RankStep[];
-}
-
-/** A hit as the search route explains it: `detail` unless the request asked `detail: false`. */
-export interface ExplainedHit extends SearchHit {
-  learned: boolean;
-  detail?: ExplainDetail;
-}
-
-/** What the run's model is shown up front (telemetry/types.ts RunTelemetry["upfront"]). */
-export interface Upfront {
-  schemas: number;
-  declaredTools: number;
-  toolsBytes: number;
-  instructionsBytes: number;
-  directBytes: number;
-}
+/** A hit as the search route explains it: `detail` (the steps that placed it) unless the request asked `detail: false`. */
+export type ExplainedHit = Omit<DetailedHit, "detail"> & Partial<Pick<DetailedHit, "detail">>;
 
 export interface SearchAnswer {
   request: string;
@@ -214,8 +103,9 @@ export interface SearchAnswer {
   mode: ToolSearchMode;
   requestedMode: ToolSearchMode;
   fallbackReason?: string;
-  catalog: { size: number; bySource: Record<ToolSource, number> };
-  upfront: Upfront;
+  catalog: RunTelemetry["catalog"];
+  /** What the run's model is shown up front. */
+  upfront: RunTelemetry["upfront"];
   hits: ExplainedHit[];
 }
 
@@ -285,17 +175,6 @@ export interface TenantRow {
   codeBodies: { running: number; queued: number };
 }
 
-/** The code pool's occupancy (sandbox/types.ts PoolLoad). */
-export interface PoolLoad {
-  ready: number;
-  running: number;
-  queued: number;
-  maxConcurrent: number;
-  maxQueue: number;
-  /** `tenant` undefined: runs that named none. */
-  tenants: Array<{ tenant: string | undefined; running: number; queued: number }>;
-}
-
 export interface TenantsAnswer extends Page {
   tenants: TenantRow[];
   shares: {
@@ -308,26 +187,6 @@ export interface TenantsAnswer extends Page {
 
 // ---- GET /admin/v1/sandbox ----
 
-/** Which isolation layers are in force (sandbox/types.ts SandboxReport). */
-export interface SandboxReport {
-  available: boolean;
-  reason?: string;
-  nodeVersion: string;
-  permissionFlag?: string;
-  notes?: string[];
-  layers: {
-    permissionModel: boolean;
-    networkNamespace: boolean;
-    pidNamespace: boolean;
-    permissionNet: boolean;
-    noCodeGenFromStrings: boolean;
-    vmContext: boolean;
-    parentInspectorGuard: boolean;
-    memoryLimit: boolean;
-    orphanKill: boolean;
-  };
-}
-
 /** `started: false`: no run has needed code mode yet, so nothing was probed. */
 export type SandboxAnswer = { started: false } | { report: SandboxReport; load?: PoolLoad };
 
@@ -336,7 +195,7 @@ export type SandboxAnswer = { started: false } | { report: SandboxReport; load?:
 export interface ServerRow {
   name: string;
   transport: McpTransport;
-  state: McpServerState;
+  state: McpSourceState;
   up: boolean;
   tools: number;
   truncated: boolean;
@@ -354,25 +213,6 @@ export interface ServersAnswer extends Page {
 
 // ---- GET /admin/v1/learning and /learning/words (learning/learner.ts) ----
 
-export interface LearningStats {
-  records: number;
-  active: number;
-  tools: number;
-  scopes: number;
-  pending: number;
-  store: string;
-  loaded: boolean;
-  recordTerms: boolean;
-}
-
-export interface LearningScopeStats {
-  scope: string;
-  tenant: string;
-  records: number;
-  active: number;
-  tools: number;
-}
-
 export interface LearningAnswer extends Page {
   enabled: boolean;
   /** Absent when learning is off. */
@@ -386,7 +226,7 @@ export interface LearnedWords {
   /** Whether this process keeps learned words readable; false: `words` is empty and `why` says so. */
   kept: boolean;
   why?: string;
-  words: Array<{ term: string; count: number; sessions: number }>;
+  words: LearnedWord[];
 }
 
 export interface WordsAnswer extends LearnedWords {

@@ -5,39 +5,15 @@
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
-import { TOOL_SEARCH_MODES, type ToolSearchMode } from "../settings/tool-search-config.js";
+import type { ToolSearchMode } from "../settings/tool-search-config.js";
 import { ConfigInvalidError, HttpError } from "../errors.js";
 import { definedProps } from "../defined.js";
-import { arrayOf, boolean, object, oneOf, string, type TypeOf } from "../validation/typed-schema.js";
+import type { TokenIdentity } from "./token-identity.js";
 
 /** Shorter tokens are guessable; the config schema holds the same bound. */
 export const MIN_TOKEN_LENGTH = 16;
 
-/** An explicit tenant name: ":" is left out, so no name is ever a derived one. */
-export const TENANT_NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$";
-
-const text = string({ minLength: 1, maxLength: 256 });
-
-/** What a token lets its holder be: the identity fields of a `gateway.auth.tokens` entry, as the config schema checks them. */
-export const tokenIdentitySchema = object({
-  /** The agent every run of this token is; a body may not name another. */
-  agentId: text,
-  /** Only a token with `owner: true` may run owner-only tools. */
-  owner: boolean(),
-  /** The channels a run may name; with exactly one, it is the default. */
-  channels: arrayOf(text, { minItems: 1, uniqueItems: true }),
-  /** The modes a run may ask for. */
-  modes: arrayOf(oneOf(TOOL_SEARCH_MODES), { minItems: 1, uniqueItems: true }),
-  /**
-   * The tenant this token's runs belong to (RunContext.tenant): what learning and the fair shares
-   * are keyed by. Tokens that name the same tenant share them (a token rotated under the same
-   * name keeps its tenant's learning). Default: a name derived from the token itself (tokenTenant).
-   */
-  tenant: string({ pattern: TENANT_NAME_PATTERN }),
-});
-
-/** What a token lets its holder be (tokenIdentitySchema documents each field). */
-export type TokenIdentity = TypeOf<typeof tokenIdentitySchema>;
+export { TENANT_NAME_PATTERN, tokenIdentitySchema, type TokenIdentity } from "./token-identity.js";
 
 /** One resolved token (a `tokenEnv` already read from the environment). */
 export interface AuthToken extends TokenIdentity {

@@ -4,7 +4,7 @@
  */
 import type { Ajv } from "ajv";
 import { ConfigInvalidError, errorMessage } from "../errors.js";
-import { publishFailure, type FailureEvent } from "../error-channel.js";
+import { publishFailure } from "../error-channel.js";
 import type { CatalogSource } from "./sources.js";
 import { toSearchDoc, type SearchDoc } from "./search-doc.js";
 import { toolId } from "./tool-id.js";
@@ -14,17 +14,9 @@ import { ValidatorCache } from "../validation/validator-cache.js";
 import type { ValidateFunction } from "ajv";
 import { cachedValidator, checkInputSchema, checkDefinitionShape, compileValidator } from "./validate-definition.js";
 import { definedProps } from "../defined.js";
+import type { RebuildError, SourceStatus } from "./source-status.js";
 
-export interface SourceStatus {
-  source: CatalogSource["source"];
-  toolset: string;
-  ok: boolean;
-  tools: number;
-  error?: string;
-}
-
-/** Why the last rebuild after a source change was refused (the catalog before it is still served). */
-export type RebuildError = Pick<FailureEvent, "code" | "message" | "time">;
+export type { RebuildError, SourceStatus } from "./source-status.js";
 
 export class Catalog {
   private entries: CatalogEntry[] = [];

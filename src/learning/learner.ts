@@ -35,6 +35,7 @@ import { idFilter, keepsRow } from "./retention.js";
 import { termKeyer, type TermMode } from "./term-keys.js";
 import { DEFAULT_FUSE, fuseLearned, type FusedHit } from "./fuse.js";
 import type { BackendHit, CorpusStats } from "../search/types.js";
+import type { LearnedWord, LearningScopeStats, LearningStats } from "./learning-stats.js";
 
 /** Searches before the one that found the tool that are credited with it (rephrasings). */
 const MAX_REPHRASINGS = 2;
@@ -47,32 +48,13 @@ const MAX_PENDING_SEARCHES = 8;
  */
 const SLICE_ROWS = 500;
 
+export type { LearnedWord, LearningScopeStats, LearningStats } from "./learning-stats.js";
+
 /** Who a run is, as learning sees it. */
 export interface LearningSubject {
   sessionId: string;
   agentId?: string;
   tenant?: string;
-}
-
-export interface LearningStats {
-  records: number;
-  active: number;
-  tools: number;
-  scopes: number;
-  /** Records changed here that the store does not hold yet. */
-  pending: number;
-  store: string;
-  /** Whether what the store held at start is merged in yet (it loads in the background). */
-  loaded: boolean;
-  /** Whether request words are kept in clear (`learning.recordTerms`), or as keyed hashes. */
-  recordTerms: boolean;
-}
-
-/** One learned word of a tool (Learner.words): its decayed count and how many sessions gave it. */
-export interface LearnedWord {
-  term: string;
-  count: number;
-  sessions: number;
 }
 
 /** What a learned rank rests on (Learner.evidence). */
@@ -88,17 +70,6 @@ export interface LearnedCatalog {
   downPrefixes: readonly string[];
   /** RunContext.tenant values that exist (a gateway's token tenants); undefined: any. */
   tenants?: ReadonlySet<string>;
-}
-
-/** One learning scope's size (`engine.learning.scopes()`): `scope` is its key (agent:<id>, tenant:<t>:agent:<id>, token:<t>, shared). */
-export interface LearningScopeStats {
-  scope: string;
-  /** The tenant whose share its records count against ("" for runs with no tenant, "shared" for the shared scope). */
-  tenant: string;
-  records: number;
-  /** Records past `minSessions`: the ones ranking uses. */
-  active: number;
-  tools: number;
 }
 
 export class Learner {

@@ -51,13 +51,14 @@ import {
 } from "./options.js";
 import { mapToolNames } from "./tool-names.js";
 import { definedProps } from "../defined.js";
+import type { McpSourceState, McpTransport } from "./mcp-source-state.js";
 
-export type McpSourceState = "idle" | "connecting" | "ready" | "failed" | "gone" | "closed";
+export type { McpSourceState } from "./mcp-source-state.js";
 
 /** A snapshot for operators and tests. */
 export interface McpSourceStatus {
   name: string;
-  transport: "stdio" | "http";
+  transport: McpTransport;
   state: McpSourceState;
   /** Why the source is not serving, when it is not (its circuit breaker open included). */
   reason?: string;

@@ -5,7 +5,7 @@
  */
 import type { CodeErrorCode } from "../errors.js";
 import type { TypeOf } from "../validation/typed-schema.js";
-import type { poolSchema } from "./pool/options.js";
+import type { poolSchema } from "./pool/pool-schema.js";
 
 export interface BridgeCallOptions {
   /** Aborted when the body is killed (deadline, limit, protocol breach) or the engine closes. */
@@ -91,7 +91,7 @@ export interface SandboxReport {
   };
 }
 
-/** Code-mode pool limits, each optional: poolSchema (pool/options.ts) documents each one, its range and default. */
+/** Code-mode pool limits, each optional: poolSchema (pool/pool-schema.ts) documents each one, its range and default. */
 export type PoolOptions = TypeOf<typeof poolSchema>;
 
 export interface CodePool {

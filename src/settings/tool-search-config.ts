@@ -15,10 +15,9 @@ import {
 } from "../learning/options.js";
 import { MIN_SNAPSHOT_KEY_LENGTH } from "../search/storage/snapshot-store.js";
 import { definedProps } from "../defined.js";
+import { TOOL_SEARCH_MODES } from "./modes.js";
 
-/** The modes, listed here and nowhere else (schemas, the run context, the gateway take them from here). */
-export const TOOL_SEARCH_MODES = ["direct", "code", "tools", "directory"] as const;
-export type ToolSearchMode = (typeof TOOL_SEARCH_MODES)[number];
+export { TOOL_SEARCH_MODES, type ToolSearchMode } from "./modes.js";
 
 /** 1 MiB: what a tool result may put in front of the model outside code mode. */
 export const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { ToolSearchMode } from "../settings/tool-search-config.js";
+import type { ToolSearchMode } from "../settings/modes.js";
 import type { ErrorCode } from "../errors.js";
 import type { ToolSource } from "../catalog/types.js";
 

@@ -1,74 +1,44 @@
 /**
- * The admin API's wire types (src/admin/admin-wire-types.ts) spell out the engine's types that
- * its answers carry as they are, because the console's build compiles that file alone. Here each
- * is held equal to the engine's own, so that a field renamed in the engine fails `npm run
- * typecheck` (tsconfig.test.json compiles this file) instead of reaching the console as a field
- * it no longer gets. These are type assertions: at run time they check nothing.
+ * The admin API's wire types (src/admin/admin-wire-types.ts) import the engine's own types, and
+ * the web console reads them in a browser build without Node's types. So the console's program
+ * (console/tsconfig.json, what `npm run typecheck` runs as `tsc -p console/tsconfig.json`) must
+ * compile the wire types and every engine module they reach, without Node's types, and without
+ * an error: a module that touches Node (`node:*`, Buffer, NodeJS.*) reached from the wire types
+ * fails here, naming the file, instead of being read by the console as types it cannot have.
  */
-import { describe, expectTypeOf, it } from "vitest";
-import type * as wire from "../../src/admin/admin-wire-types.js";
-import type { TokenIdentity } from "../../src/auth/token-auth.js";
-import type { RebuildError, SourceStatus } from "../../src/catalog/catalog.js";
-import type { ToolIdentity, ToolSource } from "../../src/catalog/types.js";
-import type { DetailedHit, ExplainDetail, ExplainedHit, GuardStep, ListStep, RankStep, SafetyStep, SearchHit, ToolListing } from "../../src/dispatch/types.js";
-import type { LearnedWord, LearningScopeStats, LearningStats } from "../../src/learning/learner.js";
-import type { McpSourceState, McpSourceStatus } from "../../src/mcp/mcp-server-source.js";
-import type { PoolLoad, SandboxReport } from "../../src/sandbox/types.js";
-import type { FieldName, ScoreDetail, WordScore } from "../../src/search/types.js";
-import type { ToolSearchMode } from "../../src/settings/tool-search-config.js";
-import type { RunTelemetry } from "../../src/telemetry/types.js";
+import path from "node:path";
+import { API, type Project } from "typescript/unstable/sync";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../architecture/import-graph.js";
 
-describe("the admin API's wire types are the engine's", () => {
-  it("names: sources, modes, MCP states and transports", () => {
-    expectTypeOf<wire.ToolSource>().toEqualTypeOf<ToolSource>();
-    expectTypeOf<wire.ToolSearchMode>().toEqualTypeOf<ToolSearchMode>();
-    expectTypeOf<wire.McpServerState>().toEqualTypeOf<McpSourceState>();
-    expectTypeOf<wire.McpTransport>().toEqualTypeOf<McpSourceStatus["transport"]>();
+const WIRE_TYPES = path.join(ROOT, "src/admin/admin-wire-types.ts");
+const ENGINE = path.join(ROOT, "src") + path.sep;
+
+let api: API;
+let consoleProject: Project;
+beforeAll(() => {
+  api = new API({ cwd: ROOT });
+  const project = api.updateSnapshot({ openProject: path.join(ROOT, "console/tsconfig.json") }).getProjects()[0];
+  if (!project) throw new Error("console/tsconfig.json opened no project");
+  consoleProject = project;
+});
+afterAll(() => api.close());
+
+describe("the console's typecheck of the admin API's wire types", () => {
+  it("compiles the wire types and the engine modules they import, and no Node types", () => {
+    const files = consoleProject.program.getSourceFileNames();
+    expect(files).toContain(WIRE_TYPES);
+    expect(files.filter((file) => file.startsWith(ENGINE)).length).toBeGreaterThan(1);
+    expect(files.filter((file) => /[\\/]@types[\\/]node[\\/]/.test(file))).toEqual([]);
   });
 
-  it("the index's tokens: a token's identity, by its label", () => {
-    expectTypeOf<Omit<wire.TokenSummary, "label" | "owner">>().toEqualTypeOf<Omit<TokenIdentity, "owner">>();
-  });
-
-  it("the catalog: a source's status and a refused rebuild", () => {
-    expectTypeOf<wire.SourceStatus>().toEqualTypeOf<SourceStatus>();
-    // The engine's code is the taxonomy's union; the wire says string.
-    expectTypeOf<RebuildError>().toExtend<wire.RebuildError>();
-    expectTypeOf<keyof RebuildError>().toEqualTypeOf<keyof wire.RebuildError>();
-  });
-
-  it("tools and hits", () => {
-    expectTypeOf<wire.ToolIdentity>().toEqualTypeOf<ToolIdentity>();
-    expectTypeOf<wire.SearchHit>().toEqualTypeOf<SearchHit>();
-    expectTypeOf<wire.ToolListing>().toEqualTypeOf<ToolListing>();
-    expectTypeOf<Omit<wire.ExplainedHit, "detail">>().toEqualTypeOf<ExplainedHit>();
-    expectTypeOf<Required<Pick<wire.ExplainedHit, "detail">>>().toEqualTypeOf<Pick<DetailedHit, "detail">>();
-  });
-
-  it("explain: ranking steps and BM25F detail", () => {
-    expectTypeOf<wire.FieldName>().toEqualTypeOf<FieldName>();
-    expectTypeOf<wire.WordScore>().toEqualTypeOf<WordScore>();
-    expectTypeOf<wire.ScoreDetail>().toEqualTypeOf<ScoreDetail>();
-    expectTypeOf<wire.ListStep>().toEqualTypeOf<ListStep>();
-    expectTypeOf<wire.GuardStep>().toEqualTypeOf<GuardStep>();
-    expectTypeOf<wire.SafetyStep>().toEqualTypeOf<SafetyStep>();
-    expectTypeOf<wire.RankStep>().toEqualTypeOf<RankStep>();
-    expectTypeOf<wire.ExplainDetail>().toEqualTypeOf<ExplainDetail>();
-  });
-
-  it("a search's run: its catalog and what its model is shown up front", () => {
-    expectTypeOf<wire.Upfront>().toEqualTypeOf<RunTelemetry["upfront"]>();
-    expectTypeOf<wire.SearchAnswer["catalog"]>().toEqualTypeOf<RunTelemetry["catalog"]>();
-  });
-
-  it("the sandbox and the code pool", () => {
-    expectTypeOf<wire.SandboxReport>().toEqualTypeOf<SandboxReport>();
-    expectTypeOf<wire.PoolLoad>().toEqualTypeOf<PoolLoad>();
-  });
-
-  it("learning's counts and words", () => {
-    expectTypeOf<wire.LearningStats>().toEqualTypeOf<LearningStats>();
-    expectTypeOf<wire.LearningScopeStats>().toEqualTypeOf<LearningScopeStats>();
-    expectTypeOf<wire.LearnedWords["words"][number]>().toEqualTypeOf<LearnedWord>();
+  it("finds no error in any engine module it compiles", () => {
+    const engineFiles = consoleProject.program.getSourceFileNames().filter((file) => file.startsWith(ENGINE));
+    const errors = engineFiles.flatMap((file) =>
+      [...consoleProject.program.getSyntacticDiagnostics(file), ...consoleProject.program.getSemanticDiagnostics(file)].map(
+        (diagnostic) => `${path.relative(ROOT, file)}: TS${diagnostic.code} ${diagnostic.text}`,
+      ),
+    );
+    expect(errors).toEqual([]);
   });
 });

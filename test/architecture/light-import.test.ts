@@ -61,9 +61,9 @@ describe('import("toolsearch")', () => {
     // Of ajv, only what the precompiled validators require: the compiler never loads.
     const ajvFiles = loaded.filter((entry) => /node_modules[\\/]ajv[\\/]/.test(entry)).map((entry) => entry.replace(/.*node_modules[\\/]ajv[\\/]/, ""));
     expect(ajvFiles.filter((file) => !/^dist[\\/]runtime[\\/]/.test(file))).toEqual([]);
-    // Nor the code behind features this start did not use (the pool's options are checked at start: only they load).
+    // Nor the code behind features this start did not use (the pool's options are checked at start: only they and their schema load).
     const unused =
-      /^(sandbox\/pool\/(?!options\.js)|sandbox\/child|gateway|mcpface|agent\/agent-turn|mcp\/connection|mcp\/client|learning\/learner|telemetry\/otlp)/;
+      /^(sandbox\/pool\/(?!options\.js|pool-schema\.js)|sandbox\/child|gateway|mcpface|agent\/agent-turn|mcp\/connection|mcp\/client|learning\/learner|telemetry\/otlp)/;
     expect(ownModules(loaded).filter((file) => unused.test(file))).toEqual([]);
   });
 
