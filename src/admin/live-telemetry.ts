@@ -7,6 +7,14 @@
  */
 import type { SessionEvent, SessionLogSink } from "../telemetry/types.js";
 import type { Latency, OutcomeCounts, TelemetryBucket, TelemetryTotals } from "./admin-wire-types.js";
+import { IgnoredRuns } from "../telemetry/ignored-runs.js";
+import { LruMap } from "../validation/lru.js";
+
+/** A run while it runs: whose it is, and since when. */
+interface OpenRun {
+  tenant: string;
+  started: number;
+}
 
 /** One tenant's activity: a token's label, else `session:<id>` (each unauthenticated session is a tenant of its own). */
 export interface TenantActivity {
@@ -62,25 +70,20 @@ function count(into: OutcomeCounts, ok: boolean, code: string | undefined): void
   }
 }
 
-/** Removes the oldest entry of an insertion-ordered map past `max` (a Map keeps insertion order: re-inserting marks it recent). */
-function keepAtMost<K>(map: Map<K, unknown> | Set<K>, max: number): void {
-  while (map.size > max) map.delete(map.keys().next().value as K);
-}
-
 export class LiveTelemetry implements SessionLogSink {
   readonly bucketMs: number;
   private readonly size: number;
   private readonly ring: Array<TelemetryBucket | undefined>;
   private readonly totals: TelemetryTotals;
-  private readonly tenants = new Map<string, TenantActivity>();
-  /** runId → its tenant and start, while it runs. */
-  private readonly open = new Map<string, { tenant: string; started: number }>();
-  /** runIds of ignored runs, while they run. */
-  private readonly ignored = new Set<string>();
-  private readonly servers = new Map<string, ServerCalls>();
+  /** Tenants seen, least recently seen first. */
+  private readonly tenants: LruMap<string, TenantActivity>;
+  /** runId → its tenant and start, while it runs; one pushed out past the bound stops counting as active. */
+  private readonly open: LruMap<string, OpenRun>;
+  /** The admin API's runs are tools of the operator, not traffic: their events are left out, start to end. */
+  private readonly ignored: IgnoredRuns;
+  private readonly servers: LruMap<string, ServerCalls>;
   private readonly now: () => number;
   private readonly limits: { tenants: number; openRuns: number; servers: number };
-  private readonly ignoreTenant: string | undefined;
 
   constructor(options: LiveTelemetryOptions = {}) {
     this.now = options.now ?? Date.now;
@@ -88,7 +91,10 @@ export class LiveTelemetry implements SessionLogSink {
     this.size = options.buckets ?? 360;
     this.ring = new Array<TelemetryBucket | undefined>(this.size);
     this.limits = { tenants: options.maxTenants ?? 1_024, openRuns: options.maxOpenRuns ?? 10_000, servers: options.maxServers ?? 256 };
-    this.ignoreTenant = options.ignoreTenant;
+    this.ignored = new IgnoredRuns(options.ignoreTenant, this.limits.openRuns);
+    this.open = new LruMap(this.limits.openRuns, (_, run) => this.runClosed(run));
+    this.tenants = new LruMap(this.limits.tenants);
+    this.servers = new LruMap(this.limits.servers);
     this.totals = {
       since: new Date(this.now()).toISOString(),
       runs: { total: 0, active: 0, byMode: {}, fallbacks: 0 },
@@ -101,7 +107,7 @@ export class LiveTelemetry implements SessionLogSink {
   }
 
   write(event: SessionEvent): void {
-    if (this.isIgnored(event)) return;
+    if (this.ignored.has(event)) return;
     const bucket = this.bucket();
     switch (event.type) {
       case "run_start":
@@ -129,19 +135,6 @@ export class LiveTelemetry implements SessionLogSink {
     }
   }
 
-  /** The admin API's runs are tools of the operator, not traffic: their events are left out, start to end. */
-  private isIgnored(event: SessionEvent): boolean {
-    if (this.ignoreTenant === undefined) return false;
-    if (event.type === "run_start" && event.tenant === this.ignoreTenant) {
-      this.ignored.add(event.runId);
-      keepAtMost(this.ignored, this.limits.openRuns);
-      return true;
-    }
-    if (!this.ignored.has(event.runId)) return false;
-    if (event.type === "run_end") this.ignored.delete(event.runId);
-    return true;
-  }
-
   private runStarted(event: Extract<SessionEvent, { type: "run_start" }>, bucket: TelemetryBucket): void {
     const { runs, bytes } = this.totals;
     runs.total += 1;
@@ -157,8 +150,6 @@ export class LiveTelemetry implements SessionLogSink {
     if (!this.open.has(event.runId)) {
       runs.active += 1;
       this.open.set(event.runId, { tenant, started: this.now() });
-      // A run dropped here never ended as far as this view knows: it stops counting as active.
-      if (this.open.size > this.limits.openRuns) this.runEnded(this.open.keys().next().value as string);
     }
     const activity = this.tenantActivity(tenant);
     activity.runs += 1;
@@ -166,11 +157,16 @@ export class LiveTelemetry implements SessionLogSink {
   }
 
   private runEnded(runId: string): void {
-    const run = this.open.get(runId);
+    const run = this.open.peek(runId);
     if (run === undefined) return;
     this.open.delete(runId);
+    this.runClosed(run);
+  }
+
+  /** A run that ended, or that was pushed out of `open` (it never ended as far as this view knows): it no longer counts as active. */
+  private runClosed(run: OpenRun): void {
     this.totals.runs.active -= 1;
-    const activity = this.tenants.get(run.tenant);
+    const activity = this.tenants.peek(run.tenant);
     if (activity !== undefined) activity.activeRuns = Math.max(0, activity.activeRuns - 1);
   }
 
@@ -192,11 +188,10 @@ export class LiveTelemetry implements SessionLogSink {
   private serverCall(event: Extract<SessionEvent, { type: "call" }>): void {
     const server = event.id.split(":", 2)[1];
     if (server === undefined) return;
-    let calls = this.servers.get(server);
+    let calls = this.servers.peek(server);
     if (calls === undefined) {
       calls = { ok: 0, failed: 0, latency: latency() };
       this.servers.set(server, calls);
-      keepAtMost(this.servers, this.limits.servers);
     }
     if (event.ok) calls.ok += 1;
     else {
@@ -211,17 +206,14 @@ export class LiveTelemetry implements SessionLogSink {
   }
 
   private tenantOfRun(runId: string, update: (activity: TenantActivity) => void): void {
-    const run = this.open.get(runId);
+    const run = this.open.peek(runId);
     if (run !== undefined) update(this.tenantActivity(run.tenant));
   }
 
   private tenantActivity(tenant: string): TenantActivity {
-    let activity = this.tenants.get(tenant);
-    if (activity === undefined) activity = { tenant, runs: 0, activeRuns: 0, calls: { ok: 0, failed: 0 }, codeRuns: 0, lastSeen: 0 };
-    else this.tenants.delete(tenant);
+    const activity = this.tenants.get(tenant) ?? { tenant, runs: 0, activeRuns: 0, calls: { ok: 0, failed: 0 }, codeRuns: 0, lastSeen: 0 };
     activity.lastSeen = this.now();
     this.tenants.set(tenant, activity);
-    keepAtMost(this.tenants, this.limits.tenants);
     return activity;
   }
 
@@ -260,7 +252,7 @@ export class LiveTelemetry implements SessionLogSink {
   }
 
   serverCalls(): Map<string, ServerCalls> {
-    return new Map([...this.servers].map(([name, calls]) => [name, structuredClone(calls)]));
+    return new Map([...this.servers.entries()].map(([name, calls]) => [name, structuredClone(calls)]));
   }
 }
 

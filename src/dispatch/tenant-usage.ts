@@ -3,6 +3,7 @@
  * every second), and which tenants count as active: those that ran a piece in the last ten
  * seconds. Bounded: the least recently active are forgotten first.
  */
+import { LruMap } from "../validation/lru.js";
 
 /** Lately used time decays by half in this long. */
 const HALF_LIFE_MS = 1_000;
@@ -17,17 +18,15 @@ interface Used {
 }
 
 export class TenantUsage {
-  /** Least recently active first. */
-  readonly #byTenant = new Map<string, Used>();
+  /** Least recently charged first (peek, not get: a look must not reorder them). */
+  readonly #byTenant = new LruMap<string, Used>(MAX_TRACKED);
   #total: Used = { ms: 0, at: 0 };
 
   /** `ms` more used by `tenant`, at `now` (performance.now()). */
   charge(tenant: string, ms: number, now: number): void {
-    const used = this.#byTenant.get(tenant);
-    this.#byTenant.delete(tenant);
+    const used = this.#byTenant.peek(tenant);
     this.#byTenant.set(tenant, { ms: (used ? decayed(used, now) : 0) + ms, at: now });
     this.#total = { ms: decayed(this.#total, now) + ms, at: now };
-    if (this.#byTenant.size > MAX_TRACKED) this.#byTenant.delete(this.#byTenant.keys().next().value as string);
   }
 
   /**
@@ -36,14 +35,14 @@ export class TenantUsage {
    */
   withinShare(tenant: string, now: number): boolean {
     this.#forgetInactive(now);
-    const used = this.#byTenant.get(tenant);
+    const used = this.#byTenant.peek(tenant);
     if (used === undefined) return true;
     const active = this.#byTenant.size;
     return active === 1 || decayed(used, now) * active <= decayed(this.#total, now);
   }
 
   #forgetInactive(now: number): void {
-    for (const [tenant, used] of this.#byTenant) {
+    for (const [tenant, used] of this.#byTenant.entries()) {
       if (now - used.at < ACTIVE_MS) return;
       this.#byTenant.delete(tenant);
     }

@@ -16,6 +16,7 @@ import type { ToolCallAnswer, ToolSearchRun } from "../engine/run.js";
 import { EngineClosedError, ToolUnavailableError } from "../errors.js";
 import { TOOL_CALL } from "../surfaces/control-tools.js";
 import { errorResult, toToolMessage } from "../surfaces/surface.js";
+import { LruMap } from "../validation/lru.js";
 
 /** Says why an MCP server is not serving (undefined while it is), by its configured name. */
 export type ServerReason = (server: string) => string | undefined;
@@ -29,7 +30,7 @@ export class FaceSession {
   private refreshing: Promise<ToolSearchRun> | undefined;
   private readonly inFlight = new Map<ToolSearchRun, number>();
   /** Call names (direct) and ids (tool_call) this session was shown, whose tools left its catalog → tool id. */
-  private readonly vanished = new Map<string, string>();
+  private readonly vanished = new LruMap<string, string>(MAX_VANISHED);
   private closed = false;
 
   private constructor(
@@ -93,7 +94,7 @@ export class FaceSession {
   /** A tool this session was shown, whose server is now down: TOOL_UNAVAILABLE with the reason. */
   private unavailableInstead(name: string, args: Record<string, unknown> | undefined, answer: ToolCallAnswer): ToolCallAnswer {
     const key = name === TOOL_CALL ? (typeof args?.id === "string" ? args.id : undefined) : name;
-    const id = key === undefined ? undefined : this.vanished.get(key);
+    const id = key === undefined ? undefined : this.vanished.peek(key);
     const server = id?.startsWith("mcp:") ? id.slice(4, id.indexOf(":", 4)) : undefined;
     const reason = server ? this.serverReason(server) : undefined;
     if (id === undefined || reason === undefined) return answer;
@@ -126,7 +127,6 @@ export class FaceSession {
     for (const [name, id] of previous.declaredTools()) if (!nextDeclared.has(name)) this.vanished.set(name, id);
     for (const id of previous.visibleToolIds()) if (!nextIds.has(id)) this.vanished.set(id, id);
     for (const key of [...this.vanished.keys()]) if (nextDeclared.has(key) || nextIds.has(key)) this.vanished.delete(key);
-    while (this.vanished.size > MAX_VANISHED) this.vanished.delete(this.vanished.keys().next().value as string);
   }
 
   async close(): Promise<void> {

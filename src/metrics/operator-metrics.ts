@@ -18,6 +18,8 @@ import type { McpServerSource } from "../mcp/index.js";
 import type { PoolLoad } from "../sandbox/types.js";
 import type { SessionEvent, SessionLogSink } from "../telemetry/types.js";
 import { definedProps } from "../defined.js";
+import { LruMap } from "../validation/lru.js";
+import { IgnoredRuns } from "../telemetry/ignored-runs.js";
 
 /** HTTP semantic conventions' advice for http.server.request.duration. */
 const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
@@ -71,8 +73,9 @@ export class OperatorMetrics implements SessionLogSink {
   private readonly mcpCallDuration: Histogram;
   private readonly codeDuration: Histogram;
   /** runId → when it started (performance.now) and its mode, for run.duration. */
-  private readonly open = new Map<string, { started: number; mode: string }>();
-  private readonly ignored = new Set<string>();
+  private readonly open = new LruMap<string, { started: number; mode: string }>(MAX_OPEN_RUNS);
+  /** The admin API's own runs, left out start to end as they are from live telemetry. */
+  private readonly ignored: IgnoredRuns;
   /** The config's token tenants: the only tenant values an attribute takes. */
   private readonly tenants: ReadonlySet<string>;
 
@@ -81,6 +84,7 @@ export class OperatorMetrics implements SessionLogSink {
     private readonly options: { ignoreTenant?: string; tenants?: ReadonlySet<string> } = {},
   ) {
     this.tenants = options.tenants ?? new Set();
+    this.ignored = new IgnoredRuns(options.ignoreTenant, MAX_OPEN_RUNS);
     const histogram = (name: string, description: string, unit: string, buckets: number[]) =>
       meter.createHistogram(name, { description, unit, advice: { explicitBucketBoundaries: buckets } });
     this.requestDuration = histogram("http.server.request.duration", "Duration of HTTP server requests.", "s", REQUEST_BUCKETS);
@@ -134,7 +138,7 @@ export class OperatorMetrics implements SessionLogSink {
   }
 
   write(event: SessionEvent): void {
-    if (this.isIgnored(event)) return;
+    if (this.ignored.has(event)) return;
     switch (event.type) {
       case "run_start": {
         const attributes = { "toolsearch.mode": event.mode, "toolsearch.fallback": event.fallbackReason !== undefined };
@@ -143,11 +147,10 @@ export class OperatorMetrics implements SessionLogSink {
         this.upfrontSize.record(event.upfront.toolsBytes + event.upfront.instructionsBytes, modeOnly);
         this.directSize.record(event.upfront.directBytes, modeOnly);
         this.open.set(event.runId, { started: performance.now(), mode: event.mode });
-        if (this.open.size > MAX_OPEN_RUNS) this.open.delete(this.open.keys().next().value as string);
         return;
       }
       case "run_end": {
-        const run = this.open.get(event.runId);
+        const run = this.open.peek(event.runId);
         if (run === undefined) return;
         this.open.delete(event.runId);
         this.runDuration.record((performance.now() - run.started) / 1000, { "toolsearch.mode": run.mode });
@@ -175,19 +178,6 @@ export class OperatorMetrics implements SessionLogSink {
       case "code_run":
         this.codeDuration.record(event.ms / 1000, outcome(event.ok, event.code));
     }
-  }
-
-  /** The admin API's own runs are left out, start to end, as they are from live telemetry. */
-  private isIgnored(event: SessionEvent): boolean {
-    if (this.options.ignoreTenant === undefined) return false;
-    if (event.type === "run_start" && event.tenant === this.options.ignoreTenant) {
-      this.ignored.add(event.runId);
-      if (this.ignored.size > MAX_OPEN_RUNS) this.ignored.delete(this.ignored.values().next().value as string);
-      return true;
-    }
-    if (!this.ignored.has(event.runId)) return false;
-    if (event.type === "run_end") this.ignored.delete(event.runId);
-    return true;
   }
 
   /** The gauges, read when a reader collects: pool and per-tenant queue, catalog, MCP servers up, learning, sessions. */

@@ -1,7 +1,9 @@
 /**
- * A Map with a size bound: reads refresh an entry, and past `max` entries the least recently
- * used one is dropped (and handed to `onEvict`). Every cache on the shared parent that untrusted
- * input can fill is one of these, so none of them grows without bound.
+ * A Map with a size bound: reads (get) and writes (set) refresh an entry, and past `max` entries
+ * the least recently used one is dropped (and handed to `onEvict`). Every cache and table on the
+ * shared parent that untrusted input can fill is one of these, so none of them grows without
+ * bound and none evicts by hand. `peek` reads without refreshing, for tables ordered by when an
+ * entry was last written (a run's start, a tenant's last charge) rather than last read.
  */
 import { InternalError } from "../errors.js";
 
@@ -39,7 +41,34 @@ export class LruMap<K, V> {
     }
   }
 
+  /** The value without refreshing the entry: for a look that must not change what is evicted next. */
+  peek(key: K): V | undefined {
+    return this.#map.get(key);
+  }
+
+  has(key: K): boolean {
+    return this.#map.has(key);
+  }
+
+  /** Removes the entry without handing it to `onEvict` (it was taken, not pushed out). */
+  delete(key: K): boolean {
+    return this.#map.delete(key);
+  }
+
   clear(): void {
     this.#map.clear();
+  }
+
+  /** Entries, least recently used first. */
+  entries(): IterableIterator<[K, V]> {
+    return this.#map.entries();
+  }
+
+  keys(): IterableIterator<K> {
+    return this.#map.keys();
+  }
+
+  values(): IterableIterator<V> {
+    return this.#map.values();
   }
 }
