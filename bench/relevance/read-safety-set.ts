@@ -10,9 +10,8 @@
  * - made from each catalog's destructive tools: "list the relations" for `delete_relations`,
  *   kept only where a non-destructive tool's name holds the same words (`get_relations`), so a
  *   safe answer exists. They have no judged answer: only the first hit's kind is counted.
- * Measures the ranking's read-safety internals over MCP-mapped tools on purpose: imports src/catalog/search-doc.ts, src/mcp/, src/search/ directly.
+ * Measures the ranking's read-safety internals over MCP-mapped tools on purpose: imports src/catalog/search-doc.ts, src/demo/, src/mcp/, src/search/ directly.
  */
-import { createRequire } from "node:module";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -20,13 +19,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { toSearchDoc } from "../../src/catalog/search-doc.js";
 import { mapTool } from "../../src/mcp/map-tool.js";
-import { defaultMcpOptions } from "../../src/mcp/options.js";
+import { defaultMcpOptions, type McpStdioServerConfig } from "../../src/mcp/options.js";
 import { mapToolNames } from "../../src/mcp/tool-names.js";
 import { splitIdentifier, stem } from "../../src/search/analysis/analyze.js";
 import { isDestructive, isReadRequest } from "../../src/search/ranking/read-safety.js";
 import { STOPWORDS } from "../../src/search/analysis/stopwords.js";
 import type { SearchDoc } from "../../src/index.js";
 import type { JudgedQuery } from "../lib/relevance.js";
+import { builtinMcpServers } from "../../src/demo/builtin-servers.js";
 
 /** A read request, with the tools that answer it where they are known. */
 export interface ReadRequest {
@@ -78,38 +78,18 @@ const WRITTEN: Readonly<Record<string, ReadonlyArray<readonly [string, readonly 
   ],
 };
 
-const require = createRequire(import.meta.url);
-
-/** The server package's entry, or undefined when the devDependency is not installed. */
-function entry(pkg: string): string | undefined {
-  try {
-    return path.join(path.dirname(require.resolve(`${pkg}/package.json`)), "dist", "index.js");
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * The three servers' tools, listed over stdio through the SDK client and mapped as the MCP
  * source maps them, with the written requests; `skipped` names the packages not installed.
  */
 export async function serverCatalogs(): Promise<{ catalogs: SafetyCatalog[]; skipped: string[] }> {
   const dir = mkdtempSync(path.join(tmpdir(), "toolsearch-read-safety-"));
-  const servers = [
-    { name: "memory", pkg: "@modelcontextprotocol/server-memory", args: [] as string[], env: { MEMORY_FILE_PATH: path.join(dir, "memory.jsonl") } },
-    { name: "filesystem", pkg: "@modelcontextprotocol/server-filesystem", args: [dir], env: {} },
-    { name: "everything", pkg: "@modelcontextprotocol/server-everything", args: ["stdio"], env: {} },
-  ];
+  // The same servers, started the same way, as the main job's (npm start).
+  const { servers, skipped } = builtinMcpServers(dir);
   const catalogs: SafetyCatalog[] = [];
-  const skipped: string[] = [];
   try {
     for (const server of servers) {
-      const script = entry(server.pkg);
-      if (script === undefined) {
-        skipped.push(server.pkg);
-        continue;
-      }
-      const docs = await listedDocs(server.name, [script, ...server.args], server.env);
+      const docs = await listedDocs(server);
       const byName = new Map(docs.map((d) => [d.name, d.id]));
       const requests = (WRITTEN[server.name] ?? []).map(([query, names]) => ({
         query,
@@ -124,8 +104,8 @@ export async function serverCatalogs(): Promise<{ catalogs: SafetyCatalog[]; ski
 }
 
 /** One server's tools/list over stdio, each tool mapped by src/mcp/map-tool.ts and made a search doc. */
-async function listedDocs(server: string, args: string[], env: Record<string, string>): Promise<SearchDoc[]> {
-  const transport = new StdioClientTransport({ command: process.execPath, args, env: { ...inheritedEnv(), ...env }, stderr: "ignore" });
+async function listedDocs({ name: server, command, args = [], env = {} }: McpStdioServerConfig): Promise<SearchDoc[]> {
+  const transport = new StdioClientTransport({ command, args: [...args], env: { ...inheritedEnv(), ...env }, stderr: "ignore" });
   const client = new Client({ name: "toolsearch-read-safety", version: "1.0.0" });
   await client.connect(transport);
   try {
